@@ -1,0 +1,62 @@
+import { z } from 'zod';
+import { Email, NonEmpty, Timestamp, Uuid } from './common.ts';
+
+export const User = z.object({ id: z.string(), email: z.string(), name: z.string().nullable() }).meta({ id: 'User' });
+
+export const RegisterBody = z.object({
+  email: Email,
+  password: z.string().min(8, 'password must be at least 8 characters').max(1024),
+  name: z.string().trim().max(200).optional(),
+}).meta({ id: 'RegisterRequest' });
+
+export const PasswordGrant = z.object({
+  grant_type: z.literal('password'),
+  email: Email,
+  password: z.string().min(1).max(1024),
+  mfa_code: z.string().max(64).optional(),
+});
+export const RefreshGrant = z.object({
+  grant_type: z.literal('refresh_token'),
+  refresh_token: z.string().min(1).max(512),
+});
+export const TokenBody = z.discriminatedUnion('grant_type', [PasswordGrant, RefreshGrant]).meta({ id: 'TokenRequest' });
+
+export const TokenResponse = z.object({
+  user: User,
+  access_token: z.string(),
+  refresh_token: z.string(),
+  token_type: z.literal('Bearer'),
+  expires_in: z.number().int(),
+}).meta({ id: 'TokenResponse' });
+
+export const CreatePatBody = z.object({ name: NonEmpty(100) }).meta({ id: 'CreatePersonalAccessToken' });
+export const PersonalAccessToken = z.object({
+  id: z.string(),
+  name: z.string(),
+  created_at: Timestamp,
+  last_used_at: Timestamp.nullable(),
+}).meta({ id: 'PersonalAccessToken' });
+export const CreatedPersonalAccessToken = z.object({
+  id: z.string(),
+  name: z.string(),
+  token: z.string().meta({ description: 'shown once; stored hashed' }),
+  created_at: Timestamp,
+}).meta({ id: 'CreatedPersonalAccessToken' });
+
+export const OrgRole = z.enum(['admin', 'member']);
+export const Account = z.object({
+  id: z.string(),
+  email: z.string(),
+  name: z.string().nullable(),
+  app_account_token: Uuid,
+  organizations: z.array(z.object({ id: z.string(), name: z.string(), role: OrgRole })),
+}).meta({ id: 'Account' });
+
+export const BackupCodes = z.object({ codes: z.array(z.string()).length(10) }).meta({ id: 'BackupCodes' });
+
+export type User = z.infer<typeof User>;
+export type RegisterBody = z.infer<typeof RegisterBody>;
+export type TokenBody = z.infer<typeof TokenBody>;
+export type TokenResponse = z.infer<typeof TokenResponse>;
+export type Account = z.infer<typeof Account>;
+export type OrgRole = z.infer<typeof OrgRole>;

@@ -1,0 +1,15 @@
+import { z } from 'zod';
+
+/** ISO 8601 UTC timestamp string. */
+export const Timestamp = z.iso.datetime().meta({ description: 'ISO 8601 UTC timestamp' });
+export const IntId = z.number().int().positive();
+/** Path parameter carrying an integer id; a non-numeric value is a 404 at the route, not a 400. */
+export const IntIdParam = z.string().regex(/^[0-9]+$/, 'must be an integer id');
+export const IdParams = z.object({ id: z.string() });
+export const MessageBody = z.object({ message: z.string() }).meta({ id: 'Message' });
+export const OkBody = z.object({ ok: z.literal(true) }).meta({ id: 'Ok' });
+export const Uuid = z.uuid();
+/** A free-form JSON object. */
+export const JsonObject = z.record(z.string(), z.unknown());
+export const Email = z.email().max(254).transform((s) => s.toLowerCase());
+export const NonEmpty = (max = 200) => z.string().trim().min(1).max(max);

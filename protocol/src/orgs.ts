@@ -1,0 +1,115 @@
+import { z } from 'zod';
+import { Email, NonEmpty, Timestamp } from './common.ts';
+import { OrgRole } from './auth.ts';
+
+const nullableText = (max = 2048) => z.string().max(max).nullable();
+
+export const Branding = z.object({
+  logoUrl: nullableText(),
+  darkLogoUrl: nullableText(),
+  favicon: nullableText(),
+  darkFavicon: nullableText(),
+  color: nullableText(64),
+  darkColor: nullableText(64),
+}).partial().meta({ id: 'Branding' });
+
+export const InviteBranding = z.object({
+  headline: nullableText(500),
+  subheadline: nullableText(1000),
+  primaryButtonLabel: nullableText(200),
+  backgroundImageUrl: nullableText(),
+  pageBackgroundColor: nullableText(64),
+}).partial().meta({ id: 'InviteBranding' });
+
+export const Organization = z.object({
+  id: z.string(),
+  name: z.string(),
+  description: z.string().nullable(),
+  branding: Branding,
+  inviteBranding: InviteBranding,
+  created_at: Timestamp,
+}).meta({ id: 'Organization' });
+
+export const OrganizationWithRole = Organization.extend({ role: OrgRole }).meta({ id: 'OrganizationWithRole' });
+
+export const CreateOrganizationBody = z.object({
+  name: NonEmpty(200),
+  description: z.string().max(2000).nullable().optional(),
+}).meta({ id: 'CreateOrganization' });
+
+export const PatchOrganizationBody = z.object({
+  name: NonEmpty(200).optional(),
+  description: z.string().max(2000).nullable().optional(),
+}).meta({ id: 'PatchOrganization' });
+
+export const BrandingBody = z.object({
+  description: z.string().max(2000).nullable().optional(),
+  branding: Branding.nullable().optional(),
+  inviteBranding: InviteBranding.nullable().optional(),
+}).meta({ id: 'OrganizationBrandingWrite' });
+
+export const Member = z.object({
+  user_id: z.string(),
+  email: z.string(),
+  name: z.string().nullable(),
+  role: OrgRole,
+  joined_at: Timestamp,
+}).meta({ id: 'Member' });
+
+export const PatchMemberBody = z.object({ role: OrgRole }).meta({ id: 'PatchMember' });
+
+export const InvitationStatus = z.enum(['pending', 'accepted', 'expired', 'revoked']);
+export const CreateInvitationBody = z.object({ email: Email, role: OrgRole.default('member') }).meta({ id: 'CreateInvitation' });
+export const Invitation = z.object({
+  id: z.string(),
+  email: z.string(),
+  role: OrgRole,
+  status: InvitationStatus,
+  token: z.string(),
+  expires_at: Timestamp,
+}).meta({ id: 'Invitation' });
+export const InvitationPage = z.object({
+  organization: z.object({ id: z.string(), name: z.string(), description: z.string().nullable() }),
+  branding: Branding,
+  inviteBranding: InviteBranding,
+  email: z.string(),
+  role: OrgRole,
+}).meta({ id: 'InvitationPage' });
+export const AcceptedInvitation = z.object({
+  organization: z.object({ id: z.string(), name: z.string() }),
+  role: OrgRole,
+}).meta({ id: 'AcceptedInvitation' });
+
+export const ShareResourceType = z.enum([
+  'entity', 'device', 'dashboard', 'lock_access_group', 'lock_schedule', 'lock_appointment', 'lock_credential', 'lock_visitor',
+]);
+export const CreateShareBody = z.object({
+  resource_type: ShareResourceType,
+  resource_id: NonEmpty(256),
+  can_view: z.boolean().default(true),
+  can_control: z.boolean().default(false),
+  can_edit: z.boolean().default(false),
+  user_id: z.string().nullable().default(null).meta({ description: 'limits the share to one member; null = every member' }),
+}).meta({ id: 'CreateShare' });
+export const Share = z.object({
+  id: z.number().int(),
+  org_id: z.string(),
+  resource_type: ShareResourceType,
+  resource_id: z.string(),
+  can_view: z.boolean(),
+  can_control: z.boolean(),
+  can_edit: z.boolean(),
+  user_id: z.string().nullable(),
+  created_at: Timestamp,
+}).meta({ id: 'Share' });
+
+export const OrgIdParams = z.object({ id: z.string() });
+export const OrgMemberParams = z.object({ id: z.string(), user_id: z.string() });
+export const OrgShareParams = z.object({ id: z.string(), share_id: z.string() });
+export const InvitationTokenParams = z.object({ token: z.string() });
+
+export type Organization = z.infer<typeof Organization>;
+export type Share = z.infer<typeof Share>;
+export type ShareResourceType = z.infer<typeof ShareResourceType>;
+export type Branding = z.infer<typeof Branding>;
+export type InviteBranding = z.infer<typeof InviteBranding>;

@@ -1,0 +1,87 @@
+import { z } from 'zod';
+import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
+import { ErrorCode, ErrorMessage, errorDescriptions, errorShapeByStatus } from './errors.ts';
+
+export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
+/** bearer: user access token or PAT; none: public; fleet: FLEET_TOKEN; edge: edge token. */
+export type AuthKind = 'bearer' | 'none' | 'fleet' | 'edge';
+
+export interface RouteSpec<
+  P extends z.ZodType = z.ZodType,
+  Q extends z.ZodType = z.ZodType,
+  B extends z.ZodType = z.ZodType,
+  R extends z.ZodType = z.ZodType,
+> {
+  method: HttpMethod;
+  /** OpenAPI-style path: /v1/zones/{id} */
+  path: string;
+  summary: string;
+  tag: string;
+  auth: AuthKind;
+  /** accepts X-Organization-Id */
+  orgContext?: boolean;
+  params?: P;
+  query?: Q;
+  body?: B;
+  /** extra request headers (besides Authorization / X-Organization-Id) */
+  headers?: z.ZodObject;
+  status: number;
+  response?: R;
+  /** response without a JSON body (e.g. 200 empty, 101 upgrade) */
+  emptyResponse?: boolean;
+  errors: number[];
+}
+
+export function defineRoute<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, R extends z.ZodType>(
+  spec: RouteSpec<P, Q, B, R>,
+): RouteSpec<P, Q, B, R> {
+  return spec;
+}
+
+export const ORG_HEADER = 'X-Organization-Id';
+
+/** OpenAPI 3.1 document for the routes a server actually mounts. */
+export function buildOpenApiDocument(routes: RouteSpec[], info: { title: string; description?: string; serverUrl?: string }) {
+  const registry = new OpenAPIRegistry();
+  registry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer', description: 'access token (JWT) or personal access token' });
+  registry.registerComponent('securitySchemes', 'fleet', { type: 'http', scheme: 'bearer', description: 'FLEET_TOKEN of the cloud' });
+  registry.registerComponent('securitySchemes', 'edge', { type: 'http', scheme: 'bearer', description: 'edge pairing token' });
+  for (const r of routes) {
+    const responses: Record<string, { description: string; content?: Record<string, { schema: z.ZodType }> }> = {};
+    responses[String(r.status)] = r.response && !r.emptyResponse
+      ? { description: 'success', content: { 'application/json': { schema: r.response } } }
+      : { description: 'success' };
+    for (const status of r.errors) {
+      const shape = errorShapeByStatus[status] ?? 'error';
+      responses[String(status)] = {
+        description: errorDescriptions[status] ?? 'error',
+        content: { 'application/json': { schema: shape === 'message' ? ErrorMessage : ErrorCode } },
+      };
+    }
+    let headers = r.headers;
+    if (r.orgContext) {
+      const org = z.object({ [ORG_HEADER.toLowerCase()]: z.string().optional().meta({ description: 'organization context; the caller must be a member' }) });
+      headers = headers ? headers.extend(org.shape) : org;
+    }
+    registry.registerPath({
+      method: r.method,
+      path: r.path,
+      summary: r.summary,
+      tags: [r.tag],
+      security: r.auth === 'none' ? [] : [{ [r.auth]: [] }],
+      request: {
+        params: r.params as z.ZodObject | undefined,
+        query: r.query as z.ZodObject | undefined,
+        headers,
+        body: r.body ? { content: { 'application/json': { schema: r.body } }, required: true } : undefined,
+      },
+      responses,
+    });
+  }
+  const generator = new OpenApiGeneratorV31(registry.definitions);
+  return generator.generateDocument({
+    openapi: '3.1.0',
+    info: { title: info.title, version: '1.0.0', description: info.description },
+    servers: info.serverUrl ? [{ url: info.serverUrl }] : undefined,
+  });
+}

@@ -1,0 +1,29 @@
+import type { Context, Hono } from 'hono';
+import { HTTPException } from 'hono/http-exception';
+import { HttpError } from './errors.ts';
+
+export interface ErrorLogger {
+  error(msg: string, err: unknown): void;
+}
+
+/** Maps any thrown value to the spec's error bodies; nothing else ever reaches the client. */
+export function toHttpError(err: unknown): HttpError {
+  if (err instanceof HttpError) return err;
+  if (err instanceof HTTPException) {
+    if (err.status === 413) return new HttpError(413, 'body too large', { cause: err });
+    if (err.status === 401) return new HttpError(401, 'unauthorized', { cause: err });
+    if (err.status < 500) return new HttpError(err.status, err.status === 404 ? 'not found' : err.message || 'bad request', { cause: err });
+  }
+  return new HttpError(500, 'internal_error', { cause: err });
+}
+
+/** One onError and one notFound for a Hono app. */
+export function installErrorHandling(app: Hono<any>, log: ErrorLogger): void {
+  app.onError((err, c: Context) => {
+    const httpError = toHttpError(err);
+    if (httpError.status >= 500) log.error(`${c.req.method} ${c.req.path} failed`, httpError.cause ?? err);
+    for (const [k, v] of Object.entries(httpError.headers)) c.header(k, v);
+    return c.json(httpError.body(), httpError.status as 500);
+  });
+  app.notFound((c) => c.json({ message: 'not found' }, 404));
+}

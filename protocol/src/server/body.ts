@@ -1,0 +1,46 @@
+import type { Context } from 'hono';
+import { badRequest, payloadTooLarge } from './errors.ts';
+
+export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+
+/**
+ * Reads the request body, counting the bytes actually received: a lying or missing
+ * Content-Length cannot get more than `limit` bytes into memory.
+ */
+export async function readBodyBytes(c: Context, limit = DEFAULT_BODY_LIMIT): Promise<Uint8Array> {
+  const declared = c.req.header('content-length');
+  if (declared !== undefined && Number(declared) > limit) throw payloadTooLarge();
+  const stream = c.req.raw.body;
+  if (!stream) return new Uint8Array(0);
+  const reader = stream.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > limit) {
+      await reader.cancel().catch(() => {});
+      throw payloadTooLarge();
+    }
+    chunks.push(value);
+  }
+  const out = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) { out.set(chunk, offset); offset += chunk.byteLength; }
+  return out;
+}
+
+/** Reads and parses a JSON body; anything that is not a JSON object is a 400. */
+export async function readJsonObject(c: Context, limit = DEFAULT_BODY_LIMIT): Promise<Record<string, unknown>> {
+  const bytes = await readBodyBytes(c, limit);
+  if (bytes.byteLength === 0) return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+  } catch (err) {
+    throw badRequest('malformed JSON body', err);
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw badRequest('body must be a JSON object');
+  return value as Record<string, unknown>;
+}

@@ -1,0 +1,4 @@
+export * from './errors.ts';
+export * from './body.ts';
+export * from './router.ts';
+export * from './app.ts';

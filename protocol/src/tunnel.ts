@@ -1,0 +1,73 @@
+import { z } from 'zod';
+import { JsonObject } from './common.ts';
+import { ConfigEntry, Device, EntityRecord, EntityState } from './devices.ts';
+import { AutomationSummary } from './automations.ts';
+
+/** Bumped on any incompatible change of the messages below; the hello carries it. */
+export const TUNNEL_PROTOCOL_VERSION = 1;
+
+/** A full copy of what the edge owns, sent on connect (and on resync). */
+export const Snapshot = z.object({
+  devices: z.array(Device),
+  entities: z.array(EntityRecord),
+  states: z.array(EntityState),
+  config_entries: z.array(ConfigEntry),
+  automations: z.array(AutomationSummary),
+});
+export type Snapshot = z.infer<typeof Snapshot>;
+
+/** One change after the snapshot; `seq` is the edge's monotonically increasing sequence. */
+export const Delta = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('state'), state: EntityState }),
+  z.object({ kind: z.literal('device_upsert'), device: Device }),
+  z.object({ kind: z.literal('device_remove'), id: z.number().int() }),
+  z.object({ kind: z.literal('entity_upsert'), entity: EntityRecord }),
+  z.object({ kind: z.literal('entity_remove'), entity_id: z.string() }),
+  z.object({ kind: z.literal('config_entry_upsert'), entry: ConfigEntry }),
+  z.object({ kind: z.literal('config_entry_remove'), id: z.number().int() }),
+  z.object({ kind: z.literal('automation_upsert'), automation: AutomationSummary }),
+  z.object({ kind: z.literal('automation_remove'), id: z.string() }),
+]);
+export type Delta = z.infer<typeof Delta>;
+
+export const HelloMessage = z.object({
+  type: z.literal('hello'),
+  protocol: z.number().int(),
+  edge_version: z.string(),
+  hostname: z.string().optional(),
+  /** last sequence the edge believes the cloud acknowledged; null forces a snapshot */
+  resume_from: z.number().int().nullable(),
+});
+export const WelcomeMessage = z.object({
+  type: z.literal('welcome'),
+  protocol: z.number().int(),
+  edge_id: z.number().int(),
+  /** last sequence the cloud has applied for this edge, or null when it needs a snapshot */
+  acked_seq: z.number().int().nullable(),
+  heartbeat_ms: z.number().int(),
+});
+export const SnapshotMessage = z.object({ type: z.literal('snapshot'), seq: z.number().int(), data: Snapshot });
+export const DeltaMessage = z.object({ type: z.literal('delta'), seq: z.number().int(), delta: Delta });
+export const AckMessage = z.object({ type: z.literal('ack'), seq: z.number().int() });
+/** An RPC from the cloud to the edge: an HTTP-shaped call into the edge's local API. */
+export const RequestMessage = z.object({
+  type: z.literal('request'),
+  id: z.string(),
+  method: z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']),
+  path: z.string(),
+  body: z.unknown().optional(),
+  /** who asked, so the edge never mistakes a relayed call for a local one */
+  origin: z.object({ via: z.literal('cloud'), user_id: z.string().nullable(), remote_addr: z.string().nullable() }),
+});
+export const ResponseMessage = z.object({ type: z.literal('response'), id: z.string(), status: z.number().int(), body: z.unknown() });
+export const EventMessage = z.object({ type: z.literal('event'), event_type: z.string(), data: JsonObject });
+export const ErrorMessage = z.object({ type: z.literal('error'), id: z.string().optional(), code: z.string(), message: z.string() });
+export const PingMessage = z.object({ type: z.literal('ping'), ts: z.number() });
+export const PongMessage = z.object({ type: z.literal('pong'), ts: z.number() });
+
+export const EdgeToCloud = z.discriminatedUnion('type', [HelloMessage, SnapshotMessage, DeltaMessage, ResponseMessage, EventMessage, ErrorMessage, PingMessage, PongMessage]);
+export const CloudToEdge = z.discriminatedUnion('type', [WelcomeMessage, AckMessage, RequestMessage, EventMessage, ErrorMessage, PingMessage, PongMessage]);
+export type EdgeToCloud = z.infer<typeof EdgeToCloud>;
+export type CloudToEdge = z.infer<typeof CloudToEdge>;
+export type TunnelRequest = z.infer<typeof RequestMessage>;
+export type TunnelResponse = z.infer<typeof ResponseMessage>;
