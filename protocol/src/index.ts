@@ -17,3 +17,4 @@ export * from './store-iap.ts';
 export * from './route.ts';
 export * as tunnel from './tunnel.ts';
 export * as ws from './websocket.ts';
+export * as routes from './routes/index.ts';

@@ -8,16 +8,23 @@ export class HttpError extends Error {
   readonly status: number;
   readonly expose: string;
   readonly headers: Record<string, string>;
-  constructor(status: number, expose: string, options: { cause?: unknown; headers?: Record<string, string> } = {}) {
+  /** Forces the body shape for routes whose spec differs from the per-status default (e.g. the store receiver's 400 `{error}`). */
+  readonly shape: 'message' | 'error' | undefined;
+  constructor(
+    status: number,
+    expose: string,
+    options: { cause?: unknown; headers?: Record<string, string>; shape?: 'message' | 'error' } = {},
+  ) {
     super(expose, { cause: options.cause });
     this.name = 'HttpError';
     this.status = status;
     this.expose = expose;
     this.headers = options.headers ?? {};
+    this.shape = options.shape;
   }
-  /** The spec's body for this status: `{message}` or `{error}`. */
+  /** The spec's body for this status: `{message}` or `{error}` (or the forced `shape`). */
   body(): Record<string, string> {
-    return (errorShapeByStatus[this.status] ?? 'error') === 'message' ? { message: this.expose } : { error: this.expose };
+    return (this.shape ?? errorShapeByStatus[this.status] ?? 'error') === 'message' ? { message: this.expose } : { error: this.expose };
   }
 }
 

@@ -1,0 +1,48 @@
+import { routes } from '@smarthome/protocol';
+import { unauthorized } from '@smarthome/protocol/server';
+import { eq } from 'drizzle-orm';
+import { clientAddress, type Caller, type CloudRouter, type CloudServices } from '../context.ts';
+import { orgMembers, organizations } from '../orgs/tables.ts';
+
+/** The user behind a bearer route (the router already refused anonymous callers). */
+export function userOf(auth: Caller): string {
+  if (!auth.userId) throw unauthorized();
+  return auth.userId;
+}
+
+export function mountAuthRoutes(router: CloudRouter, s: CloudServices): void {
+  router.add(routes.registerRoute, async ({ body }) => s.auth.register(body));
+
+  router.add(routes.tokenRoute, async ({ body, c }) => {
+    if (body.grant_type === 'password') return s.auth.passwordGrant(body, clientAddress(c));
+    return s.auth.refreshGrant(body.refresh_token);
+  });
+
+  router.add(routes.accountRoute, async ({ auth }) => {
+    const user = await s.auth.getUser(userOf(auth));
+    const orgs = await s.database.db
+      .select({ id: organizations.id, name: organizations.name, role: orgMembers.role })
+      .from(orgMembers)
+      .innerJoin(organizations, eq(organizations.id, orgMembers.orgId))
+      .where(eq(orgMembers.userId, user.id))
+      .all();
+    return {
+      id: user.id,
+      email: user.email,
+      name: user.name ?? null,
+      app_account_token: user.appAccountToken,
+      organizations: orgs,
+    };
+  });
+
+  router.add(routes.createPatRoute, async ({ auth, body }) => s.auth.createPat(userOf(auth), body.name));
+  router.add(routes.listPatsRoute, async ({ auth }) => s.auth.listPats(userOf(auth)));
+  router.add(routes.deletePatRoute, async ({ auth, params }) => {
+    await s.auth.revokePat(userOf(auth), params.id);
+    return { message: 'token revoked' };
+  });
+
+  router.add(routes.backupCodesRoute, async ({ auth, c }) => ({
+    codes: await s.auth.generateBackupCodes(userOf(auth), c.req.header('x-account-verification')),
+  }));
+}

@@ -1,0 +1,188 @@
+import { randomUUID, randomBytes } from 'node:crypto';
+import { and, desc, eq, isNull } from 'drizzle-orm';
+import type { TokenResponse, User } from '@smarthome/protocol';
+import { conflict, forbidden, notFound, rateLimited, unauthorized } from '@smarthome/protocol/server';
+import type { CloudDatabase } from '../db/database.ts';
+import { mfaBackupCodes, personalAccessTokens, refreshTokens, users } from './tables.ts';
+import { dummyPasswordHash, hashPassword, newSecret, sha256, verifyPassword } from './secrets.ts';
+import type { AccessTokenSigner } from './jwt.ts';
+import type { LoginThrottle } from './throttle.ts';
+
+export type Principal = { userId: string; via: 'jwt' | 'pat'; tokenId?: string };
+
+const PAT_PREFIX = 'shp_pat';
+const REFRESH_PREFIX = 'shp_rt';
+const BACKUP_CODE_COUNT = 10;
+
+const now = () => new Date().toISOString();
+const toUser = (u: typeof users.$inferSelect): User => ({ id: u.id, email: u.email, name: u.name ?? null });
+
+export interface AuthServiceDeps {
+  database: CloudDatabase;
+  signer: AccessTokenSigner;
+  throttle: LoginThrottle;
+  refreshTtlSeconds: number;
+  fastHashing: boolean;
+}
+
+/** Accounts, sessions (access + rotating refresh tokens), personal access tokens, MFA backup codes. */
+export class AuthService {
+  private readonly deps: AuthServiceDeps;
+  constructor(deps: AuthServiceDeps) {
+    this.deps = deps;
+  }
+  private get db() {
+    return this.deps.database.db;
+  }
+
+  async register(input: { email: string; password: string; name?: string }): Promise<TokenResponse> {
+    const existing = await this.db.select({ id: users.id }).from(users).where(eq(users.email, input.email)).get();
+    if (existing) throw conflict('email already registered');
+    const passwordHash = await hashPassword(input.password, this.deps.fastHashing);
+    const row = {
+      id: randomUUID(),
+      email: input.email,
+      name: input.name?.trim() || null,
+      passwordHash,
+      appAccountToken: randomUUID(),
+      totpSecret: null,
+      createdAt: now(),
+    };
+    try {
+      await this.db.insert(users).values(row);
+    } catch (err) {
+      // Two registrations racing for one e-mail: the unique index decides.
+      if (String((err as Error).message).includes('UNIQUE')) throw conflict('email already registered');
+      throw err;
+    }
+    return this.issueSession(toUser(row), randomUUID());
+  }
+
+  async passwordGrant(input: { email: string; password: string; mfa_code?: string }, address: string): Promise<TokenResponse> {
+    const { throttle } = this.deps;
+    const wait = await throttle.retryAfter(input.email, address);
+    if (wait > 0) throw rateLimited(wait);
+    const user = await this.db.select().from(users).where(eq(users.email, input.email)).get();
+    // Unknown accounts cost the same scrypt work, so timing does not reveal which e-mails exist.
+    const ok = await verifyPassword(input.password, user?.passwordHash ?? (await dummyPasswordHash(this.deps.fastHashing)));
+    if (!user || !ok) {
+      await throttle.fail(input.email, address);
+      throw unauthorized('invalid_grant');
+    }
+    if (input.mfa_code !== undefined && !(await this.consumeBackupCode(user.id, input.mfa_code))) {
+      await throttle.fail(input.email, address);
+      throw unauthorized('invalid_mfa_code');
+    }
+    await throttle.succeed(input.email);
+    return this.issueSession(toUser(user), randomUUID());
+  }
+
+  /** Rotation: a refresh token works once; presenting a used one revokes its whole family. */
+  async refreshGrant(refreshToken: string): Promise<TokenResponse> {
+    const hash = sha256(refreshToken);
+    const row = await this.db.select().from(refreshTokens).where(eq(refreshTokens.tokenHash, hash)).get();
+    if (!row) throw unauthorized('invalid_grant');
+    if (row.usedAt || row.revokedAt) {
+      await this.db.update(refreshTokens).set({ revokedAt: now() })
+        .where(and(eq(refreshTokens.familyId, row.familyId), isNull(refreshTokens.revokedAt)));
+      throw unauthorized('invalid_grant');
+    }
+    if (row.expiresAt < now()) throw unauthorized('invalid_grant');
+    const claimed = await this.db.update(refreshTokens).set({ usedAt: now() })
+      .where(and(eq(refreshTokens.id, row.id), isNull(refreshTokens.usedAt))).run();
+    if (claimed.changes !== 1) throw unauthorized('invalid_grant');
+    const user = await this.db.select().from(users).where(eq(users.id, row.userId)).get();
+    if (!user) throw unauthorized('invalid_grant');
+    return this.issueSession(toUser(user), row.familyId);
+  }
+
+  private async issueSession(user: User, familyId: string): Promise<TokenResponse> {
+    const refresh = newSecret(REFRESH_PREFIX);
+    const expires = new Date(Date.now() + this.deps.refreshTtlSeconds * 1000).toISOString();
+    await this.db.insert(refreshTokens).values({
+      id: randomUUID(), userId: user.id, tokenHash: sha256(refresh), familyId, expiresAt: expires, createdAt: now(),
+    });
+    return {
+      user,
+      access_token: await this.deps.signer.sign(user.id),
+      refresh_token: refresh,
+      token_type: 'Bearer',
+      expires_in: this.deps.signer.expiresIn,
+    };
+  }
+
+  /** Resolves an Authorization bearer value (JWT or PAT) to a principal, or null. */
+  async authenticate(token: string): Promise<Principal | null> {
+    if (token.startsWith(`${PAT_PREFIX}_`)) {
+      const row = await this.db.select().from(personalAccessTokens)
+        .where(eq(personalAccessTokens.tokenHash, sha256(token))).get();
+      if (!row || row.revokedAt) return null;
+      await this.db.update(personalAccessTokens).set({ lastUsedAt: now() }).where(eq(personalAccessTokens.id, row.id));
+      return { userId: row.userId, via: 'pat', tokenId: row.id };
+    }
+    const userId = await this.deps.signer.verify(token);
+    if (!userId) return null;
+    // A deleted account's tokens stop working at once.
+    const exists = await this.db.select({ id: users.id }).from(users).where(eq(users.id, userId)).get();
+    return exists ? { userId, via: 'jwt' } : null;
+  }
+
+  async getUser(userId: string) {
+    const row = await this.db.select().from(users).where(eq(users.id, userId)).get();
+    if (!row) throw unauthorized();
+    return row;
+  }
+
+  async findUserByEmail(email: string) {
+    return this.db.select().from(users).where(eq(users.email, email.toLowerCase())).get();
+  }
+
+  async createPat(userId: string, name: string) {
+    const token = newSecret(PAT_PREFIX);
+    const row = { id: randomUUID(), userId, name, tokenHash: sha256(token), createdAt: now() };
+    await this.db.insert(personalAccessTokens).values(row);
+    return { id: row.id, name, token, created_at: row.createdAt };
+  }
+
+  async listPats(userId: string) {
+    const rows = await this.db.select().from(personalAccessTokens)
+      .where(and(eq(personalAccessTokens.userId, userId), isNull(personalAccessTokens.revokedAt)))
+      .orderBy(desc(personalAccessTokens.createdAt)).all();
+    return rows.map((r) => ({ id: r.id, name: r.name, created_at: r.createdAt, last_used_at: r.lastUsedAt }));
+  }
+
+  async revokePat(userId: string, id: string) {
+    const result = await this.db.update(personalAccessTokens).set({ revokedAt: now() })
+      .where(and(eq(personalAccessTokens.id, id), eq(personalAccessTokens.userId, userId), isNull(personalAccessTokens.revokedAt)))
+      .run();
+    if (result.changes !== 1) throw notFound('token not found');
+  }
+
+  /** X-Account-Verification: the current password (TOTP enrolment is not offered yet). */
+  async generateBackupCodes(userId: string, verification: string | undefined): Promise<string[]> {
+    const user = await this.getUser(userId);
+    if (!verification || !(await verifyPassword(verification, user.passwordHash))) throw forbidden('verification_failed');
+    // 10 codes of 10 base32 characters: 50 bits each, enough against online guessing (throttled).
+    const alphabet = 'abcdefghijkmnpqrstuvwxyz23456789';
+    const codes = Array.from({ length: BACKUP_CODE_COUNT }, () => {
+      const bytes = randomBytes(10);
+      const chars = Array.from(bytes, (b) => alphabet[b % alphabet.length]).join('');
+      return `${chars.slice(0, 5)}-${chars.slice(5)}`;
+    });
+    const createdAt = now();
+    await this.deps.database.transaction(async () => {
+      await this.db.delete(mfaBackupCodes).where(eq(mfaBackupCodes.userId, userId));
+      await this.db.insert(mfaBackupCodes).values(codes.map((code) => ({ userId, codeHash: sha256(normalizeCode(code)), createdAt })));
+    });
+    return codes;
+  }
+
+  private async consumeBackupCode(userId: string, code: string): Promise<boolean> {
+    const result = await this.db.update(mfaBackupCodes).set({ usedAt: now() })
+      .where(and(eq(mfaBackupCodes.userId, userId), eq(mfaBackupCodes.codeHash, sha256(normalizeCode(code))), isNull(mfaBackupCodes.usedAt)))
+      .run();
+    return result.changes === 1;
+  }
+}
+
+const normalizeCode = (code: string) => code.trim().toLowerCase().replace(/[\s-]/g, '');

@@ -1,0 +1,69 @@
+import { parseArgs } from 'node:util';
+import path from 'node:path';
+
+export interface CloudConfig {
+  port: number;
+  host: string;
+  dataDir: string;
+  databaseUrl?: string;
+  redisUrl?: string;
+  /** FLEET_TOKEN: authorizes cloud replicas' register-cloud calls. */
+  fleetToken?: string;
+  /** Public base URL used in links the cloud hands out (media, invitations). */
+  publicUrl?: string;
+  accessTokenTtlSeconds: number;
+  refreshTokenTtlSeconds: number;
+  bodyLimitBytes: number;
+  /** Extra PEM roots trusted for store notifications (STORE_IAP_ROOTS_FILE). */
+  storeIapRootsFile?: string;
+  storeIapBundleId?: string;
+  storeIapEnvironment: 'Production' | 'Sandbox';
+  /** Cheaper scrypt parameters for tests; never set in production. */
+  fastHashing?: boolean;
+}
+
+export function defaultCloudConfig(overrides: Partial<CloudConfig> = {}): CloudConfig {
+  return {
+    port: 8080,
+    host: '0.0.0.0',
+    dataDir: path.resolve('data/cloud'),
+    accessTokenTtlSeconds: 900,
+    refreshTokenTtlSeconds: 30 * 24 * 3600,
+    bodyLimitBytes: 1024 * 1024,
+    storeIapEnvironment: 'Production',
+    ...overrides,
+  };
+}
+
+/** Flags win over env (contract.md, "Processes and their flags"). */
+export function parseCloudArgs(argv: string[], env: NodeJS.ProcessEnv): CloudConfig {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      port: { type: 'string' },
+      host: { type: 'string' },
+      'data-dir': { type: 'string' },
+      'database-url': { type: 'string' },
+      'redis-url': { type: 'string' },
+      'public-url': { type: 'string' },
+    },
+    strict: true,
+  });
+  const portText = values.port ?? env.PORT ?? '8080';
+  const port = Number(portText);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`invalid port: ${portText}`);
+  const environment = env.STORE_IAP_ENVIRONMENT ?? 'Production';
+  if (environment !== 'Production' && environment !== 'Sandbox') throw new Error('STORE_IAP_ENVIRONMENT must be Production or Sandbox');
+  return defaultCloudConfig({
+    port,
+    host: values.host ?? env.HOST ?? '0.0.0.0',
+    dataDir: path.resolve(values['data-dir'] ?? env.DATA_DIR ?? 'data/cloud'),
+    databaseUrl: values['database-url'] ?? env.DATABASE_URL ?? undefined,
+    redisUrl: values['redis-url'] ?? env.REDIS_URL ?? undefined,
+    publicUrl: values['public-url'] ?? env.PUBLIC_URL ?? undefined,
+    fleetToken: env.FLEET_TOKEN || undefined,
+    storeIapRootsFile: env.STORE_IAP_ROOTS_FILE || undefined,
+    storeIapBundleId: env.STORE_IAP_BUNDLE_ID || undefined,
+    storeIapEnvironment: environment,
+  });
+}

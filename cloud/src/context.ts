@@ -1,0 +1,32 @@
+import type { Context } from 'hono';
+import type { Handled, SpecRouter } from '@smarthome/protocol/server';
+import { getConnInfo } from '@hono/node-server/conninfo';
+import type { CloudConfig } from './config.ts';
+import type { CloudDatabase } from './db/database.ts';
+import type { Logger } from './log.ts';
+import type { AuthService, Principal } from './auth/service.ts';
+import type { LoginThrottle } from './auth/throttle.ts';
+
+/** What a route module gets: every dependency passed in, nothing imported as a singleton. */
+export interface CloudServices {
+  config: CloudConfig;
+  database: CloudDatabase;
+  log: Logger;
+  auth: AuthService;
+  throttle: LoginThrottle;
+}
+
+/** The caller of a route; public routes get the anonymous principal. */
+export type Caller = Principal | { userId: ''; via: 'anonymous' | 'fleet' };
+export type CloudRouter = SpecRouter<Caller>;
+export type H<P = unknown, Q = unknown, B = unknown> = Handled<P, Q, B, Caller>;
+
+export function clientAddress(c: Context): string {
+  try {
+    return getConnInfo(c).remote.address ?? 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}
+
+export type RouteModule = (router: CloudRouter, services: CloudServices) => void;

@@ -1,0 +1,89 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
+
+export type Db = BetterSQLite3Database;
+
+export interface Migration {
+  /** unique, stable id: "<module>-<nnn>-<what>" */
+  id: string;
+  sql: string;
+}
+
+/**
+ * The cloud's SQLite database: a file in the data dir, WAL, foreign keys on,
+ * and migrations applied in order at start (each once, recorded in _migrations).
+ */
+export class CloudDatabase {
+  private readonly file: string;
+  private readonly migrations: Migration[];
+  private sqlite: Database.Database | null = null;
+  private drizzleDb: Db | null = null;
+
+  constructor(file: string, migrations: Migration[]) {
+    this.file = file;
+    this.migrations = migrations;
+  }
+
+  start(): void {
+    fs.mkdirSync(path.dirname(this.file), { recursive: true });
+    const sqlite = new Database(this.file);
+    sqlite.pragma('journal_mode = WAL');
+    sqlite.pragma('synchronous = NORMAL');
+    sqlite.pragma('foreign_keys = ON');
+    sqlite.pragma('busy_timeout = 5000');
+    this.sqlite = sqlite;
+    this.drizzleDb = drizzle(sqlite);
+    this.migrate();
+  }
+
+  private migrate(): void {
+    const sqlite = this.raw;
+    sqlite.exec('CREATE TABLE IF NOT EXISTS _migrations (id TEXT PRIMARY KEY, applied_at TEXT NOT NULL)');
+    const applied = new Set(sqlite.prepare('SELECT id FROM _migrations').pluck().all() as string[]);
+    const record = sqlite.prepare('INSERT INTO _migrations (id, applied_at) VALUES (?, ?)');
+    for (const m of this.migrations) {
+      if (applied.has(m.id)) continue;
+      sqlite.transaction(() => {
+        sqlite.exec(m.sql);
+        record.run(m.id, new Date().toISOString());
+      })();
+    }
+  }
+
+  get db(): Db {
+    if (!this.drizzleDb) throw new Error('database not started');
+    return this.drizzleDb;
+  }
+
+  get raw(): Database.Database {
+    if (!this.sqlite) throw new Error('database not started');
+    return this.sqlite;
+  }
+
+  /**
+   * Runs fn in one transaction. fn may be async but must only await database calls:
+   * better-sqlite3 resolves them synchronously, so no other request interleaves.
+   */
+  async transaction<T>(fn: () => Promise<T> | T): Promise<T> {
+    const sqlite = this.raw;
+    sqlite.exec('BEGIN IMMEDIATE');
+    try {
+      const out = await fn();
+      sqlite.exec('COMMIT');
+      return out;
+    } catch (err) {
+      if (sqlite.inTransaction) sqlite.exec('ROLLBACK');
+      throw err;
+    }
+  }
+
+  stop(): void {
+    if (this.sqlite) {
+      this.sqlite.close();
+      this.sqlite = null;
+      this.drizzleDb = null;
+    }
+  }
+}

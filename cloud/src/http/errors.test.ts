@@ -1,0 +1,74 @@
+import http from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestCloud, type TestCloud } from '../testing/harness.ts';
+
+let t: TestCloud;
+beforeAll(async () => {
+  t = await startTestCloud({ bodyLimitBytes: 64 * 1024 });
+  // A route that fails unexpectedly, to see what a client gets for a 500.
+  t.cloud.app.get('/__test/boom', () => { throw new Error('secret internals at /srv/app.ts:42'); });
+});
+afterAll(async () => { await t.stop(); });
+
+/** Raw HTTP so we control Content-Length and chunking. */
+function rawRequest(opts: { path: string; headers: Record<string, string | number>; chunks: Buffer[] }): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(`${t.url}${opts.path}`, { method: 'POST', headers: opts.headers }, (res) => {
+      let body = '';
+      res.on('data', (d) => { body += d; });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('error', (err) => ((err as NodeJS.ErrnoException).code === 'EPIPE' || (err as NodeJS.ErrnoException).code === 'ECONNRESET' ? resolve({ status: -1, body: '' }) : reject(err)));
+    for (const c of opts.chunks) req.write(c);
+    req.end();
+  });
+}
+
+describe('error model', () => {
+  it('unknown routes answer 404 {message:"not found"}', async () => {
+    for (const [m, p] of [['GET', '/nope'], ['POST', '/v1/nope'], ['DELETE', '/v1/account/x/y']]) {
+      const res = await t.request(m, p);
+      expect(res.status).toBe(404);
+      expect(res.body).toEqual({ message: 'not found' });
+    }
+  });
+  it('malformed JSON and non-object bodies answer 400 {message}', async () => {
+    for (const raw of ['{bad', '[1,2]', '"text"', '42', 'null', '\xff\xfe']) {
+      const res = await t.post('/v1/auth/register', { raw });
+      expect(res.status).toBe(400);
+      expect(Object.keys(res.body)).toEqual(['message']);
+    }
+  });
+  it('an unexpected failure is 500 {error:"internal_error"} with no stack or internals', async () => {
+    const res = await t.get('/__test/boom');
+    expect(res.status).toBe(500);
+    expect(res.body).toEqual({ error: 'internal_error' });
+    expect(res.text).not.toContain('secret');
+    expect(res.text).not.toContain('.ts');
+  });
+  it('an oversize body with an honest Content-Length answers 413 {message}', async () => {
+    const big = Buffer.alloc(100 * 1024, 'a');
+    const res = await rawRequest({ path: '/v1/auth/register', headers: { 'content-type': 'application/json', 'content-length': big.length }, chunks: [big] });
+    expect(res.status).toBe(413);
+    expect(JSON.parse(res.body)).toEqual({ message: 'body too large' });
+  });
+  it('an oversize chunked body without Content-Length answers 413 (bytes are counted as read)', async () => {
+    const chunk = Buffer.alloc(16 * 1024, 'a');
+    const res = await rawRequest({
+      path: '/v1/auth/register',
+      headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
+      chunks: [Buffer.from('{"email":"'), ...Array.from({ length: 8 }, () => chunk), Buffer.from('"}')],
+    });
+    expect(res.status).toBe(413);
+    expect(JSON.parse(res.body)).toEqual({ message: 'body too large' });
+  });
+  it('a small Content-Length in front of a large body reads only what was declared', async () => {
+    const body = Buffer.from(JSON.stringify({ email: 'lie@example.test', password: 'password123' }));
+    const res = await rawRequest({ path: '/v1/auth/register', headers: { 'content-type': 'application/json', 'content-length': 10 }, chunks: [body] });
+    // Only 10 bytes of JSON arrive: malformed, not a bypass.
+    expect(res.status).toBe(400);
+  });
+  it('the server keeps serving after all of the above', async () => {
+    expect((await t.get('/healthz')).body).toEqual({ status: 'ok' });
+  });
+});

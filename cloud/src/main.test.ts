@@ -1,0 +1,62 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { spawn } from 'node:child_process';
+import { afterEach, describe, expect, it } from 'vitest';
+import { NODE, REPO_ROOT, spawnReady } from './testing/process.ts';
+
+const dirs: string[] = [];
+const tmp = () => { const d = fs.mkdtempSync(path.join(os.tmpdir(), 'cloud-proc-')); dirs.push(d); return d; };
+afterEach(() => { for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true }); });
+
+describe('pnpm cloud process', () => {
+  it('prints ready with the bound port, serves, and exits 0 on SIGTERM after finishing in-flight work', async () => {
+    const dataDir = tmp();
+    const p = await spawnReady('cloud/src/main.ts', ['--port', '0', '--data-dir', dataDir]);
+    expect(p.ready.http).toBeGreaterThan(0);
+    const base = `http://127.0.0.1:${p.ready.http}`;
+    expect(await (await fetch(`${base}/healthz`)).json()).toEqual({ status: 'ok' });
+    // Registration runs the full-cost scrypt: still in flight when SIGTERM arrives.
+    const inflight = fetch(`${base}/v1/auth/register`, {
+      method: 'POST', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'inflight@example.test', password: 'password123' }),
+    });
+    await new Promise((r) => setTimeout(r, 15));
+    p.child.kill('SIGTERM');
+    const res = await inflight;
+    expect(res.status).toBe(201);
+    expect(await p.exit).toBe(0);
+    expect(fs.existsSync(path.join(dataDir, 'cloud.db'))).toBe(true);
+    expect(fs.existsSync(path.join(dataDir, 'jwt-signing-key.json'))).toBe(true);
+    // The account was committed: a second start on the same data dir knows it.
+    const again = await spawnReady('cloud/src/main.ts', ['--data-dir', dataDir], { PORT: '0' });
+    const login = await fetch(`http://127.0.0.1:${again.ready.http}/v1/auth/token`, {
+      method: 'POST', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ grant_type: 'password', email: 'inflight@example.test', password: 'password123' }),
+    });
+    expect(login.status).toBe(200);
+    again.child.kill('SIGTERM');
+    expect(await again.exit).toBe(0);
+  });
+
+  it('says clearly when the port is taken, without a stack trace', async () => {
+    const first = await spawnReady('cloud/src/main.ts', ['--port', '0', '--data-dir', tmp()]);
+    const child = spawn(NODE, [path.join(REPO_ROOT, 'cloud/src/main.ts'), '--port', String(first.ready.http), '--data-dir', tmp()]);
+    let err = '';
+    child.stderr.on('data', (d) => { err += d; });
+    const code = await new Promise((r) => child.once('exit', r));
+    expect(code).toBe(1);
+    expect(err.trim()).toBe(`error: port ${first.ready.http} is already in use (try --port 0)`);
+    first.child.kill('SIGTERM');
+    expect(await first.exit).toBe(0);
+  });
+
+  it('refuses unknown flags with a one-line error', async () => {
+    const child = spawn(NODE, [path.join(REPO_ROOT, 'cloud/src/main.ts'), '--bogus']);
+    let err = '';
+    child.stderr.on('data', (d) => { err += d; });
+    expect(await new Promise((r) => child.once('exit', r))).toBe(2);
+    expect(err).toMatch(/^error: .*bogus/);
+    expect(err.split('\n').filter(Boolean)).toHaveLength(1);
+  });
+});

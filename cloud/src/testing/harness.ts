@@ -1,0 +1,77 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createCloud, type Cloud } from '../cloud.ts';
+import { defaultCloudConfig, type CloudConfig } from '../config.ts';
+import { createLogger } from '../log.ts';
+
+export interface ApiResponse<T = any> {
+  status: number;
+  body: T;
+  text: string;
+  headers: Headers;
+}
+
+export interface RequestOptions {
+  token?: string;
+  body?: unknown;
+  /** raw body text, sent as is */
+  raw?: string | Uint8Array;
+  org?: string;
+  headers?: Record<string, string>;
+}
+
+/** A whole cloud in-process: temp data dir, real SQLite file, real HTTP on a loopback port. */
+export class TestCloud {
+  readonly cloud: Cloud;
+  readonly dataDir: string;
+  constructor(cloud: Cloud, dataDir: string) {
+    this.cloud = cloud;
+    this.dataDir = dataDir;
+  }
+
+  get url(): string {
+    return this.cloud.url;
+  }
+
+  async request<T = any>(method: string, urlPath: string, opts: RequestOptions = {}): Promise<ApiResponse<T>> {
+    const headers: Record<string, string> = { ...opts.headers };
+    if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+    if (opts.org) headers['x-organization-id'] = opts.org;
+    let body: string | Uint8Array | undefined;
+    if (opts.raw !== undefined) body = opts.raw;
+    else if (opts.body !== undefined) body = JSON.stringify(opts.body);
+    if (body !== undefined && !headers['content-type']) headers['content-type'] = 'application/json';
+    const res = await fetch(this.url + urlPath, { method, headers, body });
+    const text = await res.text();
+    let parsed: unknown = undefined;
+    try { parsed = text ? JSON.parse(text) : undefined; } catch { parsed = undefined; }
+    return { status: res.status, body: parsed as T, text, headers: res.headers };
+  }
+
+  get = <T = any>(p: string, o?: RequestOptions) => this.request<T>('GET', p, o);
+  post = <T = any>(p: string, o?: RequestOptions) => this.request<T>('POST', p, o);
+  put = <T = any>(p: string, o?: RequestOptions) => this.request<T>('PUT', p, o);
+  patch = <T = any>(p: string, o?: RequestOptions) => this.request<T>('PATCH', p, o);
+  delete = <T = any>(p: string, o?: RequestOptions) => this.request<T>('DELETE', p, o);
+
+  /** Registers a user and returns its access token and ids. */
+  async user(email = `u${Math.random().toString(36).slice(2)}@example.test`, password = 'correct horse battery') {
+    const res = await this.post('/v1/auth/register', { body: { email, password, name: email.split('@')[0] } });
+    if (res.status !== 201) throw new Error(`register failed: ${res.status} ${res.text}`);
+    return { email, password, id: res.body.user.id as string, token: res.body.access_token as string, refresh: res.body.refresh_token as string };
+  }
+
+  async stop(): Promise<void> {
+    await this.cloud.stop();
+    fs.rmSync(this.dataDir, { recursive: true, force: true });
+  }
+}
+
+export async function startTestCloud(overrides: Partial<CloudConfig> = {}, opts: { dataDir?: string } = {}): Promise<TestCloud> {
+  const dataDir = opts.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'cloud-test-'));
+  const config = defaultCloudConfig({ port: 0, host: '127.0.0.1', dataDir, fastHashing: true, ...overrides });
+  const cloud = createCloud(config, { log: createLogger('cloud', { silent: !process.env.DEBUG }) });
+  await cloud.start();
+  return new TestCloud(cloud, dataDir);
+}
