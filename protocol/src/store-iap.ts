@@ -16,6 +16,11 @@ export const NotificationPayload = z.looseObject({
     signedTransactionInfo: z.string().optional(),
     signedRenewalInfo: z.string().optional(),
   }).optional(),
+  /** Present instead of `data` on summary notifications (RENEWAL_EXTENSION). */
+  summary: z.looseObject({
+    bundleId: z.string().optional(),
+    environment: z.enum(['Production', 'Sandbox']).optional(),
+  }).optional(),
 });
 export const TransactionInfo = z.looseObject({
   originalTransactionId: z.string(),
@@ -27,6 +32,8 @@ export const TransactionInfo = z.looseObject({
   purchaseDate: z.number().optional(),
   environment: z.enum(['Production', 'Sandbox']).optional(),
   signedDate: z.number().optional(),
+  revocationDate: z.number().optional(),
+  type: z.string().optional(),
 });
 export const RenewalInfo = z.looseObject({
   originalTransactionId: z.string().optional(),
@@ -34,6 +41,8 @@ export const RenewalInfo = z.looseObject({
   autoRenewProductId: z.string().optional(),
   productId: z.string().optional(),
   gracePeriodExpiresDate: z.number().optional(),
+  renewalDate: z.number().optional(),
+  environment: z.enum(['Production', 'Sandbox']).optional(),
   signedDate: z.number().optional(),
 });
 export type NotificationPayload = z.infer<typeof NotificationPayload>;
