@@ -1,0 +1,178 @@
+import { EventEmitter } from 'node:events';
+import type { IncomingMessage, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { tunnel, type EntityState } from '@smarthome/protocol';
+import type { Logger } from '../log.ts';
+import { EdgeConnection, EdgeOfflineError, defaultConnectionLimits, type ConnectionLimits, type RpcResult } from './connection.ts';
+
+export const TUNNEL_PATH = '/v1/edge/connect';
+
+/** What the hub needs from the rest of the cloud (edge registry and mirror). */
+export interface TunnelDeps {
+  log: Logger;
+  /** resolves an edge token; null for unknown or revoked */
+  authenticateEdge(token: string): Promise<{ id: number } | null>;
+  /** the last sequence applied to the mirror for this edge, or null when it has no snapshot */
+  lastSeq(edgeId: number): Promise<number | null>;
+  applySnapshot(edgeId: number, seq: number, snapshot: tunnel.Snapshot): Promise<void>;
+  /** returns the entity's previous state for state deltas (for state_changed fan-out) */
+  applyDelta(edgeId: number, seq: number, delta: tunnel.Delta): Promise<{ oldState?: EntityState | null } | void>;
+  markOnline(edgeId: number, hello: { edge_version: string; hostname?: string }): Promise<void>;
+  markOffline(edgeId: number): Promise<void>;
+  limits?: Partial<ConnectionLimits>;
+}
+
+export interface StateChanged {
+  edgeId: number;
+  entity_id: string;
+  old_state: EntityState | null;
+  new_state: EntityState | null;
+}
+
+/**
+ * The cloud end of every edge tunnel. Emits 'state_changed' (StateChanged) for the app
+ * WebSocket, and 'edge_event' ({edgeId, event_type, data}) for anything else edges report.
+ */
+export class TunnelHub extends EventEmitter {
+  private readonly deps: TunnelDeps;
+  private readonly limits: ConnectionLimits;
+  private readonly wss = new WebSocketServer({ noServer: true, maxPayload: 16 * 1024 * 1024 });
+  private readonly connections = new Map<number, EdgeConnection>();
+  /** serialises each edge's mirror writes so deltas apply in order */
+  private readonly queues = new Map<number, Promise<void>>();
+  private server: Server | null = null;
+  private readonly onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => void this.upgrade(req, socket, head);
+
+  constructor(deps: TunnelDeps) {
+    super();
+    this.deps = deps;
+    this.limits = { ...defaultConnectionLimits, ...deps.limits };
+  }
+
+  start(server: Server): void {
+    this.server = server;
+    server.on('upgrade', this.onUpgrade);
+  }
+
+  async stop(): Promise<void> {
+    this.server?.off('upgrade', this.onUpgrade);
+    for (const conn of this.connections.values()) conn.close(1001, 'cloud shutting down');
+    await Promise.allSettled([...this.queues.values()]);
+    this.connections.clear();
+    this.wss.close();
+  }
+
+  isOnline(edgeId: number): boolean {
+    return this.connections.has(edgeId);
+  }
+
+  /** Drops an edge's tunnel at once (revocation). */
+  disconnect(edgeId: number, reason = 'revoked'): void {
+    this.connections.get(edgeId)?.close(4003, reason);
+  }
+
+  async request(edgeId: number, req: Omit<tunnel.TunnelRequest, 'type' | 'id'>, timeoutMs?: number): Promise<RpcResult> {
+    const conn = this.connections.get(edgeId);
+    if (!conn) throw new EdgeOfflineError();
+    return conn.request(req, timeoutMs);
+  }
+
+  private reject(socket: Duplex, status: number, body: object): void {
+    const text = JSON.stringify(body);
+    socket.end(`HTTP/1.1 ${status} ${status === 401 ? 'Unauthorized' : 'Error'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`);
+  }
+
+  private async upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://cloud');
+    if (url.pathname !== TUNNEL_PATH) return; // other upgrade handlers (app WebSocket) own other paths
+    socket.on('error', () => socket.destroy());
+    const m = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '');
+    let edge: { id: number } | null = null;
+    try {
+      edge = m ? await this.deps.authenticateEdge(m[1]) : null;
+    } catch (err) {
+      this.deps.log.error('edge authentication failed', err);
+      this.reject(socket, 500, { error: 'internal_error' });
+      return;
+    }
+    if (!edge) { this.reject(socket, 401, { error: 'unauthorized' }); return; }
+    const edgeId = edge.id;
+    this.wss.handleUpgrade(req, socket, head, (ws) => this.attach(edgeId, ws));
+  }
+
+  private attach(edgeId: number, ws: WebSocket): void {
+    // A reconnecting edge replaces its stale tunnel.
+    this.connections.get(edgeId)?.close(4000, 'replaced by a new connection');
+    const conn = new EdgeConnection(edgeId, ws, this.limits);
+    let greeted = false;
+    conn.onProtocolError = (reason) => {
+      this.deps.log.warn('tunnel protocol error', { edgeId, reason });
+      conn.send({ type: 'error', code: 'protocol_error', message: reason });
+    };
+    conn.onMessage = (msg) => {
+      if (!greeted && msg.type !== 'hello') { conn.close(4002, 'hello expected'); return; }
+      this.enqueue(edgeId, () => this.handle(conn, msg, () => { greeted = true; }));
+    };
+    conn.onClose = () => {
+      if (this.connections.get(edgeId) !== conn) return;
+      this.connections.delete(edgeId);
+      this.enqueue(edgeId, () => this.deps.markOffline(edgeId));
+      this.emit('edge_offline', edgeId);
+    };
+    this.connections.set(edgeId, conn);
+    conn.start();
+  }
+
+  private enqueue(edgeId: number, work: () => Promise<void>): void {
+    const prev = this.queues.get(edgeId) ?? Promise.resolve();
+    const next = prev.then(work).catch((err) => this.deps.log.error('tunnel message failed', err, { edgeId }));
+    this.queues.set(edgeId, next);
+    void next.then(() => { if (this.queues.get(edgeId) === next) this.queues.delete(edgeId); });
+  }
+
+  private async handle(conn: EdgeConnection, msg: tunnel.EdgeToCloud, greet: () => void): Promise<void> {
+    const edgeId = conn.edgeId;
+    switch (msg.type) {
+      case 'hello': {
+        if (msg.protocol !== tunnel.TUNNEL_PROTOCOL_VERSION) {
+          conn.send({ type: 'error', code: 'protocol_version', message: `cloud speaks protocol ${tunnel.TUNNEL_PROTOCOL_VERSION}` });
+          conn.close(4001, 'unsupported protocol version');
+          return;
+        }
+        greet();
+        const last = await this.deps.lastSeq(edgeId);
+        // Resume only when both sides agree on a point the mirror has reached.
+        const acked = msg.resume_from !== null && last !== null && last >= msg.resume_from ? last : null;
+        await this.deps.markOnline(edgeId, { edge_version: msg.edge_version, hostname: msg.hostname });
+        conn.send({ type: 'welcome', protocol: tunnel.TUNNEL_PROTOCOL_VERSION, edge_id: edgeId, acked_seq: acked, heartbeat_ms: this.limits.heartbeatMs });
+        this.emit('edge_online', edgeId);
+        return;
+      }
+      case 'snapshot':
+        await this.deps.applySnapshot(edgeId, msg.seq, msg.data);
+        conn.send({ type: 'ack', seq: msg.seq });
+        this.emit('snapshot', edgeId);
+        return;
+      case 'delta': {
+        const out = await this.deps.applyDelta(edgeId, msg.seq, msg.delta);
+        conn.send({ type: 'ack', seq: msg.seq });
+        if (msg.delta.kind === 'state') {
+          const changed: StateChanged = {
+            edgeId, entity_id: msg.delta.state.entity_id, old_state: (out && out.oldState) ?? null, new_state: msg.delta.state,
+          };
+          this.emit('state_changed', changed);
+        }
+        return;
+      }
+      case 'event':
+        this.emit('edge_event', { edgeId, event_type: msg.event_type, data: msg.data });
+        return;
+      case 'error':
+        this.deps.log.warn('edge reported an error', { edgeId, code: msg.code, message: msg.message });
+        return;
+      default:
+        return;
+    }
+  }
+}

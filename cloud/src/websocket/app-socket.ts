@@ -1,0 +1,175 @@
+import type { IncomingMessage, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { ws as proto, type EntityState } from '@smarthome/protocol';
+import { HttpError, describeZodError } from '@smarthome/protocol/server';
+import type { Logger } from '../log.ts';
+import type { StateChanged, TunnelHub } from '../tunnel/hub.ts';
+
+export const APP_SOCKET_PATH = '/v1/websocket';
+const HA_VERSION = '2026.11.0';
+
+/** What a viewer may see: whole edges, plus single entities shared with them. */
+export interface Visibility {
+  edges: Set<number>;
+  entities: Set<string>;
+}
+
+/** The app-facing operations the socket needs (the same ones the HTTP routes use). */
+export interface AppApi {
+  authenticate(token: string): Promise<{ userId: string } | null>;
+  visibility(userId: string): Promise<Visibility>;
+  states(userId: string): Promise<EntityState[]>;
+  callService(userId: string, domain: string, service: string, data: Record<string, unknown>): Promise<unknown>;
+}
+
+interface Session {
+  userId: string | null;
+  subscriptions: Map<number, string | undefined>;
+  visibility: { value: Visibility; at: number } | null;
+}
+
+/**
+ * Home Assistant-style app WebSocket: auth, subscribe_events (state_changed filtered to
+ * what the caller may view), unsubscribe_events, get_states, call_service, ping.
+ */
+export class AppSocketServer {
+  private readonly hub: TunnelHub;
+  private readonly api: AppApi;
+  private readonly log: Logger;
+  private readonly wss = new WebSocketServer({ noServer: true, maxPayload: 256 * 1024 });
+  private readonly sessions = new Map<WebSocket, Session>();
+  private server: Server | null = null;
+  private readonly visibilityTtlMs: number;
+  private readonly onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => this.upgrade(req, socket, head);
+  private readonly onStateChanged = (e: StateChanged) => void this.fanOut(e);
+
+  constructor(deps: { hub: TunnelHub; api: AppApi; log: Logger; visibilityTtlMs?: number }) {
+    this.hub = deps.hub;
+    this.api = deps.api;
+    this.log = deps.log;
+    this.visibilityTtlMs = deps.visibilityTtlMs ?? 2000;
+  }
+
+  start(server: Server): void {
+    this.server = server;
+    server.on('upgrade', this.onUpgrade);
+    this.hub.on('state_changed', this.onStateChanged);
+  }
+
+  stop(): void {
+    this.server?.off('upgrade', this.onUpgrade);
+    this.hub.off('state_changed', this.onStateChanged);
+    for (const socket of this.sessions.keys()) socket.close(1001, 'going away');
+    this.sessions.clear();
+    this.wss.close();
+  }
+
+  /** Subscribers from other replicas publish here too (see scale-out). */
+  async fanOut(e: StateChanged): Promise<void> {
+    for (const [socket, session] of this.sessions) {
+      if (!session.userId || session.subscriptions.size === 0) continue;
+      const vis = await this.visibilityOf(session);
+      if (!vis.edges.has(e.edgeId) && !vis.entities.has(`${e.edgeId}:${e.entity_id}`)) continue;
+      for (const [id, eventType] of session.subscriptions) {
+        if (eventType && eventType !== 'state_changed') continue;
+        this.send(socket, {
+          id, type: 'event',
+          event: { event_type: 'state_changed', data: { entity_id: e.entity_id, old_state: e.old_state, new_state: e.new_state }, time_fired: new Date().toISOString() },
+        });
+      }
+    }
+  }
+
+  private async visibilityOf(session: Session): Promise<Visibility> {
+    const now = Date.now();
+    if (!session.visibility || now - session.visibility.at > this.visibilityTtlMs) {
+      session.visibility = { value: await this.api.visibility(session.userId!), at: now };
+    }
+    return session.visibility.value;
+  }
+
+  private upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    const url = new URL(req.url ?? '/', 'http://cloud');
+    if (url.pathname !== APP_SOCKET_PATH) return;
+    socket.on('error', () => socket.destroy());
+    this.wss.handleUpgrade(req, socket, head, (ws) => this.attach(ws));
+  }
+
+  private attach(socket: WebSocket): void {
+    const session: Session = { userId: null, subscriptions: new Map(), visibility: null };
+    this.sessions.set(socket, session);
+    socket.on('close', () => this.sessions.delete(socket));
+    socket.on('error', () => socket.terminate());
+    socket.on('message', (data) => void this.receive(socket, session, data.toString()).catch((err) => {
+      this.log.error('app socket message failed', err);
+    }));
+    // An unauthenticated socket gets 10 s to authenticate.
+    setTimeout(() => { if (!session.userId) socket.close(4001, 'auth timeout'); }, 10_000).unref();
+    this.send(socket, { type: 'auth_required', ha_version: HA_VERSION });
+  }
+
+  private send(socket: WebSocket, msg: proto.WsServerMessage): void {
+    if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(msg));
+  }
+
+  private async receive(socket: WebSocket, session: Session, text: string): Promise<void> {
+    let raw: unknown;
+    try { raw = JSON.parse(text); } catch {
+      this.send(socket, { id: 0, type: 'result', success: false, error: { code: 'invalid_format', message: 'malformed JSON' } });
+      return;
+    }
+    const parsed = proto.WsClientMessage.safeParse(raw);
+    const id = typeof (raw as { id?: unknown })?.id === 'number' ? (raw as { id: number }).id : 0;
+    if (!parsed.success) {
+      if (!session.userId) { this.send(socket, { type: 'auth_invalid', message: describeZodError(parsed.error) }); socket.close(4001, 'auth invalid'); return; }
+      this.send(socket, { id, type: 'result', success: false, error: { code: 'invalid_format', message: describeZodError(parsed.error) } });
+      return;
+    }
+    const msg = parsed.data;
+    if (!session.userId) {
+      if (msg.type !== 'auth') { this.send(socket, { type: 'auth_invalid', message: 'authenticate first' }); socket.close(4001, 'auth required'); return; }
+      const principal = await this.api.authenticate(msg.access_token);
+      if (!principal) { this.send(socket, { type: 'auth_invalid', message: 'invalid access token' }); socket.close(4001, 'auth invalid'); return; }
+      session.userId = principal.userId;
+      this.send(socket, { type: 'auth_ok', ha_version: HA_VERSION });
+      return;
+    }
+    switch (msg.type) {
+      case 'auth':
+        this.send(socket, { id, type: 'result', success: false, error: { code: 'already_authenticated', message: 'already authenticated' } });
+        return;
+      case 'subscribe_events':
+        session.subscriptions.set(msg.id, msg.event_type);
+        this.send(socket, { id: msg.id, type: 'result', success: true, result: null });
+        return;
+      case 'unsubscribe_events': {
+        const existed = session.subscriptions.delete(msg.subscription);
+        this.send(socket, existed
+          ? { id: msg.id, type: 'result', success: true, result: null }
+          : { id: msg.id, type: 'result', success: false, error: { code: 'not_found', message: 'subscription not found' } });
+        return;
+      }
+      case 'get_states':
+        this.send(socket, { id: msg.id, type: 'result', success: true, result: await this.api.states(session.userId) });
+        return;
+      case 'call_service': {
+        const data: Record<string, unknown> = { ...msg.service_data };
+        if (msg.target?.entity_id !== undefined) data.entity_id = msg.target.entity_id;
+        try {
+          const result = await this.api.callService(session.userId, msg.domain, msg.service, data);
+          this.send(socket, { id: msg.id, type: 'result', success: true, result });
+        } catch (err) {
+          const e = err instanceof HttpError ? err : null;
+          if (!e) this.log.error('call_service failed', err);
+          const code = e ? (e.status === 403 ? 'unauthorized' : e.status === 404 ? 'not_found' : e.status === 503 ? 'edge_offline' : e.status === 504 ? 'timeout' : 'invalid_format') : 'unknown_error';
+          this.send(socket, { id: msg.id, type: 'result', success: false, error: { code, message: e ? e.expose : 'internal error' } });
+        }
+        return;
+      }
+      case 'ping':
+        this.send(socket, { id: msg.id, type: 'pong' });
+        return;
+    }
+  }
+}

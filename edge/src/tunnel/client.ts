@@ -1,0 +1,219 @@
+import os from 'node:os';
+import WebSocket from 'ws';
+import { tunnel } from '@smarthome/protocol';
+
+export interface TunnelLogger {
+  info(msg: string, fields?: Record<string, unknown>): void;
+  warn(msg: string, fields?: Record<string, unknown>): void;
+  error(msg: string, err?: unknown, fields?: Record<string, unknown>): void;
+}
+
+/** What the tunnel needs from the edge. */
+export interface TunnelClientDeps {
+  cloudUrl: string;
+  token: string;
+  edgeVersion: string;
+  hostname?: string;
+  log: TunnelLogger;
+  /** a full copy of what the edge owns */
+  snapshot(): tunnel.Snapshot;
+  /** every change after start, in order */
+  onDelta(listener: (delta: tunnel.Delta) => void): () => void;
+  /** an RPC from the cloud into the local API */
+  handleRequest(req: tunnel.TunnelRequest): Promise<{ status: number; body: unknown }>;
+  /** called with the edge id the cloud assigned, on every welcome */
+  onWelcome?(edgeId: number): void;
+  backoff?: { initialMs: number; maxMs: number };
+  /** deltas kept for resuming after a reconnect */
+  bufferSize?: number;
+  /** bytes queued on the socket beyond which we stop sending deltas and resync with a snapshot */
+  maxBufferedBytes?: number;
+}
+
+/**
+ * The edge's outbound tunnel to the cloud (works behind NAT). Deltas carry a sequence
+ * number; after a reconnect the edge resends what the cloud has not acknowledged, or a
+ * snapshot when that is no longer in its buffer.
+ */
+export class TunnelClient {
+  private readonly deps: TunnelClientDeps;
+  private socket: WebSocket | null = null;
+  private stopped = true;
+  private seq = 0;
+  private acked: number | null = null;
+  private buffer: Array<{ seq: number; delta: tunnel.Delta }> = [];
+  private needsSnapshot = true;
+  private ready = false;
+  private attempt = 0;
+  private reconnectTimer: NodeJS.Timeout | null = null;
+  private drainTimer: NodeJS.Timeout | null = null;
+  private unsubscribe: (() => void) | null = null;
+  edgeId: number | null = null;
+  connected = false;
+
+  constructor(deps: TunnelClientDeps) {
+    this.deps = deps;
+  }
+
+  start(): void {
+    this.stopped = false;
+    this.unsubscribe = this.deps.onDelta((delta) => this.record(delta));
+    this.connect();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.unsubscribe?.();
+    if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
+    if (this.drainTimer) clearInterval(this.drainTimer);
+    const socket = this.socket;
+    this.socket = null;
+    if (socket && socket.readyState !== WebSocket.CLOSED) {
+      await new Promise<void>((resolve) => {
+        socket.once('close', () => resolve());
+        socket.close(1001, 'edge shutting down');
+        setTimeout(() => { socket.terminate(); resolve(); }, 1000).unref();
+      });
+    }
+  }
+
+  private record(delta: tunnel.Delta): void {
+    this.seq += 1;
+    this.buffer.push({ seq: this.seq, delta });
+    const max = this.deps.bufferSize ?? 10_000;
+    if (this.buffer.length > max) this.buffer.splice(0, this.buffer.length - max);
+    if (this.ready && !this.needsSnapshot) this.sendDelta(this.seq, delta);
+  }
+
+  private connect(): void {
+    if (this.stopped) return;
+    const url = new URL('/v1/edge/connect', this.deps.cloudUrl);
+    url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
+    const socket = new WebSocket(url, { headers: { authorization: `Bearer ${this.deps.token}` }, handshakeTimeout: 10_000 });
+    this.socket = socket;
+    this.ready = false;
+    socket.on('open', () => {
+      this.connected = true;
+      this.send({ type: 'hello', protocol: tunnel.TUNNEL_PROTOCOL_VERSION, edge_version: this.deps.edgeVersion, hostname: this.deps.hostname ?? os.hostname(), resume_from: this.acked });
+    });
+    socket.on('message', (data) => this.receive(data.toString()));
+    socket.on('unexpected-response', (_req, res) => {
+      this.deps.log.warn('cloud refused the tunnel', { status: res.statusCode });
+      // A refused token will not get better by hammering: back off to the maximum.
+      if (res.statusCode === 401) this.attempt = 30;
+    });
+    socket.on('error', (err) => this.deps.log.warn('tunnel error', { err: err.message }));
+    socket.on('close', () => {
+      this.connected = false;
+      this.ready = false;
+      if (this.socket === socket) this.socket = null;
+      this.scheduleReconnect();
+    });
+  }
+
+  /** Full jitter exponential backoff. */
+  private scheduleReconnect(): void {
+    if (this.stopped) return;
+    const { initialMs, maxMs } = this.deps.backoff ?? { initialMs: 500, maxMs: 30_000 };
+    const ceiling = Math.min(maxMs, initialMs * 2 ** Math.min(this.attempt, 20));
+    this.attempt += 1;
+    const delay = Math.random() * ceiling;
+    this.reconnectTimer = setTimeout(() => this.connect(), delay);
+  }
+
+  private receive(text: string): void {
+    let parsed;
+    try {
+      parsed = tunnel.CloudToEdge.safeParse(JSON.parse(text));
+    } catch {
+      this.deps.log.warn('malformed message from cloud');
+      return;
+    }
+    if (!parsed.success) { this.deps.log.warn('invalid message from cloud', { issues: parsed.error.issues.length }); return; }
+    const msg = parsed.data;
+    switch (msg.type) {
+      case 'welcome':
+        this.attempt = 0;
+        this.edgeId = msg.edge_id;
+        this.deps.onWelcome?.(msg.edge_id);
+        this.resync(msg.acked_seq);
+        return;
+      case 'ack':
+        this.acked = Math.max(this.acked ?? 0, msg.seq);
+        // Keep only what the cloud has not confirmed (plus nothing older).
+        while (this.buffer.length && this.buffer[0].seq <= this.acked) this.buffer.shift();
+        return;
+      case 'request':
+        void this.answer(msg);
+        return;
+      case 'ping':
+        this.send({ type: 'pong', ts: msg.ts });
+        return;
+      case 'error':
+        this.deps.log.warn('cloud reported an error', { code: msg.code, message: msg.message });
+        return;
+      default:
+        return;
+    }
+  }
+
+  private resync(ackedSeq: number | null): void {
+    const first = this.buffer[0]?.seq ?? this.seq + 1;
+    const canResume = ackedSeq !== null && ackedSeq <= this.seq && ackedSeq >= first - 1 && !this.needsSnapshot;
+    if (canResume) {
+      this.acked = ackedSeq;
+      for (const item of this.buffer) if (item.seq > ackedSeq) this.sendDelta(item.seq, item.delta);
+    } else {
+      this.sendSnapshot();
+    }
+    this.ready = true;
+  }
+
+  private sendSnapshot(): void {
+    this.needsSnapshot = false;
+    this.send({ type: 'snapshot', seq: this.seq, data: this.deps.snapshot() });
+  }
+
+  private sendDelta(seq: number, delta: tunnel.Delta): void {
+    const socket = this.socket;
+    if (!socket) return;
+    // Backpressure: if the cloud cannot keep up, stop queueing deltas and send one snapshot once drained.
+    if (socket.bufferedAmount > (this.deps.maxBufferedBytes ?? 8 * 1024 * 1024)) {
+      this.needsSnapshot = true;
+      this.waitForDrain();
+      return;
+    }
+    this.send({ type: 'delta', seq, delta });
+  }
+
+  private waitForDrain(): void {
+    if (this.drainTimer) return;
+    this.drainTimer = setInterval(() => {
+      const socket = this.socket;
+      if (!socket || !this.ready) return;
+      if (socket.bufferedAmount < 64 * 1024) {
+        clearInterval(this.drainTimer!);
+        this.drainTimer = null;
+        this.sendSnapshot();
+      }
+    }, 100);
+    this.drainTimer.unref();
+  }
+
+  private async answer(req: tunnel.TunnelRequest): Promise<void> {
+    let res: { status: number; body: unknown };
+    try {
+      res = await this.deps.handleRequest(req);
+    } catch (err) {
+      this.deps.log.error('tunnel request failed', err, { path: req.path });
+      res = { status: 500, body: { error: 'internal_error' } };
+    }
+    this.send({ type: 'response', id: req.id, status: res.status, body: res.body ?? null });
+  }
+
+  private send(msg: tunnel.EdgeToCloud): void {
+    const socket = this.socket;
+    if (!socket || socket.readyState !== WebSocket.OPEN) return;
+    socket.send(JSON.stringify(tunnel.EdgeToCloud.parse(msg)));
+  }
+}

@@ -1,0 +1,166 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { EntityState, tunnel } from '@smarthome/protocol';
+import { TunnelHub, type TunnelDeps } from '@smarthome/cloud/tunnel/hub';
+import { EdgeTimeoutError, EdgeOfflineError } from '@smarthome/cloud/tunnel/connection';
+import { createLogger } from '@smarthome/cloud/log';
+import { TunnelClient } from '@smarthome/edge/tunnel/client';
+
+const silent = createLogger('test', { silent: true });
+const state = (entity_id: string, s: string): EntityState => ({ entity_id, name: entity_id, domain: entity_id.split('.')[0], platform: 'mqtt', state: s, attributes: {} });
+
+/** The cloud side's mirror, in memory. */
+class FakeMirror {
+  lastSeq: number | null = null;
+  states = new Map<string, EntityState>();
+  snapshots = 0;
+  online = new Set<number>();
+}
+
+async function startHub(tokens: Record<string, number>, mirror: FakeMirror, limits?: TunnelDeps['limits'], port = 0) {
+  const server = http.createServer((_req, res) => { res.statusCode = 404; res.end(); });
+  const hub = new TunnelHub({
+    log: silent,
+    limits,
+    authenticateEdge: async (t) => (tokens[t] ? { id: tokens[t] } : null),
+    lastSeq: async () => mirror.lastSeq,
+    applySnapshot: async (_e, seq, snap) => { mirror.snapshots += 1; mirror.states = new Map(snap.states.map((s) => [s.entity_id, s])); mirror.lastSeq = seq; },
+    applyDelta: async (_e, seq, delta) => {
+      mirror.lastSeq = seq;
+      if (delta.kind === 'state') { const old = mirror.states.get(delta.state.entity_id) ?? null; mirror.states.set(delta.state.entity_id, delta.state); return { oldState: old }; }
+    },
+    markOnline: async (id) => { mirror.online.add(id); },
+    markOffline: async (id) => { mirror.online.delete(id); },
+  });
+  hub.start(server);
+  await new Promise<void>((r) => server.listen(port, '127.0.0.1', r));
+  return { hub, server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}
+
+/** The edge side: a tiny state store that emits deltas. */
+class FakeEdge {
+  states = new Map<string, EntityState>();
+  listeners: Array<(d: tunnel.Delta) => void> = [];
+  set(id: string, s: string) { const st = state(id, s); this.states.set(id, st); for (const l of this.listeners) l({ kind: 'state', state: st }); }
+  client(url: string, token: string, handle?: (req: tunnel.TunnelRequest) => Promise<{ status: number; body: unknown }>) {
+    return new TunnelClient({
+      cloudUrl: url, token, edgeVersion: 'test', log: silent, backoff: { initialMs: 20, maxMs: 100 },
+      snapshot: () => ({ devices: [], entities: [], states: [...this.states.values()], config_entries: [], automations: [] }),
+      onDelta: (l) => { this.listeners.push(l); return () => { this.listeners = this.listeners.filter((x) => x !== l); }; },
+      handleRequest: handle ?? (async (req) => ({ status: 200, body: { echo: req.path, origin: req.origin } })),
+    });
+  }
+}
+
+const until = async (cond: () => boolean, ms = 3000) => {
+  const end = Date.now() + ms;
+  while (!cond()) { if (Date.now() > end) throw new Error('condition not met in time'); await new Promise((r) => setTimeout(r, 10)); }
+};
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => { for (const c of cleanups.splice(0).reverse()) await c(); });
+
+describe('edge↔cloud tunnel', () => {
+  it('syncs a snapshot, then deltas with sequence numbers, and answers RPCs', async () => {
+    const mirror = new FakeMirror();
+    const { hub, server, url } = await startHub({ good: 7 }, mirror);
+    cleanups.push(() => new Promise((r) => server.close(() => r())), () => hub.stop());
+    const edge = new FakeEdge();
+    edge.set('light.a', 'off');
+    const client = edge.client(url, 'good');
+    client.start();
+    cleanups.push(() => client.stop());
+    await until(() => mirror.snapshots === 1);
+    expect(mirror.online.has(7)).toBe(true);
+    expect(client.edgeId).toBe(7);
+    expect(mirror.states.get('light.a')?.state).toBe('off');
+    const changes: unknown[] = [];
+    hub.on('state_changed', (e) => changes.push(e));
+    edge.set('light.a', 'on');
+    await until(() => mirror.states.get('light.a')?.state === 'on');
+    expect(changes).toEqual([{ edgeId: 7, entity_id: 'light.a', old_state: state('light.a', 'off'), new_state: state('light.a', 'on') }]);
+    expect(mirror.lastSeq).toBe(1);
+    const res = await hub.request(7, { method: 'GET', path: '/v1/devices', origin: { via: 'cloud', user_id: 'u1', remote_addr: null } });
+    expect(res).toEqual({ status: 200, body: { echo: '/v1/devices', origin: { via: 'cloud', user_id: 'u1', remote_addr: null } } });
+  });
+
+  it('refuses bad tokens, times out slow RPCs, and reports an offline edge', async () => {
+    const mirror = new FakeMirror();
+    const { hub, server, url } = await startHub({ good: 1 }, mirror, { rpcTimeoutMs: 100 });
+    cleanups.push(() => new Promise((r) => server.close(() => r())), () => hub.stop());
+    const bad = new FakeEdge().client(url, 'bad');
+    bad.start();
+    cleanups.push(() => bad.stop());
+    await new Promise((r) => setTimeout(r, 200));
+    expect(bad.edgeId).toBeNull();
+    expect(mirror.online.size).toBe(0);
+    await expect(hub.request(1, { method: 'GET', path: '/x', origin: { via: 'cloud', user_id: null, remote_addr: null } })).rejects.toBeInstanceOf(EdgeOfflineError);
+    const slow = new FakeEdge().client(url, 'good', () => new Promise(() => {}));
+    slow.start();
+    cleanups.push(() => slow.stop());
+    await until(() => hub.isOnline(1) && mirror.online.has(1));
+    await expect(hub.request(1, { method: 'GET', path: '/x', origin: { via: 'cloud', user_id: null, remote_addr: null } })).rejects.toBeInstanceOf(EdgeTimeoutError);
+  });
+
+  it('resumes from the acknowledged sequence after a reconnect, with no lost state', async () => {
+    const mirror = new FakeMirror();
+    const first = await startHub({ good: 3 }, mirror);
+    const port = (first.server.address() as AddressInfo).port;
+    const edge = new FakeEdge();
+    edge.set('sensor.t', '20');
+    const client = edge.client(first.url, 'good');
+    client.start();
+    cleanups.push(() => client.stop());
+    await until(() => mirror.snapshots === 1);
+    // The connection drops; changes keep happening on the edge meanwhile.
+    first.hub.disconnect(3, 'test drop');
+    await until(() => !mirror.online.has(3));
+    edge.set('sensor.t', '21');
+    edge.set('sensor.t', '22');
+    await until(() => mirror.states.get('sensor.t')?.state === '22');
+    expect(mirror.snapshots).toBe(1);
+    expect(mirror.lastSeq).toBe(2);
+    // The cloud restarts (same mirror); changes made while it is down arrive after the reconnect.
+    await first.hub.stop();
+    await new Promise<void>((r) => { first.server.close(() => r()); first.server.closeAllConnections(); });
+    await until(() => !client.connected);
+    edge.set('sensor.t', '23');
+    const second = await startHub({ good: 3 }, mirror, undefined, port);
+    cleanups.push(() => new Promise((r) => second.server.close(() => r())), () => second.hub.stop());
+    await until(() => mirror.states.get('sensor.t')?.state === '23');
+    expect(mirror.snapshots).toBe(1);
+    expect(mirror.lastSeq).toBe(3);
+  });
+
+  it('sends a snapshot when the cloud lost track (mirror reset)', async () => {
+    const mirror = new FakeMirror();
+    const { hub, server, url } = await startHub({ good: 4 }, mirror);
+    cleanups.push(() => new Promise((r) => server.close(() => r())), () => hub.stop());
+    const edge = new FakeEdge();
+    const client = edge.client(url, 'good');
+    client.start();
+    cleanups.push(() => client.stop());
+    await until(() => mirror.snapshots === 1);
+    edge.set('switch.x', 'on');
+    await until(() => mirror.lastSeq === 1);
+    mirror.lastSeq = null;
+    mirror.states.clear();
+    hub.disconnect(4, 'test');
+    await until(() => mirror.snapshots === 2);
+    expect(mirror.states.get('switch.x')?.state).toBe('on');
+  });
+
+  it('drops the tunnel of a revoked edge at once', async () => {
+    const mirror = new FakeMirror();
+    const { hub, server, url } = await startHub({ good: 9 }, mirror);
+    cleanups.push(() => new Promise((r) => server.close(() => r())), () => hub.stop());
+    const client = new FakeEdge().client(url, 'good');
+    client.start();
+    cleanups.push(() => client.stop());
+    await until(() => mirror.online.has(9));
+    hub.disconnect(9);
+    await until(() => !mirror.online.has(9) && !client.connected);
+    expect(hub.isOnline(9)).toBe(false);
+  });
+});
