@@ -153,14 +153,19 @@ describe('edge↔cloud tunnel', () => {
 
   it('drops the tunnel of a revoked edge at once', async () => {
     const mirror = new FakeMirror();
-    const { hub, server, url } = await startHub({ good: 9 }, mirror);
+    const tokens: Record<string, number> = { good: 9 };
+    const { hub, server, url } = await startHub(tokens, mirror);
     cleanups.push(() => new Promise((r) => server.close(() => r())), () => hub.stop());
     const client = new FakeEdge().client(url, 'good');
     client.start();
     cleanups.push(() => client.stop());
     await until(() => mirror.online.has(9));
+    // Revocation: the token is dead and the live tunnel is dropped.
+    delete tokens.good;
     hub.disconnect(9);
     await until(() => !mirror.online.has(9) && !client.connected);
+    await new Promise((r) => setTimeout(r, 300));
     expect(hub.isOnline(9)).toBe(false);
+    expect(mirror.online.has(9)).toBe(false);
   });
 });
