@@ -14,6 +14,8 @@ import { LoginThrottle, MemoryFailureStore } from './auth/throttle.ts';
 import { safeEqual } from './auth/secrets.ts';
 import type { Caller, CloudServices } from './context.ts';
 import { mountDocs } from './docs/routes.ts';
+import { EdgeRegistry } from './edges/registry.ts';
+import { MirrorStore } from './mirror/store.ts';
 import { migrations, routeModules } from './modules.ts';
 
 const ANONYMOUS: Caller = { userId: '', via: 'anonymous' };
@@ -48,7 +50,10 @@ export class Cloud {
       refreshTtlSeconds: config.refreshTokenTtlSeconds,
       fastHashing: config.fastHashing ?? false,
     });
-    this.services = { config, database: this.database, log: this.log, auth, throttle };
+    this.services = {
+      config, database: this.database, log: this.log, auth, throttle,
+      edges: new EdgeRegistry(this.database), mirror: new MirrorStore(this.database),
+    };
     this.router = new SpecRouter<Caller>(this.app, {
       authenticate: (c, spec) => this.authenticate(c.req.header('authorization'), spec),
       bodyLimit: config.bodyLimitBytes,
@@ -66,6 +71,11 @@ export class Cloud {
     if (spec.auth === 'fleet') {
       if (!this.config.fleetToken || !safeEqual(token, this.config.fleetToken)) throw unauthorized();
       return { userId: '', via: 'fleet' };
+    }
+    if (spec.auth === 'edge') {
+      const edge = await this.services.edges.authenticateEdgeToken(token);
+      if (!edge) throw unauthorized();
+      return { userId: '', via: 'edge', edgeId: edge.id };
     }
     const principal = await this.services.auth.authenticate(token);
     if (!principal) throw unauthorized();

@@ -6,6 +6,8 @@ import type { CloudDatabase } from './db/database.ts';
 import type { Logger } from './log.ts';
 import type { AuthService, Principal } from './auth/service.ts';
 import type { LoginThrottle } from './auth/throttle.ts';
+import type { EdgeRegistry } from './edges/registry.ts';
+import type { MirrorStore } from './mirror/store.ts';
 
 /** What a route module gets: every dependency passed in, nothing imported as a singleton. */
 export interface CloudServices {
@@ -14,10 +16,14 @@ export interface CloudServices {
   log: Logger;
   auth: AuthService;
   throttle: LoginThrottle;
+  /** edges registry: create/revoke ('revoked' event), register-cloud, edge-token auth */
+  edges: EdgeRegistry;
+  /** read mirror of the edges' registries and states, filled by the tunnel */
+  mirror: MirrorStore;
 }
 
 /** The caller of a route; public routes get the anonymous principal. */
-export type Caller = Principal | { userId: ''; via: 'anonymous' | 'fleet' };
+export type Caller = Principal | { userId: ''; via: 'anonymous' | 'fleet' } | { userId: ''; via: 'edge'; edgeId: number };
 export type CloudRouter = SpecRouter<Caller>;
 export type H<P = unknown, Q = unknown, B = unknown> = Handled<P, Q, B, Caller>;
 

@@ -4,15 +4,47 @@ import { authMigrations } from './auth/tables.ts';
 import { orgMigrations } from './orgs/tables.ts';
 import { shareMigrations } from './authz/shares-table.ts';
 import { mountAuthRoutes } from './auth/routes.ts';
+import { invitationMigrations } from './orgs/invitations-table.ts';
+import { mountOrgRoutes } from './orgs/routes.ts';
+import { zoneMigrations } from './zones/tables.ts';
+import { mountZoneRoutes } from './zones/routes.ts';
+import { dashboardMigrations } from './dashboards/tables.ts';
+import { mountDashboardRoutes } from './dashboards/routes.ts';
+import { transferMigrations } from './transfers/tables.ts';
+import { mountTransferRoutes } from './transfers/routes.ts';
+import { voipMigrations } from './voip/tables.ts';
+import { mountVoipRoutes } from './voip/routes.ts';
+import { edgeMigrations } from './edges/tables.ts';
+import { mirrorMigrations } from './mirror/tables.ts';
+import { billingMigrations } from './billing/tables.ts';
+import { mountEdgeRoutes } from './edges/routes.ts';
+import { mountBillingRoutes } from './billing/routes.ts';
+import { mountSmartHomeRoutes } from './smarthomes/routes.ts';
 
 /** Every capability's migrations, in the order they must apply (append only). */
 export const migrations: Migration[] = [
   ...authMigrations,
   ...orgMigrations,
   ...shareMigrations,
+  ...invitationMigrations,
+  ...zoneMigrations,
+  ...dashboardMigrations,
+  ...transferMigrations,
+  ...voipMigrations,
+  ...edgeMigrations,
+  ...mirrorMigrations,
+  ...billingMigrations,
 ];
 
 /** Every capability's routes; one line per module. */
 export const routeModules: RouteModule[] = [
   mountAuthRoutes,
+  mountOrgRoutes,
+  mountZoneRoutes,
+  mountDashboardRoutes,
+  mountTransferRoutes,
+  mountVoipRoutes,
+  mountEdgeRoutes,
+  mountBillingRoutes,
+  mountSmartHomeRoutes,
 ];

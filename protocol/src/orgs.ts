@@ -1,24 +1,28 @@
 import { z } from 'zod';
-import { Email, NonEmpty, Timestamp } from './common.ts';
+import { Email, IntIdParam, NonEmpty, Timestamp } from './common.ts';
 import { OrgRole } from './auth.ts';
 
 const nullableText = (max = 2048) => z.string().max(max).nullable();
+/** Branding is rendered on the public invitation page: only http(s) URLs (no javascript:, data:). */
+const nullableUrl = () => z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).max(2048).nullable();
+/** A CSS colour value (#hex, rgb()/hsl(), a name): no characters that could break out of a style. */
+const nullableColor = () => z.string().max(64).regex(/^[#a-zA-Z0-9(),.%\s/-]+$/, 'must be a CSS color').nullable();
 
 export const Branding = z.object({
-  logoUrl: nullableText(),
-  darkLogoUrl: nullableText(),
-  favicon: nullableText(),
-  darkFavicon: nullableText(),
-  color: nullableText(64),
-  darkColor: nullableText(64),
+  logoUrl: nullableUrl(),
+  darkLogoUrl: nullableUrl(),
+  favicon: nullableUrl(),
+  darkFavicon: nullableUrl(),
+  color: nullableColor(),
+  darkColor: nullableColor(),
 }).partial().meta({ id: 'Branding' });
 
 export const InviteBranding = z.object({
   headline: nullableText(500),
   subheadline: nullableText(1000),
   primaryButtonLabel: nullableText(200),
-  backgroundImageUrl: nullableText(),
-  pageBackgroundColor: nullableText(64),
+  backgroundImageUrl: nullableUrl(),
+  pageBackgroundColor: nullableColor(),
 }).partial().meta({ id: 'InviteBranding' });
 
 export const Organization = z.object({
@@ -68,6 +72,8 @@ export const Invitation = z.object({
   token: z.string(),
   expires_at: Timestamp,
 }).meta({ id: 'Invitation' });
+/** An invitation as listed to admins: the token is shown once, at creation, and stored hashed. */
+export const InvitationSummary = Invitation.omit({ token: true }).extend({ created_at: Timestamp }).meta({ id: 'InvitationSummary' });
 export const InvitationPage = z.object({
   organization: z.object({ id: z.string(), name: z.string(), description: z.string().nullable() }),
   branding: Branding,
@@ -105,7 +111,8 @@ export const Share = z.object({
 
 export const OrgIdParams = z.object({ id: z.string() });
 export const OrgMemberParams = z.object({ id: z.string(), user_id: z.string() });
-export const OrgShareParams = z.object({ id: z.string(), share_id: z.string() });
+export const OrgShareParams = z.object({ id: z.string(), share_id: IntIdParam });
+export const OrgInvitationParams = z.object({ id: z.string(), invitation_id: z.string() });
 export const InvitationTokenParams = z.object({ token: z.string() });
 
 export type Organization = z.infer<typeof Organization>;

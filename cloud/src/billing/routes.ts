@@ -1,0 +1,19 @@
+import { routes } from '@smarthome/protocol';
+import type { CloudRouter, CloudServices } from '../context.ts';
+import { userOf } from '../auth/routes.ts';
+import { resolveScope } from '../orgs/scope.ts';
+import { listPlans, subscriptionsOf, usageOf } from './plans.ts';
+
+export function mountBillingRoutes(router: CloudRouter, s: CloudServices): void {
+  router.add(routes.billingUsageRoute, async ({ auth, c }) => {
+    const scope = await resolveScope(s.database.db, c, userOf(auth));
+    return usageOf(s, scope);
+  });
+
+  router.add(routes.billingSubscriptionsRoute, async ({ auth }) => subscriptionsOf(s.database.db, userOf(auth)));
+
+  router.add(routes.billingPlansRoute, async ({ auth }) => {
+    userOf(auth);
+    return listPlans(s.database.db);
+  });
+}

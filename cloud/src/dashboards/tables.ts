@@ -1,0 +1,43 @@
+import { integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import type { Migration } from '../db/database.ts';
+
+/** A UI dashboard: views holding cards. Its name is unique within its scope. */
+export const dashboards = sqliteTable('ui_dashboards', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  userId: text('user_id').notNull(),
+  orgId: text('org_id'),
+  name: text('name').notNull(),
+  type: text('type').notNull(),
+  title: text('title').notNull(),
+  icon: text('icon').notNull(),
+  url: text('url'),
+  /** JSON: DashboardConfig */
+  config: text('config').notNull(),
+  createdAt: text('created_at').notNull(),
+  updatedAt: text('updated_at').notNull(),
+});
+
+export type DashboardRow = typeof dashboards.$inferSelect;
+
+export const dashboardMigrations: Migration[] = [
+  {
+    id: 'dashboards-001-init',
+    sql: `
+      CREATE TABLE ui_dashboards (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        org_id TEXT REFERENCES organizations(id) ON DELETE CASCADE,
+        name TEXT NOT NULL,
+        type TEXT NOT NULL,
+        title TEXT NOT NULL,
+        icon TEXT NOT NULL,
+        url TEXT,
+        config TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      );
+      CREATE UNIQUE INDEX ui_dashboards_personal_name ON ui_dashboards(user_id, name) WHERE org_id IS NULL;
+      CREATE UNIQUE INDEX ui_dashboards_org_name ON ui_dashboards(org_id, name) WHERE org_id IS NOT NULL;
+    `,
+  },
+];

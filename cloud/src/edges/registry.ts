@@ -1,0 +1,226 @@
+import { EventEmitter } from 'node:events';
+import { and, asc, eq, gt, gte, isNull, ne, type SQL } from 'drizzle-orm';
+import type { Edge } from '@smarthome/protocol';
+import type { CloudDatabase } from '../db/database.ts';
+import type { Resource } from '../authz/can.ts';
+import type { Scope } from '../orgs/scope.ts';
+import { newSecret, safeEqual, sha256 } from '../auth/secrets.ts';
+import { edges } from './tables.ts';
+
+/** Owner (user_id) of every cloud replica: a pseudo-user, never a row of users (user ids are UUIDs). */
+export const FLEET_OWNER = 'fleet';
+export const EDGE_TOKEN_PREFIX = 'shp_edge';
+/** A cloud replica is listed in the fleet while it was seen this recently. */
+export const FLEET_ALIVE_MS = 60_000;
+
+type EdgeRow = typeof edges.$inferSelect;
+
+export interface EdgeRegistryEvents {
+  /** The edge was revoked: its token is dead; the tunnel must drop its connection now. */
+  revoked: [edge: Edge];
+  /** register-cloud issued new credentials: connections opened with the previous token should be dropped. */
+  rotated: [edge: Edge];
+}
+
+export interface CloudRegistration {
+  edge: Edge;
+  token: string;
+  mqtt: { username: string; password: string };
+}
+
+const now = () => new Date().toISOString();
+
+function parseObject(text: string): Record<string, unknown> {
+  try {
+    const v: unknown = JSON.parse(text);
+    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+export function toEdge(row: EdgeRow): Edge {
+  return {
+    id: row.id,
+    name: row.name,
+    org_id: row.orgId,
+    user_id: row.userId,
+    location: row.location,
+    status: row.status,
+    capabilities: parseObject(row.capabilities),
+    hostname: row.hostname,
+    last_seen_at: row.lastSeenAt,
+    paired_at: row.pairedAt,
+    created_at: row.createdAt,
+  };
+}
+
+/** What can() needs to know about an edge. */
+export function edgeResource(edge: Edge): Resource {
+  return { type: 'edge', id: String(edge.id), ownerId: edge.user_id, orgId: edge.org_id };
+}
+
+/** The edges of a scope: an organization's edges, or the user's personal (org_id null) edges. */
+export function edgeScopeCondition(scope: Scope): SQL {
+  return scope.kind === 'org'
+    ? eq(edges.orgId, scope.orgId)
+    : and(eq(edges.userId, scope.userId), isNull(edges.orgId)) as SQL;
+}
+
+/**
+ * The cloud's registry of edge runtimes: creation with a shown-once edge token (stored as
+ * sha256), revocation (emits 'revoked' so the tunnel drops the connection at once),
+ * self-registration of cloud replicas, edge-token authentication and liveness marks.
+ */
+export class EdgeRegistry extends EventEmitter<EdgeRegistryEvents> {
+  private readonly database: CloudDatabase;
+  constructor(database: CloudDatabase) {
+    super();
+    this.database = database;
+  }
+  private get db() {
+    return this.database.db;
+  }
+
+  async create(scope: Scope, input: { name: string; capabilities?: Record<string, unknown> }): Promise<{ edge: Edge; token: string }> {
+    const token = newSecret(EDGE_TOKEN_PREFIX);
+    const at = now();
+    const row = await this.db.insert(edges).values({
+      name: input.name,
+      orgId: scope.orgId,
+      userId: scope.userId,
+      location: 'home',
+      status: 'pending',
+      capabilities: JSON.stringify(input.capabilities ?? {}),
+      tokenHash: sha256(token),
+      createdAt: at,
+      updatedAt: at,
+    }).returning().get();
+    return { edge: toEdge(row), token };
+  }
+
+  async get(id: number): Promise<Edge | null> {
+    const row = await this.db.select().from(edges).where(eq(edges.id, id)).get();
+    return row ? toEdge(row) : null;
+  }
+
+  /** Home edges of a scope, oldest first (revoked ones included, with status 'revoked'). */
+  async list(scope: Scope): Promise<Edge[]> {
+    const rows = await this.db.select().from(edges).where(edgeScopeCondition(scope)).orderBy(asc(edges.id)).all();
+    return rows.map(toEdge);
+  }
+
+  /** One page of a scope's edges with id > afterId, ordered by id. */
+  async page(scope: Scope, afterId: number, limit: number): Promise<Edge[]> {
+    const rows = await this.db.select().from(edges)
+      .where(and(edgeScopeCondition(scope), gt(edges.id, afterId)))
+      .orderBy(asc(edges.id)).limit(limit).all();
+    return rows.map(toEdge);
+  }
+
+  /** Revokes: status 'revoked', token and MQTT password forgotten, 'revoked' emitted. Idempotent. */
+  async revoke(id: number): Promise<Edge | null> {
+    const at = now();
+    const row = await this.db.update(edges)
+      .set({ status: 'revoked', tokenHash: null, mqttPasswordHash: null, revokedAt: at, updatedAt: at })
+      .where(eq(edges.id, id)).returning().get();
+    if (!row) return null;
+    const edge = toEdge(row);
+    this.emit('revoked', edge);
+    return edge;
+  }
+
+  /** The edge behind an edge token, or null (unknown, malformed or revoked). */
+  async authenticateEdgeToken(token: string): Promise<Edge | null> {
+    if (!token.startsWith(`${EDGE_TOKEN_PREFIX}_`)) return null;
+    const row = await this.db.select().from(edges).where(eq(edges.tokenHash, sha256(token))).get();
+    if (!row || row.status === 'revoked') return null;
+    return toEdge(row);
+  }
+
+  /**
+   * register-cloud: one edge per hostname (location 'cloud', owner FLEET_OWNER). Every call
+   * refreshes name, capabilities and last_seen_at, and issues a new edge token and MQTT
+   * password (only hashes are stored, so the previous ones cannot be returned again; they
+   * stop working and 'rotated' is emitted). A revoked replica that registers again is
+   * reinstated as 'pending'.
+   */
+  async registerCloud(input: { hostname: string; name: string; capabilities: Record<string, unknown> }): Promise<CloudRegistration> {
+    const token = newSecret(EDGE_TOKEN_PREFIX);
+    const password = newSecret('shp_mqtt', 24);
+    const at = now();
+    const capabilities = JSON.stringify(input.capabilities);
+    const { row, existed } = await this.database.transaction(async () => {
+      const found = await this.db.select().from(edges)
+        .where(and(eq(edges.location, 'cloud'), eq(edges.hostname, input.hostname))).get();
+      if (found) {
+        const updated = await this.db.update(edges).set({
+          name: input.name,
+          capabilities,
+          tokenHash: sha256(token),
+          mqttUsername: `edge-${found.id}`,
+          mqttPasswordHash: sha256(password),
+          status: found.status === 'revoked' ? 'pending' : found.status,
+          revokedAt: null,
+          lastSeenAt: at,
+          updatedAt: at,
+        }).where(eq(edges.id, found.id)).returning().get();
+        return { row: updated, existed: true };
+      }
+      const inserted = await this.db.insert(edges).values({
+        name: input.name, orgId: null, userId: FLEET_OWNER, location: 'cloud', status: 'pending', capabilities,
+        hostname: input.hostname, tokenHash: sha256(token), mqttPasswordHash: sha256(password),
+        lastSeenAt: at, createdAt: at, updatedAt: at,
+      }).returning().get();
+      const withUser = await this.db.update(edges).set({ mqttUsername: `edge-${inserted.id}` })
+        .where(eq(edges.id, inserted.id)).returning().get();
+      return { row: withUser, existed: false };
+    });
+    const edge = toEdge(row);
+    if (existed) this.emit('rotated', edge);
+    return { edge, token, mqtt: { username: row.mqttUsername ?? `edge-${row.id}`, password } };
+  }
+
+  /** Cloud replicas (not revoked) seen within FLEET_ALIVE_MS of `at`. */
+  async cloudFleet(at = new Date()): Promise<Edge[]> {
+    const since = new Date(at.getTime() - FLEET_ALIVE_MS).toISOString();
+    const rows = await this.db.select().from(edges)
+      .where(and(eq(edges.location, 'cloud'), ne(edges.status, 'revoked'), gte(edges.lastSeenAt, since)))
+      .orderBy(asc(edges.id)).all();
+    return rows.map(toEdge);
+  }
+
+  /** True when the MQTT credentials are the ones last issued to a (non-revoked) edge. */
+  async verifyMqttCredentials(username: string, password: string): Promise<Edge | null> {
+    const row = await this.db.select().from(edges).where(eq(edges.mqttUsername, username)).get();
+    if (!row || row.status === 'revoked' || !row.mqttPasswordHash || !safeEqual(row.mqttPasswordHash, sha256(password))) return null;
+    return toEdge(row);
+  }
+
+  /** Heartbeat: last_seen_at = now. Returns null for an unknown or revoked edge. */
+  async touch(id: number): Promise<Edge | null> {
+    const at = now();
+    const row = await this.db.update(edges).set({ lastSeenAt: at, updatedAt: at })
+      .where(and(eq(edges.id, id), ne(edges.status, 'revoked'))).returning().get();
+    return row ? toEdge(row) : null;
+  }
+
+  /** For the tunnel: connected → 'online', paired_at set on the first connection. */
+  async markOnline(id: number): Promise<Edge | null> {
+    const current = await this.db.select().from(edges).where(eq(edges.id, id)).get();
+    if (!current || current.status === 'revoked') return null;
+    const at = now();
+    const row = await this.db.update(edges)
+      .set({ status: 'online', pairedAt: current.pairedAt ?? at, lastSeenAt: at, updatedAt: at })
+      .where(and(eq(edges.id, id), ne(edges.status, 'revoked'))).returning().get();
+    return row ? toEdge(row) : null;
+  }
+
+  /** For the tunnel: disconnected → 'offline' (a revoked edge stays revoked). */
+  async markOffline(id: number): Promise<Edge | null> {
+    const at = now();
+    const row = await this.db.update(edges).set({ status: 'offline', updatedAt: at })
+      .where(and(eq(edges.id, id), ne(edges.status, 'revoked'))).returning().get();
+    return row ? toEdge(row) : null;
+  }
+}

@@ -1,0 +1,130 @@
+import { integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import type { Migration } from '../db/database.ts';
+
+/**
+ * The cloud's read mirror of what each edge owns, filled by the tunnel (snapshot, then
+ * deltas) through MirrorStore. Every row is keyed by its edge; rows go with the edge.
+ */
+export const mirrorDevices = sqliteTable('mirror_devices', {
+  edgeId: integer('edge_id').notNull(),
+  id: integer('id').notNull(),
+  name: text('name').notNull(),
+  manufacturer: text('manufacturer'),
+  model: text('model'),
+  swVersion: text('sw_version'),
+  /** JSON string[] */
+  identifiers: text('identifiers').notNull().default('[]'),
+  configEntryId: integer('config_entry_id'),
+  userId: text('user_id'),
+}, (t) => [primaryKey({ columns: [t.edgeId, t.id] })]);
+
+/** Registry record and current state in one row; a state may arrive for an entity without a record (id null). */
+export const mirrorEntities = sqliteTable('mirror_entities', {
+  edgeId: integer('edge_id').notNull(),
+  entityId: text('entity_id').notNull(),
+  id: integer('id'),
+  name: text('name').notNull(),
+  domain: text('domain').notNull(),
+  platform: text('platform').notNull(),
+  uniqueId: text('unique_id'),
+  configEntryId: integer('config_entry_id'),
+  deviceRegistryId: integer('device_registry_id'),
+  /** false when only a state is known (no registry record) */
+  registered: integer('registered', { mode: 'boolean' }).notNull(),
+  state: text('state'),
+  /** JSON object */
+  attributes: text('attributes').notNull().default('{}'),
+  lastChanged: text('last_changed'),
+  lastUpdated: text('last_updated'),
+}, (t) => [primaryKey({ columns: [t.edgeId, t.entityId] })]);
+
+export const mirrorConfigEntries = sqliteTable('mirror_config_entries', {
+  edgeId: integer('edge_id').notNull(),
+  id: integer('id').notNull(),
+  domain: text('domain').notNull(),
+  title: text('title').notNull(),
+  source: text('source').notNull(),
+  state: text('state').notNull(),
+  createdAt: text('created_at').notNull(),
+}, (t) => [primaryKey({ columns: [t.edgeId, t.id] })]);
+
+export const mirrorAutomations = sqliteTable('mirror_automations', {
+  edgeId: integer('edge_id').notNull(),
+  id: text('id').notNull(),
+  alias: text('alias').notNull(),
+  enabled: integer('enabled', { mode: 'boolean' }).notNull(),
+  mode: text('mode').notNull(),
+  webhookId: text('webhook_id'),
+}, (t) => [primaryKey({ columns: [t.edgeId, t.id] })]);
+
+/** Sync position per edge: the last sequence applied (for resume after a reconnect). */
+export const mirrorSync = sqliteTable('mirror_sync', {
+  edgeId: integer('edge_id').primaryKey(),
+  seq: integer('seq'),
+  snapshotAt: text('snapshot_at'),
+  updatedAt: text('updated_at').notNull(),
+});
+
+export const mirrorMigrations: Migration[] = [
+  {
+    id: 'mirror-001-init',
+    sql: `
+      CREATE TABLE mirror_devices (
+        edge_id INTEGER NOT NULL REFERENCES edges(id) ON DELETE CASCADE,
+        id INTEGER NOT NULL,
+        name TEXT NOT NULL,
+        manufacturer TEXT,
+        model TEXT,
+        sw_version TEXT,
+        identifiers TEXT NOT NULL DEFAULT '[]',
+        config_entry_id INTEGER,
+        user_id TEXT,
+        PRIMARY KEY (edge_id, id)
+      );
+      CREATE TABLE mirror_entities (
+        edge_id INTEGER NOT NULL REFERENCES edges(id) ON DELETE CASCADE,
+        entity_id TEXT NOT NULL,
+        id INTEGER,
+        name TEXT NOT NULL,
+        domain TEXT NOT NULL,
+        platform TEXT NOT NULL,
+        unique_id TEXT,
+        config_entry_id INTEGER,
+        device_registry_id INTEGER,
+        registered INTEGER NOT NULL,
+        state TEXT,
+        attributes TEXT NOT NULL DEFAULT '{}',
+        last_changed TEXT,
+        last_updated TEXT,
+        PRIMARY KEY (edge_id, entity_id)
+      );
+      CREATE INDEX mirror_entities_device ON mirror_entities(edge_id, device_registry_id);
+      CREATE INDEX mirror_entities_registry_id ON mirror_entities(edge_id, id);
+      CREATE TABLE mirror_config_entries (
+        edge_id INTEGER NOT NULL REFERENCES edges(id) ON DELETE CASCADE,
+        id INTEGER NOT NULL,
+        domain TEXT NOT NULL,
+        title TEXT NOT NULL,
+        source TEXT NOT NULL,
+        state TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        PRIMARY KEY (edge_id, id)
+      );
+      CREATE TABLE mirror_automations (
+        edge_id INTEGER NOT NULL REFERENCES edges(id) ON DELETE CASCADE,
+        id TEXT NOT NULL,
+        alias TEXT NOT NULL,
+        enabled INTEGER NOT NULL,
+        mode TEXT NOT NULL,
+        webhook_id TEXT,
+        PRIMARY KEY (edge_id, id)
+      );
+      CREATE TABLE mirror_sync (
+        edge_id INTEGER PRIMARY KEY REFERENCES edges(id) ON DELETE CASCADE,
+        seq INTEGER,
+        snapshot_at TEXT,
+        updated_at TEXT NOT NULL
+      );
+    `,
+  },
+];

@@ -1,0 +1,16 @@
+import { routes } from '@smarthome/protocol';
+import type { CloudRouter, CloudServices } from '../context.ts';
+import { userOf } from '../auth/routes.ts';
+import { rowId } from '../zones/scoped.ts';
+import { transferResourceHandlers } from './resources.ts';
+import { TransferService } from './service.ts';
+
+export function mountTransferRoutes(router: CloudRouter, s: CloudServices): void {
+  const transfers = new TransferService({ database: s.database, auth: s.auth, handlers: transferResourceHandlers });
+
+  router.add(routes.createTransferRoute, async ({ auth, body }) => transfers.create(userOf(auth), body));
+  router.add(routes.listTransfersRoute, async ({ auth }) => transfers.list(userOf(auth)));
+  router.add(routes.acceptTransferRoute, async ({ auth, params }) => transfers.act(userOf(auth), rowId(params.id), 'accept'));
+  router.add(routes.declineTransferRoute, async ({ auth, params }) => transfers.act(userOf(auth), rowId(params.id), 'decline'));
+  router.add(routes.cancelTransferRoute, async ({ auth, params }) => transfers.act(userOf(auth), rowId(params.id), 'cancel'));
+}

@@ -1,0 +1,24 @@
+import path from 'node:path';
+import { routes } from '@smarthome/protocol';
+import type { CloudRouter, CloudServices } from '../context.ts';
+import { userOf } from '../auth/routes.ts';
+import { resolveScope } from '../orgs/scope.ts';
+import { rowId } from '../zones/scoped.ts';
+import { SecretBox } from './secret-box.ts';
+import { VoipService } from './service.ts';
+
+/** The AES-256-GCM key for SIP passwords, generated on first use. */
+export const voipKeyFile = (dataDir: string) => path.join(dataDir, 'voip-secret.key');
+
+export function mountVoipRoutes(router: CloudRouter, s: CloudServices): void {
+  const voip = new VoipService(() => s.database.db, new SecretBox(voipKeyFile(s.config.dataDir)));
+  const scopeOf = (c: Parameters<typeof resolveScope>[1], auth: Parameters<typeof userOf>[0]) =>
+    resolveScope(s.database.db, c, userOf(auth));
+
+  router.add(routes.createVoipAccountRoute, async ({ c, auth, body }) => voip.create(await scopeOf(c, auth), body));
+  router.add(routes.listVoipAccountsRoute, async ({ c, auth }) => voip.list(await scopeOf(c, auth)));
+  router.add(routes.deleteVoipAccountRoute, async ({ c, auth, params }) => {
+    await voip.remove(await scopeOf(c, auth), rowId(params.id));
+    return { message: 'voip account deleted' };
+  });
+}
