@@ -3,8 +3,8 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { Hono } from 'hono';
 import { serve } from '@hono/node-server';
-import { routes, type RouteSpec } from '@smarthome/protocol';
-import { SpecRouter, installErrorHandling, unauthorized } from '@smarthome/protocol/server';
+import { ServiceCallBody, routes, type RouteSpec } from '@smarthome/protocol';
+import { SpecRouter, installErrorHandling, parseOr400, unauthorized } from '@smarthome/protocol/server';
 import type { CloudConfig } from './config.ts';
 import { CloudDatabase } from './db/database.ts';
 import { createLogger, type Logger } from './log.ts';
@@ -17,6 +17,9 @@ import { mountDocs } from './docs/routes.ts';
 import { EdgeRegistry } from './edges/registry.ts';
 import { MirrorStore } from './mirror/store.ts';
 import { migrations, routeModules } from './modules.ts';
+import { TunnelHub } from './tunnel/hub.ts';
+import { AppSocketServer } from './websocket/app-socket.ts';
+import { EntityAccess } from './devices/access.ts';
 
 const ANONYMOUS: Caller = { userId: '', via: 'anonymous' };
 
@@ -35,6 +38,7 @@ export class Cloud {
   readonly services: CloudServices;
   private readonly signer: AccessTokenSigner;
   private readonly router: SpecRouter<Caller>;
+  private readonly appSocket: AppSocketServer;
   private server: Server | null = null;
 
   constructor(config: CloudConfig, opts: { log?: Logger } = {}) {
@@ -50,10 +54,38 @@ export class Cloud {
       refreshTtlSeconds: config.refreshTokenTtlSeconds,
       fastHashing: config.fastHashing ?? false,
     });
-    this.services = {
-      config, database: this.database, log: this.log, auth, throttle,
-      edges: new EdgeRegistry(this.database), mirror: new MirrorStore(this.database),
-    };
+    const edges = new EdgeRegistry(this.database);
+    const mirror = new MirrorStore(this.database);
+    const tunnel = new TunnelHub({
+      log: this.log,
+      authenticateEdge: (token) => edges.authenticateEdgeToken(token),
+      lastSeq: async (edgeId) => mirror.lastSeq(edgeId),
+      applySnapshot: async (edgeId, seq, snapshot) => mirror.replaceSnapshot(edgeId, snapshot, seq),
+      applyDelta: async (edgeId, seq, delta) => {
+        const oldState = delta.kind === 'state' ? mirror.state([edgeId], delta.state.entity_id) : null;
+        mirror.applyDelta(edgeId, delta, seq);
+        return { oldState };
+      },
+      markOnline: async (edgeId) => { await edges.markOnline(edgeId); },
+      markOffline: async (edgeId) => { await edges.markOffline(edgeId); },
+    });
+    // Revoked or re-credentialed edges lose their tunnel at once.
+    edges.on('revoked', (edge) => tunnel.disconnect(edge.id, 'revoked'));
+    edges.on('rotated', (edge) => tunnel.disconnect(edge.id, 'credentials rotated'));
+    const services = { config, database: this.database, log: this.log, auth, throttle, edges, mirror, tunnel } as CloudServices;
+    const access = new EntityAccess(services, tunnel);
+    this.services = Object.assign(services, { access });
+    this.appSocket = new AppSocketServer({
+      hub: tunnel,
+      log: this.log,
+      api: {
+        authenticate: (token) => auth.authenticate(token),
+        visibility: (userId) => access.visibility(userId),
+        states: (userId) => access.states(userId),
+        callService: (userId, domain, service, data) =>
+          access.callService(userId, domain, service, parseOr400(ServiceCallBody, data, ''), null),
+      },
+    });
     this.router = new SpecRouter<Caller>(this.app, {
       authenticate: (c, spec) => this.authenticate(c.req.header('authorization'), spec),
       bodyLimit: config.bodyLimitBytes,
@@ -107,12 +139,16 @@ export class Cloud {
     // Bound how long a client may take to send its request (slowloris).
     this.server.requestTimeout = 30_000;
     this.server.headersTimeout = 10_000;
+    this.services.tunnel.start(this.server);
+    this.appSocket.start(this.server);
   }
 
   /** Stops accepting, lets in-flight requests finish, then closes the database. */
   async stop(): Promise<void> {
     const server = this.server;
     this.server = null;
+    this.appSocket.stop();
+    await this.services.tunnel.stop();
     if (server) {
       await new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -8,6 +8,8 @@ import type { AuthService, Principal } from './auth/service.ts';
 import type { LoginThrottle } from './auth/throttle.ts';
 import type { EdgeRegistry } from './edges/registry.ts';
 import type { MirrorStore } from './mirror/store.ts';
+import type { TunnelHub } from './tunnel/hub.ts';
+import type { EntityAccess } from './devices/access.ts';
 
 /** What a route module gets: every dependency passed in, nothing imported as a singleton. */
 export interface CloudServices {
@@ -20,6 +22,10 @@ export interface CloudServices {
   edges: EdgeRegistry;
   /** read mirror of the edges' registries and states, filled by the tunnel */
   mirror: MirrorStore;
+  /** the cloud end of every edge tunnel (RPCs, state_changed) */
+  tunnel: TunnelHub;
+  /** who may see and operate edge-owned things; service calls through the tunnel */
+  access: EntityAccess;
 }
 
 /** The caller of a route; public routes get the anonymous principal. */

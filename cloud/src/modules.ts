@@ -20,6 +20,8 @@ import { billingMigrations } from './billing/tables.ts';
 import { mountEdgeRoutes } from './edges/routes.ts';
 import { mountBillingRoutes } from './billing/routes.ts';
 import { mountSmartHomeRoutes } from './smarthomes/routes.ts';
+import { mountDeviceRoutes } from './devices/routes.ts';
+import { voiceMigrations } from './devices/voice.ts';
 
 /** Every capability's migrations, in the order they must apply (append only). */
 export const migrations: Migration[] = [
@@ -34,6 +36,7 @@ export const migrations: Migration[] = [
   ...edgeMigrations,
   ...mirrorMigrations,
   ...billingMigrations,
+  ...voiceMigrations,
 ];
 
 /** Every capability's routes; one line per module. */
@@ -47,4 +50,5 @@ export const routeModules: RouteModule[] = [
   mountEdgeRoutes,
   mountBillingRoutes,
   mountSmartHomeRoutes,
+  mountDeviceRoutes,
 ];

@@ -15,6 +15,8 @@ export * from './integrations.ts';
 export * from './automations.ts';
 export * from './store-iap.ts';
 export * from './route.ts';
+export * from './edge-flows.ts';
 export * as tunnel from './tunnel.ts';
 export * as ws from './websocket.ts';
 export * as routes from './routes/index.ts';
+export * as edgeLocal from './edge-local.ts';

@@ -6,3 +6,5 @@ export * from './voip.ts';
 export * from './orgs.ts';
 export * from './edges.ts';
 export * from './billing.ts';
+export * from './devices.ts';
+export * from './automations.ts';

@@ -1,0 +1,152 @@
+import { and, eq, inArray, isNull, ne, or } from 'drizzle-orm';
+import type { EntityState } from '@smarthome/protocol';
+import { edgeOffline, forbidden, gatewayTimeout, HttpError, notFound } from '@smarthome/protocol/server';
+import type { CloudServices } from '../context.ts';
+import { edges } from '../edges/tables.ts';
+import { orgMembers } from '../orgs/tables.ts';
+import { shares } from '../authz/shares-table.ts';
+import type { TunnelHub } from '../tunnel/hub.ts';
+import { EdgeBusyError, EdgeOfflineError, EdgeTimeoutError, type RpcResult } from '../tunnel/connection.ts';
+import type { Visibility } from '../websocket/app-socket.ts';
+
+export interface EdgeGrant { edgeId: number; orgId: string | null; ownerId: string; role: 'owner' | 'admin' | 'member' }
+export interface EntityGrant { edgeId: number; entityId: string; canView: boolean; canControl: boolean; canEdit: boolean }
+
+const key = (edgeId: number, entityId: string) => `${edgeId}:${entityId}`;
+
+/**
+ * Who may see and operate which edge-owned things, in one place:
+ * - an edge's owner and the admins of its organization: everything on it;
+ * - members of its organization: view and control (can());
+ * - an entity shared into an organization (shares, resource_type "entity", resource_id the
+ *   entity_id) applies to that entity on the organization's edges and on the sharing admin's
+ *   own edges, with the share's flags.
+ */
+export class EntityAccess {
+  private readonly s: CloudServices;
+  private readonly hub: TunnelHub;
+  constructor(services: CloudServices, hub: TunnelHub) {
+    this.s = services;
+    this.hub = hub;
+  }
+  private get db() {
+    return this.s.database.db;
+  }
+
+  /** Edges the user reaches whole (not revoked); with orgId, only that organization's. */
+  async edgeGrants(userId: string, orgId: string | null = null): Promise<EdgeGrant[]> {
+    const memberships = await this.db.select({ orgId: orgMembers.orgId, role: orgMembers.role }).from(orgMembers).where(eq(orgMembers.userId, userId)).all();
+    const roles = new Map(memberships.map((m) => [m.orgId, m.role]));
+    const orgIds = orgId ? (roles.has(orgId) ? [orgId] : []) : [...roles.keys()];
+    const rows = await this.db.select().from(edges).where(and(
+      ne(edges.status, 'revoked'),
+      orgId
+        ? inArray(edges.orgId, orgIds)
+        : or(and(eq(edges.userId, userId), isNull(edges.orgId)), orgIds.length ? inArray(edges.orgId, orgIds) : undefined),
+    )).all();
+    return rows.map((e) => ({
+      edgeId: e.id, orgId: e.orgId, ownerId: e.userId,
+      role: e.userId === userId ? 'owner' : (e.orgId && roles.get(e.orgId) === 'admin' ? 'admin' : 'member'),
+    }));
+  }
+
+  /** Entities shared with the user, resolved to the edges they live on. */
+  async entityGrants(userId: string, orgId: string | null = null): Promise<EntityGrant[]> {
+    const memberOrgs = this.db.select({ orgId: orgMembers.orgId }).from(orgMembers).where(eq(orgMembers.userId, userId));
+    const rows = await this.db.select().from(shares).where(and(
+      eq(shares.resourceType, 'entity'),
+      orgId ? eq(shares.orgId, orgId) : inArray(shares.orgId, memberOrgs),
+      or(isNull(shares.userId), eq(shares.userId, userId)),
+    )).all();
+    if (!rows.length) return [];
+    const out = new Map<string, EntityGrant>();
+    for (const share of rows) {
+      const owning = await this.db.select({ id: edges.id }).from(edges).where(and(
+        ne(edges.status, 'revoked'),
+        or(eq(edges.orgId, share.orgId), and(eq(edges.userId, share.createdBy), isNull(edges.orgId))),
+      )).all();
+      for (const { id } of owning) {
+        const k = key(id, share.resourceId);
+        const prev = out.get(k) ?? { edgeId: id, entityId: share.resourceId, canView: false, canControl: false, canEdit: false };
+        out.set(k, { ...prev, canView: prev.canView || share.canView || share.canControl || share.canEdit, canControl: prev.canControl || share.canControl, canEdit: prev.canEdit || share.canEdit });
+      }
+    }
+    return [...out.values()];
+  }
+
+  async visibility(userId: string): Promise<Visibility> {
+    const [edgeList, shared] = await Promise.all([this.edgeGrants(userId), this.entityGrants(userId)]);
+    return { edges: new Set(edgeList.map((e) => e.edgeId)), entities: new Set(shared.filter((g) => g.canView).map((g) => key(g.edgeId, g.entityId))) };
+  }
+
+  /** Current states the user may view, from the mirror (answers while edges are offline). */
+  async states(userId: string, orgId: string | null = null): Promise<EntityState[]> {
+    const [edgeList, shared] = await Promise.all([this.edgeGrants(userId, orgId), this.entityGrants(userId, orgId)]);
+    const edgeIds = edgeList.map((e) => e.edgeId);
+    const out = this.s.mirror.states(edgeIds).map((s) => ({ ...s }));
+    const whole = new Set(edgeIds);
+    for (const g of shared) {
+      if (!g.canView || whole.has(g.edgeId)) continue;
+      const st = this.s.mirror.state([g.edgeId], g.entityId);
+      if (st) out.push(st);
+    }
+    return out;
+  }
+
+  /** Finds the entity the user may act on: 404 when invisible, 403 when visible but not allowed. */
+  async resolveEntity(userId: string, entityId: string, action: 'view' | 'control'): Promise<{ edgeId: number; state: EntityState }> {
+    const edgeList = await this.edgeGrants(userId);
+    for (const e of edgeList) {
+      const st = this.s.mirror.state([e.edgeId], entityId);
+      if (st) return { edgeId: e.edgeId, state: { ...st, edge_id: e.edgeId } };
+    }
+    for (const g of await this.entityGrants(userId)) {
+      if (g.entityId !== entityId || !g.canView) continue;
+      const st = this.s.mirror.state([g.edgeId], entityId);
+      if (!st) continue;
+      if (action === 'control' && !g.canControl) throw forbidden();
+      return { edgeId: g.edgeId, state: { ...st, edge_id: g.edgeId } };
+    }
+    throw notFound('entity not found');
+  }
+
+  /** Calls a service on entities, each relayed to its edge (control permission per entity). */
+  async callService(userId: string, domain: string, service: string, body: { entity_id: string | string[]; [k: string]: unknown }, remoteAddr: string | null): Promise<{ changed_states: EntityState[] }> {
+    const ids = Array.isArray(body.entity_id) ? body.entity_id : [body.entity_id];
+    const byEdge = new Map<number, string[]>();
+    for (const id of ids) {
+      const { edgeId } = await this.resolveEntity(userId, id, 'control');
+      byEdge.set(edgeId, [...(byEdge.get(edgeId) ?? []), id]);
+    }
+    const changed: EntityState[] = [];
+    for (const [edgeId, entityIds] of byEdge) {
+      const res = await this.relay(edgeId, 'POST', `/v1/services/${domain}/${service}`,
+        { ...body, entity_id: entityIds.length === 1 ? entityIds[0] : entityIds }, { userId, remoteAddr });
+      const out = passThrough(res) as { changed_states?: EntityState[] };
+      changed.push(...(out?.changed_states ?? []).map((st) => ({ ...st, edge_id: edgeId })));
+    }
+    return { changed_states: changed };
+  }
+
+  /** Relays a call into an edge's local API; tunnel failures become 503/504. */
+  async relay(edgeId: number, method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', path: string, body: unknown, origin: { userId: string | null; remoteAddr: string | null }): Promise<RpcResult> {
+    try {
+      return await this.hub.request(edgeId, { method, path, body, origin: { via: 'cloud', user_id: origin.userId, remote_addr: origin.remoteAddr } });
+    } catch (err) {
+      if (err instanceof EdgeOfflineError) throw edgeOffline();
+      if (err instanceof EdgeTimeoutError) throw gatewayTimeout();
+      if (err instanceof EdgeBusyError) throw new HttpError(503, 'edge_busy', { headers: { 'Retry-After': '1' } });
+      throw err;
+    }
+  }
+}
+
+/** Turns an edge's answer into the cloud's: success passes through, errors keep their status and body. */
+export function passThrough(res: RpcResult): unknown {
+  if (res.status >= 400) {
+    const body = (res.body ?? {}) as Record<string, unknown>;
+    const text = typeof body.message === 'string' ? body.message : typeof body.error === 'string' ? body.error : 'edge error';
+    throw new HttpError(res.status >= 500 && res.status !== 503 && res.status !== 504 ? 502 : res.status, text);
+  }
+  return res.body;
+}

@@ -1,0 +1,145 @@
+import { routes, type Edge } from '@smarthome/protocol';
+import { badRequest, forbidden, notFound } from '@smarthome/protocol/server';
+import { clientAddress, type CloudRouter, type CloudServices } from '../context.ts';
+import { userOf } from '../auth/routes.ts';
+import { can } from '../authz/can.ts';
+import { edgeResource } from '../edges/registry.ts';
+import { resolveScope, type Scope } from '../orgs/scope.ts';
+import { assertWithinLimit } from '../billing/plans.ts';
+import { passThrough } from './access.ts';
+import { FlowDirectory } from './flows.ts';
+import { VoiceExposure } from './voice.ts';
+
+/** Loads an edge the caller may act on: 404 when invisible, 403 when the action is not allowed. */
+async function loadEdge(s: CloudServices, userId: string, id: number, action: 'view' | 'edit'): Promise<Edge> {
+  const edge = await s.edges.get(id);
+  if (!edge || edge.status === 'revoked' || !(await can(s.database.db, userId, 'view', edgeResource(edge)))) throw notFound('edge not found');
+  if (action === 'edit' && !(await can(s.database.db, userId, 'edit', edgeResource(edge)))) throw forbidden();
+  return edge;
+}
+
+/** The edge a scoped call is about: the given edge_id, or the scope's only edge. */
+async function pickEdge(s: CloudServices, scope: Scope, edgeId: number | undefined, action: 'view' | 'edit'): Promise<Edge> {
+  if (edgeId !== undefined) {
+    const edge = await loadEdge(s, scope.userId, edgeId, action);
+    if (scope.orgId && edge.org_id !== scope.orgId) throw notFound('edge not found');
+    return edge;
+  }
+  const candidates = (await s.edges.list(scope)).filter((e) => e.status !== 'revoked' && e.location === 'home');
+  if (candidates.length === 0) throw notFound('no edge in scope');
+  if (candidates.length > 1) throw badRequest('edge_id: required when the scope has several edges');
+  return loadEdge(s, scope.userId, candidates[0].id, action);
+}
+
+export function mountDeviceRoutes(router: CloudRouter, s: CloudServices): void {
+  const access = s.access;
+  const flows = new FlowDirectory();
+  const voice = new VoiceExposure(s.database);
+  const origin = (userId: string, c: Parameters<typeof clientAddress>[0]) => ({ userId, remoteAddr: clientAddress(c) });
+
+  router.add(routes.listDevicesRoute, async ({ auth, c, query }) => {
+    const scope = await resolveScope(s.database.db, c, userOf(auth));
+    let ids = (await access.edgeGrants(scope.userId, scope.orgId)).map((g) => g.edgeId);
+    if (query.edge_id) ids = ids.filter((id) => id === Number(query.edge_id));
+    return s.mirror.devices(ids);
+  });
+
+  router.add(routes.getDeviceRoute, async ({ auth, params, query }) => {
+    let ids = (await access.edgeGrants(userOf(auth))).map((g) => g.edgeId);
+    if (query.edge_id) ids = ids.filter((id) => id === Number(query.edge_id));
+    const found = s.mirror.findDevice(ids, Number(params.id));
+    if (!found) throw notFound('device not found');
+    return found;
+  });
+
+  router.add(routes.listStatesRoute, async ({ auth, c }) => {
+    const scope = await resolveScope(s.database.db, c, userOf(auth));
+    return access.states(scope.userId, scope.orgId);
+  });
+
+  router.add(routes.getStateRoute, async ({ auth, params }) => (await access.resolveEntity(userOf(auth), params.entity_id, 'view')).state);
+
+  router.add(routes.callServiceRoute, async ({ auth, params, body, c }) =>
+    access.callService(userOf(auth), params.domain, params.service, body, clientAddress(c)));
+
+  router.add(routes.edgeMqttCredentialsRoute, async ({ auth, params, c }) => {
+    const userId = userOf(auth);
+    if (!/^[0-9]+$/.test(params.id)) throw notFound('edge not found');
+    const edge = await loadEdge(s, userId, Number(params.id), 'edit');
+    return passThrough(await access.relay(edge.id, 'POST', '/v1/mqtt/credentials', { role: 'device' }, origin(userId, c))) as never;
+  });
+
+  router.add(routes.voiceEndpointsRoute, async ({ auth, c }) => {
+    const scope = await resolveScope(s.database.db, c, userOf(auth));
+    return voice.list(scope.userId, await access.states(scope.userId, scope.orgId));
+  });
+  router.add(routes.putVoiceEndpointRoute, async ({ auth, params, body }) => {
+    const userId = userOf(auth);
+    const { state } = await access.resolveEntity(userId, params.entity_id, 'view');
+    await voice.set(userId, params.entity_id, body.exposed);
+    return (await voice.list(userId, [state]))[0];
+  });
+
+  // Config flows run on an edge; the cloud remembers which edge each flow lives on.
+  router.add(routes.flowHandlersRoute, async ({ auth, c, query }) => {
+    const scope = await resolveScope(s.database.db, c, userOf(auth));
+    const edge = await pickEdge(s, scope, query.edge_id ? Number(query.edge_id) : undefined, 'view');
+    return passThrough(await access.relay(edge.id, 'GET', '/v1/config_flow/handlers', undefined, origin(scope.userId, c))) as never;
+  });
+  router.add(routes.startFlowRoute, async ({ auth, c, body }) => {
+    const scope = await resolveScope(s.database.db, c, userOf(auth));
+    const edge = await pickEdge(s, scope, body.edge_id, 'edit');
+    await assertWithinLimit(s, scope, 'config_entries');
+    const out = passThrough(await access.relay(edge.id, 'POST', '/v1/config_flow', { handler: body.handler }, origin(scope.userId, c))) as { flowId?: string };
+    if (out?.flowId) flows.remember(out.flowId, edge.id, scope.userId);
+    return out as never;
+  });
+  router.add(routes.advanceFlowRoute, async ({ auth, c, params, body }) => {
+    const userId = userOf(auth);
+    const flow = flows.get(params.flowId, userId);
+    if (!flow) throw notFound('flow not found');
+    const out = passThrough(await access.relay(flow.edgeId, 'POST', `/v1/config_flow/${encodeURIComponent(params.flowId)}/advance`, body, origin(userId, c))) as { type?: string };
+    if (out?.type === 'create_entry' || out?.type === 'abort') flows.forget(params.flowId);
+    return out as never;
+  });
+  router.add(routes.deleteFlowRoute, async ({ auth, c, params }) => {
+    const userId = userOf(auth);
+    const flow = flows.get(params.flowId, userId);
+    if (!flow) throw notFound('flow not found');
+    flows.forget(params.flowId);
+    return passThrough(await access.relay(flow.edgeId, 'DELETE', `/v1/config_flow/${encodeURIComponent(params.flowId)}`, undefined, origin(userId, c))) as never;
+  });
+  router.add(routes.listEntriesRoute, async ({ auth, c, query }) => {
+    const scope = await resolveScope(s.database.db, c, userOf(auth));
+    let ids = (await access.edgeGrants(scope.userId, scope.orgId)).map((g) => g.edgeId);
+    if (query.edge_id) ids = ids.filter((id) => id === Number(query.edge_id));
+    return s.mirror.configEntries(ids);
+  });
+  router.add(routes.deleteEntryRoute, async ({ auth, c, params, query }) => {
+    const scope = await resolveScope(s.database.db, c, userOf(auth));
+    let grants = await access.edgeGrants(scope.userId, scope.orgId);
+    if (query.edge_id) grants = grants.filter((g) => g.edgeId === Number(query.edge_id));
+    const owner = grants.find((g) => s.mirror.configEntries([g.edgeId]).some((e) => e.id === Number(params.id)));
+    if (!owner) throw notFound('config entry not found');
+    if (owner.role === 'member') throw forbidden();
+    return passThrough(await access.relay(owner.edgeId, 'DELETE', `/v1/config_entries/${params.id}`, undefined, origin(scope.userId, c))) as never;
+  });
+
+  router.add(routes.browseMediaRoute, async ({ auth, c, query }) => {
+    const scope = await resolveScope(s.database.db, c, userOf(auth));
+    const edge = await pickEdge(s, scope, query.edge_id ? Number(query.edge_id) : undefined, 'view');
+    const qs = new URLSearchParams();
+    if (query.uri) qs.set('uri', query.uri);
+    if (query.target_media_player) qs.set('target_media_player', query.target_media_player);
+    return passThrough(await access.relay(edge.id, 'GET', `/v1/media-source/browse${qs.size ? `?${qs}` : ''}`, undefined, origin(scope.userId, c))) as never;
+  });
+  router.add(routes.resolveMediaRoute, async ({ auth, c, body }) => {
+    const scope = await resolveScope(s.database.db, c, userOf(auth));
+    const edge = await pickEdge(s, scope, body.edge_id, 'view');
+    const out = passThrough(await access.relay(edge.id, 'POST', '/v1/media-source/resolve', { uri: body.uri, target_media_player: body.target_media_player }, origin(scope.userId, c))) as { url: string; mime_type: string; extra: Record<string, unknown> };
+    // Edge URLs are only reachable on the LAN; hand out the cloud's proxy for the same signed path.
+    const edgePath = new URL(out.url, 'http://edge').pathname;
+    const base = s.config.publicUrl ?? new URL(c.req.url).origin;
+    return { ...out, url: `${base}/v1/edges/${edge.id}/media${edgePath.replace(/^\/v1\/media/, '')}`, extra: { ...out.extra, edge_url: out.url } };
+  });
+}

@@ -1,0 +1,107 @@
+import { Hono, type Context } from 'hono';
+import { buildOpenApiDocument, type MqttCredentials } from '@smarthome/protocol';
+import {
+  edgeCallServiceRoute, edgeCreateMqttCredentialsRoute, edgeDeleteMqttUserRoute, edgeGetDeviceRoute, edgeGetStateRoute,
+  edgeHealthRoute, edgeListDevicesRoute, edgeListMqttUsersRoute, edgeListStatesRoute, type CreateMqttCredentialsBody, type MqttUser,
+} from '@smarthome/protocol/edge-local';
+import { SpecRouter, badRequest, conflict, installErrorHandling, notFound, unauthorized, type Handled } from '@smarthome/protocol/server';
+import type { RouteSpec } from '@smarthome/protocol';
+import type { LocalTokenStore } from '../auth/tokens.ts';
+import { ConflictError } from '../errors.ts';
+import type { Logger } from '../log.ts';
+import type { Registry } from '../registry/registry.ts';
+import { ServiceCallError, UnknownEntityError, type ServiceRegistry } from '../services/services.ts';
+import type { StateMachine } from '../states/state-machine.ts';
+
+/** Who is calling: a local token, or the edge's own tunnel (in-process, already authorized by the cloud). */
+export type Caller = { kind: 'public' } | { kind: 'token'; tokenId: number } | { kind: 'trusted'; via: string };
+
+/** Hono `env` for in-process calls (the tunnel): `{ trusted: { via: 'cloud' } }` skips the bearer check. */
+export interface TrustedEnv {
+  trusted?: { via: string };
+}
+
+export interface ApiDeps {
+  registry: Registry;
+  states: StateMachine;
+  services: ServiceRegistry;
+  tokens: LocalTokenStore;
+  log: Logger;
+  createMqttCredentials(input: CreateMqttCredentialsBody): Promise<MqttCredentials>;
+  listMqttUsers(): MqttUser[];
+  deleteMqttUser(username: string): boolean;
+}
+
+function authenticate(tokens: LocalTokenStore) {
+  return async (c: Context, spec: RouteSpec): Promise<Caller> => {
+    if (spec.auth === 'none') return { kind: 'public' };
+    const env = c.env as TrustedEnv | undefined;
+    if (env && typeof env === 'object' && env.trusted && typeof env.trusted.via === 'string') return { kind: 'trusted', via: env.trusted.via };
+    const header = c.req.header('authorization') ?? '';
+    const match = /^Bearer\s+(\S+)$/i.exec(header);
+    const tokenId = match ? tokens.verify(match[1]) : null;
+    if (tokenId === null) throw unauthorized();
+    return { kind: 'token', tokenId };
+  };
+}
+
+/** The edge's local HTTP API (same paths and shapes as the cloud for what the edge owns). */
+export function createApiApp(deps: ApiDeps): Hono {
+  const app = new Hono();
+  installErrorHandling(app, deps.log);
+  const router = new SpecRouter<Caller>(app, { authenticate: authenticate(deps.tokens) });
+  const { registry, states, services } = deps;
+
+  router.add(edgeHealthRoute, () => ({ status: 'ok' as const }));
+
+  router.add(edgeListDevicesRoute, () => registry.listDevices());
+
+  router.add(edgeGetDeviceRoute, ({ params }: Handled<{ id: string }, unknown, unknown, Caller>) => {
+    const device = registry.getDevice(Number(params.id));
+    if (!device) throw notFound('device not found');
+    return { device, entities: registry.entitiesOfDevice(device.id) };
+  });
+
+  router.add(edgeListStatesRoute, () => states.all());
+
+  router.add(edgeGetStateRoute, ({ params }) => {
+    const state = states.get(params.entity_id);
+    if (!state) throw notFound(`entity ${params.entity_id} not found`);
+    return state;
+  });
+
+  router.add(edgeCallServiceRoute, async ({ params, body }) => {
+    const { entity_id: target, ...data } = body;
+    const entityIds = Array.isArray(target) ? target : [target];
+    try {
+      const changed = await services.call({ domain: params.domain, service: params.service, entity_ids: entityIds, data });
+      return { changed_states: changed };
+    } catch (err) {
+      if (err instanceof UnknownEntityError) throw notFound(err.message);
+      if (err instanceof ServiceCallError) throw badRequest(err.message);
+      throw err;
+    }
+  });
+
+  router.add(edgeCreateMqttCredentialsRoute, async ({ body }) => {
+    try {
+      return await deps.createMqttCredentials(body);
+    } catch (err) {
+      if (err instanceof ConflictError) throw conflict(err.message);
+      throw err;
+    }
+  });
+
+  router.add(edgeListMqttUsersRoute, () => deps.listMqttUsers());
+
+  router.add(edgeDeleteMqttUserRoute, ({ params }) => {
+    if (!deps.deleteMqttUser(params.username)) throw notFound(`MQTT user ${params.username} not found`);
+    return { message: `MQTT user ${params.username} deleted` };
+  });
+
+  const doc = () => buildOpenApiDocument(router.routes, { title: 'Smart-home edge local API' });
+  let cached: ReturnType<typeof doc> | null = null;
+  app.get('/openapi.json', (c) => c.json((cached ??= doc())));
+
+  return app;
+}

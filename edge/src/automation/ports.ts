@@ -1,0 +1,92 @@
+/**
+ * What the automation engine needs from the edge core. The core adapts its state
+ * machine, service registry, MQTT broker and event bus to these ports; memory-ports.ts
+ * has in-memory versions used by the tests and the benchmark.
+ */
+import type Database from 'better-sqlite3';
+import type { EntityState } from '@smarthome/protocol';
+import type { CallUrlOptions } from './call-url.ts';
+
+export interface StateChange {
+  entity_id: string;
+  old_state: EntityState | null;
+  new_state: EntityState | null;
+}
+
+export interface StatePort {
+  get(entityId: string): EntityState | undefined;
+  all(): EntityState[];
+  /** Called synchronously for every state change; returns an unsubscribe function. */
+  onStateChanged(listener: (event: StateChange) => void): () => void;
+}
+
+export interface ServicePort {
+  /** `data.entity_id` carries the target (string or array) when the action names one. */
+  call(domain: string, service: string, data: Record<string, unknown>): Promise<unknown>;
+}
+
+export interface MqttPort {
+  /** MQTT topic filter with + and # wildcards. */
+  subscribe(topicFilter: string, listener: (topic: string, payload: string) => void): () => void;
+  publish?(topic: string, payload: string, options?: { retain?: boolean; qos?: 0 | 1 }): Promise<void> | void;
+}
+
+export interface EventBusPort {
+  fire(eventType: string, data: Record<string, unknown>): void;
+  /** `'*'` listens to every event. */
+  on(eventType: string, listener: (eventType: string, data: Record<string, unknown>) => void): () => void;
+}
+
+export type TimerHandle = unknown;
+export interface Clock {
+  /** epoch milliseconds */
+  now(): number;
+  setTimeout(fn: () => void, ms: number): TimerHandle;
+  clearTimeout(handle: TimerHandle): void;
+}
+
+export const systemClock: Clock = {
+  now: () => Date.now(),
+  setTimeout: (fn, ms) => {
+    const t = setTimeout(fn, ms);
+    t.unref?.();
+    return t;
+  },
+  clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout),
+};
+
+/** The cloud's plan limit (403 plan_limit_reached); the edge default allows everything. */
+export interface PlanLimit {
+  assertCanCreate(currentCount: number): void | Promise<void>;
+}
+
+/** `lan-allowed` on a home edge; `public-only` on a cloud replica (SSRF protection). */
+export type UrlPolicy = 'lan-allowed' | 'public-only';
+
+export interface AutomationLogger {
+  debug(msg: string, ...rest: unknown[]): void;
+  info(msg: string, ...rest: unknown[]): void;
+  warn(msg: string, ...rest: unknown[]): void;
+  error(msg: string, err?: unknown): void;
+}
+
+export interface AutomationDeps {
+  /** the edge's own better-sqlite3 connection; the engine creates its automation_* tables on it */
+  sqlite: Database.Database;
+  states: StatePort;
+  services: ServicePort;
+  mqtt?: MqttPort;
+  events?: EventBusPort;
+  clock?: Clock;
+  planLimit?: PlanLimit;
+  log?: AutomationLogger;
+  /** this edge's id in the cloud (echoed in Automation.edge_id) */
+  edgeId?: number | null;
+  callUrl?: CallUrlOptions;
+  /** webhook flood control; defaults: 10 requests/s, burst 20 per webhook_id */
+  webhookRate?: { perSecond: number; burst: number };
+  /** keep this many runs per automation (and as many failed runs): default 20 */
+  traceRetention?: number;
+  /** hard cap on repeat iterations in one repeat action: default 10,000 */
+  maxRepeat?: number;
+}

@@ -1,0 +1,78 @@
+import type { Context } from 'hono';
+import { routes } from '@smarthome/protocol';
+import { HttpError, badRequest, notFound, rateLimited, readBodyBytes, type SpecRouter } from '@smarthome/protocol/server';
+import { AutomationError, type AutomationEngine, type WebhookOrigin, type WebhookResult } from './engine.ts';
+
+/** 1 MiB, counted on the bytes actually read. */
+export const WEBHOOK_BODY_LIMIT = 1024 * 1024;
+
+export interface AutomationRouteDeps {
+  engine: AutomationEngine;
+}
+
+function toHttp(err: unknown): unknown {
+  if (err instanceof AutomationError) return new HttpError(err.status, err.message);
+  return err;
+}
+
+function webhookError(r: WebhookResult): HttpError | null {
+  if (r.status === 200) return null;
+  if (r.status === 429) return rateLimited(r.retryAfter);
+  return r.status === 400 ? badRequest(r.message) : notFound(r.message);
+}
+
+/**
+ * Where a webhook call came from. A request that reaches this app in-process through the
+ * cloud tunnel carries `env.trusted.via` (see edge/src/api/app.ts): that is a cloud call,
+ * never a local one. Anything arriving on the HTTP listener is local.
+ */
+export function webhookOrigin(c: Context): WebhookOrigin {
+  const env = c.env as { trusted?: { via?: unknown } } | undefined;
+  return env && typeof env === 'object' && env.trusted ? 'cloud' : 'local';
+}
+
+function remoteAddress(c: Context): string | null {
+  const incoming = (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming;
+  return incoming?.socket?.remoteAddress ?? null;
+}
+
+/** The edge's local automation API (same paths and shapes as the cloud) plus the local webhook receiver. */
+export function mountAutomationRoutes(router: SpecRouter<any>, deps: AutomationRouteDeps): void {
+  const { engine } = deps;
+  router.add(routes.createAutomationRoute, async ({ body }) => {
+    try { return await engine.create(body); } catch (err) { throw toHttp(err); }
+  });
+  router.add(routes.listAutomationsRoute, () => engine.list());
+  router.add(routes.getAutomationRoute, ({ params }) => {
+    const a = engine.get(params.id);
+    if (!a) throw notFound('automation not found');
+    return a;
+  });
+  router.add(routes.updateAutomationRoute, ({ params, body }) => {
+    try { return engine.update(params.id, body); } catch (err) { throw toHttp(err); }
+  });
+  router.add(routes.deleteAutomationRoute, ({ params }) => {
+    if (!engine.remove(params.id)) throw notFound('automation not found');
+    return { message: 'automation deleted' };
+  });
+  router.add(routes.automationTracesRoute, ({ params }) => {
+    if (!engine.get(params.id)) throw notFound('automation not found');
+    return engine.traces(params.id);
+  });
+  router.add(routes.automationWebhookRoute, async ({ c, params }) => {
+    // 404 / 429 before reading the body: a flood or a guess costs no body bytes
+    const origin = webhookOrigin(c);
+    const pre = webhookError(engine.webhookPrecheck(params.webhook_id, origin));
+    if (pre) throw pre;
+    const bytes = await readBodyBytes(c, WEBHOOK_BODY_LIMIT);
+    let body: unknown;
+    try {
+      body = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+    } catch (err) {
+      throw badRequest(bytes.byteLength === 0 ? 'body must be a JSON object' : 'malformed JSON body', err);
+    }
+    const out = webhookError(engine.dispatchWebhook(params.webhook_id, body, origin, { remote_addr: origin === 'local' ? remoteAddress(c) : null, method: c.req.method }));
+    if (out) throw out;
+    return c.body(null, 200);
+  });
+}

@@ -1,0 +1,77 @@
+import { parseArgs } from 'node:util';
+import type { EdgeConfig } from './edge.ts';
+
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
+function port(value: string | undefined, fallback: number, what: string): number {
+  if (value === undefined || value === '') return fallback;
+  if (!/^\d+$/.test(value) || Number(value) > 65535) throw new UsageError(`${what} must be a port number (0-65535), got "${value}"`);
+  return Number(value);
+}
+
+export type Command =
+  | { kind: 'run'; config: EdgeConfig }
+  | { kind: 'token-create'; dataDir: string; name: string }
+  | { kind: 'help' };
+
+export const USAGE = `usage:
+  pnpm edge [--port P] [--mqtt-port M] [--data-dir D] [--cloud-url URL --token T] [--cloud-replica]
+  pnpm edge token create [--name N] [--data-dir D]
+
+  --port        HTTP port of the local API (EDGE_PORT, default 8123; 0 = any free port)
+  --mqtt-port   MQTT broker port (MQTT_PORT, default 1883; 0 = any free port)
+  --data-dir    where the SQLite database lives (DATA_DIR, default ./data/edge)
+  --cloud-url, --token, --cloud-replica  pairing with a cloud (CLOUD_URL, EDGE_TOKEN)`;
+
+/** Flags win over environment variables. */
+export function parseCommand(argv: string[], env: NodeJS.ProcessEnv): Command {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      strict: true,
+      options: {
+        port: { type: 'string' },
+        'mqtt-port': { type: 'string' },
+        'data-dir': { type: 'string' },
+        'cloud-url': { type: 'string' },
+        token: { type: 'string' },
+        'cloud-replica': { type: 'boolean' },
+        name: { type: 'string' },
+        'log-level': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) return { kind: 'help' };
+  const dataDir = values['data-dir'] ?? (env.DATA_DIR || './data/edge');
+  if (positionals.length > 0) {
+    if (positionals[0] === 'token' && positionals[1] === 'create' && positionals.length === 2) {
+      return { kind: 'token-create', dataDir, name: values.name ?? 'cli' };
+    }
+    throw new UsageError(`unknown command: ${positionals.join(' ')}`);
+  }
+  const logLevel = values['log-level'] ?? env.LOG_LEVEL;
+  if (logLevel !== undefined && !['debug', 'info', 'warn', 'error', 'silent'].includes(logLevel)) throw new UsageError(`unknown log level ${logLevel}`);
+  return {
+    kind: 'run',
+    config: {
+      port: port(values.port ?? env.EDGE_PORT, 8123, '--port'),
+      mqttPort: port(values['mqtt-port'] ?? env.MQTT_PORT, 1883, '--mqtt-port'),
+      dataDir,
+      cloudUrl: values['cloud-url'] ?? (env.CLOUD_URL || undefined),
+      token: values.token ?? (env.EDGE_TOKEN || undefined),
+      cloudReplica: values['cloud-replica'] ?? false,
+      logLevel: logLevel as EdgeConfig['logLevel'],
+    },
+  };
+}

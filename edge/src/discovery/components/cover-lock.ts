@@ -1,0 +1,108 @@
+import { commandPayload, command, isOptimistic, num, numberArg, optStr, str, toNumber, value } from './helpers.ts';
+import { ServiceError, type Cfg, type Component, type Ctx, type ServiceResult } from './types.ts';
+
+// ---- cover ----
+const positions = (cfg: Cfg) => ({ open: num(cfg, 'position_open', 100), closed: num(cfg, 'position_closed', 0) });
+const toPercent = (cfg: Cfg, raw: number) => {
+  const { open, closed } = positions(cfg);
+  return Math.max(0, Math.min(100, Math.round(((raw - closed) * 100) / (open - closed || 1))));
+};
+const fromPercent = (cfg: Cfg, pct: number) => {
+  const { open, closed } = positions(cfg);
+  return Math.round(closed + (pct * (open - closed)) / 100);
+};
+const coverOptimistic = (cfg: Cfg) => cfg.optimistic === true || (!optStr(cfg, 'state_topic') && !optStr(cfg, 'position_topic'));
+
+function coverMove(ctx: Ctx, payloadKey: string, fallback: string, state: string, position?: number): ServiceResult {
+  const payload = ctx.cfg[payloadKey] === null ? null : str(ctx.cfg, payloadKey, fallback);
+  if (payload === null) throw new ServiceError(`this cover has no ${payloadKey}`);
+  return {
+    commands: [command(ctx, 'command_topic', payload)],
+    optimistic: coverOptimistic(ctx.cfg) ? { state, attrs: position === undefined ? {} : { current_position: position } } : undefined,
+  };
+}
+
+export const coverComponent: Component = {
+  domain: 'cover',
+  validate: (cfg) => (optStr(cfg, 'command_topic') || optStr(cfg, 'set_position_topic') ? null : 'command_topic or set_position_topic is required'),
+  staticAttributes: (cfg) => (cfg.device_class ? { device_class: cfg.device_class } : {}),
+  stateHandlers: {
+    state_topic: (payload, ctx) => {
+      const v = value(ctx, 'value_template', payload);
+      const c = ctx.cfg;
+      if (v === str(c, 'state_open', 'open')) return { state: 'open' };
+      if (v === str(c, 'state_opening', 'opening')) return { state: 'opening' };
+      if (v === str(c, 'state_closed', 'closed')) return { state: 'closed' };
+      if (v === str(c, 'state_closing', 'closing')) return { state: 'closing' };
+      if (v === str(c, 'state_stopped', 'stopped')) {
+        const pos = ctx.attrs.current_position;
+        return { state: typeof pos === 'number' && pos === 0 ? 'closed' : 'open' };
+      }
+      if (v === 'None') return { state: null };
+      return null;
+    },
+    position_topic: (payload, ctx) => {
+      const n = toNumber(value(ctx, 'position_template', payload));
+      if (n === undefined) return null;
+      const pct = toPercent(ctx.cfg, n);
+      return optStr(ctx.cfg, 'state_topic') ? { attrs: { current_position: pct } } : { state: pct === 0 ? 'closed' : 'open', attrs: { current_position: pct } };
+    },
+  },
+  services: {
+    open_cover: (ctx) => coverMove(ctx, 'payload_open', 'OPEN', 'open', 100),
+    close_cover: (ctx) => coverMove(ctx, 'payload_close', 'CLOSE', 'closed', 0),
+    stop_cover: (ctx) => coverMove(ctx, 'payload_stop', 'STOP', ctx.state ?? 'open'),
+    set_cover_position: (ctx, data) => {
+      const pct = numberArg(data, 'position', { min: 0, max: 100, required: true }) as number;
+      const raw = fromPercent(ctx.cfg, pct);
+      const payload = optStr(ctx.cfg, 'set_position_template')
+        ? ctx.tpl.render(ctx.cfg.set_position_template as string, { position: raw, value: raw })
+        : String(raw);
+      return {
+        commands: [command(ctx, 'set_position_topic', payload)],
+        optimistic: coverOptimistic(ctx.cfg) || !optStr(ctx.cfg, 'position_topic')
+          ? { state: pct === 0 ? 'closed' : 'open', attrs: { current_position: pct } } : undefined,
+      };
+    },
+  },
+};
+
+// ---- lock ----
+const LOCK_STATES: [string, string, string][] = [
+  ['state_locked', 'LOCKED', 'locked'],
+  ['state_unlocked', 'UNLOCKED', 'unlocked'],
+  ['state_locking', 'LOCKING', 'locking'],
+  ['state_unlocking', 'UNLOCKING', 'unlocking'],
+  ['state_jammed', 'JAMMED', 'jammed'],
+  ['state_open', 'OPEN', 'open'],
+  ['state_opening', 'OPENING', 'opening'],
+];
+
+function lockCommand(ctx: Ctx, payloadKey: string, fallback: string, state: string): ServiceResult {
+  return {
+    commands: [command(ctx, 'command_topic', commandPayload(ctx, 'command_template', str(ctx.cfg, payloadKey, fallback)))],
+    optimistic: isOptimistic(ctx.cfg) ? { state } : undefined,
+  };
+}
+
+export const lockComponent: Component = {
+  domain: 'lock',
+  validate: (cfg) => (optStr(cfg, 'command_topic') ? null : 'command_topic is required'),
+  staticAttributes: (cfg) => (cfg.code_format ? { code_format: cfg.code_format } : {}),
+  stateHandlers: {
+    state_topic: (payload, ctx) => {
+      const v = value(ctx, 'value_template', payload);
+      for (const [key, def, state] of LOCK_STATES) if (v === str(ctx.cfg, key, def)) return { state };
+      if (v === 'None') return { state: null };
+      return null;
+    },
+  },
+  services: {
+    lock: (ctx) => lockCommand(ctx, 'payload_lock', 'LOCK', 'locked'),
+    unlock: (ctx) => lockCommand(ctx, 'payload_unlock', 'UNLOCK', 'unlocked'),
+    open: (ctx) => {
+      if (!optStr(ctx.cfg, 'payload_open')) throw new ServiceError('this lock does not support open');
+      return lockCommand(ctx, 'payload_open', 'OPEN', 'open');
+    },
+  },
+};

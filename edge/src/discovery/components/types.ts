@@ -1,0 +1,52 @@
+import type { TemplateEngine } from '../../templates/template.ts';
+
+/** A discovery config with abbreviations expanded. */
+export type Cfg = Record<string, unknown>;
+
+export interface Ctx {
+  cfg: Cfg;
+  tpl: TemplateEngine;
+  /** last real state (not masked by availability) */
+  state: string | null;
+  /** current component attributes (brightness, current_position, …) */
+  attrs: Record<string, unknown>;
+}
+
+/** A change to apply: `state` when present; `attrs` merged (undefined values delete). */
+export interface Update {
+  state?: string | null;
+  attrs?: Record<string, unknown>;
+}
+
+export interface Command {
+  topic: string;
+  payload: string;
+}
+
+export interface ServiceResult {
+  commands: Command[];
+  /** applied at once when the entity is optimistic (no state topic, or optimistic: true) */
+  optimistic?: Update;
+}
+
+export type StateHandler = (payload: string, ctx: Ctx) => Update | null;
+export type ServiceHandler = (ctx: Ctx, data: Record<string, unknown>) => ServiceResult;
+
+export interface Component {
+  domain: string;
+  /** an error message when the config cannot work, else null */
+  validate(cfg: Cfg): string | null;
+  /** attributes that follow from the config (unit, device_class, options, min/max …) */
+  staticAttributes(cfg: Cfg): Record<string, unknown>;
+  /** config key of a topic → how a payload on it changes the entity */
+  stateHandlers: Record<string, StateHandler>;
+  services: Record<string, ServiceHandler>;
+}
+
+/** Bad service data (→ 400). */
+export class ServiceError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ServiceError';
+  }
+}

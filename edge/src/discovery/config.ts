@@ -1,0 +1,124 @@
+import { parseJsonOrUndefined } from '../templates/template.ts';
+import { expandConfig } from './abbreviations.ts';
+import type { Cfg } from './components/types.ts';
+
+export interface DiscoveryTopic {
+  /** the topic the config was published on */
+  topic: string;
+  component: string;
+  nodeId: string | null;
+  objectId: string;
+}
+
+/** `<prefix>/<component>/[<node_id>/]<object_id>/config`, else null. */
+export function parseDiscoveryTopic(prefix: string, topic: string): DiscoveryTopic | null {
+  if (!topic.startsWith(prefix + '/') || !topic.endsWith('/config')) return null;
+  const parts = topic.slice(prefix.length + 1).split('/');
+  if (parts.length === 3) return { topic, component: parts[0], nodeId: null, objectId: parts[1] };
+  if (parts.length === 4) return { topic, component: parts[0], nodeId: parts[1], objectId: parts[2] };
+  return null;
+}
+
+/** One entity config found in a discovery message (device-based discovery yields several). */
+export interface EntityDiscovery {
+  /** stable key: the config topic, plus `#<component id>` for device-based discovery */
+  key: string;
+  component: string;
+  objectId: string;
+  cfg: Cfg;
+}
+
+export type ParsedDiscovery =
+  | { kind: 'remove' }
+  | { kind: 'configs'; entities: EntityDiscovery[]; removedKeys: string[] }
+  | { kind: 'invalid'; reason: string };
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * Parses a discovery payload: empty → remove; a JSON object → expanded configs. Device-based
+ * discovery (`<prefix>/device/<id>/config` with `cmps`) yields one config per component, each
+ * inheriting the shared options; a component given only as `{"p": …}` is removed.
+ */
+export function parseDiscoveryPayload(dt: DiscoveryTopic, payload: string): ParsedDiscovery {
+  if (payload.length === 0) return { kind: 'remove' };
+  const doc = parseJsonOrUndefined(payload);
+  if (!isObject(doc)) return { kind: 'invalid', reason: 'payload is not a JSON object' };
+  const cfg = expandConfig(doc);
+  if (dt.component !== 'device') {
+    return { kind: 'configs', entities: [{ key: dt.topic, component: dt.component, objectId: dt.objectId, cfg }], removedKeys: [] };
+  }
+  const components = cfg.components;
+  if (!isObject(components)) return { kind: 'invalid', reason: 'device discovery needs components (cmps)' };
+  const shared: Cfg = { ...cfg };
+  delete shared.components;
+  const entities: EntityDiscovery[] = [];
+  const removedKeys: string[] = [];
+  for (const [id, raw] of Object.entries(components)) {
+    if (!isObject(raw)) continue;
+    const own = expandConfig(raw);
+    const platform = typeof own.platform === 'string' ? own.platform : undefined;
+    if (!platform) continue;
+    const key = `${dt.topic}#${id}`;
+    if (Object.keys(own).length === 1) { removedKeys.push(key); continue; }
+    const merged: Cfg = { ...shared, ...own };
+    delete merged.platform;
+    entities.push({ key, component: platform, objectId: id, cfg: merged });
+  }
+  return { kind: 'configs', entities, removedKeys };
+}
+
+/** Config keys naming topics the edge publishes commands to (the ACL's owned topics). */
+export const isCommandTopicKey = (key: string) => key.endsWith('command_topic') || key === 'set_position_topic';
+
+export function commandTopicsOf(cfg: Cfg): string[] {
+  const out: string[] = [];
+  for (const [k, v] of Object.entries(cfg)) if (isCommandTopicKey(k) && typeof v === 'string' && v) out.push(v);
+  return out;
+}
+
+/** For the broker ACL: the command topics a discovery config publish declares. */
+export function declaredCommandTopics(prefix: string, topic: string, payload: Buffer): string[] {
+  const dt = parseDiscoveryTopic(prefix, topic);
+  if (!dt || payload.length === 0) return [];
+  const parsed = parseDiscoveryPayload(dt, payload.toString('utf8'));
+  return parsed.kind === 'configs' ? parsed.entities.flatMap((e) => commandTopicsOf(e.cfg)) : [];
+}
+
+export interface DeviceInfo {
+  identifiers: string[];
+  name: string;
+  manufacturer: string | null;
+  model: string | null;
+  sw_version: string | null;
+}
+
+/** The `device` block as registry input, or null when it identifies nothing. */
+export function deviceInfo(cfg: Cfg, fallbackName: string): DeviceInfo | null {
+  const dev = cfg.device;
+  if (!isObject(dev)) return null;
+  const ids: string[] = [];
+  if (typeof dev.identifiers === 'string') ids.push(dev.identifiers);
+  else if (Array.isArray(dev.identifiers)) ids.push(...dev.identifiers.map(String));
+  if (Array.isArray(dev.connections)) {
+    for (const c of dev.connections) if (Array.isArray(c) && c.length === 2) ids.push(`${c[0]}:${c[1]}`);
+  }
+  if (ids.length === 0) return null;
+  const s = (v: unknown) => (typeof v === 'string' && v ? v : null);
+  return { identifiers: ids, name: s(dev.name) ?? fallbackName, manufacturer: s(dev.manufacturer), model: s(dev.model), sw_version: s(dev.sw_version) };
+}
+
+/** HA naming: entities of a device are named "<device> <entity>"; `name: null` means the device's name. */
+export function entityName(cfg: Cfg, device: DeviceInfo | null, objectId: string): string {
+  const own = typeof cfg.name === 'string' && cfg.name.trim() ? cfg.name.trim() : null;
+  if (!device) return own ?? objectId;
+  if (!own) return device.name;
+  return own.toLowerCase().startsWith(device.name.toLowerCase()) ? own : `${device.name} ${own}`;
+}
+
+/** The object id an entity_id is derived from: default_entity_id / object_id, else the name. */
+export function suggestedObjectId(cfg: Cfg, name: string): string {
+  if (typeof cfg.default_entity_id === 'string' && cfg.default_entity_id.includes('.')) return cfg.default_entity_id.split('.')[1];
+  if (typeof cfg.object_id === 'string' && cfg.object_id) return cfg.object_id;
+  return name;
+}

@@ -1,0 +1,271 @@
+import type { Logger } from '../log.ts';
+import type { MqttAcl } from '../mqtt/acl.ts';
+import type { MqttBroker } from '../mqtt/broker.ts';
+import type { AuthenticatedUser } from '../mqtt/users.ts';
+import type { Registry } from '../registry/registry.ts';
+import type { StateMachine } from '../states/state-machine.ts';
+import type { PlatformServices } from '../services/services.ts';
+import type { TemplateEngine } from '../templates/template.ts';
+import { COMPONENTS, ServiceError } from './components/index.ts';
+import type { Cfg } from './components/types.ts';
+import {
+  commandTopicsOf, deviceInfo, entityName, parseDiscoveryPayload, parseDiscoveryTopic, suggestedObjectId, type EntityDiscovery,
+} from './config.ts';
+import { MqttEntity, type Subscription } from './entity.ts';
+
+export const MQTT_PLATFORM = 'mqtt';
+/** owner recorded for configs the edge (or a will without a client) published itself */
+export const EDGE_OWNER = '$edge';
+
+export interface DiscoveryDeps {
+  broker: MqttBroker;
+  registry: Registry;
+  states: StateMachine;
+  acl: MqttAcl;
+  templates: TemplateEngine;
+  log: Logger;
+  prefix?: string;
+}
+
+/** What the entity registry keeps per MQTT entity, so it works again right after a restart. */
+interface StoredConfig {
+  discovery_key: string;
+  owner: string;
+  component: string;
+  cfg: Cfg;
+}
+
+/**
+ * Home Assistant MQTT discovery: configs on `<prefix>/…/config` create, update and (empty
+ * payload) remove entities and devices; state, availability and JSON-attribute topics drive
+ * the state machine; service calls become command-topic publishes. Entities and their configs
+ * live in the registry, so they keep working after a restart before devices re-announce
+ * (devices re-announce on the `<prefix>/status` "online" birth message published at start).
+ */
+export class MqttDiscovery implements PlatformServices {
+  readonly platform = MQTT_PLATFORM;
+  private readonly deps: DiscoveryDeps;
+  readonly prefix: string;
+  private readonly byKey = new Map<string, MqttEntity>();
+  private readonly byEntityId = new Map<string, MqttEntity>();
+  private readonly topics = new Map<string, { entity: MqttEntity; sub: Subscription }[]>();
+  private configEntryId: number | null = null;
+  private unsubscribe: (() => void) | null = null;
+
+  constructor(deps: DiscoveryDeps) {
+    this.deps = deps;
+    this.prefix = deps.prefix ?? 'homeassistant';
+  }
+
+  /** Rebuilds entities from the registry and starts listening. Call before the broker accepts clients. */
+  start(): void {
+    const { registry, states } = this.deps;
+    this.configEntryId = registry.ensureConfigEntry('mqtt', 'MQTT').id;
+    for (const e of registry.entitiesWithConfig(MQTT_PLATFORM)) {
+      const stored = e.config as unknown as StoredConfig;
+      const component = COMPONENTS[stored.component];
+      if (!component || !stored.cfg) continue;
+      const entity = new MqttEntity(e.entity_id, stored.discovery_key, component, stored.cfg, stored.owner);
+      const raw = states.raw(e.entity_id);
+      if (raw) entity.restore(raw.state, raw.attributes);
+      this.attach(entity);
+    }
+    this.unsubscribe = this.deps.broker.onMessage((topic, payload, user) => this.onMessage(topic, payload, user));
+  }
+
+  /** Announces the edge (HA birth message) so devices re-publish their discovery configs. */
+  async announce(): Promise<void> {
+    await this.deps.broker.publish(`${this.prefix}/status`, 'online', { qos: 1, retain: true });
+  }
+
+  stop(): void {
+    this.unsubscribe?.();
+    this.unsubscribe = null;
+  }
+
+  entityCount(): number {
+    return this.byEntityId.size;
+  }
+
+  // ---- services ----
+
+  supportedServices(domain: string): string[] {
+    return Object.keys(COMPONENTS[domain]?.services ?? {});
+  }
+
+  async callService(entityId: string, service: string, data: Record<string, unknown>): Promise<void> {
+    const entity = this.byEntityId.get(entityId);
+    if (!entity) throw new ServiceError(`${entityId} is not an MQTT entity`);
+    const handler = entity.component.services[service];
+    if (!handler) throw new ServiceError(`${entity.component.domain}.${service} is not supported by ${entityId}`);
+    const result = handler(entity.ctx(this.deps.templates), data);
+    const qos = entity.cfg.qos === 1 || entity.cfg.qos === 2 ? entity.cfg.qos : 0;
+    const retain = entity.cfg.retain === true;
+    for (const cmd of result.commands) await this.deps.broker.publish(cmd.topic, cmd.payload, { qos, retain });
+    if (result.optimistic) {
+      entity.apply(result.optimistic);
+      this.emit(entity, entity.component.domain === 'button');
+    }
+  }
+
+  // ---- messages ----
+
+  private onMessage(topic: string, payload: Buffer, user: AuthenticatedUser | null): void {
+    if (topic.startsWith(this.prefix) && topic.endsWith('/config')) {
+      const dt = parseDiscoveryTopic(this.prefix, topic);
+      if (dt) { this.onDiscovery(dt, payload.toString('utf8'), user?.username ?? EDGE_OWNER); return; }
+    }
+    const subs = this.topics.get(topic);
+    if (!subs) return;
+    const text = payload.toString('utf8');
+    // one message may feed several parts of one entity (state + JSON attributes): emit once
+    let changed: Map<MqttEntity, boolean> | null = null;
+    for (const { entity, sub } of subs) {
+      try {
+        const force = this.onEntityMessage(entity, sub, text);
+        if (force !== null) (changed ??= new Map()).set(entity, (changed.get(entity) ?? false) || force);
+      } catch (err) {
+        this.deps.log.warn(`mqtt: ${entity.entityId} could not use a message on ${topic}: ${(err as Error).message}`);
+      }
+    }
+    if (changed) for (const [entity, force] of changed) this.emit(entity, force);
+  }
+
+  /** Applies one message to an entity: null when nothing changed, else whether to force an update. */
+  private onEntityMessage(entity: MqttEntity, sub: Subscription, text: string): boolean | null {
+    const tpl = this.deps.templates;
+    if (sub.kind === 'state') {
+      const update = entity.component.stateHandlers[sub.key](text, entity.ctx(tpl));
+      if (!update) return null;
+      entity.apply(update);
+      return entity.cfg.force_update === true;
+    }
+    if (sub.kind === 'availability') return entity.setAvailability(sub.index, text, tpl) ? false : null;
+    return entity.setJsonAttributes(text, tpl) ? false : null;
+  }
+
+  private onDiscovery(dt: ReturnType<typeof parseDiscoveryTopic> & object, text: string, owner: string): void {
+    const { log } = this.deps;
+    const parsed = parseDiscoveryPayload(dt, text);
+    if (parsed.kind === 'invalid') { log.warn(`mqtt discovery: ignored ${dt.topic}: ${parsed.reason}`); return; }
+    if (parsed.kind === 'remove') {
+      for (const entity of [...this.byKey.values()]) {
+        if (entity.key === dt.topic || entity.key.startsWith(dt.topic + '#')) this.removeEntity(entity);
+      }
+      return;
+    }
+    for (const key of parsed.removedKeys) {
+      const entity = this.byKey.get(key);
+      if (entity) this.removeEntity(entity);
+    }
+    if (dt.component === 'device') {
+      // components no longer listed in a device config are gone
+      const listed = new Set(parsed.entities.map((e) => e.key));
+      for (const entity of [...this.byKey.values()]) if (entity.key.startsWith(dt.topic + '#') && !listed.has(entity.key)) this.removeEntity(entity);
+    }
+    for (const d of parsed.entities) {
+      try {
+        this.upsert(d, owner);
+      } catch (err) {
+        log.warn(`mqtt discovery: ignored ${d.key}: ${(err as Error).message}`);
+      }
+    }
+  }
+
+  private upsert(d: EntityDiscovery, owner: string): void {
+    const { registry, states, templates, log } = this.deps;
+    const component = COMPONENTS[d.component];
+    if (!component) { log.warn(`mqtt discovery: component ${d.component} is not supported (${d.key})`); return; }
+    const invalid = component.validate(d.cfg);
+    if (invalid) throw new Error(invalid);
+    for (const [k, v] of Object.entries(d.cfg)) if (k.endsWith('template') && typeof v === 'string') templates.validate(v);
+
+    const uniqueId = typeof d.cfg.unique_id === 'string' && d.cfg.unique_id ? d.cfg.unique_id : d.key;
+    const previous = this.byKey.get(d.key);
+    if (previous && registry.getEntity(previous.entityId)?.unique_id !== uniqueId) this.removeEntity(previous);
+    const other = registry.getEntityByUniqueId(MQTT_PLATFORM, uniqueId);
+    if (other && (other.config as unknown as StoredConfig).discovery_key !== d.key && this.byEntityId.has(other.entity_id)) {
+      throw new Error(`unique_id ${uniqueId} is already used by ${other.entity_id}`);
+    }
+
+    const info = deviceInfo(d.cfg, d.objectId);
+    const device = info ? registry.upsertDevice({ ...info, config_entry_id: this.configEntryId }) : null;
+    const name = entityName(d.cfg, info ? { ...info, name: device?.name ?? info.name } : null, d.objectId);
+    const stored: StoredConfig = { discovery_key: d.key, owner, component: d.component, cfg: d.cfg };
+    const record = registry.upsertEntity({
+      platform: MQTT_PLATFORM, unique_id: uniqueId, domain: component.domain, name,
+      suggested_object_id: suggestedObjectId(d.cfg, name),
+      config_entry_id: this.configEntryId, device_registry_id: device?.id ?? null,
+      config: stored as unknown as Record<string, unknown>,
+    });
+
+    const old = this.byEntityId.get(record.entity_id);
+    if (old) this.detach(old);
+    const entity = new MqttEntity(record.entity_id, d.key, component, d.cfg, owner);
+    const raw = states.raw(record.entity_id);
+    if (old) { entity.realState = old.realState; entity.attrs = old.attrs; entity.jsonAttrs = old.jsonAttrs; } else if (raw) entity.restore(raw.state, raw.attributes);
+    this.attach(entity);
+    this.emit(entity);
+    if (!old) log.info(`mqtt discovery: added ${record.entity_id} (${d.key})`);
+    void this.replayRetained(entity);
+  }
+
+  /** State published (retained) before the config arrived still counts. */
+  private async replayRetained(entity: MqttEntity): Promise<void> {
+    for (const [topic, sub] of entity.subscriptions()) {
+      const retained = await this.deps.broker.retained(topic);
+      if (retained === undefined || this.byEntityId.get(entity.entityId) !== entity) continue;
+      try {
+        const force = this.onEntityMessage(entity, sub, retained.toString('utf8'));
+        if (force !== null) this.emit(entity, force);
+      } catch { /* a bad retained payload is ignored */ }
+    }
+  }
+
+  private attach(entity: MqttEntity): void {
+    this.byKey.set(entity.key, entity);
+    this.byEntityId.set(entity.entityId, entity);
+    for (const [topic, sub] of entity.subscriptions()) {
+      let list = this.topics.get(topic);
+      if (!list) this.topics.set(topic, (list = []));
+      list.push({ entity, sub });
+    }
+    this.refreshOwnership(entity.key.split('#')[0]);
+  }
+
+  /** ACL: the owner of a config topic owns the command topics of every entity it declares. */
+  private refreshOwnership(configTopic: string): void {
+    const entities = [...this.byKey.values()].filter((e) => e.key.split('#')[0] === configTopic);
+    this.deps.acl.setDiscoveryOwner(configTopic, entities.length ? entities[0].owner : null, entities.flatMap((e) => commandTopicsOf(e.cfg)));
+  }
+
+  private detach(entity: MqttEntity): void {
+    if (this.byKey.get(entity.key) === entity) this.byKey.delete(entity.key);
+    if (this.byEntityId.get(entity.entityId) === entity) this.byEntityId.delete(entity.entityId);
+    for (const [topic] of entity.subscriptions()) {
+      const list = this.topics.get(topic);
+      if (!list) continue;
+      const rest = list.filter((s) => s.entity !== entity);
+      if (rest.length) this.topics.set(topic, rest);
+      else this.topics.delete(topic);
+    }
+    this.refreshOwnership(entity.key.split('#')[0]);
+  }
+
+  private removeEntity(entity: MqttEntity): void {
+    const { registry, states, log } = this.deps;
+    this.detach(entity);
+    const record = registry.getEntity(entity.entityId);
+    if (!record) return;
+    registry.removeEntity(entity.entityId);
+    states.remove(entity.entityId, { name: record.name, domain: record.domain, platform: record.platform });
+    if (record.device_registry_id !== null && registry.entitiesOfDevice(record.device_registry_id).length === 0) {
+      registry.removeDevice(record.device_registry_id);
+    }
+    log.info(`mqtt discovery: removed ${entity.entityId}`);
+  }
+
+  private emit(entity: MqttEntity, force = false): void {
+    this.deps.states.set(entity.entityId, entity.currentState(), entity.attributes(), { force });
+  }
+}

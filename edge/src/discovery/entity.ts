@@ -1,0 +1,152 @@
+import type { TemplateEngine } from '../templates/template.ts';
+import { parseJsonOrUndefined } from '../templates/template.ts';
+import type { Cfg, Component, Ctx, Update } from './components/types.ts';
+
+export interface AvailabilityEntry {
+  topic: string;
+  available: string;
+  notAvailable: string;
+  template?: string;
+}
+
+export type Subscription =
+  | { kind: 'state'; key: string }
+  | { kind: 'availability'; index: number }
+  | { kind: 'json_attributes' };
+
+/**
+ * One MQTT entity at runtime: its config, the component that interprets it, availability,
+ * and the pieces its attributes are made of (static from config, JSON attributes, and what
+ * the component tracks, e.g. brightness).
+ */
+export class MqttEntity {
+  readonly entityId: string;
+  readonly key: string;
+  readonly component: Component;
+  readonly cfg: Cfg;
+  readonly owner: string;
+  readonly staticAttrs: Record<string, unknown>;
+  readonly availability: AvailabilityEntry[];
+  private readonly availabilityMode: string;
+  private readonly availabilityState: (boolean | undefined)[];
+  private lastAvailability: boolean | undefined;
+  realState: string | null = null;
+  attrs: Record<string, unknown> = {};
+  jsonAttrs: Record<string, unknown> = {};
+
+  constructor(entityId: string, key: string, component: Component, cfg: Cfg, owner: string) {
+    this.entityId = entityId;
+    this.key = key;
+    this.component = component;
+    this.cfg = cfg;
+    this.owner = owner;
+    this.staticAttrs = component.staticAttributes(cfg);
+    this.availability = availabilityEntries(cfg);
+    this.availabilityMode = typeof cfg.availability_mode === 'string' ? cfg.availability_mode : 'latest';
+    this.availabilityState = this.availability.map(() => undefined);
+  }
+
+  /** Topics this entity listens to, with what each carries. */
+  subscriptions(): [string, Subscription][] {
+    const out: [string, Subscription][] = [];
+    for (const key of Object.keys(this.component.stateHandlers)) {
+      const topic = this.cfg[key];
+      if (typeof topic === 'string' && topic) out.push([topic, { kind: 'state', key }]);
+    }
+    this.availability.forEach((a, index) => out.push([a.topic, { kind: 'availability', index }]));
+    if (typeof this.cfg.json_attributes_topic === 'string' && this.cfg.json_attributes_topic) {
+      out.push([this.cfg.json_attributes_topic, { kind: 'json_attributes' }]);
+    }
+    return out;
+  }
+
+  /** Seeds state and component attributes from the last stored state (after a restart). */
+  restore(state: string | null, attributes: Record<string, unknown>): void {
+    this.realState = state === 'unavailable' ? null : state;
+    const attrs: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(attributes)) if (!(k in this.staticAttrs) && k !== 'friendly_name') attrs[k] = v;
+    this.attrs = attrs;
+  }
+
+  ctx(tpl: TemplateEngine): Ctx {
+    return { cfg: this.cfg, tpl, state: this.realState, attrs: this.attrs };
+  }
+
+  apply(update: Update): void {
+    if ('state' in update && update.state !== undefined) this.realState = update.state;
+    if (update.attrs) {
+      const next = { ...this.attrs };
+      for (const [k, v] of Object.entries(update.attrs)) {
+        if (v === undefined) delete next[k];
+        else next[k] = v;
+      }
+      this.attrs = next;
+    }
+  }
+
+  /** Returns true when the availability changed. */
+  setAvailability(index: number, payload: string, tpl: TemplateEngine): boolean {
+    const entry = this.availability[index];
+    const v = entry.template ? tpl.renderValue(entry.template, payload) : payload;
+    let available: boolean;
+    if (v === entry.available) available = true;
+    else if (v === entry.notAvailable) available = false;
+    else return false;
+    const before = this.available;
+    this.availabilityState[index] = available;
+    this.lastAvailability = available;
+    return before !== this.available;
+  }
+
+  setJsonAttributes(payload: string, tpl: TemplateEngine): boolean {
+    const tplSrc = typeof this.cfg.json_attributes_template === 'string' ? this.cfg.json_attributes_template : undefined;
+    const text = tplSrc ? tpl.renderValue(tplSrc, payload) : payload;
+    const doc = parseJsonOrUndefined(text);
+    if (!doc || typeof doc !== 'object' || Array.isArray(doc)) return false;
+    const attrs: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(doc)) if (k !== 'friendly_name' && k !== '__proto__') attrs[k] = v;
+    this.jsonAttrs = attrs;
+    return true;
+  }
+
+  /**
+   * Not available only after a "not available" payload; before any availability message
+   * the entity counts as available (its restored state shows, see README).
+   */
+  get available(): boolean {
+    if (this.availability.length === 0) return true;
+    if (this.availabilityMode === 'all') return this.availabilityState.every((a) => a !== false);
+    if (this.availabilityMode === 'any') return this.availabilityState.some((a) => a !== false);
+    return this.lastAvailability !== false;
+  }
+
+  currentState(): string | null {
+    return this.available ? this.realState : 'unavailable';
+  }
+
+  attributes(): Record<string, unknown> {
+    return { ...this.staticAttrs, ...this.jsonAttrs, ...this.attrs };
+  }
+}
+
+function availabilityEntries(cfg: Cfg): AvailabilityEntry[] {
+  const s = (v: unknown, d: string) => (typeof v === 'string' ? v : d);
+  const topAvail = s(cfg.payload_available, 'online');
+  const topNot = s(cfg.payload_not_available, 'offline');
+  const out: AvailabilityEntry[] = [];
+  if (typeof cfg.availability_topic === 'string' && cfg.availability_topic) {
+    out.push({ topic: cfg.availability_topic, available: topAvail, notAvailable: topNot, template: typeof cfg.availability_template === 'string' ? cfg.availability_template : undefined });
+  }
+  if (Array.isArray(cfg.availability)) {
+    for (const a of cfg.availability as Record<string, unknown>[]) {
+      if (typeof a.topic !== 'string' || !a.topic) continue;
+      out.push({
+        topic: a.topic,
+        available: s(a.payload_available, 'online'),
+        notAvailable: s(a.payload_not_available, 'offline'),
+        template: typeof a.value_template === 'string' ? a.value_template : undefined,
+      });
+    }
+  }
+  return out;
+}

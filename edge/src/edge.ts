@@ -1,0 +1,173 @@
+import type { ConfigEntry, Device, EntityRecord, EntityState, MqttCredentials } from '@smarthome/protocol';
+import type { CreateMqttCredentialsBody, MqttUser } from '@smarthome/protocol/edge-local';
+import type { Hono } from 'hono';
+import { createApiApp, type TrustedEnv } from './api/app.ts';
+import { HttpServer } from './api/server.ts';
+import { LocalTokenStore } from './auth/tokens.ts';
+import { EventBus } from './bus.ts';
+import { EdgeDatabase } from './db/database.ts';
+import { declaredCommandTopics } from './discovery/config.ts';
+import { MqttDiscovery } from './discovery/discovery.ts';
+import { createLogger, type Logger, type LogLevel } from './log.ts';
+import { MqttAcl } from './mqtt/acl.ts';
+import { MqttBroker } from './mqtt/broker.ts';
+import { MqttUserStore } from './mqtt/users.ts';
+import { Registry } from './registry/registry.ts';
+import { ServiceRegistry } from './services/services.ts';
+import { StateMachine } from './states/state-machine.ts';
+import { TemplateEngine } from './templates/template.ts';
+
+export interface EdgeConfig {
+  /** HTTP port of the local API (0 = any free port) */
+  port: number;
+  /** MQTT broker port (0 = any free port) */
+  mqttPort: number;
+  dataDir: string;
+  /** bind address; default: all interfaces */
+  host?: string;
+  /** pairing with a cloud (used by the tunnel, later) */
+  cloudUrl?: string;
+  token?: string;
+  cloudReplica?: boolean;
+  discoveryPrefix?: string;
+  logLevel?: LogLevel;
+  logger?: Logger;
+  /** write-behind of states: longest delay (ms) and batch size */
+  stateFlushMs?: number;
+  stateBatch?: number;
+}
+
+export interface EdgePorts {
+  http: number;
+  mqtt: number;
+}
+
+/** What a tunnel sends on connect (automations join when the engine exists). */
+export interface EdgeSnapshot {
+  devices: Device[];
+  entities: EntityRecord[];
+  states: EntityState[];
+  config_entries: ConfigEntry[];
+}
+
+export interface Edge {
+  readonly config: EdgeConfig;
+  readonly log: Logger;
+  /** state_changed, device/entity/config-entry upserts and removals, call_service */
+  readonly bus: EventBus;
+  readonly registry: Registry;
+  readonly states: StateMachine;
+  readonly services: ServiceRegistry;
+  readonly templates: TemplateEngine;
+  readonly broker: MqttBroker;
+  readonly discovery: MqttDiscovery;
+  readonly tokens: LocalTokenStore;
+  readonly database: EdgeDatabase;
+  /** the local API as a Hono app (fetch without a network) */
+  readonly app: Hono;
+  /** bound ports after start() */
+  readonly ports: EdgePorts;
+  start(): Promise<EdgePorts>;
+  stop(): Promise<void>;
+  callService(domain: string, service: string, entityIds: string | string[], data?: Record<string, unknown>): Promise<EntityState[]>;
+  createMqttCredentials(input?: CreateMqttCredentialsBody): Promise<MqttCredentials>;
+  listMqttUsers(): MqttUser[];
+  deleteMqttUser(username: string): boolean;
+  snapshot(): EdgeSnapshot;
+  /** A local API request on behalf of a trusted caller (the cloud tunnel): no bearer token needed. */
+  handleTrusted(request: Request, via?: string): Promise<Response>;
+}
+
+/**
+ * Wires every edge component in one place. Constructors only assign; start() opens the
+ * database, restores registry and states, starts the broker (with discovery listening),
+ * then HTTP; stop() unwinds in reverse and flushes states before the database closes.
+ */
+export function createEdge(config: EdgeConfig): Edge {
+  const log = config.logger ?? createLogger(config.logLevel ?? 'info');
+  const bus = new EventBus((err) => log.error('event listener failed', err));
+  const database = new EdgeDatabase(config.dataDir);
+  const registry = new Registry(database, bus);
+  const states = new StateMachine(database, registry, bus, { flushDelayMs: config.stateFlushMs, maxBatch: config.stateBatch });
+  const templates = new TemplateEngine();
+  const tokens = new LocalTokenStore(database);
+  const users = new MqttUserStore(database);
+  const prefix = config.discoveryPrefix ?? 'homeassistant';
+  const acl = new MqttAcl(prefix);
+  const broker = new MqttBroker({
+    port: config.mqttPort, host: config.host, users, acl, log,
+    declaredCommandTopics: (topic, payload) => declaredCommandTopics(prefix, topic, payload),
+  });
+  const discovery = new MqttDiscovery({ broker, registry, states, acl, templates, log, prefix });
+  const services = new ServiceRegistry(registry, states, bus);
+  services.registerPlatform(discovery);
+
+  const createMqttCredentials = (input: CreateMqttCredentialsBody = {}) => users.create({ username: input.username, role: input.role ?? 'device' });
+  const listMqttUsers = () => users.list();
+  const deleteMqttUser = (username: string) => {
+    const removed = users.remove(username);
+    if (removed) broker.disconnectUser(username);
+    return removed;
+  };
+  const app = createApiApp({ registry, states, services, tokens, log, createMqttCredentials, listMqttUsers, deleteMqttUser });
+  const http = new HttpServer(app, config.port, config.host);
+
+  const ports: EdgePorts = { http: 0, mqtt: 0 };
+  const undo: (() => Promise<void> | void)[] = [];
+  let stopping: Promise<void> | null = null;
+
+  const unwind = async () => {
+    while (undo.length) {
+      const step = undo.pop() as () => Promise<void> | void;
+      try { await step(); } catch (err) { log.error('stop step failed', err); }
+    }
+  };
+
+  return {
+    config, log, bus, registry, states, services, templates, broker, discovery, tokens, database, app, ports,
+
+    async start() {
+      stopping = null;
+      try {
+        database.open();
+        undo.push(() => database.close());
+        registry.load();
+        states.start();
+        undo.push(() => states.stop());
+        discovery.start();
+        undo.push(() => discovery.stop());
+        ports.mqtt = await broker.start();
+        undo.push(() => broker.stop());
+        await discovery.announce();
+        ports.http = await http.start();
+        undo.push(() => http.stop());
+      } catch (err) {
+        await unwind();
+        throw err;
+      }
+      log.info(`edge ready: http ${ports.http}, mqtt ${ports.mqtt}, data ${database.file}`);
+      return { ...ports };
+    },
+
+    stop() {
+      stopping ??= unwind();
+      return stopping;
+    },
+
+    callService(domain, service, entityIds, data = {}) {
+      return services.call({ domain, service, entity_ids: Array.isArray(entityIds) ? entityIds : [entityIds], data });
+    },
+    createMqttCredentials,
+    listMqttUsers,
+    deleteMqttUser,
+
+    snapshot() {
+      return { devices: registry.listDevices(), entities: registry.listEntities(), states: states.all(), config_entries: registry.listConfigEntries() };
+    },
+
+    async handleTrusted(request, via = 'cloud') {
+      const env: TrustedEnv = { trusted: { via } };
+      return app.fetch(request, env);
+    },
+  };
+}

@@ -1,0 +1,40 @@
+/** A listening port is taken; main.ts turns it into one clear line on stderr. */
+export class PortInUseError extends Error {
+  readonly what: string;
+  readonly port: number;
+  readonly flag: string;
+  constructor(what: string, port: number, flag: string, options?: { cause?: unknown }) {
+    super(`${what} port ${port} is already in use (try ${flag} 0)`, options);
+    this.name = 'PortInUseError';
+    this.what = what;
+    this.port = port;
+    this.flag = flag;
+  }
+}
+
+export class ConflictError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConflictError';
+  }
+}
+
+/** Listens and resolves with the bound port; EADDRINUSE becomes PortInUseError. */
+export function listen(
+  server: { listen(port: number, host: string | undefined, cb: () => void): unknown; once(e: 'error', l: (err: NodeJS.ErrnoException) => void): unknown; off(e: 'error', l: (err: NodeJS.ErrnoException) => void): unknown; address(): unknown },
+  port: number, host: string | undefined, what: string, flag: string,
+): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const onError = (err: NodeJS.ErrnoException) => {
+      if (err.code === 'EADDRINUSE') reject(new PortInUseError(what, port, flag, { cause: err }));
+      else if (err.code === 'EACCES') reject(new Error(`${what} port ${port} needs more privileges (try ${flag} 0)`, { cause: err }));
+      else reject(err);
+    };
+    server.once('error', onError);
+    server.listen(port, host, () => {
+      server.off('error', onError);
+      const addr = server.address();
+      resolve(typeof addr === 'object' && addr !== null && 'port' in addr ? (addr as { port: number }).port : port);
+    });
+  });
+}

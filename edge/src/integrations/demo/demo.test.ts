@@ -1,0 +1,126 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ConfigFlowComponent } from '../../config-flow/component.ts';
+import { InMemoryConfigEntryStore, InMemoryDeviceRegistry, InMemoryStates } from '../../config-flow/memory-ports.ts';
+import { mountConfigFlowRoutes } from '../../config-flow/routes.ts';
+import { serveRoutes, type TestServer } from '../../config-flow/testing.ts';
+import { createDemoIntegration, DEMO_DEVICES } from './index.ts';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+const EXPECTED_ENTITIES = [
+  'binary_sensor.demo_front_door',
+  'cover.demo_garage_door',
+  'light.demo_living_room_lamp',
+  'sensor.demo_outdoor_humidity',
+  'sensor.demo_outdoor_temperature',
+  'switch.demo_coffee_maker',
+];
+
+describe('demo integration', () => {
+  let server: TestServer;
+  let component: ConfigFlowComponent;
+  let store: InMemoryConfigEntryStore;
+  let registry: InMemoryDeviceRegistry;
+  let states: InMemoryStates;
+  let clock: number;
+
+  const build = () => new ConfigFlowComponent({
+    entries: store, devices: registry, states,
+    integrations: [createDemoIntegration({ intervalMs: 15 })], flowTtlMs: 60_000, now: () => clock,
+  });
+
+  beforeEach(async () => {
+    clock = 0;
+    store = new InMemoryConfigEntryStore();
+    registry = new InMemoryDeviceRegistry();
+    states = new InMemoryStates();
+    component = build();
+    await component.start();
+    server = await serveRoutes({}, (router) => mountConfigFlowRoutes(router, { component }));
+  });
+  afterEach(async () => {
+    await server.close();
+    await component.stop();
+  });
+
+  const createEntry = async () => {
+    const start = await server.json('POST', '/v1/config_flow', { handler: 'demo' });
+    const done = await server.json('POST', `/v1/config_flow/${start.body.flowId}/advance`, { name: 'My Demo', update_interval: '5' });
+    expect(done.body).toMatchObject({ type: 'create_entry', stepId: 'done', title: 'My Demo' });
+    return done.body.result.config_entry_id as number;
+  };
+
+  it('answers errors for a wrong update interval', async () => {
+    const start = await server.json('POST', '/v1/config_flow', { handler: 'demo' });
+    expect(start.body).toMatchObject({ type: 'form', stepId: 'user', errors: {} });
+    expect(start.body.data_schema).toEqual([
+      { name: 'name', type: 'string', required: false, default: 'Demo Home' },
+      { name: 'update_interval', type: 'integer', required: false, default: 30 },
+    ]);
+    const flowId = start.body.flowId;
+    expect((await server.json('POST', `/v1/config_flow/${flowId}/advance`, { update_interval: 0 })).body.errors).toEqual({ update_interval: 'invalid_interval' });
+    expect((await server.json('POST', `/v1/config_flow/${flowId}/advance`, { update_interval: 'soon' })).body.errors).toEqual({ update_interval: 'invalid_integer' });
+    expect(store.list()).toEqual([]);
+  });
+
+  it('creates devices of several domains whose states change, and removes them with the entry', async () => {
+    const entryId = await createEntry();
+    expect(store.get(entryId)).toMatchObject({ domain: 'demo', title: 'My Demo', state: 'loaded', data: { update_interval: 5 } });
+    expect(registry.devices.size).toBe(DEMO_DEVICES.length);
+    expect([...registry.devices.values()].map((d) => d.name).sort()).toEqual(['Coffee Maker Plug', 'Front Door', 'Garage Door', 'Living Room Lamp', 'Weather Station']);
+    expect([...registry.entities.keys()].sort()).toEqual(EXPECTED_ENTITIES);
+    for (const e of registry.entities.values()) {
+      expect(e.config_entry_id).toBe(entryId);
+      expect(registry.devices.get(e.device_registry_id!)?.config_entry_id).toBe(entryId);
+    }
+    // Initial states (tick 0) are published at setup.
+    expect(states.states.get('light.demo_living_room_lamp')).toMatchObject({ state: 'on', attributes: { friendly_name: 'Living Room Lamp', brightness: 80 } });
+    expect(states.states.get('cover.demo_garage_door')).toMatchObject({ state: 'closed', attributes: { current_position: 0 } });
+    expect(states.states.get('sensor.demo_outdoor_temperature')).toMatchObject({ state: '18', attributes: { unit_of_measurement: '°C' } });
+    expect(states.states.get('switch.demo_coffee_maker')?.state).toBe('on');
+    expect(states.states.get('binary_sensor.demo_front_door')?.state).toBe('off');
+
+    // They change while the entry is loaded.
+    await sleep(120);
+    const cover = states.states.get('cover.demo_garage_door')!;
+    expect(cover.changes).toBeGreaterThan(3);
+    const seen = new Set<string>();
+    for (let i = 0; i < 20 && seen.size < 2; i++) { seen.add(states.states.get('switch.demo_coffee_maker')!.state); await sleep(15); }
+    expect(seen).toEqual(new Set(['on', 'off']));
+
+    expect(await server.json('DELETE', `/v1/config_entries/${entryId}`)).toEqual({ status: 200, body: { message: 'config entry removed' } });
+    expect(registry.devices.size).toBe(0);
+    expect(registry.entities.size).toBe(0);
+    expect(states.states.size).toBe(0);
+    // The timer is stopped: nothing comes back.
+    await sleep(60);
+    expect(states.states.size).toBe(0);
+    expect(await server.json('GET', '/v1/config_entries')).toEqual({ status: 200, body: [] });
+  });
+
+  it('allows a single demo entry (abort)', async () => {
+    await createEntry();
+    const again = await server.json('POST', '/v1/config_flow', { handler: 'demo' });
+    expect(again).toEqual({ status: 200, body: { type: 'abort', flowId: expect.any(String), handler: 'demo', reason: 'single_instance_allowed' } });
+  });
+
+  it('sets stored entries up again after a restart with the same entity ids', async () => {
+    const entryId = await createEntry();
+    await component.stop();
+    const before = states.states.get('cover.demo_garage_door')!.changes;
+    await sleep(50);
+    expect(states.states.get('cover.demo_garage_door')!.changes).toBe(before);
+    component = build();
+    await component.start();
+    expect([...registry.entities.keys()].sort()).toEqual(EXPECTED_ENTITIES);
+    expect(registry.devices.size).toBe(DEMO_DEVICES.length);
+    expect(component.entries.isLoaded(entryId)).toBe(true);
+  });
+
+  it('expires an abandoned flow', async () => {
+    const start = await server.json('POST', '/v1/config_flow', { handler: 'demo' });
+    clock += 60_001;
+    expect(await server.json('POST', `/v1/config_flow/${start.body.flowId}/advance`, {})).toEqual({ status: 404, body: { message: 'flow not found' } });
+    expect(registry.devices.size).toBe(0);
+  });
+});

@@ -1,0 +1,206 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { ConfigFlowComponent } from '../../config-flow/component.ts';
+import { InMemoryConfigEntryStore, InMemoryDeviceRegistry, InMemoryStates } from '../../config-flow/memory-ports.ts';
+import { mountConfigFlowRoutes } from '../../config-flow/routes.ts';
+import { serveRoutes, type TestServer } from '../../config-flow/testing.ts';
+import { createOAuthDemoCloudIntegration } from './index.ts';
+
+interface TokenRequest { method: string; contentType: string | undefined; form: Record<string, string> }
+
+/** A tiny OAuth token endpoint: records requests, answers what the test says. */
+let tokenServer: Server;
+let tokenUrl: string;
+let requests: TokenRequest[];
+let answer: (req: TokenRequest, res: ServerResponse) => void;
+
+beforeAll(async () => {
+  tokenServer = createServer((req: IncomingMessage, res: ServerResponse) => {
+    let raw = '';
+    req.on('data', (c) => { raw += c; });
+    req.on('end', () => {
+      const r = { method: req.method!, contentType: req.headers['content-type'], form: Object.fromEntries(new URLSearchParams(raw)) };
+      requests.push(r);
+      answer(r, res);
+    });
+  });
+  await new Promise<void>((r) => tokenServer.listen(0, '127.0.0.1', () => r()));
+  tokenUrl = `http://127.0.0.1:${(tokenServer.address() as AddressInfo).port}/oauth/token`;
+});
+afterAll(async () => {
+  tokenServer.closeAllConnections();
+  await new Promise<void>((r) => tokenServer.close(() => r()));
+});
+
+const sendJson = (res: ServerResponse, status: number, body: unknown) => {
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(JSON.stringify(body));
+};
+
+describe('oauth_demo_cloud config flow (authorization code)', () => {
+  let server: TestServer;
+  let component: ConfigFlowComponent;
+  let store: InMemoryConfigEntryStore;
+  let clock: number;
+
+  beforeEach(async () => {
+    clock = Date.UTC(2026, 10, 1);
+    requests = [];
+    answer = (r, res) => {
+      if (r.form.code === 'good-code') sendJson(res, 200, { access_token: 'at-1', refresh_token: 'rt-1', token_type: 'bearer', expires_in: 3600, scope: 'devices' });
+      else sendJson(res, 400, { error: 'invalid_grant', error_description: 'code expired' });
+    };
+    store = new InMemoryConfigEntryStore();
+    component = new ConfigFlowComponent({
+      entries: store, devices: new InMemoryDeviceRegistry(), states: new InMemoryStates(),
+      integrations: [createOAuthDemoCloudIntegration({
+        clientId: 'edge-client', clientSecret: 'edge-secret', scope: 'devices',
+        authorizeUrl: 'https://auth.demo-cloud.test/authorize?audience=home', tokenUrl,
+        redirectUri: 'http://edge.local:8123/auth/external/callback', timeoutMs: 300, now: () => clock,
+      })],
+      flowTtlMs: 60_000, now: () => clock,
+    });
+    await component.start();
+    server = await serveRoutes({}, (router) => mountConfigFlowRoutes(router, { component }));
+  });
+  afterEach(async () => {
+    await server.close();
+    await component.stop();
+  });
+
+  const start = async () => {
+    const res = await server.json('POST', '/v1/config_flow', { handler: 'oauth_demo_cloud' });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ type: 'external', handler: 'oauth_demo_cloud', stepId: 'auth', errors: {} });
+    const url = new URL(res.body.url);
+    return { flowId: res.body.flowId as string, url, state: url.searchParams.get('state')! };
+  };
+  const advance = (flowId: string, body: object) => server.json('POST', `/v1/config_flow/${flowId}/advance`, body);
+
+  it('starts with the authorize URL carrying a random state', async () => {
+    const a = await start();
+    const b = await start();
+    expect(a.url.origin + a.url.pathname).toBe('https://auth.demo-cloud.test/authorize');
+    expect(Object.fromEntries(a.url.searchParams)).toEqual({
+      audience: 'home', response_type: 'code', client_id: 'edge-client',
+      redirect_uri: 'http://edge.local:8123/auth/external/callback', state: a.state, scope: 'devices',
+    });
+    expect(a.state).toMatch(/^[A-Za-z0-9_-]{32}$/);
+    expect(a.state).not.toBe(b.state);
+  });
+
+  it('exchanges the code at the token URL and stores the tokens in the entry', async () => {
+    const { flowId, state } = await start();
+    const done = await advance(flowId, { code: 'good-code', state });
+    expect(done.body).toEqual({ type: 'create_entry', flowId, handler: 'oauth_demo_cloud', stepId: 'done', title: 'OAuth Demo Cloud', result: { config_entry_id: 1 } });
+    expect(requests).toEqual([{
+      method: 'POST', contentType: 'application/x-www-form-urlencoded',
+      form: { grant_type: 'authorization_code', code: 'good-code', redirect_uri: 'http://edge.local:8123/auth/external/callback', client_id: 'edge-client', client_secret: 'edge-secret' },
+    }]);
+    expect(store.get(1)?.data).toEqual({
+      auth_implementation: 'oauth_demo_cloud',
+      token: { access_token: 'at-1', refresh_token: 'rt-1', token_type: 'bearer', expires_in: 3600, expires_at: clock / 1000 + 3600, scope: 'devices' },
+    });
+    const list = await server.json('GET', '/v1/config_entries');
+    expect(list.body).toMatchObject([{ id: 1, domain: 'oauth_demo_cloud', state: 'loaded' }]);
+    expect(JSON.stringify(list.body)).not.toContain('at-1');
+  });
+
+  it('aborts on a wrong state without calling the token endpoint', async () => {
+    const { flowId, state } = await start();
+    const wrong = state.slice(0, -1) + (state.endsWith('A') ? 'B' : 'A');
+    expect((await advance(flowId, { code: 'good-code', state: wrong })).body).toEqual({ type: 'abort', flowId, handler: 'oauth_demo_cloud', reason: 'invalid_state' });
+    expect(requests).toEqual([]);
+    // The flow is gone: the right state cannot be replayed afterwards.
+    expect((await advance(flowId, { code: 'good-code', state })).status).toBe(404);
+    expect(store.list()).toEqual([]);
+  });
+
+  it('asks again when state or code is missing', async () => {
+    const { flowId, state } = await start();
+    expect((await advance(flowId, { code: 'good-code' })).body).toMatchObject({ type: 'external', stepId: 'auth', errors: { state: 'required' } });
+    expect((await advance(flowId, { state })).body).toMatchObject({ type: 'external', stepId: 'auth', errors: { code: 'required' } });
+    expect((await advance(flowId, { state, error: 'access_denied' })).body).toMatchObject({ type: 'abort', reason: 'user_rejected_authorize' });
+    expect(requests).toEqual([]);
+  });
+
+  it('aborts with oauth_error when the token endpoint refuses the code', async () => {
+    const { flowId, state } = await start();
+    expect((await advance(flowId, { code: 'stale-code', state })).body).toEqual({ type: 'abort', flowId, handler: 'oauth_demo_cloud', reason: 'oauth_error' });
+    expect(requests).toHaveLength(1);
+    expect(store.list()).toEqual([]);
+  });
+
+  it('aborts with oauth_error on a 200 without access_token or with a non-bearer token', async () => {
+    answer = (_r, res) => sendJson(res, 200, { token_type: 'bearer' });
+    let f = await start();
+    expect((await advance(f.flowId, { code: 'good-code', state: f.state })).body.reason).toBe('oauth_error');
+    answer = (_r, res) => sendJson(res, 200, { access_token: 'x', token_type: 'mac' });
+    f = await start();
+    expect((await advance(f.flowId, { code: 'good-code', state: f.state })).body.reason).toBe('oauth_error');
+    answer = (_r, res) => { res.writeHead(500); res.end('<html>oops</html>'); };
+    f = await start();
+    expect((await advance(f.flowId, { code: 'good-code', state: f.state })).body.reason).toBe('oauth_error');
+    expect(store.list()).toEqual([]);
+  });
+
+  it('aborts with oauth_timeout when the token endpoint hangs', async () => {
+    answer = (_r, res) => { setTimeout(() => sendJson(res, 200, { access_token: 'late', token_type: 'bearer' }), 1500); };
+    const { flowId, state } = await start();
+    const t0 = Date.now();
+    expect((await advance(flowId, { code: 'good-code', state })).body.reason).toBe('oauth_timeout');
+    expect(Date.now() - t0).toBeLessThan(1200);
+  });
+
+  it('does not follow a redirect with the client secret', async () => {
+    answer = (_r, res) => { res.writeHead(307, { location: 'http://127.0.0.1:1/steal' }); res.end(); };
+    const { flowId, state } = await start();
+    expect((await advance(flowId, { code: 'good-code', state })).body.reason).toBe('oauth_error');
+    expect(requests).toHaveLength(1);
+  });
+
+  it('expires an abandoned flow', async () => {
+    const { flowId, state } = await start();
+    clock += 60_001;
+    expect(await advance(flowId, { code: 'good-code', state })).toEqual({ status: 404, body: { message: 'flow not found' } });
+    expect(requests).toEqual([]);
+  });
+});
+
+describe('oauth_demo_cloud entry', () => {
+  it('refreshes the access token before it expires and stores it in the entry', async () => {
+    requests = [];
+    const clock = Date.UTC(2026, 10, 1);
+    answer = (r, res) => {
+      if (r.form.grant_type === 'authorization_code') sendJson(res, 200, { access_token: 'at-1', refresh_token: 'rt-1', token_type: 'Bearer', expires_in: 61 });
+      else if (r.form.grant_type === 'refresh_token' && r.form.refresh_token === 'rt-1') sendJson(res, 200, { access_token: 'at-2', token_type: 'Bearer', expires_in: 3600 });
+      else sendJson(res, 400, { error: 'invalid_grant' });
+    };
+    const store = new InMemoryConfigEntryStore();
+    const component = new ConfigFlowComponent({
+      entries: store, devices: new InMemoryDeviceRegistry(), states: new InMemoryStates(),
+      integrations: [createOAuthDemoCloudIntegration({
+        clientId: 'c', clientSecret: 's', authorizeUrl: 'https://auth.test/authorize', tokenUrl,
+        redirectUri: 'http://edge.local/cb', refreshMarginMs: 60_000, now: () => clock,
+      })],
+    });
+    await component.start();
+    try {
+      const start = await component.flows.startFlow('oauth_demo_cloud');
+      if (start.type !== 'external') throw new Error('expected external step');
+      const state = new URL(start.url).searchParams.get('state')!;
+      const done = await component.flows.advance(start.flowId, { code: 'c1', state });
+      expect(done).toMatchObject({ type: 'create_entry', result: { config_entry_id: 1 } });
+      // expires_at - margin is 1 s away.
+      await new Promise((r) => setTimeout(r, 1300));
+      expect(requests.map((r) => r.form.grant_type)).toEqual(['authorization_code', 'refresh_token']);
+      expect(requests[1].form).toEqual({ grant_type: 'refresh_token', refresh_token: 'rt-1', client_id: 'c', client_secret: 's' });
+      expect(store.get(1)?.data.token).toEqual({
+        access_token: 'at-2', token_type: 'Bearer', expires_in: 3600, expires_at: clock / 1000 + 3600, refresh_token: 'rt-1',
+      });
+    } finally {
+      await component.stop();
+    }
+  });
+});

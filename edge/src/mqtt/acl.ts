@@ -1,0 +1,80 @@
+import type { AuthenticatedUser } from './users.ts';
+
+/**
+ * Broker authorization. The rule, in full:
+ *
+ * - The edge itself (internal publishes) and users with role `integration` (bridges such as
+ *   Zigbee2MQTT or an integration running next to the edge) may publish and subscribe anywhere
+ *   except `$SYS`-style topics, which only the broker writes.
+ * - A `device` user
+ *   - may not subscribe to a filter whose first level is a wildcard (`#`, `+/…`) or starts
+ *     with `$`: no listening to the whole house;
+ *   - may publish anywhere except: `$…` topics; the birth topic `<prefix>/status`; a command
+ *     topic owned by another user; a discovery config topic owned by another user; a discovery
+ *     config that declares command topics owned by another user;
+ *   - never receives messages on command topics owned by another user, even through a
+ *     wildcard such as `cmnd/+/POWER` (checked at delivery).
+ * - Ownership: the user who published an accepted discovery config owns that config topic and
+ *   every `*command_topic` it declares. Ownership is rebuilt from the entity registry on start.
+ *
+ * A refused publish closes the connection (MQTT 3.1.1 has no negative PUBACK: MQTT-3.3.5-2);
+ * a refused subscription is granted as 0x80 (failure) and the connection stays up.
+ */
+export class MqttAcl {
+  private readonly discoveryPrefix: string;
+  private readonly commandOwners = new Map<string, string>();
+  private readonly discoveryOwners = new Map<string, { owner: string; commandTopics: string[] }>();
+
+  constructor(discoveryPrefix = 'homeassistant') {
+    this.discoveryPrefix = discoveryPrefix;
+  }
+
+  /** Records (or clears, with owner null) who owns a discovery config and its command topics. */
+  setDiscoveryOwner(discoveryTopic: string, owner: string | null, commandTopics: string[]): void {
+    const previous = this.discoveryOwners.get(discoveryTopic);
+    if (previous) {
+      for (const t of previous.commandTopics) if (this.commandOwners.get(t) === previous.owner) this.commandOwners.delete(t);
+      this.discoveryOwners.delete(discoveryTopic);
+    }
+    if (owner === null) return;
+    this.discoveryOwners.set(discoveryTopic, { owner, commandTopics });
+    for (const t of commandTopics) if (!this.commandOwners.has(t)) this.commandOwners.set(t, owner);
+  }
+
+  commandOwner(topic: string): string | undefined {
+    return this.commandOwners.get(topic);
+  }
+
+  canSubscribe(user: AuthenticatedUser | undefined, filter: string): boolean {
+    if (!user) return false;
+    if (filter.startsWith('$')) return false;
+    if (user.role === 'integration') return true;
+    const first = filter.split('/', 1)[0];
+    return first !== '#' && first !== '+';
+  }
+
+  /** `declaredCommandTopics`: for a discovery config publish, the command topics its payload names. */
+  canPublish(user: AuthenticatedUser | undefined, topic: string, declaredCommandTopics?: () => string[]): boolean {
+    if (!user) return false;
+    if (topic.startsWith('$')) return false;
+    if (user.role === 'integration') return true;
+    if (topic === `${this.discoveryPrefix}/status`) return false;
+    const cmdOwner = this.commandOwners.get(topic);
+    if (cmdOwner !== undefined && cmdOwner !== user.username) return false;
+    if (topic.startsWith(`${this.discoveryPrefix}/`)) {
+      const owner = this.discoveryOwners.get(topic)?.owner;
+      if (owner !== undefined && owner !== user.username) return false;
+      for (const t of declaredCommandTopics?.() ?? []) {
+        const o = this.commandOwners.get(t);
+        if (o !== undefined && o !== user.username) return false;
+      }
+    }
+    return true;
+  }
+
+  canReceive(user: AuthenticatedUser | undefined, topic: string): boolean {
+    if (!user || user.role === 'integration') return true;
+    const owner = this.commandOwners.get(topic);
+    return owner === undefined || owner === user.username;
+  }
+}

@@ -1,0 +1,186 @@
+import { spawn } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { MqttCredentials } from '@smarthome/protocol';
+import type { Edge } from '../edge.ts';
+import { MOSQUITTO, collector, connect, startEdge, tempDir, waitFor } from '../test-helpers.ts';
+
+let edge: Edge;
+let tmp: ReturnType<typeof tempDir>;
+let dev1: MqttCredentials;
+let dev2: MqttCredentials;
+let integration: MqttCredentials;
+
+beforeAll(async () => {
+  tmp = tempDir();
+  edge = await startEdge(tmp.dir);
+  dev1 = await edge.createMqttCredentials({ username: 'dev1' });
+  dev2 = await edge.createMqttCredentials({ username: 'dev2' });
+  integration = await edge.createMqttCredentials({ username: 'z2m', role: 'integration' });
+  const c = await connect(edge, dev1);
+  await c.publishAsync('homeassistant/switch/plug1/config', JSON.stringify({ name: 'Plug one', uniq_id: 'plug1', cmd_t: 'cmnd/plug1/POWER', stat_t: 'stat/plug1/POWER', avty_t: 'tele/plug1/LWT', pl_avail: 'Online', pl_not_avail: 'Offline' }), { qos: 1, retain: true });
+  await c.endAsync();
+  await waitFor(() => edge.registry.getEntity('switch.plug_one'), 3000, 'plug entity');
+});
+afterAll(async () => {
+  await edge?.stop();
+  tmp?.cleanup();
+});
+
+/** Runs a mosquitto client without blocking this process's event loop (the broker lives here). */
+function run(cmd: string, args: string[], timeoutMs = 5000): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(cmd, args);
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => { stdout += d; });
+    child.stderr.on('data', (d) => { stderr += d; });
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('close', (code) => { clearTimeout(timer); resolve({ code, stdout, stderr }); });
+  });
+}
+/** The granted QoS of a subscription (128 = refused; mqtt.js rejects those). */
+async function granted(client: import('mqtt').MqttClient, topic: string): Promise<number> {
+  try {
+    return (await client.subscribeAsync(topic, { qos: 1 }))[0].qos;
+  } catch (err) {
+    const packet = (err as { packet?: { granted?: (number | { qos: number })[] } }).packet;
+    const g = packet?.granted?.[0];
+    if (g === undefined) throw err;
+    return typeof g === 'number' ? g : g.qos;
+  }
+}
+const mosq = (creds: MqttCredentials | null) => ['-h', '127.0.0.1', '-p', String(edge.ports.mqtt), ...(creds ? ['-u', creds.username, '-P', creds.password] : [])];
+
+describe('broker authentication', () => {
+  it('refuses clients without credentials or with a wrong password', async () => {
+    await expect(connect(edge, null)).rejects.toThrow(/bad user ?name or password|not authori[sz]ed/i);
+    await expect(connect(edge, { username: 'dev1', password: 'wrong' })).rejects.toThrow(/bad user ?name or password/i);
+    await expect(connect(edge, { username: 'nobody', password: 'x' })).rejects.toThrow(/bad user ?name or password/i);
+    const ok = await connect(edge, dev1);
+    expect(ok.connected).toBe(true);
+    await ok.endAsync();
+  });
+
+  it.skipIf(!MOSQUITTO)('refuses mosquitto_pub without credentials', async () => {
+    const r = await run('mosquitto_pub', [...mosq(null), '-t', 'stat/plug1/POWER', '-m', 'ON']);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toMatch(/not authorised|bad user name|refused/i);
+  });
+
+  it('disconnects the clients of a deleted user and refuses it afterwards', async () => {
+    const creds = await edge.createMqttCredentials();
+    expect(creds.username).toMatch(/^device-[0-9a-f]{10}$/);
+    const c = await connect(edge, creds);
+    const closed = new Promise<void>((resolve) => c.once('close', () => resolve()));
+    expect(edge.deleteMqttUser(creds.username)).toBe(true);
+    await closed;
+    await expect(connect(edge, creds)).rejects.toThrow(/bad user ?name or password/i);
+  });
+});
+
+describe('a second, independent client (mosquitto)', () => {
+  it.skipIf(!MOSQUITTO)('mosquitto_pub state reaches the entity; a service call reaches mosquitto_sub', async () => {
+    const r = await run('mosquitto_pub', [...mosq(dev1), '-q', '1', '-t', 'stat/plug1/POWER', '-m', 'ON']);
+    expect(r.code).toBe(0);
+    await waitFor(() => edge.states.get('switch.plug_one')?.state === 'on', 3000, 'state from mosquitto_pub');
+
+    const sub = run('mosquitto_sub', [...mosq(dev1), '-q', '1', '-t', 'cmnd/plug1/POWER', '-C', '1', '-v', '-W', '5']);
+    // wait until mosquitto_sub is subscribed before calling the service
+    await waitFor(() => edge.broker.connectedClients >= 1, 3000, 'mosquitto_sub connected');
+    await new Promise((r2) => setTimeout(r2, 150));
+    await edge.callService('switch', 'turn_off', 'switch.plug_one');
+    const out = await sub;
+    expect(out.stdout.trim()).toBe('cmnd/plug1/POWER OFF');
+  });
+});
+
+describe('authorization', () => {
+  it('refuses a device subscription to # but lets an integration user listen to everything', async () => {
+    const d = await connect(edge, dev2);
+    expect(await granted(d, '#')).toBe(128);
+    expect(await granted(d, '+/plug1/POWER')).toBe(128);
+    expect(await granted(d, '$SYS/#')).toBe(128);
+    expect(await granted(d, 'stat/plug2/POWER')).toBe(1);
+    expect(d.connected).toBe(true);
+    await d.endAsync();
+    const z = await connect(edge, integration);
+    expect(await granted(z, '#')).toBe(1);
+    await z.endAsync();
+  });
+
+  it("closes a device's connection when it publishes to another user's command topic; nothing is delivered", async () => {
+    const owner = await connect(edge, dev1);
+    const inbox = await collector(owner, 'cmnd/plug1/POWER');
+    const intruder = await connect(edge, dev2);
+    const closed = new Promise<void>((resolve) => intruder.once('close', () => resolve()));
+    intruder.publish('cmnd/plug1/POWER', 'ON', { qos: 0 });
+    await closed;
+    await new Promise((r) => setTimeout(r, 100));
+    expect(inbox.messages).toEqual([]);
+    // the owner and integration users may
+    const z = await connect(edge, integration);
+    await z.publishAsync('cmnd/plug1/POWER', 'ON', { qos: 1 });
+    expect((await inbox.next(1))[0]).toEqual({ topic: 'cmnd/plug1/POWER', payload: 'ON' });
+    await z.endAsync();
+    intruder.end(true);
+    await owner.endAsync();
+  });
+
+  it("does not deliver another user's commands through a wildcard subscription", async () => {
+    const spy = await connect(edge, dev2);
+    const seen = await collector(spy, 'cmnd/#');
+    const own = await connect(edge, dev2);
+    await own.publishAsync('cmnd/dev2thing/POWER', 'X', { qos: 1 });
+    await seen.next(1);
+    await edge.callService('switch', 'turn_on', 'switch.plug_one');
+    await new Promise((r) => setTimeout(r, 100));
+    expect(seen.messages.map((m) => m.topic)).toEqual(['cmnd/dev2thing/POWER']);
+    await spy.endAsync();
+    await own.endAsync();
+  });
+
+  it("refuses a device hijacking another user's discovery config or command topics", async () => {
+    const intruder = await connect(edge, dev2);
+    const closed = new Promise<void>((resolve) => intruder.once('close', () => resolve()));
+    intruder.publish('homeassistant/switch/plug1/config', '', { qos: 0, retain: true });
+    await closed;
+    const intruder2 = await connect(edge, dev2);
+    const closed2 = new Promise<void>((resolve) => intruder2.once('close', () => resolve()));
+    intruder2.publish('homeassistant/switch/evil/config', JSON.stringify({ name: 'Evil', cmd_t: 'cmnd/plug1/POWER' }), { qos: 0 });
+    await closed2;
+    await new Promise((r) => setTimeout(r, 50));
+    expect(edge.registry.getEntity('switch.plug_one')).toBeDefined();
+    expect(edge.registry.getEntity('switch.evil')).toBeUndefined();
+    // and the birth topic is the edge's
+    const intruder3 = await connect(edge, dev2);
+    const closed3 = new Promise<void>((resolve) => intruder3.once('close', () => resolve()));
+    intruder3.publish('homeassistant/status', 'offline', { qos: 0 });
+    await closed3;
+  });
+});
+
+describe('broker features', () => {
+  it('delivers retained QoS 1 messages to later subscribers and the birth message', async () => {
+    const a = await connect(edge, dev1);
+    await a.publishAsync('stat/plug1/RESULT', 'hello', { qos: 1, retain: true });
+    await a.endAsync();
+    const b = await connect(edge, dev1);
+    const got = new Promise<{ topic: string; payload: string; retain: boolean; qos: number }>((resolve) =>
+      b.on('message', (topic, payload, packet) => { if (topic === 'stat/plug1/RESULT') resolve({ topic, payload: payload.toString(), retain: packet.retain, qos: packet.qos }); }));
+    const birth = new Promise<string>((resolve) => b.on('message', (t, p) => { if (t === 'homeassistant/status') resolve(p.toString()); }));
+    await b.subscribeAsync(['stat/plug1/RESULT', 'homeassistant/status'], { qos: 1 });
+    expect(await got).toEqual({ topic: 'stat/plug1/RESULT', payload: 'hello', retain: true, qos: 1 });
+    expect(await birth).toBe('online');
+    await b.endAsync();
+  });
+
+  it('publishes a last will when a device drops, which makes its entity unavailable', async () => {
+    const c = await connect(edge, dev1, { will: { topic: 'tele/plug1/LWT', payload: Buffer.from('Offline'), qos: 1, retain: true } });
+    await c.publishAsync('tele/plug1/LWT', 'Online', { qos: 1, retain: true });
+    await c.publishAsync('stat/plug1/POWER', 'ON', { qos: 1 });
+    await waitFor(() => edge.states.get('switch.plug_one')?.state === 'on', 3000, 'on');
+    c.stream.destroy();
+    await waitFor(() => edge.states.get('switch.plug_one')?.state === 'unavailable', 3000, 'unavailable after will');
+    c.end(true);
+  });
+});

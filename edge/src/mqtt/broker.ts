@@ -1,0 +1,171 @@
+import { createServer, type Server, type Socket } from 'node:net';
+import { Aedes, type AuthenticateError, type Client, type PublishPacket } from 'aedes';
+import type { Logger } from '../log.ts';
+import { listen } from '../errors.ts';
+import type { MqttAcl } from './acl.ts';
+import type { AuthenticatedUser, MqttUserStore } from './users.ts';
+
+export interface BrokerOptions {
+  port: number;
+  host?: string;
+  users: MqttUserStore;
+  acl: MqttAcl;
+  log: Logger;
+  /** for discovery config publishes: the command topics the payload declares (ACL check) */
+  declaredCommandTopics?: (topic: string, payload: Buffer) => string[];
+}
+
+export type MessageListener = (topic: string, payload: Buffer, user: AuthenticatedUser | null, packet: { retain: boolean; qos: number }) => void;
+
+const USER = Symbol('smarthome.user');
+type UserClient = Client & { [USER]?: AuthenticatedUser };
+
+/** MQTT CONNACK return code 4 (bad user name or password) / 5 (not authorized). */
+function authError(code: 4 | 5, message: string): AuthenticateError {
+  return Object.assign(new Error(message), { returnCode: code }) as AuthenticateError;
+}
+
+/**
+ * The embedded Aedes broker on a TCP port: authentication against MqttUserStore,
+ * authorization through MqttAcl, QoS 0/1/2, retained messages and last wills (Aedes'
+ * in-memory persistence). Lifecycle: start() listens, stop() disconnects everyone.
+ */
+export class MqttBroker {
+  private readonly options: BrokerOptions;
+  private aedes: Aedes | null = null;
+  private server: Server | null = null;
+  private readonly sockets = new Set<Socket>();
+  private readonly listeners: MessageListener[] = [];
+  private boundPort = 0;
+
+  constructor(options: BrokerOptions) {
+    this.options = options;
+  }
+
+  get port(): number {
+    return this.boundPort;
+  }
+
+  get connectedClients(): number {
+    return this.aedes?.connectedClients ?? 0;
+  }
+
+  /** Every message that passed authorization (client publishes, wills and the edge's own). */
+  onMessage(listener: MessageListener): () => void {
+    this.listeners.push(listener);
+    return () => {
+      const i = this.listeners.indexOf(listener);
+      if (i >= 0) this.listeners.splice(i, 1);
+    };
+  }
+
+  async start(): Promise<number> {
+    const { users, acl, log } = this.options;
+    const aedes = await Aedes.createBroker({ id: 'smarthome-edge', heartbeatInterval: 60_000, connectTimeout: 15_000 });
+    aedes.authenticate = (client: UserClient, username, password, done) => {
+      users.authenticate(username, password).then((user) => {
+        if (!user) return done(authError(4, 'bad user name or password'), false);
+        client[USER] = user;
+        done(null, true);
+      }, (err) => {
+        log.error('mqtt authentication failed', err);
+        done(authError(5, 'not authorized'), false);
+      });
+    };
+    aedes.authorizePublish = (client: UserClient | null, packet, done) => {
+      if (!client) return done(null); // a will published after its client is gone
+      const user = client[USER];
+      const declared = this.options.declaredCommandTopics;
+      const ok = acl.canPublish(user, packet.topic, declared ? () => declared(packet.topic, toBuffer(packet.payload)) : undefined);
+      if (ok) return done(null);
+      log.warn(`mqtt: refused publish to ${packet.topic} by ${user?.username ?? '?'}`);
+      done(new Error('publish not authorized'));
+    };
+    aedes.authorizeSubscribe = (client: UserClient, sub, done) => {
+      if (acl.canSubscribe(client[USER], sub.topic)) return done(null, sub);
+      log.warn(`mqtt: refused subscription to ${sub.topic} by ${client[USER]?.username ?? '?'}`);
+      done(null, null);
+    };
+    aedes.authorizeForward = (client: UserClient, packet) => (acl.canReceive(client[USER], packet.topic) ? packet : null);
+    aedes.on('publish', (packet, client: UserClient | null) => {
+      if (packet.topic.startsWith('$SYS')) return;
+      if (this.listeners.length === 0) return;
+      const user = client ? (client[USER] ?? null) : null;
+      const payload = toBuffer(packet.payload);
+      for (const l of this.listeners) {
+        try { l(packet.topic, payload, user, { retain: packet.retain, qos: packet.qos }); } catch (err) { log.error(`mqtt: handler for ${packet.topic} failed`, err); }
+      }
+    });
+    aedes.on('clientError', (client, err) => log.debug(`mqtt client ${client?.id} error: ${err.message}`));
+    aedes.on('connectionError', (client, err) => log.debug(`mqtt connection ${client?.id} error: ${err.message}`));
+    this.aedes = aedes;
+
+    const server = createServer((socket) => {
+      this.sockets.add(socket);
+      socket.once('close', () => this.sockets.delete(socket));
+      aedes.handle(socket);
+    });
+    this.server = server;
+    try {
+      this.boundPort = await listen(server, this.options.port, this.options.host, 'MQTT', '--mqtt-port');
+    } catch (err) {
+      this.server = null;
+      await new Promise<void>((resolve) => aedes.close(() => resolve()));
+      this.aedes = null;
+      throw err;
+    }
+    return this.boundPort;
+  }
+
+  /** Publishes as the edge itself (no ACL; retained and QoS honoured). */
+  publish(topic: string, payload: string | Buffer, options: { qos?: 0 | 1 | 2; retain?: boolean } = {}): Promise<void> {
+    const aedes = this.aedes;
+    if (!aedes) return Promise.reject(new Error('broker is not running'));
+    const packet: PublishPacket = {
+      cmd: 'publish', topic, payload: typeof payload === 'string' ? Buffer.from(payload) : payload,
+      qos: options.qos ?? 0, retain: options.retain ?? false, dup: false,
+    };
+    return new Promise((resolve, reject) => aedes.publish(packet, (err) => (err ? reject(err) : resolve())));
+  }
+
+  /** The retained payload on a topic, if any. */
+  async retained(topic: string): Promise<Buffer | undefined> {
+    const aedes = this.aedes as (Aedes & { persistence?: { createRetainedStream(p: string): AsyncIterable<PublishPacket> } }) | null;
+    if (!aedes?.persistence) return undefined;
+    let found: Buffer | undefined;
+    for await (const packet of aedes.persistence.createRetainedStream(topic)) {
+      if (packet.topic === topic) found = toBuffer(packet.payload);
+    }
+    return found;
+  }
+
+  /** Disconnects every client authenticated as `username` (after its credentials were deleted). */
+  disconnectUser(username: string): number {
+    const aedes = this.aedes as (Aedes & { clients?: Record<string, UserClient> }) | null;
+    let n = 0;
+    for (const client of Object.values(aedes?.clients ?? {})) {
+      if (client[USER]?.username === username) { client.close(); n++; }
+    }
+    return n;
+  }
+
+  async stop(): Promise<void> {
+    const server = this.server;
+    const aedes = this.aedes;
+    this.server = null;
+    this.aedes = null;
+    if (server) {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      if (aedes) await new Promise<void>((resolve) => aedes.close(() => resolve()));
+      for (const s of this.sockets) s.destroy();
+      this.sockets.clear();
+      await closed;
+    } else if (aedes) {
+      await new Promise<void>((resolve) => aedes.close(() => resolve()));
+    }
+  }
+}
+
+function toBuffer(payload: PublishPacket['payload']): Buffer {
+  return typeof payload === 'string' ? Buffer.from(payload) : Buffer.isBuffer(payload) ? payload : Buffer.from(payload);
+}

@@ -1,0 +1,299 @@
+import { eq } from 'drizzle-orm';
+import type { ConfigEntry, Device, EntityRecord } from '@smarthome/protocol';
+import type { EventBus } from '../bus.ts';
+import type { EdgeDatabase } from '../db/database.ts';
+import { configEntries, devices, entities } from '../db/schema.ts';
+
+/** An entity registry row: the wire record plus the platform's own settings. */
+export interface RegistryEntity extends EntityRecord {
+  config: Record<string, unknown>;
+}
+
+export interface DeviceInput {
+  identifiers: string[];
+  name: string;
+  manufacturer?: string | null;
+  model?: string | null;
+  sw_version?: string | null;
+  config_entry_id?: number | null;
+}
+
+export interface EntityInput {
+  platform: string;
+  unique_id: string;
+  domain: string;
+  name: string;
+  /** object id to derive entity_id from on creation (slugified); entity_id never changes afterwards */
+  suggested_object_id: string;
+  config_entry_id?: number | null;
+  device_registry_id?: number | null;
+  config?: Record<string, unknown>;
+}
+
+export interface ConfigEntryInput {
+  domain: string;
+  title: string;
+  source: string;
+  state?: string;
+  data?: Record<string, unknown>;
+}
+
+export function slugify(text: string): string {
+  const slug = text.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase()
+    .replace(/[^a-z0-9]+/g, '_').replace(/^_+|_+$/g, '');
+  return slug || 'unnamed';
+}
+
+const now = () => new Date().toISOString();
+
+/**
+ * Device registry, entity registry and config entries: SQLite is the truth, an in-memory
+ * copy answers reads. Every change is announced on the bus (for tunnel deltas).
+ * Lifecycle: load() reads everything; there is nothing to stop.
+ */
+export class Registry {
+  private readonly database: EdgeDatabase;
+  private readonly bus: EventBus;
+  private readonly deviceById = new Map<number, Device>();
+  private readonly deviceByIdentifier = new Map<string, number>();
+  private readonly entityById = new Map<string, RegistryEntity>();
+  private readonly entityByUnique = new Map<string, string>();
+  private readonly entries = new Map<number, ConfigEntry & { data: Record<string, unknown> }>();
+
+  constructor(database: EdgeDatabase, bus: EventBus) {
+    this.database = database;
+    this.bus = bus;
+  }
+
+  load(): void {
+    const db = this.database.db;
+    this.deviceById.clear(); this.deviceByIdentifier.clear(); this.entityById.clear(); this.entityByUnique.clear(); this.entries.clear();
+    for (const row of db.select().from(configEntries).all()) {
+      this.entries.set(row.id, { id: row.id, domain: row.domain, title: row.title, source: row.source, state: row.state, created_at: row.createdAt, data: row.data });
+    }
+    for (const row of db.select().from(devices).all()) this.indexDevice(toDevice(row));
+    for (const row of db.select().from(entities).all()) this.indexEntity(toEntity(row));
+  }
+
+  // ---- config entries ----
+
+  listConfigEntries(): ConfigEntry[] {
+    return [...this.entries.values()].map(publicEntry);
+  }
+
+  getConfigEntry(id: number): (ConfigEntry & { data: Record<string, unknown> }) | undefined {
+    return this.entries.get(id);
+  }
+
+  addConfigEntry(input: ConfigEntryInput): ConfigEntry {
+    const row = this.database.db.insert(configEntries).values({
+      domain: input.domain, title: input.title, source: input.source, state: input.state ?? 'loaded', data: input.data ?? {}, createdAt: now(),
+    }).returning().get();
+    const entry = { id: row.id, domain: row.domain, title: row.title, source: row.source, state: row.state, created_at: row.createdAt, data: row.data };
+    this.entries.set(entry.id, entry);
+    this.bus.emit('config_entry_upsert', { entry: publicEntry(entry) });
+    return publicEntry(entry);
+  }
+
+  /** The entry of a built-in integration (e.g. mqtt), created once. */
+  ensureConfigEntry(domain: string, title: string, source = 'system'): ConfigEntry {
+    for (const e of this.entries.values()) if (e.domain === domain && e.source === source) return publicEntry(e);
+    return this.addConfigEntry({ domain, title, source });
+  }
+
+  /** Removes the entry with its devices and entities. */
+  removeConfigEntry(id: number): boolean {
+    if (!this.entries.has(id)) return false;
+    for (const e of [...this.entityById.values()]) if (e.config_entry_id === id) this.removeEntity(e.entity_id);
+    for (const d of [...this.deviceById.values()]) if (d.config_entry_id === id) this.removeDevice(d.id);
+    this.database.db.delete(configEntries).where(eq(configEntries.id, id)).run();
+    this.entries.delete(id);
+    this.bus.emit('config_entry_remove', { id });
+    return true;
+  }
+
+  // ---- devices ----
+
+  listDevices(): Device[] {
+    return [...this.deviceById.values()];
+  }
+
+  getDevice(id: number): Device | undefined {
+    return this.deviceById.get(id);
+  }
+
+  findDevice(identifiers: string[]): Device | undefined {
+    for (const ident of identifiers) {
+      const id = this.deviceByIdentifier.get(ident);
+      if (id !== undefined) return this.deviceById.get(id);
+    }
+    return undefined;
+  }
+
+  /** Matches an existing device by any identifier; updates it only when something changed. */
+  upsertDevice(input: DeviceInput): Device {
+    if (input.identifiers.length === 0) throw new Error('a device needs at least one identifier');
+    const existing = this.findDevice(input.identifiers);
+    const db = this.database.db;
+    if (existing) {
+      const merged: Device = {
+        ...existing,
+        name: input.name || existing.name,
+        manufacturer: input.manufacturer ?? existing.manufacturer,
+        model: input.model ?? existing.model,
+        sw_version: input.sw_version ?? existing.sw_version ?? null,
+        identifiers: [...new Set([...(existing.identifiers ?? []), ...input.identifiers])],
+        config_entry_id: input.config_entry_id ?? existing.config_entry_id,
+      };
+      if (JSON.stringify(merged) === JSON.stringify(existing)) return existing;
+      db.update(devices).set({
+        name: merged.name, manufacturer: merged.manufacturer, model: merged.model, swVersion: merged.sw_version ?? null,
+        identifiers: merged.identifiers ?? [], configEntryId: merged.config_entry_id, updatedAt: now(),
+      }).where(eq(devices.id, existing.id)).run();
+      this.indexDevice(merged);
+      this.bus.emit('device_upsert', { device: merged });
+      return merged;
+    }
+    const ts = now();
+    const row = db.insert(devices).values({
+      name: input.name, manufacturer: input.manufacturer ?? null, model: input.model ?? null, swVersion: input.sw_version ?? null,
+      identifiers: input.identifiers, configEntryId: input.config_entry_id ?? null, userId: null, createdAt: ts, updatedAt: ts,
+    }).returning().get();
+    const device = toDevice(row);
+    this.indexDevice(device);
+    this.bus.emit('device_upsert', { device });
+    return device;
+  }
+
+  /** Removes a device; its entities stay but lose their device link. */
+  removeDevice(id: number): boolean {
+    const device = this.deviceById.get(id);
+    if (!device) return false;
+    const db = this.database.db;
+    db.transaction((tx) => {
+      tx.update(entities).set({ deviceRegistryId: null }).where(eq(entities.deviceRegistryId, id)).run();
+      tx.delete(devices).where(eq(devices.id, id)).run();
+    });
+    for (const e of this.entityById.values()) {
+      if (e.device_registry_id === id) {
+        e.device_registry_id = null;
+        this.bus.emit('entity_upsert', { entity: toRecord(e) });
+      }
+    }
+    this.deviceById.delete(id);
+    for (const ident of device.identifiers ?? []) if (this.deviceByIdentifier.get(ident) === id) this.deviceByIdentifier.delete(ident);
+    this.bus.emit('device_remove', { id });
+    return true;
+  }
+
+  // ---- entities ----
+
+  listEntities(): EntityRecord[] {
+    return [...this.entityById.values()].map(toRecord);
+  }
+
+  /** Registry rows including platform config (internal use). */
+  entitiesWithConfig(platform?: string): RegistryEntity[] {
+    const all = [...this.entityById.values()];
+    return platform ? all.filter((e) => e.platform === platform) : all;
+  }
+
+  getEntity(entityId: string): RegistryEntity | undefined {
+    return this.entityById.get(entityId);
+  }
+
+  getEntityByUniqueId(platform: string, uniqueId: string): RegistryEntity | undefined {
+    const entityId = this.entityByUnique.get(`${platform}\u0000${uniqueId}`);
+    return entityId ? this.entityById.get(entityId) : undefined;
+  }
+
+  entitiesOfDevice(deviceId: number): EntityRecord[] {
+    return [...this.entityById.values()].filter((e) => e.device_registry_id === deviceId).map(toRecord);
+  }
+
+  /** Creates or updates by (platform, unique_id); entity_id is assigned once and kept. */
+  upsertEntity(input: EntityInput): RegistryEntity {
+    const db = this.database.db;
+    const existing = this.getEntityByUniqueId(input.platform, input.unique_id);
+    const config = input.config ?? {};
+    if (existing) {
+      const next: RegistryEntity = {
+        ...existing,
+        name: input.name,
+        config_entry_id: input.config_entry_id ?? null,
+        device_registry_id: input.device_registry_id ?? null,
+        config,
+      };
+      if (JSON.stringify(next) === JSON.stringify(existing)) return existing;
+      db.update(entities).set({
+        name: next.name, configEntryId: next.config_entry_id, deviceRegistryId: next.device_registry_id, config,
+      }).where(eq(entities.id, existing.id)).run();
+      this.indexEntity(next);
+      this.bus.emit('entity_upsert', { entity: toRecord(next) });
+      return next;
+    }
+    const entityId = this.freeEntityId(input.domain, input.suggested_object_id);
+    const row = db.insert(entities).values({
+      entityId, uniqueId: input.unique_id, platform: input.platform, domain: input.domain, name: input.name,
+      configEntryId: input.config_entry_id ?? null, deviceRegistryId: input.device_registry_id ?? null, config, createdAt: now(),
+    }).returning().get();
+    const entity = toEntity(row);
+    this.indexEntity(entity);
+    this.bus.emit('entity_upsert', { entity: toRecord(entity) });
+    return entity;
+  }
+
+  removeEntity(entityId: string): boolean {
+    const entity = this.entityById.get(entityId);
+    if (!entity) return false;
+    this.database.db.delete(entities).where(eq(entities.entityId, entityId)).run();
+    this.entityById.delete(entityId);
+    this.entityByUnique.delete(`${entity.platform}\u0000${entity.unique_id}`);
+    this.bus.emit('entity_remove', { entity_id: entityId });
+    return true;
+  }
+
+  private freeEntityId(domain: string, objectId: string): string {
+    const base = `${domain}.${slugify(objectId)}`;
+    if (!this.entityById.has(base)) return base;
+    for (let i = 2; ; i++) {
+      const candidate = `${base}_${i}`;
+      if (!this.entityById.has(candidate)) return candidate;
+    }
+  }
+
+  private indexDevice(device: Device): void {
+    this.deviceById.set(device.id, device);
+    for (const ident of device.identifiers ?? []) this.deviceByIdentifier.set(ident, device.id);
+  }
+
+  private indexEntity(entity: RegistryEntity): void {
+    this.entityById.set(entity.entity_id, entity);
+    this.entityByUnique.set(`${entity.platform}\u0000${entity.unique_id}`, entity.entity_id);
+  }
+}
+
+function publicEntry(e: ConfigEntry): ConfigEntry {
+  return { id: e.id, domain: e.domain, title: e.title, source: e.source, state: e.state, created_at: e.created_at };
+}
+
+function toDevice(row: typeof devices.$inferSelect): Device {
+  return {
+    id: row.id, name: row.name, manufacturer: row.manufacturer, model: row.model, sw_version: row.swVersion,
+    identifiers: row.identifiers, config_entry_id: row.configEntryId, user_id: row.userId,
+  };
+}
+
+function toEntity(row: typeof entities.$inferSelect): RegistryEntity {
+  return {
+    id: row.id, entity_id: row.entityId, name: row.name, domain: row.domain, platform: row.platform, unique_id: row.uniqueId,
+    config_entry_id: row.configEntryId, device_registry_id: row.deviceRegistryId, config: row.config,
+  };
+}
+
+export function toRecord(e: RegistryEntity): EntityRecord {
+  return {
+    id: e.id, entity_id: e.entity_id, name: e.name, domain: e.domain, platform: e.platform, unique_id: e.unique_id,
+    config_entry_id: e.config_entry_id, device_registry_id: e.device_registry_id,
+  };
+}

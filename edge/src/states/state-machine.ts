@@ -1,0 +1,137 @@
+import type { EntityState } from '@smarthome/protocol';
+import type { EventBus } from '../bus.ts';
+import type { EdgeDatabase } from '../db/database.ts';
+import type { Registry } from '../registry/registry.ts';
+import { StateWriter, type StoredState } from './writer.ts';
+
+export interface StateMachineOptions {
+  /** longest time a changed state waits before it is written (ms) */
+  flushDelayMs?: number;
+  /** a batch this large is written at once */
+  maxBatch?: number;
+}
+
+export interface SetStateOptions {
+  /** emit state_changed even when nothing changed (HA force_update) */
+  force?: boolean;
+}
+
+/**
+ * Current state of every entity: an in-memory map backed by SQLite (write-behind via
+ * StateWriter), restored on start. Every change emits `state_changed` on the bus.
+ * Entities without a published state answer state null with attributes from the registry.
+ */
+export class StateMachine {
+  private readonly registry: Registry;
+  private readonly bus: EventBus;
+  private readonly writer: StateWriter;
+  private readonly current = new Map<string, StoredState>();
+
+  constructor(database: EdgeDatabase, registry: Registry, bus: EventBus, options: StateMachineOptions = {}) {
+    this.registry = registry;
+    this.bus = bus;
+    this.writer = new StateWriter(database, options.flushDelayMs ?? 250, options.maxBatch ?? 1000);
+  }
+
+  /** Restores the last state of every entity from SQLite. */
+  start(): void {
+    this.current.clear();
+    for (const row of this.writer.loadAll()) this.current.set(row.entity_id, row);
+    this.writer.start();
+  }
+
+  /** Writes everything pending; after stop() the map still answers reads. */
+  stop(): void {
+    this.writer.stop();
+  }
+
+  flush(): void {
+    this.writer.flush();
+  }
+
+  get pendingWrites(): number {
+    return this.writer.pending;
+  }
+
+  /** The full state item for an entity in the registry, or undefined. */
+  get(entityId: string): EntityState | undefined {
+    const entity = this.registry.getEntity(entityId);
+    if (!entity) return undefined;
+    return this.toItem(entityId, entity.name, entity.domain, entity.platform, this.current.get(entityId));
+  }
+
+  /** The raw stored state (state string + attributes) or undefined when none was published. */
+  raw(entityId: string): StoredState | undefined {
+    return this.current.get(entityId);
+  }
+
+  all(): EntityState[] {
+    return this.registry.entitiesWithConfig().map((e) => this.toItem(e.entity_id, e.name, e.domain, e.platform, this.current.get(e.entity_id)));
+  }
+
+  /**
+   * Sets state and attributes (attributes replace the previous ones). Returns the new
+   * state item, or undefined when the entity is unknown.
+   */
+  set(entityId: string, state: string | null, attributes: Record<string, unknown>, options: SetStateOptions = {}): EntityState | undefined {
+    const entity = this.registry.getEntity(entityId);
+    if (!entity) return undefined;
+    const previous = this.current.get(entityId);
+    const stateChanged = !previous || previous.state !== state;
+    const attrsChanged = !previous || !sameJson(previous.attributes, attributes);
+    if (!stateChanged && !attrsChanged && !options.force) return this.toItem(entityId, entity.name, entity.domain, entity.platform, previous);
+    const ts = new Date().toISOString();
+    const next: StoredState = {
+      entity_id: entityId,
+      state,
+      attributes,
+      last_changed: stateChanged || !previous ? ts : previous.last_changed,
+      last_updated: ts,
+    };
+    this.current.set(entityId, next);
+    this.writer.put(next);
+    const newItem = this.toItem(entityId, entity.name, entity.domain, entity.platform, next);
+    if (this.bus.listenerCount('state_changed') > 0) {
+      const oldItem = previous ? this.toItem(entityId, entity.name, entity.domain, entity.platform, previous) : null;
+      this.bus.emit('state_changed', { entity_id: entityId, old_state: oldItem, new_state: newItem });
+    }
+    return newItem;
+  }
+
+  /** Forgets an entity's state (entity removed): emits state_changed with new_state null. */
+  remove(entityId: string, meta?: { name: string; domain: string; platform: string }): void {
+    const previous = this.current.get(entityId);
+    this.current.delete(entityId);
+    this.writer.delete(entityId);
+    if (previous && meta) {
+      this.bus.emit('state_changed', { entity_id: entityId, old_state: this.toItem(entityId, meta.name, meta.domain, meta.platform, previous), new_state: null });
+    }
+  }
+
+  private toItem(entityId: string, name: string, domain: string, platform: string, stored: StoredState | undefined): EntityState {
+    if (!stored) {
+      return { entity_id: entityId, name, domain, platform, state: null, attributes: { friendly_name: name }, last_changed: null, last_updated: null };
+    }
+    return {
+      entity_id: entityId, name, domain, platform,
+      state: stored.state,
+      attributes: { friendly_name: name, ...stored.attributes },
+      last_changed: stored.last_changed,
+      last_updated: stored.last_updated,
+    };
+  }
+}
+
+function sameJson(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  if (ka.length !== kb.length) return false;
+  for (const k of ka) {
+    const va = a[k];
+    const vb = b[k];
+    if (va === vb) continue;
+    if (typeof va !== 'object' || typeof vb !== 'object' || va === null || vb === null) return false;
+    if (JSON.stringify(va) !== JSON.stringify(vb)) return false;
+  }
+  return true;
+}

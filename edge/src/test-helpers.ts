@@ -1,0 +1,66 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import mqtt, { type MqttClient, type IClientOptions } from 'mqtt';
+import type { MqttCredentials } from '@smarthome/protocol';
+import { createEdge, type Edge, type EdgeConfig } from './edge.ts';
+import { silentLogger } from './log.ts';
+
+/** Test support (not a test file): a whole edge in-process on free ports in a temp dir. */
+
+export function tempDir(prefix = 'edge-test-'): { dir: string; cleanup: () => void } {
+  const dir = mkdtempSync(path.join(tmpdir(), prefix));
+  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+export async function startEdge(dataDir: string, extra: Partial<EdgeConfig> = {}): Promise<Edge> {
+  const edge = createEdge({ port: 0, mqttPort: 0, dataDir, host: '127.0.0.1', logger: silentLogger, ...extra });
+  await edge.start();
+  return edge;
+}
+
+export async function connect(edge: Edge, creds: MqttCredentials | null, options: IClientOptions = {}): Promise<MqttClient> {
+  return mqtt.connectAsync(`mqtt://127.0.0.1:${edge.ports.mqtt}`, {
+    username: creds?.username, password: creds?.password, reconnectPeriod: 0, connectTimeout: 5000, ...options,
+  });
+}
+
+export async function waitFor<T>(fn: () => T | undefined | null | false, timeoutMs = 3000, what = 'condition'): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const v = fn();
+    if (v) return v;
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+/** Collects messages a client receives on the topics it subscribes to. */
+export async function collector(client: MqttClient, topics: string | string[]): Promise<{ messages: { topic: string; payload: string }[]; next: (n?: number) => Promise<{ topic: string; payload: string }[]> }> {
+  const messages: { topic: string; payload: string }[] = [];
+  client.on('message', (topic, payload) => messages.push({ topic, payload: payload.toString() }));
+  await client.subscribeAsync(topics, { qos: 1 });
+  let seen = 0;
+  return {
+    messages,
+    async next(n = 1) {
+      await waitFor(() => messages.length >= seen + n, 3000, `${n} message(s)`);
+      const out = messages.slice(seen, seen + n);
+      seen += n;
+      return out;
+    },
+  };
+}
+
+export function hasBinary(name: string): boolean {
+  try {
+    execFileSync('sh', ['-c', `command -v ${name}`], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export const MOSQUITTO = hasBinary('mosquitto_pub') && hasBinary('mosquitto_sub');
+if (!MOSQUITTO) console.warn('mosquitto_pub/mosquitto_sub not found: tests using them are skipped (apt-get install mosquitto-clients)');

@@ -1,0 +1,65 @@
+/**
+ * Routes of the edge's local API for config flows, config entries and the media source
+ * (issue 5). Paths and shapes are the cloud's (portal-api.md + contract.md); the signed
+ * media URL is edge-only.
+ */
+import { z } from 'zod';
+import { MessageBody, IntIdParam } from './common.ts';
+import { ConfigEntry } from './devices.ts';
+import { StartFlowBody, AdvanceFlowBody, ConfigFlowResult, FlowHandlers } from './config-flow.ts';
+import { BrowseQuery, ResolveBody, ResolvedMedia, MediaNode } from './media.ts';
+import { defineRoute } from './route.ts';
+
+export const FlowIdParams = z.object({ flowId: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/) });
+export const ConfigEntryIdParams = z.object({ id: IntIdParam });
+export const ConfigEntryList = z.array(ConfigEntry).meta({ id: 'ConfigEntryList' });
+
+/** `GET /v1/media/{token}/{filename}`: the token is a short-lived HS256 JWT naming provider and path. */
+export const SignedMediaParams = z.object({
+  token: z.string().min(1).max(4096).regex(/^[A-Za-z0-9_.-]+$/),
+  filename: z.string().min(1).max(1024),
+});
+
+export const edgeConfigFlowRoutes = {
+  listHandlers: defineRoute({
+    method: 'get', path: '/v1/config_flow/handlers', summary: 'List the integrations that can be set up with a config flow',
+    tag: 'config-flow', auth: 'bearer', status: 200, response: FlowHandlers, errors: [401],
+  }),
+  startFlow: defineRoute({
+    method: 'post', path: '/v1/config_flow', summary: 'Start a config flow for an integration',
+    tag: 'config-flow', auth: 'bearer', body: StartFlowBody, status: 200, response: ConfigFlowResult, errors: [400, 401, 404, 409],
+  }),
+  advanceFlow: defineRoute({
+    method: 'post', path: '/v1/config_flow/{flowId}/advance', summary: 'Submit the input of the current step',
+    tag: 'config-flow', auth: 'bearer', params: FlowIdParams, body: AdvanceFlowBody, status: 200, response: ConfigFlowResult,
+    errors: [400, 401, 404],
+  }),
+  deleteFlow: defineRoute({
+    method: 'delete', path: '/v1/config_flow/{flowId}', summary: 'Abort and delete a config flow',
+    tag: 'config-flow', auth: 'bearer', params: FlowIdParams, status: 200, response: MessageBody, errors: [401, 404],
+  }),
+  listEntries: defineRoute({
+    method: 'get', path: '/v1/config_entries', summary: 'List config entries',
+    tag: 'config-flow', auth: 'bearer', status: 200, response: ConfigEntryList, errors: [401],
+  }),
+  deleteEntry: defineRoute({
+    method: 'delete', path: '/v1/config_entries/{id}', summary: 'Remove a config entry with its devices and entities',
+    tag: 'config-flow', auth: 'bearer', params: ConfigEntryIdParams, status: 200, response: MessageBody, errors: [401, 404],
+  }),
+};
+
+export const edgeMediaRoutes = {
+  browse: defineRoute({
+    method: 'get', path: '/v1/media-source/browse', summary: 'Browse the media source tree (root lists providers)',
+    tag: 'media', auth: 'bearer', orgContext: true, query: BrowseQuery, status: 200, response: MediaNode, errors: [400, 401, 404],
+  }),
+  resolve: defineRoute({
+    method: 'post', path: '/v1/media-source/resolve', summary: 'Resolve a media-source URI to a playable (signed) URL',
+    tag: 'media', auth: 'bearer', orgContext: true, body: ResolveBody, status: 200, response: ResolvedMedia, errors: [400, 401, 404],
+  }),
+  signedMedia: defineRoute({
+    method: 'get', path: '/v1/media/{token}/{filename}',
+    summary: 'Stream media content named by a signed token (HTTP Range supported; 206, 416)',
+    tag: 'media', auth: 'none', params: SignedMediaParams, status: 200, emptyResponse: true, errors: [403, 404, 416],
+  }),
+};

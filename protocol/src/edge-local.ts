@@ -1,0 +1,89 @@
+import { z } from 'zod';
+import { IntIdParam, MessageBody, Timestamp } from './common.ts';
+import { DeviceWithEntities, Device, EntityIdParam, EntityState, ServiceCallBody, ServiceCallResult, ServiceName } from './devices.ts';
+import { MqttCredentials } from './edges.ts';
+import { defineRoute } from './route.ts';
+
+/**
+ * The edge's local HTTP API: the same paths and shapes as the cloud for what the edge
+ * owns, plus MQTT credential management. Bearer auth with local tokens
+ * (`pnpm edge token create`); `/healthz` is public.
+ */
+
+/** Who may do what on the edge's MQTT broker (see edge/src/mqtt/acl.ts). */
+export const MqttRole = z.enum(['device', 'integration']).meta({ id: 'MqttRole' });
+export type MqttRole = z.infer<typeof MqttRole>;
+
+export const MqttUsername = z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'username: 1-64 of A-Z a-z 0-9 _ . -');
+
+/** `POST /v1/mqtt/credentials`: username is generated when absent; role defaults to device. */
+export const CreateMqttCredentialsBody = z.object({
+  username: MqttUsername.optional(),
+  role: MqttRole.default('device'),
+}).meta({ id: 'CreateMqttCredentials' });
+export type CreateMqttCredentialsBody = z.input<typeof CreateMqttCredentialsBody>;
+
+export const MqttUser = z.object({
+  username: z.string(),
+  role: MqttRole,
+  created_at: Timestamp,
+}).meta({ id: 'MqttUser' });
+export type MqttUser = z.infer<typeof MqttUser>;
+
+export const HealthBody = z.object({ status: z.literal('ok') }).meta({ id: 'Health' });
+
+export const DeviceIdParams = z.object({ id: IntIdParam });
+export const EntityIdParams = z.object({ entity_id: EntityIdParam });
+export const ServiceParams = z.object({ domain: ServiceName, service: ServiceName });
+export const MqttUserParams = z.object({ username: MqttUsername });
+
+const TAG = 'Edge local API';
+
+export const edgeHealthRoute = defineRoute({
+  method: 'get', path: '/healthz', summary: 'Liveness', tag: TAG, auth: 'none',
+  status: 200, response: HealthBody, errors: [],
+});
+export const edgeListDevicesRoute = defineRoute({
+  method: 'get', path: '/v1/devices', summary: 'Devices of this edge', tag: TAG, auth: 'bearer',
+  status: 200, response: z.array(Device), errors: [401],
+});
+export const edgeGetDeviceRoute = defineRoute({
+  method: 'get', path: '/v1/devices/{id}', summary: 'One device with its entities', tag: TAG, auth: 'bearer',
+  params: DeviceIdParams, status: 200, response: DeviceWithEntities, errors: [401, 404],
+});
+export const edgeListStatesRoute = defineRoute({
+  method: 'get', path: '/v1/entities/states', summary: 'Current state of every entity', tag: TAG, auth: 'bearer',
+  status: 200, response: z.array(EntityState), errors: [401],
+});
+export const edgeGetStateRoute = defineRoute({
+  method: 'get', path: '/v1/entities/states/{entity_id}', summary: 'Current state of one entity', tag: TAG, auth: 'bearer',
+  params: EntityIdParams, status: 200, response: EntityState, errors: [401, 404],
+});
+export const edgeCallServiceRoute = defineRoute({
+  method: 'post', path: '/v1/services/{domain}/{service}', summary: 'Call a service on entities', tag: TAG, auth: 'bearer',
+  params: ServiceParams, body: ServiceCallBody, status: 200, response: ServiceCallResult, errors: [400, 401, 404],
+});
+export const edgeCreateMqttCredentialsRoute = defineRoute({
+  method: 'post', path: '/v1/mqtt/credentials', summary: 'Create MQTT broker credentials (password shown once)', tag: TAG, auth: 'bearer',
+  body: CreateMqttCredentialsBody, status: 201, response: MqttCredentials, errors: [400, 401, 409],
+});
+export const edgeListMqttUsersRoute = defineRoute({
+  method: 'get', path: '/v1/mqtt/credentials', summary: 'MQTT broker users', tag: TAG, auth: 'bearer',
+  status: 200, response: z.array(MqttUser), errors: [401],
+});
+export const edgeDeleteMqttUserRoute = defineRoute({
+  method: 'delete', path: '/v1/mqtt/credentials/{username}', summary: 'Delete an MQTT user and disconnect its clients', tag: TAG, auth: 'bearer',
+  params: MqttUserParams, status: 200, response: MessageBody, errors: [401, 404],
+});
+
+export const edgeLocalRoutes = [
+  edgeHealthRoute,
+  edgeListDevicesRoute,
+  edgeGetDeviceRoute,
+  edgeListStatesRoute,
+  edgeGetStateRoute,
+  edgeCallServiceRoute,
+  edgeCreateMqttCredentialsRoute,
+  edgeListMqttUsersRoute,
+  edgeDeleteMqttUserRoute,
+];

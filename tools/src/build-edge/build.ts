@@ -1,0 +1,266 @@
+/**
+ * `pnpm build:edge`: the one-file edge executable (Node single executable application).
+ *
+ *   1. esbuild bundles the edge (edge/src/main.ts) into one CommonJS file;
+ *   2. `node --experimental-sea-config` turns it into a SEA blob, with better-sqlite3's
+ *      prebuilt addon for the target as an asset (loaded by edge/src/native/sqlite-binding.ts);
+ *   3. a copy of the Node 24 binary for the target (this machine's arch: the repo's own
+ *      node_modules/node/bin/node; other targets: the npm package node-linux-<arch> of the
+ *      same version, cached in .tmp/build-edge/) is stripped when a strip tool is there, and
+ *      the blob is injected with postject.
+ *
+ * Output: dist/smarthome-edge-linux-x64 and dist/smarthome-edge-linux-arm64.
+ * Options: --arch x64,arm64 (default both) · --entry <file> (default edge/src/main.ts) ·
+ * --out <dir> (default dist) · --code-cache on|off (x64 on this host; default off).
+ */
+import { spawnSync } from 'node:child_process';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import * as esbuild from 'esbuild';
+
+export const ROOT = path.resolve(import.meta.dirname, '../../..');
+/** The repo's Node 24 (the real binary: node_modules/.bin/node is a shell shim). */
+export const NODE24 = path.join(ROOT, 'node_modules/node/bin/node');
+const CACHE = path.join(ROOT, '.tmp/build-edge');
+const SQLITE_BINDING_MODULE = path.join(ROOT, 'edge/src/native/sqlite-binding.ts');
+/** Must equal SQLITE_ADDON_ASSET in edge/src/native/sqlite-binding.ts. */
+const SQLITE_ASSET = 'better_sqlite3.node';
+const SEA_FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
+
+export type Arch = 'x64' | 'arm64';
+export const ARCHES: readonly Arch[] = ['x64', 'arm64'];
+
+export interface BuildOptions {
+  entry?: string;
+  outDir?: string;
+  arches?: readonly Arch[];
+  /** V8 code cache in the blob; only possible when the target is this machine's arch. */
+  codeCache?: boolean;
+  log?: (line: string) => void;
+}
+
+export interface BuiltBinary {
+  arch: Arch;
+  file: string;
+  bytes: number;
+  stripped: boolean;
+  codeCache: boolean;
+}
+
+export interface BuildResult {
+  bundleBytes: number;
+  binaries: BuiltBinary[];
+  ms: number;
+}
+
+const mb = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MB`;
+const show = (file: string) => (file.startsWith(ROOT + path.sep) ? path.relative(ROOT, file) : file);
+
+function run(cmd: string, args: string[], what: string): void {
+  const r = spawnSync(cmd, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 * 1024 * 1024 });
+  if (r.error) throw new Error(`${what}: ${r.error.message}`, { cause: r.error });
+  if (r.status !== 0) throw new Error(`${what} failed (exit ${r.status}):\n${r.stdout}${r.stderr}`);
+}
+
+function which(cmd: string): string | null {
+  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
+    const file = path.join(dir || '.', cmd);
+    try {
+      if (statSync(file).isFile()) return file;
+    } catch { /* not here */ }
+  }
+  return null;
+}
+
+/** better-sqlite3's directory, as the edge package resolves it. */
+function betterSqlite3Dir(): string {
+  const req = createRequire(path.join(ROOT, 'edge/package.json'));
+  return path.dirname(req.resolve('better-sqlite3/package.json'));
+}
+
+function nodeVersion(): string {
+  return (JSON.parse(readFileSync(path.join(ROOT, 'node_modules/node/package.json'), 'utf8')) as { version: string }).version;
+}
+
+/**
+ * esbuild plugin: when better-sqlite3 is asked for its addon without a `nativeBinding`
+ * option, it asks sqliteNativeBinding() first (the executable's asset), so every
+ * `new Database(file)` works inside the executable even where the option is not passed.
+ * Outside an executable sqliteNativeBinding() answers undefined and nothing changes.
+ */
+const sqliteAddonPlugin: esbuild.Plugin = {
+  name: 'better-sqlite3-sea-addon',
+  setup(build) {
+    build.onLoad({ filter: /[\\/]better-sqlite3[\\/]lib[\\/]binding\.js$/ }, (args) => {
+      const original = readFileSync(args.path, 'utf8');
+      if (!original.includes('exports.getBinding = getBinding')) {
+        throw new Error(`better-sqlite3 changed its binding loader (${args.path}); update tools/src/build-edge/build.ts`);
+      }
+      const hook = `
+;{
+  const __seaAddon = require(${JSON.stringify(SQLITE_BINDING_MODULE)}).sqliteNativeBinding;
+  const __getBinding = exports.getBinding;
+  exports.getBinding = (nativeBinding) => __getBinding(nativeBinding ?? __seaAddon());
+}
+`;
+      return { contents: original + hook, loader: 'js', resolveDir: path.dirname(args.path) };
+    });
+  },
+};
+
+/** Step 1: one CommonJS file. */
+async function bundle(entry: string, outfile: string, log: (l: string) => void): Promise<void> {
+  const result = await esbuild.build({
+    entryPoints: [entry],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    target: 'node24',
+    format: 'cjs',
+    // ws' optional native helpers (it falls back to JS); .node addons never bundle
+    external: ['bufferutil', 'utf-8-validate', '*.node'],
+    // ESM code that reads import.meta gets the CommonJS equivalents (the executable's path)
+    define: {
+      'import.meta.url': '__sea_import_meta_url',
+      'import.meta.dirname': '__dirname',
+      'import.meta.filename': '__filename',
+    },
+    banner: { js: 'var __sea_import_meta_url = require("node:url").pathToFileURL(__filename).href;' },
+    plugins: [sqliteAddonPlugin],
+    legalComments: 'none',
+    minifySyntax: true,
+    keepNames: true,
+    sourcemap: false,
+    metafile: true,
+    logLevel: 'silent',
+  }).catch((err: unknown) => {
+    const failure = err as esbuild.BuildFailure;
+    if (failure.errors?.some((e) => /top-level await/i.test(e.text))) {
+      const where = failure.errors.map((e) => `${e.location?.file}:${e.location?.line}`).join(', ');
+      throw new Error(`top-level await cannot be bundled to CommonJS (a SEA main script): ${where}`, { cause: err });
+    }
+    throw err;
+  });
+  for (const w of result.warnings) {
+    // better-sqlite3's dynamic require of a compiled addon is never reached (the plugin hands it the addon)
+    if (w.location?.file.includes('better-sqlite3') && /require/.test(w.text)) continue;
+    log(`  esbuild warning: ${w.text} (${w.location?.file}:${w.location?.line})`);
+  }
+}
+
+/** The Node binary for the target: this repo's for this machine's arch, else node-linux-<arch> from npm. */
+function baseNode(arch: Arch, version: string, log: (l: string) => void): string {
+  if (arch === process.arch && process.platform === 'linux') return NODE24;
+  const dir = path.join(CACHE, `node-linux-${arch}-${version}`);
+  const bin = path.join(dir, 'node_modules', `node-linux-${arch}`, 'bin', 'node');
+  if (!existsSync(bin)) {
+    log(`  fetching node-linux-${arch}@${version} from the npm registry into ${path.relative(ROOT, dir)}`);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(path.join(dir, 'package.json'), '{"private":true}\n');
+    const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+    run(npm, ['install', '--force', '--ignore-scripts', '--no-audit', '--no-fund', '--no-package-lock', '--prefix', dir, `node-linux-${arch}@${version}`], `npm install node-linux-${arch}`);
+    if (!existsSync(bin)) throw new Error(`node-linux-${arch}@${version} has no bin/node`);
+  }
+  return bin;
+}
+
+function strip(file: string, arch: Arch): boolean {
+  const candidates = arch === process.arch ? ['strip', 'llvm-strip'] : arch === 'arm64' ? ['aarch64-linux-gnu-strip', 'llvm-strip'] : ['x86_64-linux-gnu-strip', 'llvm-strip'];
+  for (const tool of candidates) {
+    if (!which(tool)) continue;
+    const r = spawnSync(tool, [file], { stdio: 'ignore' });
+    if (r.status === 0) return true;
+  }
+  return false;
+}
+
+/** Steps 2 and 3 for one target. */
+function makeExecutable(arch: Arch, bundleFile: string, work: string, outDir: string, codeCache: boolean, version: string, log: (l: string) => void): BuiltBinary {
+  const addon = path.join(betterSqlite3Dir(), 'prebuilds', `linux-${arch}.node`);
+  if (!existsSync(addon)) throw new Error(`better-sqlite3 has no prebuilt addon for linux-${arch} (${addon})`);
+  const useCodeCache = codeCache && arch === process.arch;
+  const blob = path.join(work, `sea-prep-${arch}.blob`);
+  const config = {
+    main: bundleFile,
+    output: blob,
+    disableExperimentalSEAWarning: true,
+    useSnapshot: false,
+    useCodeCache,
+    assets: { [SQLITE_ASSET]: addon },
+  };
+  const configFile = path.join(work, `sea-config-${arch}.json`);
+  writeFileSync(configFile, JSON.stringify(config, null, 2));
+  run(NODE24, ['--experimental-sea-config', configFile], 'node --experimental-sea-config');
+
+  const out = path.join(outDir, `smarthome-edge-linux-${arch}`);
+  const partial = path.join(work, `smarthome-edge-linux-${arch}`);
+  copyFileSync(baseNode(arch, version, log), partial);
+  chmodSync(partial, 0o755);
+  const stripped = strip(partial, arch);
+  if (!stripped) log(`  note: no strip tool for ${arch}; the ${arch} binary stays unstripped`);
+  const postject = path.join(ROOT, 'node_modules/postject/dist/cli.js');
+  run(NODE24, [postject, partial, 'NODE_SEA_BLOB', blob, '--sentinel-fuse', SEA_FUSE], `postject (${arch})`);
+  chmodSync(partial, 0o755);
+  // replace, never overwrite in place: a copy that is running or being copied stays intact
+  try {
+    renameSync(partial, out);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err;
+    rmSync(out, { force: true });
+    copyFileSync(partial, out);
+    chmodSync(out, 0o755);
+  }
+  return { arch, file: out, bytes: statSync(out).size, stripped, codeCache: useCodeCache };
+}
+
+export async function buildEdge(options: BuildOptions = {}): Promise<BuildResult> {
+  const started = performance.now();
+  const log = options.log ?? ((l: string) => process.stdout.write(l + '\n'));
+  const entry = path.resolve(ROOT, options.entry ?? 'edge/src/main.ts');
+  if (!existsSync(entry)) throw new Error(`entry ${entry} does not exist`);
+  const outDir = path.resolve(ROOT, options.outDir ?? 'dist');
+  mkdirSync(outDir, { recursive: true });
+  mkdirSync(CACHE, { recursive: true });
+  const version = nodeVersion();
+
+  // a private work dir per build, so concurrent builds (the binary test, pnpm build:edge) never collide
+  const work = mkdtempSync(path.join(CACHE, 'work-'));
+  try {
+    const bundleFile = path.join(work, 'smarthome-edge.cjs');
+    let t = performance.now();
+    await bundle(entry, bundleFile, log);
+    const bundleBytes = statSync(bundleFile).size;
+    log(`bundle   ${show(entry)}  ${mb(bundleBytes)}  ${Math.round(performance.now() - t)} ms`);
+
+    const binaries: BuiltBinary[] = [];
+    for (const arch of options.arches ?? ARCHES) {
+      t = performance.now();
+      const b = makeExecutable(arch, bundleFile, work, outDir, options.codeCache ?? false, version, log);
+      binaries.push(b);
+      log(`${arch.padEnd(8)} ${show(b.file)}  ${mb(b.bytes)}  (Node ${version}${b.stripped ? ', stripped' : ''}${b.codeCache ? ', code cache' : ''})  ${((performance.now() - t) / 1000).toFixed(1)} s`);
+    }
+    const ms = performance.now() - started;
+    log(`done in ${(ms / 1000).toFixed(1)} s`);
+    return { bundleBytes, binaries, ms };
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.main) {
+  const { values } = parseArgs({
+    options: { arch: { type: 'string' }, entry: { type: 'string' }, out: { type: 'string' }, 'code-cache': { type: 'string' } },
+  });
+  const arches = values.arch ? values.arch.split(',').map((a) => a.trim()) : ARCHES;
+  try {
+    for (const a of arches) if (!ARCHES.includes(a as Arch)) throw new Error(`unknown arch ${a} (x64, arm64)`);
+    if (process.platform !== 'linux') throw new Error('the edge executable is built on Linux');
+    if (!existsSync(NODE24)) throw new Error(`${NODE24} is missing: run pnpm install first`);
+    await buildEdge({ arches: arches as Arch[], entry: values.entry, outDir: values.out, codeCache: values['code-cache'] === 'on' });
+  } catch (err) {
+    process.stderr.write(`build:edge failed: ${(err as Error).message}\n`);
+    process.exitCode = 1;
+  }
+}

@@ -1,0 +1,75 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createEdge, type Edge } from '@smarthome/edge/edge';
+import { silentLogger } from '@smarthome/edge/log';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Simulator } from './simulator.ts';
+import { KINDS } from './kinds.ts';
+
+let edge: Edge;
+let sim: Simulator;
+let dir: string;
+
+const waitFor = async (fn: () => boolean, ms = 5000, what = 'condition') => {
+  const until = Date.now() + ms;
+  while (!fn()) {
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+};
+
+beforeAll(async () => {
+  dir = mkdtempSync(path.join(tmpdir(), 'sim-test-'));
+  edge = createEdge({ port: 0, mqttPort: 0, dataDir: dir, host: '127.0.0.1', logger: silentLogger });
+  await edge.start();
+  const creds = await edge.createMqttCredentials({ username: 'sim' });
+  sim = new Simulator({ url: `mqtt://${creds.username}:${creds.password}@127.0.0.1:${edge.ports.mqtt}`, devices: KINDS.length, intervalMs: 0 });
+  await sim.start();
+});
+afterAll(async () => {
+  await sim?.stop();
+  await edge?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('device simulator against a real edge', () => {
+  it('announces every device kind through discovery, with states', async () => {
+    const expected = sim.devices.reduce((n, d) => n + d.kind.entities(d.base).length, 0);
+    await waitFor(() => edge.registry.listEntities().length === expected, 5000, `${expected} entities`);
+    expect(edge.registry.listDevices()).toHaveLength(KINDS.length);
+    const domains = new Set(edge.registry.listEntities().map((e) => e.domain));
+    expect([...domains].sort()).toEqual(['binary_sensor', 'button', 'climate', 'cover', 'fan', 'light', 'lock', 'number', 'select', 'sensor', 'switch']);
+    await waitFor(() => edge.states.get('lock.lock_7')?.state === 'locked', 5000, 'lock state');
+    await waitFor(() => edge.states.get('sensor.climate_sensor_2_temperature')?.state !== null, 5000, 'temperature');
+  });
+
+  it('reacts to service calls with new states', async () => {
+    await edge.callService('light', 'turn_on', 'light.light_1', { brightness: 77 });
+    await waitFor(() => edge.states.get('light.light_1')?.state === 'on' && edge.states.get('light.light_1')?.attributes.brightness === 77, 3000, 'light on');
+    await edge.callService('lock', 'unlock', 'lock.lock_7');
+    await waitFor(() => edge.states.get('lock.lock_7')?.state === 'unlocked', 3000, 'unlocked');
+    await edge.callService('cover', 'set_cover_position', 'cover.blind_6', { position: 30 });
+    await waitFor(() => edge.states.get('cover.blind_6')?.attributes.current_position === 30, 3000, 'blind position');
+    await edge.callService('climate', 'set_temperature', 'climate.thermostat_8', { temperature: 23.5 });
+    await waitFor(() => edge.states.get('climate.thermostat_8')?.attributes.temperature === 23.5, 3000, 'thermostat target');
+    await edge.callService('light', 'turn_on', 'light.rgb_light_5', { rgb_color: [10, 20, 30] });
+    await waitFor(() => JSON.stringify(edge.states.get('light.rgb_light_5')?.attributes.rgb_color) === '[10,20,30]', 3000, 'rgb');
+    expect(sim.commandsHandled).toBeGreaterThanOrEqual(5);
+  });
+
+  it('drifts sensors on each tick', async () => {
+    const before = edge.states.get('sensor.plug_3_power')?.last_updated;
+    await edge.callService('switch', 'turn_on', 'switch.plug_3');
+    await waitFor(() => edge.states.get('switch.plug_3')?.state === 'on', 3000, 'plug on');
+    expect(await sim.tick()).toBeGreaterThan(0);
+    await waitFor(() => Number(edge.states.get('sensor.plug_3_power')?.state) >= 40, 3000, 'power reading');
+    expect(edge.states.get('sensor.plug_3_power')?.attributes.voltage).toBe(230);
+    expect(edge.states.get('sensor.plug_3_power')?.last_updated).not.toBe(before);
+  });
+
+  it('marks its entities unavailable when it stops', async () => {
+    await sim.stop();
+    await waitFor(() => edge.states.get('lock.lock_7')?.state === 'unavailable', 3000, 'unavailable');
+  });
+});
