@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import path from 'node:path';
+import { parseProductPlans } from './store-iap/product-plans.ts';
 
 export interface CloudConfig {
   port: number;
@@ -18,6 +19,8 @@ export interface CloudConfig {
   storeIapRootsFile?: string;
   storeIapBundleId?: string;
   storeIapEnvironment: 'Production' | 'Sandbox';
+  /** STORE_IAP_PRODUCT_PLANS: productId → plan id; unset = "business" in the id → 3, else 2. */
+  storeIapProductPlans?: Record<string, number>;
   /** Cheaper scrypt parameters for tests; never set in production. */
   fastHashing?: boolean;
 }
@@ -65,5 +68,6 @@ export function parseCloudArgs(argv: string[], env: NodeJS.ProcessEnv): CloudCon
     storeIapRootsFile: env.STORE_IAP_ROOTS_FILE || undefined,
     storeIapBundleId: env.STORE_IAP_BUNDLE_ID || undefined,
     storeIapEnvironment: environment,
+    storeIapProductPlans: env.STORE_IAP_PRODUCT_PLANS ? parseProductPlans(env.STORE_IAP_PRODUCT_PLANS) : undefined,
   });
 }

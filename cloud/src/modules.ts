@@ -22,6 +22,8 @@ import { mountBillingRoutes } from './billing/routes.ts';
 import { mountSmartHomeRoutes } from './smarthomes/routes.ts';
 import { mountDeviceRoutes } from './devices/routes.ts';
 import { voiceMigrations } from './devices/voice.ts';
+import { storeIapMigrations } from './store-iap/tables.ts';
+import { mountStoreIapRoutes } from './store-iap/routes.ts';
 
 /** Every capability's migrations, in the order they must apply (append only). */
 export const migrations: Migration[] = [
@@ -37,6 +39,7 @@ export const migrations: Migration[] = [
   ...mirrorMigrations,
   ...billingMigrations,
   ...voiceMigrations,
+  ...storeIapMigrations,
 ];
 
 /** Every capability's routes; one line per module. */
@@ -51,4 +54,5 @@ export const routeModules: RouteModule[] = [
   mountBillingRoutes,
   mountSmartHomeRoutes,
   mountDeviceRoutes,
+  mountStoreIapRoutes,
 ];

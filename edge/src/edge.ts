@@ -16,6 +16,8 @@ import { Registry } from './registry/registry.ts';
 import { ServiceRegistry } from './services/services.ts';
 import { StateMachine } from './states/state-machine.ts';
 import { TemplateEngine } from './templates/template.ts';
+import { EdgeFeatures } from './features.ts';
+import { EdgeLink } from './link.ts';
 
 export interface EdgeConfig {
   /** HTTP port of the local API (0 = any free port) */
@@ -59,6 +61,10 @@ export interface Edge {
   readonly states: StateMachine;
   readonly services: ServiceRegistry;
   readonly templates: TemplateEngine;
+  /** config flows, media source, automation engine */
+  readonly features: EdgeFeatures;
+  /** the tunnel to the cloud, when paired (--cloud-url/--token or --cloud-replica) */
+  readonly link: EdgeLink | null;
   readonly broker: MqttBroker;
   readonly discovery: MqttDiscovery;
   readonly tokens: LocalTokenStore;
@@ -109,10 +115,31 @@ export function createEdge(config: EdgeConfig): Edge {
     if (removed) broker.disconnectUser(username);
     return removed;
   };
-  const app = createApiApp({ registry, states, services, tokens, log, createMqttCredentials, listMqttUsers, deleteMqttUser });
+  const features = new EdgeFeatures({
+    dataDir: config.dataDir, cloudReplica: config.cloudReplica ?? false, log, bus, database, registry, states, services, broker,
+    oauth: oauthFromEnv(process.env),
+  });
+  const app = createApiApp({
+    registry, states, services, tokens, log, createMqttCredentials, listMqttUsers, deleteMqttUser,
+    mountMore: (router) => features.mount(router),
+  });
   const http = new HttpServer(app, config.port, config.host);
 
   const ports: EdgePorts = { http: 0, mqtt: 0 };
+  const snapshot = () => ({
+    devices: registry.listDevices(), entities: registry.listEntities(), states: states.all(), config_entries: registry.listConfigEntries(),
+  });
+  const handleTrusted = async (request: Request, via = 'cloud') => {
+    const env: TrustedEnv = { trusted: { via } };
+    return app.fetch(request, env);
+  };
+  const link = config.cloudUrl && (config.token || config.cloudReplica)
+    ? new EdgeLink({
+      cloudUrl: config.cloudUrl, token: config.token, cloudReplica: config.cloudReplica ?? false, fleetToken: process.env.FLEET_TOKEN,
+      log, bus, features, snapshot, handleTrusted,
+      installMqttCredentials: (creds) => users.put({ ...creds, role: 'integration' }),
+    })
+    : null;
   const undo: (() => Promise<void> | void)[] = [];
   let stopping: Promise<void> | null = null;
 
@@ -124,7 +151,7 @@ export function createEdge(config: EdgeConfig): Edge {
   };
 
   return {
-    config, log, bus, registry, states, services, templates, broker, discovery, tokens, database, app, ports,
+    config, log, bus, registry, states, services, templates, broker, discovery, tokens, database, app, ports, features, link,
 
     async start() {
       stopping = null;
@@ -136,11 +163,17 @@ export function createEdge(config: EdgeConfig): Edge {
         undo.push(() => states.stop());
         discovery.start();
         undo.push(() => discovery.stop());
+        await features.start();
+        undo.push(() => features.stop());
         ports.mqtt = await broker.start();
         undo.push(() => broker.stop());
         await discovery.announce();
         ports.http = await http.start();
         undo.push(() => http.stop());
+        if (link) {
+          await link.start();
+          undo.push(() => link.stop());
+        }
       } catch (err) {
         await unwind();
         throw err;
@@ -161,13 +194,13 @@ export function createEdge(config: EdgeConfig): Edge {
     listMqttUsers,
     deleteMqttUser,
 
-    snapshot() {
-      return { devices: registry.listDevices(), entities: registry.listEntities(), states: states.all(), config_entries: registry.listConfigEntries() };
-    },
-
-    async handleTrusted(request, via = 'cloud') {
-      const env: TrustedEnv = { trusted: { via } };
-      return app.fetch(request, env);
-    },
+    snapshot,
+    handleTrusted,
   };
+}
+
+/** The OAuth demo integration is offered when its provider is configured (EDGE_OAUTH_*). */
+function oauthFromEnv(env: NodeJS.ProcessEnv) {
+  const { EDGE_OAUTH_CLIENT_ID: clientId, EDGE_OAUTH_CLIENT_SECRET: clientSecret, EDGE_OAUTH_AUTHORIZE_URL: authorizeUrl, EDGE_OAUTH_TOKEN_URL: tokenUrl, EDGE_OAUTH_REDIRECT_URI: redirectUri } = env;
+  return clientId && clientSecret && authorizeUrl && tokenUrl && redirectUri ? { clientId, clientSecret, authorizeUrl, tokenUrl, redirectUri } : undefined;
 }

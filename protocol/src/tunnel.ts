@@ -56,10 +56,18 @@ export const RequestMessage = z.object({
   method: z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']),
   path: z.string(),
   body: z.unknown().optional(),
+  /** forwarded request headers (e.g. Range for media) */
+  headers: z.record(z.string(), z.string()).optional(),
   /** who asked, so the edge never mistakes a relayed call for a local one */
   origin: z.object({ via: z.literal('cloud'), user_id: z.string().nullable(), remote_addr: z.string().nullable() }),
 });
-export const ResponseMessage = z.object({ type: z.literal('response'), id: z.string(), status: z.number().int(), body: z.unknown() });
+export const ResponseMessage = z.object({
+  type: z.literal('response'), id: z.string(), status: z.number().int(), body: z.unknown(),
+  /** response headers worth relaying (content type, range) */
+  headers: z.record(z.string(), z.string()).optional(),
+  /** set when body is a base64 string of non-JSON bytes (media) */
+  encoding: z.literal('base64').optional(),
+});
 export const EventMessage = z.object({ type: z.literal('event'), event_type: z.string(), data: JsonObject });
 export const ErrorMessage = z.object({ type: z.literal('error'), id: z.string().optional(), code: z.string(), message: z.string() });
 export const PingMessage = z.object({ type: z.literal('ping'), ts: z.number() });

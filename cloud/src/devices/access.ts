@@ -129,9 +129,9 @@ export class EntityAccess {
   }
 
   /** Relays a call into an edge's local API; tunnel failures become 503/504. */
-  async relay(edgeId: number, method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', path: string, body: unknown, origin: { userId: string | null; remoteAddr: string | null }): Promise<RpcResult> {
+  async relay(edgeId: number, method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', path: string, body: unknown, origin: { userId: string | null; remoteAddr: string | null }, headers?: Record<string, string>): Promise<RpcResult> {
     try {
-      return await this.hub.request(edgeId, { method, path, body, origin: { via: 'cloud', user_id: origin.userId, remote_addr: origin.remoteAddr } });
+      return await this.hub.request(edgeId, { method, path, body, headers, origin: { via: 'cloud', user_id: origin.userId, remote_addr: origin.remoteAddr } });
     } catch (err) {
       if (err instanceof EdgeOfflineError) throw edgeOffline();
       if (err instanceof EdgeTimeoutError) throw gatewayTimeout();

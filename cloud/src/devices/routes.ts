@@ -142,4 +142,14 @@ export function mountDeviceRoutes(router: CloudRouter, s: CloudServices): void {
     const base = s.config.publicUrl ?? new URL(c.req.url).origin;
     return { ...out, url: `${base}/v1/edges/${edge.id}/media${edgePath.replace(/^\/v1\/media/, '')}`, extra: { ...out.extra, edge_url: out.url } };
   });
+
+  // Media bytes come through the tunnel in bounded ranges: the edge's signature is the only authorization.
+  router.add(routes.edgeMediaRoute, async ({ params, c }) => {
+    const range = c.req.header('range') ?? 'bytes=0-';
+    const res = await access.relay(Number(params.id), 'GET', `/v1/media/${encodeURIComponent(params.token)}/${encodeURIComponent(params.filename)}`, undefined, { userId: null, remoteAddr: clientAddress(c) }, { range });
+    if (res.encoding !== 'base64') return c.json((res.body ?? { error: 'edge_error' }) as object, res.status as 400);
+    const headers = new Headers();
+    for (const [k, v] of Object.entries(res.headers ?? {})) if (k !== 'content-length') headers.set(k, v);
+    return new Response(Buffer.from(String(res.body), 'base64'), { status: res.status, headers });
+  });
 }

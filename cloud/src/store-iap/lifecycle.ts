@@ -25,8 +25,11 @@ export interface StoreSubscriptionState extends Subscription {
   last_notification_type: string;
 }
 
-/** productId → plan id, e.g. `{ 'com.example.smarthome.pro.monthly': 2 }`. */
-export type PlanMap = Readonly<Record<string, number>>;
+/**
+ * productId → plan id: a table (e.g. `{ 'com.example.smarthome.pro.monthly': 2 }`) or a function
+ * (undefined = unknown product).
+ */
+export type PlanMap = Readonly<Record<string, number>> | ((productId: string) => number | undefined);
 
 export interface LifecycleContext {
   planByProductId: PlanMap;
@@ -85,8 +88,12 @@ export function applyNotification(current: StoreSubscriptionState | null, verifi
   if (!transaction) return unchanged('no_transaction');
   if (current && payload.signedDate < current.last_signed_date) return unchanged('stale');
 
-  const planOf = (productId: string | undefined): number | undefined =>
-    productId !== undefined && Object.hasOwn(ctx.planByProductId, productId) ? ctx.planByProductId[productId] : undefined;
+  const plans = ctx.planByProductId;
+  const planOf = (productId: string | undefined): number | undefined => {
+    if (productId === undefined) return undefined;
+    if (typeof plans === 'function') return plans(productId);
+    return Object.hasOwn(plans, productId) ? plans[productId] : undefined;
+  };
   const transactionPlan = planOf(transaction.productId);
   const nowIso = ctx.now.toISOString();
 

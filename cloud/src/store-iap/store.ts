@@ -1,12 +1,8 @@
 /**
  * Persistence + idempotency for the store receiver, written against a small repository
- * interface so the real database only has to implement `IapRepository`.
- *
- * Route wiring (the lead's side):
- *   const verifier = createStoreVerifierFromEnv();   // STORE_IAP_ROOTS_FILE / _BUNDLE_ID / _ENVIRONMENT
- *   app.post('/v1/webhooks/store-iap', storeIapHandler({ verifier, repo, planByProductId }));
- * (no auth middleware on this route). HttpErrors thrown here carry `shape: 'error'`, so the
- * shared error handler (installErrorHandling) answers 400 `{error}`.
+ * interface; the database implementation is repository.ts, the route routes.ts.
+ * HttpErrors thrown here carry `shape: 'error'`, so the shared error handler
+ * (installErrorHandling) answers 400 `{error}`.
  */
 import { randomUUID } from 'node:crypto';
 import type { Context } from 'hono';
@@ -64,7 +60,16 @@ export interface StoreNotificationResult {
   subscription: StoreSubscriptionState | null;
 }
 
-const storeError = (message: string, cause?: unknown) => new HttpError(400, message, { cause, shape: 'error' });
+/** The receiver's 400: body `{error}` (not the general `{message}`). */
+export const storeError = (message: string, cause?: unknown) => new HttpError(400, message, { cause, shape: 'error' });
+
+/** The body's signedPayload, or a 400 `{error}` when it is missing, empty or too large. */
+export function requireSignedPayload(body: unknown): string {
+  const signedPayload = typeof body === 'object' && body !== null ? (body as { signedPayload?: unknown }).signedPayload : undefined;
+  if (typeof signedPayload !== 'string' || signedPayload.length === 0) throw storeError('missing signedPayload');
+  if (signedPayload.length > 100_000) throw storeError('signedPayload too large');
+  return signedPayload;
+}
 
 /**
  * Handles one POST /v1/webhooks/store-iap body. Returns the success body (plus `outcome`
@@ -73,9 +78,7 @@ const storeError = (message: string, cause?: unknown) => new HttpError(400, mess
  */
 export async function handleStoreNotification(body: unknown, deps: StoreNotificationDeps): Promise<StoreNotificationResult> {
   const now = deps.now ?? (() => new Date());
-  const signedPayload = typeof body === 'object' && body !== null ? (body as { signedPayload?: unknown }).signedPayload : undefined;
-  if (typeof signedPayload !== 'string' || signedPayload.length === 0) throw storeError('missing signedPayload');
-  if (signedPayload.length > 100_000) throw storeError('signedPayload too large');
+  const signedPayload = requireSignedPayload(body);
 
   let verified: VerifiedNotification;
   try {

@@ -3,7 +3,7 @@ import type WebSocket from 'ws';
 import { tunnel } from '@smarthome/protocol';
 import { describeZodError } from '@smarthome/protocol/server';
 
-export interface RpcResult { status: number; body: unknown }
+export interface RpcResult { status: number; body: unknown; headers?: Record<string, string>; encoding?: 'base64' }
 
 export class EdgeOfflineError extends Error {}
 export class EdgeTimeoutError extends Error {}
@@ -75,7 +75,7 @@ export class EdgeConnection {
       if (!p) return; // late answer after a timeout
       this.pending.delete(msg.id);
       clearTimeout(p.timer);
-      p.resolve({ status: msg.status, body: msg.body });
+      p.resolve({ status: msg.status, body: msg.body, headers: msg.headers, encoding: msg.encoding });
       return;
     }
     if (msg.type === 'ping') { this.send({ type: 'pong', ts: msg.ts }); return; }

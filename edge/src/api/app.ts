@@ -30,6 +30,8 @@ export interface ApiDeps {
   createMqttCredentials(input: CreateMqttCredentialsBody): Promise<MqttCredentials>;
   listMqttUsers(): MqttUser[];
   deleteMqttUser(username: string): boolean;
+  /** more capabilities' routes (config flows, media, automations) */
+  mountMore?: (router: SpecRouter<Caller>) => void;
 }
 
 function authenticate(tokens: LocalTokenStore) {
@@ -98,6 +100,8 @@ export function createApiApp(deps: ApiDeps): Hono {
     if (!deps.deleteMqttUser(params.username)) throw notFound(`MQTT user ${params.username} not found`);
     return { message: `MQTT user ${params.username} deleted` };
   });
+
+  deps.mountMore?.(router);
 
   const doc = () => buildOpenApiDocument(router.routes, { title: 'Smart-home edge local API' });
   let cached: ReturnType<typeof doc> | null = null;

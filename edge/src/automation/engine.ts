@@ -117,6 +117,7 @@ export class AutomationEngine {
     const webhookId = body.trigger.some((t) => t.platform === 'webhook') ? newWebhookId() : null;
     const def = this.store.save(id, withWebhookIds(body, webhookId), webhookId, this.deps.edgeId ?? null, new Date(this.clock.now()).toISOString());
     this.install(def);
+    this.deps.onChange?.({ kind: 'upsert', automation: def });
     return def;
   }
 
@@ -131,6 +132,7 @@ export class AutomationEngine {
     this.uninstall(id, 'cancel');
     const def = this.store.save(id, withWebhookIds(body, webhookId), webhookId, this.deps.edgeId ?? null, new Date(this.clock.now()).toISOString(), existing);
     this.install(def);
+    this.deps.onChange?.({ kind: 'upsert', automation: def });
     return def;
   }
 
@@ -138,7 +140,9 @@ export class AutomationEngine {
   remove(id: string): boolean {
     this.assertStarted();
     this.uninstall(id, 'cancel');
-    return this.store.remove(id);
+    const removed = this.store.remove(id);
+    if (removed) this.deps.onChange?.({ kind: 'remove', id });
+    return removed;
   }
 
   /** Stored runs plus the ones in flight, newest first. */

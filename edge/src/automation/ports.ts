@@ -4,7 +4,7 @@
  * has in-memory versions used by the tests and the benchmark.
  */
 import type Database from 'better-sqlite3';
-import type { EntityState } from '@smarthome/protocol';
+import type { Automation, EntityState } from '@smarthome/protocol';
 import type { CallUrlOptions } from './call-url.ts';
 
 export interface StateChange {
@@ -72,7 +72,7 @@ export interface AutomationLogger {
 
 export interface AutomationDeps {
   /** the edge's own better-sqlite3 connection; the engine creates its automation_* tables on it */
-  sqlite: Database.Database;
+  sqlite: Database.Database | (() => Database.Database);
   states: StatePort;
   services: ServicePort;
   mqtt?: MqttPort;
@@ -89,4 +89,6 @@ export interface AutomationDeps {
   traceRetention?: number;
   /** hard cap on repeat iterations in one repeat action: default 10,000 */
   maxRepeat?: number;
+  /** told about every definition change (the cloud tunnel mirrors them) */
+  onChange?: (change: { kind: 'upsert'; automation: Automation } | { kind: 'remove'; id: string }) => void;
 }

@@ -74,17 +74,26 @@ export function migrateAutomationTables(sqlite: Database.Database): void {
 }
 
 export class AutomationStore {
-  private readonly sqlite: Database.Database;
+  private readonly sqlite: Database.Database | (() => Database.Database);
   private readonly retention: number;
   private dbHandle: BetterSQLite3Database<typeof schema> | null = null;
-  constructor(sqlite: Database.Database, retention = 20) {
+  /** the connection, or a getter for one that opens later (the edge opens its database in start()) */
+  constructor(sqlite: Database.Database | (() => Database.Database), retention = 20) {
     this.sqlite = sqlite;
     this.retention = retention;
   }
 
   start(): void {
-    migrateAutomationTables(this.sqlite);
-    this.dbHandle = drizzle(this.sqlite, { schema });
+    const handle = typeof this.sqlite === 'function' ? this.sqlite() : this.sqlite;
+    this.handle = handle;
+    migrateAutomationTables(handle);
+    this.dbHandle = drizzle(handle, { schema });
+  }
+
+  private handle: Database.Database | null = null;
+  private get conn(): Database.Database {
+    if (!this.handle) throw new Error('automation store is not started');
+    return this.handle;
   }
 
   private get db(): BetterSQLite3Database<typeof schema> {
@@ -131,7 +140,7 @@ export class AutomationStore {
   }
 
   remove(id: string): boolean {
-    return this.sqlite.transaction(() => {
+    return this.conn.transaction(() => {
       const removed = this.db.delete(automationsTable).where(eq(automationsTable.id, id)).run().changes > 0;
       this.db.delete(tracesTable).where(eq(tracesTable.automationId, id)).run();
       this.db.delete(timersTable).where(eq(timersTable.automationId, id)).run();
@@ -144,7 +153,7 @@ export class AutomationStore {
   /** Stores a finished run and applies retention: newest N runs plus newest N failed runs. */
   saveTrace(trace: Trace): void {
     const failed = trace.state === 'failed';
-    this.sqlite.transaction(() => {
+    this.conn.transaction(() => {
       this.db.insert(tracesTable).values({ runId: trace.run_id, automationId: trace.automation_id, startedAt: Date.parse(trace.started_at), failed, trace })
         .onConflictDoUpdate({ target: tracesTable.runId, set: { failed, trace } }).run();
       const keep = (onlyFailed: boolean) => this.db.select({ runId: tracesTable.runId }).from(tracesTable)

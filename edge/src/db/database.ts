@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import { sqliteNativeBinding } from '../native/sqlite-binding.ts';
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import { migrate } from './migrations.ts';
 import { schema } from './schema.ts';
@@ -21,7 +22,8 @@ export class EdgeDatabase {
   open(): void {
     if (this.sqliteHandle) return;
     mkdirSync(path.dirname(this.file), { recursive: true });
-    const sqlite = new Database(this.file);
+    // Inside the one-file executable the addon comes from the SEA assets (better-sqlite3 accepts the loaded module; its typings say string).
+    const sqlite = new Database(this.file, { nativeBinding: sqliteNativeBinding(path.dirname(this.file)) as string | undefined });
     try {
       sqlite.pragma('journal_mode = WAL');
       sqlite.pragma('synchronous = NORMAL');

@@ -52,6 +52,13 @@ export class MqttUserStore {
     return { username, password };
   }
 
+  /** Sets a user's password to one issued elsewhere (a cloud replica's register-cloud credentials). */
+  async put(input: { username: string; password: string; role: MqttRole }): Promise<void> {
+    const passwordHash = await hashPassword(input.password);
+    this.database.db.insert(mqttUsers).values({ username: input.username, passwordHash, role: input.role, createdAt: new Date().toISOString() })
+      .onConflictDoUpdate({ target: mqttUsers.username, set: { passwordHash, role: input.role } }).run();
+  }
+
   list(): MqttUser[] {
     return this.database.db.select().from(mqttUsers).all()
       .map((r) => ({ username: r.username, role: r.role, created_at: r.createdAt }));

@@ -95,6 +95,16 @@ export class Registry {
     return publicEntry(entry);
   }
 
+  updateConfigEntry(id: number, patch: { state?: string; data?: Record<string, unknown>; title?: string }): boolean {
+    const entry = this.entries.get(id);
+    if (!entry) return false;
+    const next = { ...entry, ...Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) };
+    this.database.db.update(configEntries).set({ state: next.state, data: next.data, title: next.title }).where(eq(configEntries.id, id)).run();
+    this.entries.set(id, next);
+    this.bus.emit('config_entry_upsert', { entry: publicEntry(next) });
+    return true;
+  }
+
   /** The entry of a built-in integration (e.g. mqtt), created once. */
   ensureConfigEntry(domain: string, title: string, source = 'system'): ConfigEntry {
     for (const e of this.entries.values()) if (e.domain === domain && e.source === source) return publicEntry(e);

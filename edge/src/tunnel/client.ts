@@ -20,7 +20,7 @@ export interface TunnelClientDeps {
   /** every change after start, in order */
   onDelta(listener: (delta: tunnel.Delta) => void): () => void;
   /** an RPC from the cloud into the local API */
-  handleRequest(req: tunnel.TunnelRequest): Promise<{ status: number; body: unknown }>;
+  handleRequest(req: tunnel.TunnelRequest): Promise<{ status: number; body: unknown; headers?: Record<string, string>; encoding?: 'base64' }>;
   /** called with the edge id the cloud assigned, on every welcome */
   onWelcome?(edgeId: number): void;
   backoff?: { initialMs: number; maxMs: number };
@@ -201,14 +201,14 @@ export class TunnelClient {
   }
 
   private async answer(req: tunnel.TunnelRequest): Promise<void> {
-    let res: { status: number; body: unknown };
+    let res: { status: number; body: unknown; headers?: Record<string, string>; encoding?: 'base64' };
     try {
       res = await this.deps.handleRequest(req);
     } catch (err) {
       this.deps.log.error('tunnel request failed', err, { path: req.path });
       res = { status: 500, body: { error: 'internal_error' } };
     }
-    this.send({ type: 'response', id: req.id, status: res.status, body: res.body ?? null });
+    this.send({ type: 'response', id: req.id, status: res.status, body: res.body ?? null, headers: res.headers, encoding: res.encoding });
   }
 
   private send(msg: tunnel.EdgeToCloud): void {

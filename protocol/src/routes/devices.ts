@@ -80,3 +80,9 @@ export const resolveMediaRoute = defineRoute({
   method: 'post', path: '/v1/media-source/resolve', summary: 'Resolve a media URI to a playable URL', tag: 'media', auth: 'bearer', orgContext: true,
   body: ResolveBody, status: 200, response: ResolvedMedia, errors: [400, 401, 403, 404, 503, 504],
 });
+
+export const EdgeMediaParams = z.object({ id: IntIdParam, token: z.string().min(1).max(4096), filename: z.string().min(1).max(512) });
+export const edgeMediaRoute = defineRoute({
+  method: 'get', path: '/v1/edges/{id}/media/{token}/{filename}', summary: 'Signed edge media, relayed through the tunnel (HTTP Range supported; the signature is the authorization)', tag: 'media', auth: 'none',
+  params: EdgeMediaParams, status: 200, emptyResponse: true, errors: [403, 404, 416, 503, 504],
+});

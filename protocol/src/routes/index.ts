@@ -8,3 +8,4 @@ export * from './edges.ts';
 export * from './billing.ts';
 export * from './devices.ts';
 export * from './automations.ts';
+export * from './store-iap.ts';

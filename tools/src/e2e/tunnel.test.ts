@@ -53,7 +53,7 @@ class FakeEdge {
   }
 }
 
-const until = async (cond: () => boolean, ms = 3000) => {
+const until = async (cond: () => boolean, ms = 10_000) => {
   const end = Date.now() + ms;
   while (!cond()) { if (Date.now() > end) throw new Error('condition not met in time'); await new Promise((r) => setTimeout(r, 10)); }
 };
