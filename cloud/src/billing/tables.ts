@@ -31,6 +31,12 @@ export const subscriptions = sqliteTable('subscriptions', {
   lastSignedDate: integer('last_signed_date'),
   createdAt: text('created_at').notNull(),
   updatedAt: text('updated_at').notNull(),
+  // added by store-iap-001 (cloud/src/store-iap/tables.ts): what the store receiver keeps
+  appAccountToken: text('app_account_token'),
+  productId: text('product_id'),
+  environment: text('environment', { enum: ['Production', 'Sandbox'] }),
+  gracePeriodExpiresAt: text('grace_period_expires_at'),
+  lastNotificationType: text('last_notification_type'),
 });
 
 export const FREE_PLAN_ID = 1;

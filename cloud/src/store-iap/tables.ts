@@ -1,31 +1,8 @@
 import { integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import type { Migration } from '../db/database.ts';
 
-/**
- * The store receiver's view of billing's `subscriptions` table (cloud/src/billing/tables.ts):
- * billing's columns plus the store-only ones added by `store-iap-001`. Same SQL table; billing
- * reads it through its own definition, which simply does not select the extra columns.
- */
-export const storeSubscriptions = sqliteTable('subscriptions', {
-  id: text('id').primaryKey(),
-  userId: text('user_id'),
-  planId: integer('plan_id').notNull(),
-  status: text('status', { enum: ['active', 'grace_period', 'billing_retry', 'expired', 'revoked'] }).notNull(),
-  gatewayProvider: text('gateway_provider').notNull(),
-  autoRenew: integer('auto_renew', { mode: 'boolean' }).notNull().default(true),
-  expiresAt: text('expires_at'),
-  pendingPlanId: integer('pending_plan_id'),
-  originalTransactionId: text('original_transaction_id').unique(),
-  lastSignedDate: integer('last_signed_date'),
-  createdAt: text('created_at').notNull(),
-  updatedAt: text('updated_at').notNull(),
-  // added by store-iap-001
-  appAccountToken: text('app_account_token'),
-  productId: text('product_id'),
-  environment: text('environment', { enum: ['Production', 'Sandbox'] }),
-  gracePeriodExpiresAt: text('grace_period_expires_at'),
-  lastNotificationType: text('last_notification_type'),
-});
+/** The store receiver writes billing's `subscriptions` table (its extra columns come from the migration below). */
+export { subscriptions as storeSubscriptions } from '../billing/tables.ts';
 
 /**
  * One row per received store notification (audit + idempotency). notification_uuid is set
