@@ -57,11 +57,14 @@ export function parseCloudArgs(argv: string[], env: NodeJS.ProcessEnv): CloudCon
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`invalid port: ${portText}`);
   const environment = env.STORE_IAP_ENVIRONMENT ?? 'Production';
   if (environment !== 'Production' && environment !== 'Sandbox') throw new Error('STORE_IAP_ENVIRONMENT must be Production or Sandbox');
+  const databaseUrl = values['database-url'] ?? env.DATABASE_URL ?? undefined;
+  // Better to refuse than to run on SQLite while the operator believes data goes to PostgreSQL.
+  if (databaseUrl) throw new Error('--database-url (PostgreSQL) is not supported by this version yet; omit it to use the embedded SQLite database in --data-dir');
   return defaultCloudConfig({
     port,
     host: values.host ?? env.HOST ?? '0.0.0.0',
     dataDir: path.resolve(values['data-dir'] ?? env.DATA_DIR ?? 'data/cloud'),
-    databaseUrl: values['database-url'] ?? env.DATABASE_URL ?? undefined,
+    databaseUrl,
     redisUrl: values['redis-url'] ?? env.REDIS_URL ?? undefined,
     publicUrl: values['public-url'] ?? env.PUBLIC_URL ?? undefined,
     fleetToken: env.FLEET_TOKEN || undefined,

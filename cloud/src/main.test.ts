@@ -51,6 +51,14 @@ describe('pnpm cloud process', () => {
     expect(await first.exit).toBe(0);
   });
 
+  it('refuses --database-url clearly instead of silently using SQLite', async () => {
+    const child = spawn(NODE, [path.join(REPO_ROOT, 'cloud/src/main.ts'), '--port', '0', '--data-dir', tmp(), '--database-url', 'postgres://127.0.0.1/x']);
+    let err = '';
+    child.stderr.on('data', (d) => { err += d; });
+    expect(await new Promise((r) => child.once('exit', r))).toBe(2);
+    expect(err.trim()).toMatch(/^error: --database-url \(PostgreSQL\) is not supported/);
+  });
+
   it('refuses unknown flags with a one-line error', async () => {
     const child = spawn(NODE, [path.join(REPO_ROOT, 'cloud/src/main.ts'), '--bogus']);
     let err = '';
