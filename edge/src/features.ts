@@ -10,7 +10,7 @@ import type { MqttBroker } from './mqtt/broker.ts';
 import type { Registry } from './registry/registry.ts';
 import type { ServiceRegistry } from './services/services.ts';
 import type { StateMachine } from './states/state-machine.ts';
-import { ConfigFlowComponent, mountConfigFlowRoutes, type ConfigEntryStore, type DeviceRegistryPort, type StatePort } from './config-flow/index.ts';
+import { ConfigFlowComponent, mountConfigFlowRoutes, type ConfigEntryStore, type DeviceRegistryPort, type ServicePlatformPort, type StatePort } from './config-flow/index.ts';
 import { createDemoIntegration } from './integrations/demo/index.ts';
 import { createMqttIntegration } from './integrations/mqtt/index.ts';
 import { createOAuthDemoCloudIntegration } from './integrations/oauth_demo_cloud/index.ts';
@@ -81,9 +81,16 @@ export class EdgeFeatures {
       set: (entityId, state, attributes = {}) => { states.set(entityId, state, attributes); },
       remove: (entityId) => { states.remove(entityId); },
     };
+    const servicePlatforms: ServicePlatformPort = {
+      register: (p) => core.services.registerPlatform({
+        platform: p.platform,
+        supportedServices: (domain) => p.supportedServices(domain),
+        callService: async (entityId, service, data) => { await p.callService(entityId, service, data); },
+      }),
+    };
     const integrations = [createMqttIntegration(), createDemoIntegration()];
     if (core.oauth) integrations.push(createOAuthDemoCloudIntegration(core.oauth));
-    this.configFlows = new ConfigFlowComponent({ entries, devices, states: statePort, integrations, log });
+    this.configFlows = new ConfigFlowComponent({ entries, devices, states: statePort, services: servicePlatforms, integrations, log });
 
     this.media = new MediaSourceComponent({
       providers: [new LocalMediaProvider({ folder: path.join(core.dataDir, 'media') }), new DemoMediaProvider()],

@@ -133,7 +133,9 @@ export class EdgeLink {
     const type = res.headers.get('content-type') ?? '';
     if (type.includes('json') || res.status === 204) {
       const text = await res.text();
-      return { status: res.status, body: text ? JSON.parse(text) : null };
+      // A 429 keeps its Retry-After across the tunnel (the cloud passes it on).
+      const retryAfter = res.headers.get('retry-after');
+      return { status: res.status, body: text ? JSON.parse(text) : null, ...(retryAfter ? { headers: { 'retry-after': retryAfter } } : {}) };
     }
     const bytes = Buffer.from(await res.arrayBuffer());
     if (bytes.byteLength > MAX_RELAYED_BYTES) return { status: 502, body: { error: 'response_too_large' } };

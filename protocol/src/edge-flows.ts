@@ -20,6 +20,18 @@ export const SignedMediaParams = z.object({
   filename: z.string().min(1).max(1024),
 });
 
+/**
+ * The OAuth 2.0 redirect (RFC 6749 §4.1.2): the provider sends the browser back with `code`
+ * and `state` (or `error`). The state is the flow's random OAuth state, so it names the flow
+ * and authorizes the call; no bearer token is needed.
+ */
+export const OAuthCallbackQuery = z.object({
+  state: z.string().min(1).max(512),
+  code: z.string().min(1).max(4096).optional(),
+  error: z.string().max(256).optional(),
+  error_description: z.string().max(1024).optional(),
+});
+
 export const edgeConfigFlowRoutes = {
   listHandlers: defineRoute({
     method: 'get', path: '/v1/config_flow/handlers', summary: 'List the integrations that can be set up with a config flow',
@@ -37,6 +49,11 @@ export const edgeConfigFlowRoutes = {
   deleteFlow: defineRoute({
     method: 'delete', path: '/v1/config_flow/{flowId}', summary: 'Abort and delete a config flow',
     tag: 'config-flow', auth: 'bearer', params: FlowIdParams, status: 200, response: MessageBody, errors: [401, 404],
+  }),
+  oauthCallback: defineRoute({
+    method: 'get', path: '/v1/config_flow/oauth/callback',
+    summary: 'OAuth 2.0 redirect target: advances the flow whose state matches; answers a small HTML page, or the flow result as JSON with Accept: application/json',
+    tag: 'config-flow', auth: 'none', query: OAuthCallbackQuery, status: 200, response: ConfigFlowResult, errors: [400, 404],
   }),
   listEntries: defineRoute({
     method: 'get', path: '/v1/config_entries', summary: 'List config entries',

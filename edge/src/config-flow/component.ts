@@ -6,13 +6,15 @@
 import { silentLogger, type Logger } from '../log.ts';
 import { ConfigEntryManager } from './entries.ts';
 import { FlowManager } from './flows.ts';
-import type { ConfigEntryStore, DeviceRegistryPort, StatePort } from './ports.ts';
+import type { ConfigEntryStore, DeviceRegistryPort, ServicePlatformPort, StatePort } from './ports.ts';
 import type { Integration } from './types.ts';
 
 export interface ConfigFlowComponentDeps {
   entries: ConfigEntryStore;
   devices: DeviceRegistryPort;
   states: StatePort;
+  /** where integrations register service platforms; absent: their entities answer no services */
+  services?: ServicePlatformPort;
   integrations: Integration[];
   log?: Logger;
   /** abandoned flows are forgotten after this (default 10 minutes) */
@@ -33,7 +35,8 @@ export class ConfigFlowComponent {
       if (integrations.has(i.domain)) throw new Error(`integration ${i.domain} registered twice`);
       integrations.set(i.domain, i);
     }
-    this.entries = new ConfigEntryManager({ store: deps.entries, devices: deps.devices, states: deps.states, integrations, log });
+    const services: ServicePlatformPort = deps.services ?? { register: () => () => {} };
+    this.entries = new ConfigEntryManager({ store: deps.entries, devices: deps.devices, states: deps.states, services, integrations, log });
     this.flows = new FlowManager({
       integrations, entries: this.entries, log,
       ttlMs: deps.flowTtlMs, sweepIntervalMs: deps.flowSweepIntervalMs, maxFlows: deps.maxFlows, now: deps.now,

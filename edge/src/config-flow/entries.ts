@@ -5,13 +5,14 @@
  */
 import { notFound } from '@smarthome/protocol/server';
 import type { Logger } from '../log.ts';
-import type { ConfigEntryStore, DeviceRegistryPort, NewConfigEntry, StatePort, StoredConfigEntry } from './ports.ts';
+import type { ConfigEntryStore, DeviceRegistryPort, NewConfigEntry, ServicePlatformPort, StatePort, StoredConfigEntry } from './ports.ts';
 import type { EntryRuntime, Integration } from './types.ts';
 
 export interface ConfigEntryManagerDeps {
   store: ConfigEntryStore;
   devices: DeviceRegistryPort;
   states: StatePort;
+  services: ServicePlatformPort;
   integrations: ReadonlyMap<string, Integration>;
   log: Logger;
 }
@@ -79,6 +80,7 @@ export class ConfigEntryManager {
       const runtime = await integration.setupEntry?.(entry, {
         devices: this.deps.devices,
         states: this.deps.states,
+        services: this.deps.services,
         log: this.deps.log,
         updateData: async (data) => { await this.deps.store.update(entry.id, { data }); },
       });

@@ -173,6 +173,37 @@ describe('config flow engine over HTTP', () => {
     expect((await server.json('POST', `/v1/config_flow/${start.body.flowId}/advance`, { name: 'x' })).body.stepId).toBe('confirm');
   });
 
+  it('advances a flow by its callback_state (any caller, state never on the wire); other steps have none', async () => {
+    const callbackIntegration: Integration = {
+      domain: 'test_callback', name: 'Callback',
+      createFlow: () => ({
+        firstStep: 'auth',
+        step: (_stepId, input): StepResult => input
+          ? { type: 'create_entry', title: `code ${String(input.code)}`, data: {} }
+          : { type: 'form', stepId: 'auth', data_schema: [{ name: 'code', type: 'string', required: true }, { name: 'state', type: 'string' }], callback_state: 'S'.repeat(32) },
+      }),
+    };
+    const c = new ConfigFlowComponent({
+      entries: new InMemoryConfigEntryStore(), devices: new InMemoryDeviceRegistry(), states: new InMemoryStates(),
+      integrations: [callbackIntegration, testIntegration],
+    });
+    await c.start();
+    try {
+      const start = await c.flows.startFlow('test_callback', 'alice');
+      expect(JSON.stringify(start)).not.toContain('S'.repeat(32));
+      await c.flows.startFlow('test_two_step', 'alice');
+      await expect(c.flows.advanceByCallbackState('S'.repeat(31), { code: 'x' })).rejects.toMatchObject({ status: 404, message: 'unknown or expired state' });
+      await expect(c.flows.advanceByCallbackState('', { code: 'x' })).rejects.toMatchObject({ status: 404 });
+      expect(await c.flows.advanceByCallbackState('S'.repeat(32), { code: 'x', state: 'S'.repeat(32) })).toEqual({
+        type: 'create_entry', flowId: start.flowId, handler: 'test_callback', stepId: 'done', title: 'code x', result: { config_entry_id: 1 },
+      });
+      await expect(c.flows.advanceByCallbackState('S'.repeat(32), { code: 'x' })).rejects.toMatchObject({ status: 404 });
+      expect(c.flows.size).toBe(1);
+    } finally {
+      await c.stop();
+    }
+  });
+
   it('serializes concurrent steps of one flow: exactly one entry', async () => {
     const start = await server.json('POST', '/v1/config_flow', { handler: 'test_two_step' });
     await server.json('POST', `/v1/config_flow/${start.body.flowId}/advance`, { name: 'Once' });

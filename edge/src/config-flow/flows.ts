@@ -3,7 +3,7 @@
  * data_schema, turns create_entry into a config entry, and forgets abandoned flows after
  * a TTL (swept by a timer; also checked on every access).
  */
-import { randomBytes } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { ConfigFlowResult } from '@smarthome/protocol';
 import { conflict, notFound } from '@smarthome/protocol/server';
 import type { Logger } from '../log.ts';
@@ -127,6 +127,25 @@ export class FlowManager {
     });
   }
 
+  /**
+   * Advances the flow whose open step declared `callback_state === state` (an OAuth redirect
+   * carrying the flow's random state) with `input`, on behalf of the flow's owner: knowing
+   * the unguessable state is the authorization. Unknown or expired state → 404.
+   */
+  async advanceByCallbackState(state: string, input: Record<string, unknown>): Promise<ConfigFlowResult> {
+    this.sweep();
+    const wanted = Buffer.from(state);
+    let match: RunningFlow | undefined;
+    for (const f of this.flows.values()) {
+      const own = f.current.callback_state;
+      if (!own) continue;
+      const have = Buffer.from(own);
+      if (have.length === wanted.length && timingSafeEqual(have, wanted)) match = f;
+    }
+    if (!match) throw notFound('unknown or expired state');
+    return this.advance(match.id, input, match.owner);
+  }
+
   abort(flowId: string, owner?: string): void {
     this.lookup(flowId, owner);
     this.flows.delete(flowId);
@@ -172,6 +191,7 @@ export class FlowManager {
   }
 
   private toWire(running: RunningFlow, step: OpenStep): ConfigFlowResult {
+    // callback_state stays on the edge.
     const base = { flowId: running.id, handler: running.handler, stepId: step.stepId, data_schema: step.data_schema, errors: step.errors ?? {} };
     if (step.type === 'external') return { type: 'external', ...base, url: step.url };
     return step.description_placeholders

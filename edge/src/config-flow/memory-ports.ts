@@ -4,8 +4,8 @@
  */
 import type { Device, EntityRecord } from '@smarthome/protocol';
 import type {
-  ConfigEntryStore, DeviceInput, DeviceRegistryPort, EntityInput, NewConfigEntry,
-  RemovedRegistryItems, StatePort, StoredConfigEntry,
+  ConfigEntryStore, DeviceInput, DeviceRegistryPort, EntityInput, EntityServicePlatform, NewConfigEntry,
+  RemovedRegistryItems, ServicePlatformPort, StatePort, StoredConfigEntry,
 } from './ports.ts';
 
 const clone = <T>(v: T): T => structuredClone(v);
@@ -103,5 +103,22 @@ export class InMemoryStates implements StatePort {
   }
   remove(entityId: string): void {
     this.states.delete(entityId);
+  }
+}
+
+/** Service platforms by name; `call` dispatches like the core's ServiceRegistry (minus the registry checks). */
+export class InMemoryServicePlatforms implements ServicePlatformPort {
+  readonly platforms = new Map<string, EntityServicePlatform>();
+
+  register(platform: EntityServicePlatform): () => void {
+    this.platforms.set(platform.platform, platform);
+    return () => { if (this.platforms.get(platform.platform) === platform) this.platforms.delete(platform.platform); };
+  }
+
+  async call(platformName: string, entityId: string, service: string, data: Record<string, unknown> = {}): Promise<void> {
+    const platform = this.platforms.get(platformName);
+    const domain = entityId.split('.')[0];
+    if (!platform || !platform.supportedServices(domain).includes(service)) throw new Error(`service ${domain}.${service} is not supported`);
+    await platform.callService(entityId, service, data);
   }
 }

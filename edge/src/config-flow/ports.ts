@@ -77,3 +77,28 @@ export interface StatePort {
   /** Forgets the state of a removed entity. */
   remove(entityId: string): MaybePromise<void>;
 }
+
+/**
+ * An integration's answer to service calls for its own entities (those whose registry
+ * `platform` is `platform`), like the MQTT platform does for discovered entities.
+ */
+export interface EntityServicePlatform {
+  readonly platform: string;
+  /** services offered for entities of `domain` (e.g. light → turn_on, turn_off, toggle) */
+  supportedServices(domain: string): string[];
+  /** Carries the service out (publishing the new state); throws ServiceError (→ 400) on bad data. */
+  callService(entityId: string, service: string, data: Record<string, unknown>): MaybePromise<void>;
+}
+
+export interface ServicePlatformPort {
+  /** Routes `domain.service` calls on the platform's entities to it; returns the unregister function. */
+  register(platform: EntityServicePlatform): () => void;
+}
+
+/** Bad service data (e.g. brightness 300): the core answers 400 with the message. */
+export class ServiceError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ServiceError';
+  }
+}

@@ -4,7 +4,7 @@
  */
 import type { DataSchemaField } from '@smarthome/protocol';
 import type { Logger } from '../log.ts';
-import type { DeviceRegistryPort, MaybePromise, StatePort, StoredConfigEntry } from './ports.ts';
+import type { DeviceRegistryPort, MaybePromise, ServicePlatformPort, StatePort, StoredConfigEntry } from './ports.ts';
 
 export type StepErrors = Record<string, string>;
 
@@ -16,8 +16,14 @@ export type StepResult =
       data_schema: DataSchemaField[];
       errors?: StepErrors;
       description_placeholders?: Record<string, string>;
+      /**
+       * A random, unguessable value (an OAuth 2.0 `state`): `GET /v1/config_flow/oauth/callback?state=<it>&…`
+       * advances this step with the callback's query parameters, without a bearer token.
+       * Never sent to clients by the engine (put it in a placeholder if the client needs it).
+       */
+      callback_state?: string;
     }
-  | { type: 'external'; stepId: string; url: string; data_schema: DataSchemaField[]; errors?: StepErrors }
+  | { type: 'external'; stepId: string; url: string; data_schema: DataSchemaField[]; errors?: StepErrors; callback_state?: string }
   | { type: 'create_entry'; title: string; data: Record<string, unknown> }
   | { type: 'abort'; reason: string };
 
@@ -42,6 +48,8 @@ export interface ConfigFlow {
 export interface EntryContext {
   readonly devices: DeviceRegistryPort;
   readonly states: StatePort;
+  /** lets the entry's entities answer service calls (light.turn_on, …) */
+  readonly services: ServicePlatformPort;
   log: Logger;
   /** persists new entry data (e.g. refreshed OAuth tokens) */
   updateData(data: Record<string, unknown>): Promise<void>;

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigFlowComponent } from '../../config-flow/component.ts';
-import { InMemoryConfigEntryStore, InMemoryDeviceRegistry, InMemoryStates } from '../../config-flow/memory-ports.ts';
+import { InMemoryConfigEntryStore, InMemoryDeviceRegistry, InMemoryServicePlatforms, InMemoryStates } from '../../config-flow/memory-ports.ts';
 import { mountConfigFlowRoutes } from '../../config-flow/routes.ts';
 import { serveRoutes, type TestServer } from '../../config-flow/testing.ts';
 import { createDemoIntegration, DEMO_DEVICES } from './index.ts';
@@ -22,10 +22,11 @@ describe('demo integration', () => {
   let store: InMemoryConfigEntryStore;
   let registry: InMemoryDeviceRegistry;
   let states: InMemoryStates;
+  let services: InMemoryServicePlatforms;
   let clock: number;
 
   const build = () => new ConfigFlowComponent({
-    entries: store, devices: registry, states,
+    entries: store, devices: registry, states, services,
     integrations: [createDemoIntegration({ intervalMs: 15 })], flowTtlMs: 60_000, now: () => clock,
   });
 
@@ -34,6 +35,7 @@ describe('demo integration', () => {
     store = new InMemoryConfigEntryStore();
     registry = new InMemoryDeviceRegistry();
     states = new InMemoryStates();
+    services = new InMemoryServicePlatforms();
     component = build();
     await component.start();
     server = await serveRoutes({}, (router) => mountConfigFlowRoutes(router, { component }));
@@ -96,6 +98,56 @@ describe('demo integration', () => {
     await sleep(60);
     expect(states.states.size).toBe(0);
     expect(await server.json('GET', '/v1/config_entries')).toEqual({ status: 200, body: [] });
+  });
+
+  it('answers service calls like real devices: the state changes at once and stays, the script keeps running', async () => {
+    const entryId = await createEntry();
+    const demo = services.platforms.get('demo')!;
+    expect(demo.supportedServices('light')).toEqual(['toggle', 'turn_off', 'turn_on']);
+    expect(demo.supportedServices('switch')).toEqual(['toggle', 'turn_off', 'turn_on']);
+    expect(demo.supportedServices('cover')).toEqual(['close_cover', 'open_cover', 'set_cover_position', 'stop_cover', 'toggle']);
+    expect(demo.supportedServices('sensor')).toEqual([]);
+    const state = (id: string) => states.states.get(id)!;
+
+    await services.call('demo', 'light.demo_living_room_lamp', 'turn_on', { brightness: 100 });
+    expect(state('light.demo_living_room_lamp')).toMatchObject({
+      state: 'on', attributes: { friendly_name: 'Living Room Lamp', brightness: 100, color_mode: 'brightness', supported_color_modes: ['brightness'] },
+    });
+    await services.call('demo', 'light.demo_living_room_lamp', 'toggle');
+    expect(state('light.demo_living_room_lamp')).toMatchObject({ state: 'off', attributes: { brightness: null, color_mode: null } });
+    await services.call('demo', 'light.demo_living_room_lamp', 'turn_on', { brightness_pct: 50 });
+    expect(state('light.demo_living_room_lamp')).toMatchObject({ state: 'on', attributes: { brightness: 128 } });
+    await services.call('demo', 'light.demo_living_room_lamp', 'turn_off');
+    await services.call('demo', 'light.demo_living_room_lamp', 'toggle');
+    expect(state('light.demo_living_room_lamp')).toMatchObject({ state: 'on', attributes: { brightness: 255 } });
+    await expect(services.call('demo', 'light.demo_living_room_lamp', 'turn_on', { brightness: 300 })).rejects.toMatchObject({ name: 'ServiceError', message: 'brightness must be a number from 0 to 255' });
+    expect(state('light.demo_living_room_lamp').attributes.brightness).toBe(255);
+
+    await services.call('demo', 'switch.demo_coffee_maker', 'turn_off');
+    expect(state('switch.demo_coffee_maker').state).toBe('off');
+    await services.call('demo', 'switch.demo_coffee_maker', 'toggle');
+    expect(state('switch.demo_coffee_maker').state).toBe('on');
+
+    await services.call('demo', 'cover.demo_garage_door', 'open_cover');
+    expect(state('cover.demo_garage_door')).toMatchObject({ state: 'open', attributes: { current_position: 100, device_class: 'garage', supported_features: 15 } });
+    await services.call('demo', 'cover.demo_garage_door', 'set_cover_position', { position: 30 });
+    expect(state('cover.demo_garage_door')).toMatchObject({ state: 'open', attributes: { current_position: 30 } });
+    await services.call('demo', 'cover.demo_garage_door', 'close_cover');
+    expect(state('cover.demo_garage_door')).toMatchObject({ state: 'closed', attributes: { current_position: 0 } });
+    await expect(services.call('demo', 'cover.demo_garage_door', 'set_cover_position', {})).rejects.toThrow('position is required');
+
+    // Ticks go on (the sensors change) but the controlled entities stay where they were put.
+    const held = { light: state('light.demo_living_room_lamp').changes, sw: state('switch.demo_coffee_maker').changes, cover: state('cover.demo_garage_door').changes };
+    const temperature = state('sensor.demo_outdoor_temperature').changes;
+    await sleep(100);
+    expect(state('sensor.demo_outdoor_temperature').changes).toBeGreaterThan(temperature + 2);
+    expect(state('light.demo_living_room_lamp')).toMatchObject({ state: 'on', attributes: { brightness: 255 }, changes: held.light });
+    expect(state('switch.demo_coffee_maker')).toMatchObject({ state: 'on', changes: held.sw });
+    expect(state('cover.demo_garage_door')).toMatchObject({ state: 'closed', changes: held.cover });
+
+    // Removing the entry unregisters the platform.
+    await server.json('DELETE', `/v1/config_entries/${entryId}`);
+    expect(services.platforms.size).toBe(0);
   });
 
   it('allows a single demo entry (abort)', async () => {

@@ -1,15 +1,23 @@
 /**
  * Demo integration: one config entry creates a small demo home (light, switch, sensors,
  * binary_sensor, cover) whose states change every `update_interval` seconds while the
- * entry is loaded. Removing the entry removes its devices and entities (done by the
- * config entry manager through the registry port).
+ * entry is loaded. Its light, switch and cover answer service calls like real devices
+ * (service platform "demo"): the new state is published at once and the entity then stays
+ * where it was put, while the script keeps driving the others.
+ *
+ * Flow: start → form "user" (name, update_interval: both optional) → advance (even `{}`)
+ * → create_entry. Only one demo entry: a second start aborts with single_instance_allowed.
+ * Removing the entry removes its devices and entities (done by the config entry manager
+ * through the registry port).
  */
 import type { DataSchemaField } from '@smarthome/protocol';
 import type { ConfigFlow, EntryContext, EntryRuntime, FlowContext, Integration, StepResult } from '../../config-flow/types.ts';
-import type { StoredConfigEntry } from '../../config-flow/ports.ts';
+import { ServiceError, type EntityServicePlatform, type StoredConfigEntry } from '../../config-flow/ports.ts';
 import { DEMO_DEVICES } from './devices.ts';
+import { applyDemoService, DEMO_SERVICES, type DemoState } from './services.ts';
 
 export { DEMO_DEVICES, type DemoDevice, type DemoEntity } from './devices.ts';
+export { applyDemoService, DEMO_SERVICES, type DemoState } from './services.ts';
 
 export const DEMO_DOMAIN = 'demo';
 
@@ -44,21 +52,47 @@ class DemoFlow implements ConfigFlow {
   }
 }
 
+interface RuntimeEntity {
+  entityId: string;
+  domain: string;
+  name: string;
+  at: (n: number) => DemoState;
+  /** last published state (without friendly_name) */
+  current?: DemoState;
+  /** set by a service call: the entity stays where it was put, the script no longer drives it */
+  held: boolean;
+}
+
 class DemoRuntime implements EntryRuntime {
   private timer: NodeJS.Timeout | undefined;
   private tick = 0;
   private readonly ctx: EntryContext;
-  private readonly entities: { entityId: string; at: (n: number) => { state: string; attributes: Record<string, unknown> }; name: string }[];
-  constructor(ctx: EntryContext, entities: DemoRuntime['entities']) {
+  private readonly entities = new Map<string, RuntimeEntity>();
+  constructor(ctx: EntryContext, entities: Omit<RuntimeEntity, 'held'>[]) {
     this.ctx = ctx;
-    this.entities = entities;
+    for (const e of entities) this.entities.set(e.entityId, { ...e, held: false });
   }
 
+  owns(entityId: string): boolean {
+    return this.entities.has(entityId);
+  }
+
+  private async show(e: RuntimeEntity, next: DemoState): Promise<void> {
+    e.current = next;
+    await this.ctx.states.set(e.entityId, next.state, { friendly_name: e.name, ...next.attributes });
+  }
+
+  /** Publishes the script's states at the current tick (entities put somewhere by a service call stay there). */
   async publish(): Promise<void> {
-    for (const e of this.entities) {
-      const { state, attributes } = e.at(this.tick);
-      await this.ctx.states.set(e.entityId, state, { friendly_name: e.name, ...attributes });
-    }
+    for (const e of this.entities.values()) if (!e.held) await this.show(e, e.at(this.tick));
+  }
+
+  async callService(entityId: string, service: string, data: Record<string, unknown>): Promise<void> {
+    const e = this.entities.get(entityId);
+    if (!e) throw new ServiceError(`${entityId} is not a demo entity`);
+    const next = applyDemoService(e.domain, service, e.current ?? e.at(this.tick), data);
+    e.held = true;
+    await this.show(e, next);
   }
 
   run(intervalMs: number): void {
@@ -76,6 +110,17 @@ class DemoRuntime implements EntryRuntime {
 }
 
 export function createDemoIntegration(options: DemoIntegrationOptions = {}): Integration {
+  // One service platform ("demo") for the entities of every loaded demo entry.
+  const runtimes = new Set<DemoRuntime>();
+  let unregister: (() => void) | undefined;
+  const platform: EntityServicePlatform = {
+    platform: DEMO_DOMAIN,
+    supportedServices: (domain) => [...(DEMO_SERVICES[domain] ?? [])],
+    callService: (entityId, service, data) => {
+      for (const r of runtimes) if (r.owns(entityId)) return r.callService(entityId, service, data);
+      throw new ServiceError(`${entityId} is not a demo entity`);
+    },
+  };
   return {
     domain: DEMO_DOMAIN,
     name: 'Demo',
@@ -92,14 +137,25 @@ export function createDemoIntegration(options: DemoIntegrationOptions = {}): Int
             config_entry_id: entry.id, device_registry_id: device.id, platform: DEMO_DOMAIN, domain: e.domain,
             unique_id: `${entry.id}_${d.key}_${e.key}`, name: e.name, suggested_object_id: e.object_id,
           });
-          entities.push({ entityId: record.entity_id, at: e.at, name: e.name });
+          entities.push({ entityId: record.entity_id, domain: e.domain, at: e.at, name: e.name });
         }
       }
       const runtime = new DemoRuntime(ctx, entities);
       await runtime.publish();
       const seconds = Number(entry.data.update_interval);
       runtime.run(options.intervalMs ?? (Number.isFinite(seconds) && seconds >= 1 ? seconds : 30) * 1000);
-      return runtime;
+      runtimes.add(runtime);
+      unregister ??= ctx.services.register(platform);
+      return {
+        unload: () => {
+          runtime.unload();
+          runtimes.delete(runtime);
+          if (runtimes.size === 0) {
+            unregister?.();
+            unregister = undefined;
+          }
+        },
+      };
     },
   };
 }

@@ -1,9 +1,13 @@
 /**
  * OAuth Demo Cloud: an integration set up with the OAuth 2.0 authorization-code grant.
- * Start → external step "auth" whose `url` is the authorize URL (with a random `state`);
- * advance with `{code, state}` (the values the provider put on the redirect) → the code is
- * exchanged at the token URL and the entry holds the tokens. While loaded, the entry
- * refreshes its access token shortly before it expires (when a refresh_token was issued).
+ * Start → form step "auth" with fields `code` and `state`; its description_placeholders carry
+ * `authorize_url` (the provider's authorize URL with a random `state`) for the app to open.
+ * Advance with `{code, state}` (the values the provider put on the redirect), either from the
+ * app or through the edge's `GET /v1/config_flow/oauth/callback?code=…&state=…` (the
+ * redirect_uri) → the code is exchanged at the token URL and the entry holds the tokens.
+ * A wrong state aborts (invalid_state); a failed token request aborts (oauth_error,
+ * oauth_timeout, cannot_connect). While loaded, the entry refreshes its access token
+ * shortly before it expires (when a refresh_token was issued).
  */
 import type { DataSchemaField } from '@smarthome/protocol';
 import type { ConfigFlow, FlowContext, Integration, StepResult } from '../../config-flow/types.ts';
@@ -40,14 +44,18 @@ class OAuthFlow implements ConfigFlow {
   }
 
   async step(stepId: string, input?: Record<string, unknown>): Promise<StepResult> {
-    const external: StepResult = { type: 'external', stepId: 'auth', url: buildAuthorizeUrl(this.cfg, this.state), data_schema: authSchema };
-    if (stepId === 'user') return external;
-    if (stepId !== 'auth' || !input) return external;
+    const form: StepResult = {
+      type: 'form', stepId: 'auth', data_schema: authSchema,
+      description_placeholders: { authorize_url: buildAuthorizeUrl(this.cfg, this.state) },
+      callback_state: this.state,
+    };
+    if (stepId === 'user') return form;
+    if (stepId !== 'auth' || !input) return form;
 
     // A state that does not match is a forged or replayed redirect: end the flow.
     if (!statesMatch(this.state, String(input.state))) return { type: 'abort', reason: 'invalid_state' };
     if (typeof input.error === 'string' && input.error !== '') return { type: 'abort', reason: 'user_rejected_authorize' };
-    if (typeof input.code !== 'string' || input.code === '') return { ...external, errors: { code: 'required' } };
+    if (typeof input.code !== 'string' || input.code === '') return { ...form, errors: { code: 'required' } };
 
     let token: OAuth2Token;
     try {

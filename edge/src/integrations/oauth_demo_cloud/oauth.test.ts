@@ -5,6 +5,8 @@ import { ConfigFlowComponent } from '../../config-flow/component.ts';
 import { InMemoryConfigEntryStore, InMemoryDeviceRegistry, InMemoryStates } from '../../config-flow/memory-ports.ts';
 import { mountConfigFlowRoutes } from '../../config-flow/routes.ts';
 import { serveRoutes, type TestServer } from '../../config-flow/testing.ts';
+import type { Edge } from '../../edge.ts';
+import { startEdge, tempDir } from '../../test-helpers.ts';
 import { createOAuthDemoCloudIntegration } from './index.ts';
 
 interface TokenRequest { method: string; contentType: string | undefined; form: Record<string, string> }
@@ -72,13 +74,21 @@ describe('oauth_demo_cloud config flow (authorization code)', () => {
   const start = async () => {
     const res = await server.json('POST', '/v1/config_flow', { handler: 'oauth_demo_cloud' });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ type: 'external', handler: 'oauth_demo_cloud', stepId: 'auth', errors: {} });
-    const url = new URL(res.body.url);
+    expect(res.body).toEqual({
+      type: 'form', flowId: expect.stringMatching(/^[0-9a-f]{32}$/), handler: 'oauth_demo_cloud', stepId: 'auth', errors: {},
+      data_schema: [
+        { name: 'code', type: 'string', required: false },
+        { name: 'state', type: 'string', required: true },
+        { name: 'error', type: 'string', required: false },
+      ],
+      description_placeholders: { authorize_url: expect.any(String) },
+    });
+    const url = new URL(res.body.description_placeholders.authorize_url);
     return { flowId: res.body.flowId as string, url, state: url.searchParams.get('state')! };
   };
   const advance = (flowId: string, body: object) => server.json('POST', `/v1/config_flow/${flowId}/advance`, body);
 
-  it('starts with the authorize URL carrying a random state', async () => {
+  it('starts with a form whose authorize_url placeholder carries a random state', async () => {
     const a = await start();
     const b = await start();
     expect(a.url.origin + a.url.pathname).toBe('https://auth.demo-cloud.test/authorize');
@@ -119,8 +129,11 @@ describe('oauth_demo_cloud config flow (authorization code)', () => {
 
   it('asks again when state or code is missing', async () => {
     const { flowId, state } = await start();
-    expect((await advance(flowId, { code: 'good-code' })).body).toMatchObject({ type: 'external', stepId: 'auth', errors: { state: 'required' } });
-    expect((await advance(flowId, { state })).body).toMatchObject({ type: 'external', stepId: 'auth', errors: { code: 'required' } });
+    const missingState = (await advance(flowId, { code: 'good-code' })).body;
+    expect(missingState).toMatchObject({ type: 'form', stepId: 'auth', errors: { state: 'required' } });
+    // The re-asked form still tells the app where to send the user.
+    expect(new URL(missingState.description_placeholders.authorize_url).searchParams.get('state')).toBe(state);
+    expect((await advance(flowId, { state })).body).toMatchObject({ type: 'form', stepId: 'auth', errors: { code: 'required' } });
     expect((await advance(flowId, { state, error: 'access_denied' })).body).toMatchObject({ type: 'abort', reason: 'user_rejected_authorize' });
     expect(requests).toEqual([]);
   });
@@ -166,6 +179,147 @@ describe('oauth_demo_cloud config flow (authorization code)', () => {
     expect(await advance(flowId, { code: 'good-code', state })).toEqual({ status: 404, body: { message: 'flow not found' } });
     expect(requests).toEqual([]);
   });
+
+  const callback = (params: Record<string, string>, accept?: string) =>
+    fetch(`${server.url}/v1/config_flow/oauth/callback?${new URLSearchParams(params)}`, { headers: accept ? { accept } : {} });
+
+  it('the redirect callback advances the flow named by its state and answers a small HTML page', async () => {
+    const { flowId, state } = await start();
+    const res = await callback({ code: 'good-code', state });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    expect(res.headers.get('referrer-policy')).toBe('no-referrer');
+    const html = await res.text();
+    expect(html).toContain('<h1>Setup complete</h1>');
+    expect(html).toContain('OAuth Demo Cloud was added.');
+    expect(html).toContain('You can close this window.');
+    expect(requests.map((r) => r.form)).toEqual([{
+      grant_type: 'authorization_code', code: 'good-code', redirect_uri: 'http://edge.local:8123/auth/external/callback',
+      client_id: 'edge-client', client_secret: 'edge-secret',
+    }]);
+    expect(store.get(1)?.data.token).toMatchObject({ access_token: 'at-1', refresh_token: 'rt-1' });
+    // The flow is finished: neither the app nor a replayed redirect can use it again.
+    expect((await advance(flowId, { code: 'good-code', state })).status).toBe(404);
+    const replay = await callback({ code: 'good-code', state });
+    expect(replay.status).toBe(404);
+    expect(await replay.json()).toEqual({ message: 'unknown or expired state' });
+    expect(requests).toHaveLength(1);
+  });
+
+  it('the callback answers the flow result as JSON for Accept: application/json, and picks the flow by state', async () => {
+    const a = await start();
+    const b = await start();
+    const res = await callback({ code: 'good-code', state: b.state }, 'application/json');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(await res.json()).toEqual({
+      type: 'create_entry', flowId: b.flowId, handler: 'oauth_demo_cloud', stepId: 'done', title: 'OAuth Demo Cloud', result: { config_entry_id: 1 },
+    });
+    // The other flow is untouched and still waits for its own code.
+    expect(component.flows.size).toBe(1);
+    const other = await callback({ code: 'stale-code', state: a.state }, 'application/json');
+    expect(await other.json()).toEqual({ type: 'abort', flowId: a.flowId, handler: 'oauth_demo_cloud', reason: 'oauth_error' });
+    expect(store.list().map((e) => e.id)).toEqual([1]);
+  });
+
+  it('the callback reports token errors, provider errors and a missing code', async () => {
+    let f = await start();
+    let res = await callback({ code: 'stale-code', state: f.state });
+    expect(res.status).toBe(200);
+    let html = await res.text();
+    expect(html).toContain('<h1>Setup failed</h1>');
+    expect(html).toContain('(oauth_error)');
+    expect(html).toContain('You can close this window.');
+
+    f = await start();
+    res = await callback({ error: 'access_denied', error_description: 'user said no', state: f.state }, 'application/json');
+    expect(await res.json()).toEqual({ type: 'abort', flowId: f.flowId, handler: 'oauth_demo_cloud', reason: 'user_rejected_authorize' });
+
+    f = await start();
+    res = await callback({ state: f.state });
+    html = await res.text();
+    expect(html).toContain('<h1>Setup not finished</h1>');
+    expect(html).toContain('code: required');
+    // Still open: the right code completes it.
+    expect((await advance(f.flowId, { code: 'good-code', state: f.state })).body).toMatchObject({ type: 'create_entry' });
+    expect(requests.map((r) => r.form.code)).toEqual(['stale-code', 'good-code']);
+  });
+
+  it('the callback answers 404 {message} for an unknown or expired state and 400 without one', async () => {
+    const { state } = await start();
+    const wrong = state.slice(0, -1) + (state.endsWith('A') ? 'B' : 'A');
+    let res = await callback({ code: 'good-code', state: wrong });
+    expect(res.status).toBe(404);
+    expect(await res.json()).toEqual({ message: 'unknown or expired state' });
+    res = await callback({ code: 'good-code' });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { message: string }).message).toMatch(/state/);
+    clock += 60_001;
+    res = await callback({ code: 'good-code', state });
+    expect(res.status).toBe(404);
+    expect(await res.json()).toEqual({ message: 'unknown or expired state' });
+    expect(requests).toEqual([]);
+    expect(store.list()).toEqual([]);
+  });
+});
+
+describe('oauth_demo_cloud on a whole edge', () => {
+  const KEYS = ['EDGE_OAUTH_CLIENT_ID', 'EDGE_OAUTH_CLIENT_SECRET', 'EDGE_OAUTH_AUTHORIZE_URL', 'EDGE_OAUTH_TOKEN_URL', 'EDGE_OAUTH_REDIRECT_URI'] as const;
+  let saved: Record<string, string | undefined>;
+  let dir: { dir: string; cleanup: () => void };
+  let edge: Edge;
+
+  beforeEach(async () => {
+    saved = Object.fromEntries(KEYS.map((k) => [k, process.env[k]]));
+    dir = tempDir();
+    // The redirect URI is the edge's own callback; the port is only known after start, which is fine for the token request.
+    Object.assign(process.env, {
+      EDGE_OAUTH_CLIENT_ID: 'edge-client', EDGE_OAUTH_CLIENT_SECRET: 'edge-secret', EDGE_OAUTH_AUTHORIZE_URL: 'https://auth.demo-cloud.test/authorize',
+      EDGE_OAUTH_TOKEN_URL: tokenUrl, EDGE_OAUTH_REDIRECT_URI: 'http://edge.local/v1/config_flow/oauth/callback',
+    });
+    requests = [];
+    answer = (r, res) => {
+      if (r.form.code === 'good-code') sendJson(res, 200, { access_token: 'at-edge', token_type: 'bearer', expires_in: 3600 });
+      else sendJson(res, 400, { error: 'invalid_grant' });
+    };
+    edge = await startEdge(dir.dir);
+  });
+  afterEach(async () => {
+    await edge.stop();
+    dir.cleanup();
+    for (const k of KEYS) {
+      if (saved[k] === undefined) delete process.env[k];
+      else process.env[k] = saved[k];
+    }
+  });
+
+  it('completes the flow through the callback without a bearer token', async () => {
+    const base = `http://127.0.0.1:${edge.ports.http}`;
+    const { token } = edge.tokens.create('oauth-test');
+    const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    const startRes = await fetch(`${base}/v1/config_flow`, { method: 'POST', headers: auth, body: JSON.stringify({ handler: 'oauth_demo_cloud' }) });
+    expect(startRes.status).toBe(200);
+    const started = await startRes.json() as any;
+    expect(started).toMatchObject({ type: 'form', handler: 'oauth_demo_cloud', stepId: 'auth' });
+    const authorize = new URL(started.description_placeholders.authorize_url);
+    expect(authorize.searchParams.get('redirect_uri')).toBe('http://edge.local/v1/config_flow/oauth/callback');
+    const state = authorize.searchParams.get('state')!;
+
+    const res = await fetch(`${base}/v1/config_flow/oauth/callback?code=good-code&state=${encodeURIComponent(state)}`);
+    expect(res.status).toBe(200);
+    expect(await res.text()).toContain('You can close this window.');
+    expect(requests.map((r) => r.form.code)).toEqual(['good-code']);
+
+    expect((await fetch(`${base}/v1/config_entries`)).status).toBe(401);
+    const entries = await (await fetch(`${base}/v1/config_entries`, { headers: auth })).json() as { domain: string }[];
+    // (the edge keeps its own "mqtt" system entry next to it)
+    expect(entries.filter((e) => e.domain !== 'mqtt')).toEqual([expect.objectContaining({ domain: 'oauth_demo_cloud', title: 'OAuth Demo Cloud', state: 'loaded' })]);
+    expect(JSON.stringify(entries)).not.toContain('at-edge');
+    const unknown = await fetch(`${base}/v1/config_flow/oauth/callback?code=good-code&state=nope`);
+    expect(unknown.status).toBe(404);
+    expect(await unknown.json()).toEqual({ message: 'unknown or expired state' });
+  });
 });
 
 describe('oauth_demo_cloud entry', () => {
@@ -188,8 +342,8 @@ describe('oauth_demo_cloud entry', () => {
     await component.start();
     try {
       const start = await component.flows.startFlow('oauth_demo_cloud');
-      if (start.type !== 'external') throw new Error('expected external step');
-      const state = new URL(start.url).searchParams.get('state')!;
+      if (start.type !== 'form') throw new Error('expected a form');
+      const state = new URL(start.description_placeholders!.authorize_url).searchParams.get('state')!;
       const done = await component.flows.advance(start.flowId, { code: 'c1', state });
       expect(done).toMatchObject({ type: 'create_entry', result: { config_entry_id: 1 } });
       // expires_at - margin is 1 s away.
