@@ -3,7 +3,7 @@ import { ConfigFlowComponent } from './component.ts';
 import { InMemoryConfigEntryStore, InMemoryDeviceRegistry, InMemoryStates } from './memory-ports.ts';
 import { mountConfigFlowRoutes } from './routes.ts';
 import { checkStepInput } from './schema.ts';
-import { serveRoutes, type TestServer } from './testing.ts';
+import { serveRoutes, type TestServer } from '../test-server.ts';
 import type { Integration, StepResult } from './types.ts';
 
 /** A two-step test integration: "user" (name, count) → "confirm" (ok) → entry. */

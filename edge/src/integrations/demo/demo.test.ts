@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigFlowComponent } from '../../config-flow/component.ts';
 import { InMemoryConfigEntryStore, InMemoryDeviceRegistry, InMemoryServicePlatforms, InMemoryStates } from '../../config-flow/memory-ports.ts';
 import { mountConfigFlowRoutes } from '../../config-flow/routes.ts';
-import { serveRoutes, type TestServer } from '../../config-flow/testing.ts';
+import { serveRoutes, type TestServer } from '../../test-server.ts';
 import { createDemoIntegration, DEMO_DEVICES } from './index.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

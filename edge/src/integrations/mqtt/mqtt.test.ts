@@ -5,7 +5,7 @@ import { Aedes, type AuthenticateError } from 'aedes';
 import { ConfigFlowComponent } from '../../config-flow/component.ts';
 import { InMemoryConfigEntryStore, InMemoryDeviceRegistry, InMemoryStates } from '../../config-flow/memory-ports.ts';
 import { mountConfigFlowRoutes } from '../../config-flow/routes.ts';
-import { serveRoutes, type TestServer } from '../../config-flow/testing.ts';
+import { serveRoutes, type TestServer } from '../../test-server.ts';
 import { createConnectCheck, createMqttIntegration, isValidHost, type BrokerSettings, type ConnectOutcome } from './index.ts';
 
 describe('mqtt config flow', () => {

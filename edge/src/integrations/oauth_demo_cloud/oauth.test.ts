@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { ConfigFlowComponent } from '../../config-flow/component.ts';
 import { InMemoryConfigEntryStore, InMemoryDeviceRegistry, InMemoryStates } from '../../config-flow/memory-ports.ts';
 import { mountConfigFlowRoutes } from '../../config-flow/routes.ts';
-import { serveRoutes, type TestServer } from '../../config-flow/testing.ts';
+import { serveRoutes, type TestServer } from '../../test-server.ts';
 import type { Edge } from '../../edge.ts';
 import { startEdge, tempDir } from '../../test-helpers.ts';
 import { createOAuthDemoCloudIntegration } from './index.ts';
