@@ -15,6 +15,8 @@ export class AccessTokenSigner {
   private readonly ttlSeconds: number;
   private privateKey: CryptoKey | null = null;
   private publicKey: CryptoKey | null = null;
+  /** verified tokens until they expire: verifying the same JWT again gives the same answer */
+  private readonly verified = new Map<string, { sub: string; exp: number }>();
 
   constructor(dataDir: string, ttlSeconds: number) {
     this.keyFile = path.join(dataDir, 'jwt-signing-key.json');
@@ -61,9 +63,18 @@ export class AccessTokenSigner {
   /** Returns the user id, or null for anything not a valid, unexpired access token of ours. */
   async verify(token: string): Promise<string | null> {
     if (!this.publicKey) throw new Error('signer not started');
+    const hit = this.verified.get(token);
+    if (hit) {
+      if (hit.exp * 1000 > Date.now()) return hit.sub;
+      this.verified.delete(token);
+      return null;
+    }
     try {
       const { payload } = await jwtVerify(token, this.publicKey, { algorithms: [ALG], issuer: ISSUER, audience: AUDIENCE });
-      return payload.typ === 'access' && typeof payload.sub === 'string' ? payload.sub : null;
+      if (payload.typ !== 'access' || typeof payload.sub !== 'string' || typeof payload.exp !== 'number') return null;
+      if (this.verified.size >= 10_000) this.verified.delete(this.verified.keys().next().value!);
+      this.verified.set(token, { sub: payload.sub, exp: payload.exp });
+      return payload.sub;
     } catch {
       return null;
     }
