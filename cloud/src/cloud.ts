@@ -20,6 +20,14 @@ import { migrations, routeModules } from './modules.ts';
 import { TunnelHub } from './tunnel/hub.ts';
 import { AppSocketServer } from './websocket/app-socket.ts';
 import { EntityAccess } from './devices/access.ts';
+import { Cluster, redisPrefixFromEnv } from './scale/cluster.ts';
+import { ClusterEdges } from './scale/edges.ts';
+import { RedisFailureStore } from './scale/failure-store.ts';
+import { RedisWebhookRateLimiter } from './scale/webhook-limiter.ts';
+import { StaleEdgeSweeper } from './scale/sweeper.ts';
+import { edges as edgesTable } from './edges/tables.ts';
+import { eq } from 'drizzle-orm';
+import { automationRoutes, mountAutomationRoutes } from './automations/routes.ts';
 
 const ANONYMOUS: Caller = { userId: '', via: 'anonymous' };
 
@@ -40,13 +48,22 @@ export class Cloud {
   private readonly router: SpecRouter<Caller>;
   private readonly appSocket: AppSocketServer;
   private server: Server | null = null;
+  /** Scale-out (REDIS_URL set): this replica's link to the others; null on a single replica. */
+  private readonly cluster: Cluster | null;
+  private readonly clusterEdges: ClusterEdges | null = null;
+  private readonly sweeper: StaleEdgeSweeper | null = null;
 
-  constructor(config: CloudConfig, opts: { log?: Logger } = {}) {
+  /** opts.redisPrefix: Redis key prefix (default REDIS_PREFIX, else "smarthome"). */
+  constructor(config: CloudConfig, opts: { log?: Logger; redisPrefix?: string } = {}) {
     this.config = config;
     this.log = opts.log ?? createLogger('cloud');
     this.database = new CloudDatabase(path.join(config.dataDir, 'cloud.db'), migrations);
     this.signer = new AccessTokenSigner(config.dataDir, config.accessTokenTtlSeconds);
-    const throttle = new LoginThrottle(new MemoryFailureStore());
+    // Scale-out: with REDIS_URL, replicas share tunnels, state_changed and login throttling through Redis (scale/).
+    this.cluster = config.redisUrl
+      ? new Cluster({ url: config.redisUrl, prefix: opts.redisPrefix ?? redisPrefixFromEnv(process.env), log: this.log })
+      : null;
+    const throttle = new LoginThrottle(this.cluster ? new RedisFailureStore(this.cluster) : new MemoryFailureStore());
     const auth = new AuthService({
       database: this.database,
       signer: this.signer,
@@ -66,9 +83,27 @@ export class Cloud {
         mirror.applyDelta(edgeId, delta, seq);
         return { oldState };
       },
-      markOnline: async (edgeId) => { await edges.markOnline(edgeId); },
-      markOffline: async (edgeId) => { await edges.markOffline(edgeId); },
+      // Scale-out: claim the edge's ownership key before marking it online; mark it offline only
+      // while the key was still ours (the edge may already have said hello on another replica).
+      markOnline: async (edgeId) => { await this.clusterEdges?.claim(edgeId); await edges.markOnline(edgeId); },
+      markOffline: async (edgeId) => {
+        if (this.clusterEdges && !(await this.clusterEdges.release(edgeId))) return;
+        await edges.markOffline(edgeId);
+      },
     });
+    if (this.cluster) {
+      // Requests and revocations for edges whose tunnel is on another replica go through Redis.
+      this.clusterEdges = new ClusterEdges({ cluster: this.cluster, local: tunnel, log: this.log });
+      tunnel.useRemote(this.clusterEdges);
+      // Edges left 'online' by a replica that died without marking them offline.
+      this.sweeper = new StaleEdgeSweeper({
+        cluster: this.cluster,
+        log: this.log,
+        listOnline: async () => (await this.database.db.select({ id: edgesTable.id }).from(edgesTable).where(eq(edgesTable.status, 'online')).all()).map((r) => r.id),
+        markOffline: (edgeId) => edges.markOffline(edgeId),
+        markOnline: (edgeId) => edges.markOnline(edgeId),
+      });
+    }
     // Revoked or re-credentialed edges lose their tunnel at once.
     edges.on('revoked', (edge) => tunnel.disconnect(edge.id, 'revoked'));
     edges.on('rotated', (edge) => tunnel.disconnect(edge.id, 'credentials rotated'));
@@ -86,6 +121,10 @@ export class Cloud {
           access.callService(userId, domain, service, parseOr400(ServiceCallBody, data, ''), null),
       },
     });
+    // Scale-out: state_changed from tunnels on other replicas reaches this replica's app sockets.
+    this.clusterEdges?.on('state_changed', (e) => {
+      this.appSocket.fanOut(e).catch((err) => this.log.error('state_changed fan-out failed', err));
+    });
     this.router = new SpecRouter<Caller>(this.app, {
       authenticate: (c, spec) => this.authenticate(c.req.header('authorization'), spec),
       bodyLimit: config.bodyLimitBytes,
@@ -93,7 +132,13 @@ export class Cloud {
     installErrorHandling(this.app, this.log);
     this.router.add(routes.healthRoute, () => ({ status: 'ok' as const }));
     mountDocs(this.app, () => this.router.routes);
-    for (const mount of routeModules) mount(this.router, this.services);
+    for (const module of routeModules) {
+      // Scale-out: the webhook receiver's rate limit is shared through Redis (same 10/s, burst 20).
+      const mount = module === mountAutomationRoutes && this.cluster
+        ? automationRoutes({ limiter: new RedisWebhookRateLimiter(this.cluster, { perSecond: 10, burst: 20 }) })
+        : module;
+      mount(this.router, this.services);
+    }
   }
 
   private async authenticate(header: string | undefined, spec: RouteSpec): Promise<Caller> {
@@ -131,6 +176,9 @@ export class Cloud {
   async start(): Promise<void> {
     this.database.start();
     await this.signer.start();
+    await this.cluster?.start();
+    this.clusterEdges?.start();
+    this.sweeper?.start();
     this.server = await new Promise<Server>((resolve, reject) => {
       const server = serve({ fetch: this.app.fetch, port: this.config.port, hostname: this.config.host }) as Server;
       server.once('listening', () => resolve(server));
@@ -155,10 +203,14 @@ export class Cloud {
         server.closeIdleConnections();
       });
     }
+    // Scale-out: release the edges still owned here, then leave Redis.
+    await this.sweeper?.stop();
+    await this.clusterEdges?.stop();
+    await this.cluster?.stop();
     this.database.stop();
   }
 }
 
-export function createCloud(config: CloudConfig, opts: { log?: Logger } = {}): Cloud {
+export function createCloud(config: CloudConfig, opts: { log?: Logger; redisPrefix?: string } = {}): Cloud {
   return new Cloud(config, opts);
 }

@@ -24,6 +24,7 @@ import { mountDeviceRoutes } from './devices/routes.ts';
 import { voiceMigrations } from './devices/voice.ts';
 import { storeIapMigrations } from './store-iap/tables.ts';
 import { mountStoreIapRoutes } from './store-iap/routes.ts';
+import { mountAutomationRoutes } from './automations/routes.ts';
 
 /** Every capability's migrations, in the order they must apply (append only). */
 export const migrations: Migration[] = [
@@ -55,4 +56,5 @@ export const routeModules: RouteModule[] = [
   mountSmartHomeRoutes,
   mountDeviceRoutes,
   mountStoreIapRoutes,
+  mountAutomationRoutes,
 ];

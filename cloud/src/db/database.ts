@@ -29,26 +29,37 @@ export class CloudDatabase {
   start(): void {
     fs.mkdirSync(path.dirname(this.file), { recursive: true });
     const sqlite = new Database(this.file);
+    // busy_timeout first: with several replicas on one file, switching to WAL and migrating wait for each other.
+    sqlite.pragma('busy_timeout = 5000');
     sqlite.pragma('journal_mode = WAL');
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('foreign_keys = ON');
-    sqlite.pragma('busy_timeout = 5000');
     this.sqlite = sqlite;
     this.drizzleDb = drizzle(sqlite);
     this.migrate();
   }
 
+  /**
+   * Several processes may start together on one file (cloud replicas): the whole run holds
+   * the write lock (BEGIN EXCLUSIVE, waiting up to busy_timeout for another migrator), and
+   * the applied ids are read inside the lock, so each migration applies exactly once.
+   */
   private migrate(): void {
     const sqlite = this.raw;
-    sqlite.exec('CREATE TABLE IF NOT EXISTS _migrations (id TEXT PRIMARY KEY, applied_at TEXT NOT NULL)');
-    const applied = new Set(sqlite.prepare('SELECT id FROM _migrations').pluck().all() as string[]);
-    const record = sqlite.prepare('INSERT INTO _migrations (id, applied_at) VALUES (?, ?)');
-    for (const m of this.migrations) {
-      if (applied.has(m.id)) continue;
-      sqlite.transaction(() => {
+    sqlite.exec('BEGIN EXCLUSIVE');
+    try {
+      sqlite.exec('CREATE TABLE IF NOT EXISTS _migrations (id TEXT PRIMARY KEY, applied_at TEXT NOT NULL)');
+      const applied = new Set(sqlite.prepare('SELECT id FROM _migrations').pluck().all() as string[]);
+      const record = sqlite.prepare('INSERT INTO _migrations (id, applied_at) VALUES (?, ?)');
+      for (const m of this.migrations) {
+        if (applied.has(m.id)) continue;
         sqlite.exec(m.sql);
         record.run(m.id, new Date().toISOString());
-      })();
+      }
+      sqlite.exec('COMMIT');
+    } catch (err) {
+      if (sqlite.inTransaction) sqlite.exec('ROLLBACK');
+      throw err;
     }
   }
 

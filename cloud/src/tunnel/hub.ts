@@ -23,6 +23,17 @@ export interface TunnelDeps {
   limits?: Partial<ConnectionLimits>;
 }
 
+/**
+ * Tunnels held by other cloud replicas (scale-out, cloud/src/scale/): consulted only for
+ * edges not connected to this process. Absent on a single replica.
+ */
+export interface RemoteTunnel {
+  /** runs the request on the replica holding the edge's tunnel; EdgeOfflineError when none does */
+  request(edgeId: number, req: Omit<tunnel.TunnelRequest, 'type' | 'id'>, timeoutMs: number): Promise<RpcResult>;
+  /** asks every replica to drop the edge's tunnel */
+  disconnect(edgeId: number, reason: string): void;
+}
+
 export interface StateChanged {
   edgeId: number;
   entity_id: string;
@@ -42,6 +53,8 @@ export class TunnelHub extends EventEmitter {
   /** serialises each edge's mirror writes so deltas apply in order */
   private readonly queues = new Map<number, Promise<void>>();
   private server: Server | null = null;
+  /** scale-out: other replicas' tunnels (see useRemote) */
+  private remote: RemoteTunnel | null = null;
   private readonly onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => void this.upgrade(req, socket, head);
 
   constructor(deps: TunnelDeps) {
@@ -63,16 +76,34 @@ export class TunnelHub extends EventEmitter {
     this.wss.close();
   }
 
+  /** Scale-out: requests and disconnects for edges not connected here go to the other replicas. */
+  useRemote(remote: RemoteTunnel | null): void {
+    this.remote = remote;
+  }
+
+  /** Whether the edge's tunnel is held by this process. */
   isOnline(edgeId: number): boolean {
     return this.connections.has(edgeId);
   }
 
-  /** Drops an edge's tunnel at once (revocation). */
+  /** Drops an edge's tunnel at once (revocation), on whichever replica holds it. */
   disconnect(edgeId: number, reason = 'revoked'): void {
-    this.connections.get(edgeId)?.close(4003, reason);
+    this.disconnectLocal(edgeId, reason);
+    this.remote?.disconnect(edgeId, reason);
+  }
+
+  /** Drops the edge's tunnel if this process holds it. */
+  disconnectLocal(edgeId: number, reason = 'revoked', code = 4003): void {
+    this.connections.get(edgeId)?.close(code, reason);
   }
 
   async request(edgeId: number, req: Omit<tunnel.TunnelRequest, 'type' | 'id'>, timeoutMs?: number): Promise<RpcResult> {
+    if (!this.connections.has(edgeId) && this.remote) return this.remote.request(edgeId, req, timeoutMs ?? this.limits.rpcTimeoutMs);
+    return this.requestLocal(edgeId, req, timeoutMs);
+  }
+
+  /** An RPC on a tunnel held by this process only. */
+  async requestLocal(edgeId: number, req: Omit<tunnel.TunnelRequest, 'type' | 'id'>, timeoutMs?: number): Promise<RpcResult> {
     const conn = this.connections.get(edgeId);
     if (!conn) throw new EdgeOfflineError();
     return conn.request(req, timeoutMs);

@@ -9,3 +9,4 @@ export * from './billing.ts';
 export * from './devices.ts';
 export * from './automations.ts';
 export * from './store-iap.ts';
+export * from './cloud-automations.ts';

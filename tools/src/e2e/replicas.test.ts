@@ -1,0 +1,203 @@
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import type { MqttClient } from 'mqtt';
+import { spawnReady, type Spawned } from '@smarthome/cloud/testing/process';
+import { TEST_REDIS_URL, deleteTestPrefix, redisReachable, testRedisPrefix } from '@smarthome/cloud/scale/testing';
+import { connect, startEdge, tempDir } from '@smarthome/edge/test-helpers';
+import type { Edge } from '@smarthome/edge/edge';
+
+/**
+ * Two cloud processes on one data dir and one Redis (REDIS_URL), acting as one: an edge whose
+ * tunnel is on replica B is reachable through replica A, its state changes reach A's app
+ * sockets, login throttling is shared, revocation on A drops B's tunnel, and when B is killed
+ * the edge reconnects through the "load balancer" (a failover TCP proxy: B first, then A) to A.
+ */
+const reachable = await redisReachable();
+if (!reachable) console.warn(`SKIPPED tools/src/e2e/replicas.test.ts: no Redis at ${TEST_REDIS_URL} (start redis-server or set REDIS_URL)`);
+
+const DESK = 'light.desk_lamp_desk';
+const children: Spawned[] = [];
+const cleanups: Array<() => Promise<unknown> | unknown> = [];
+
+async function until<T>(fn: () => Promise<T | undefined | null | false> | T | undefined | null | false, ms = 10_000, what = 'condition'): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+async function call(base: string, method: string, urlPath: string, opts: { token?: string; body?: unknown } = {}) {
+  const headers: Record<string, string> = {};
+  if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+  if (opts.body !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(base + urlPath, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) });
+  const text = await res.text();
+  let body: any;
+  try { body = text ? JSON.parse(text) : undefined; } catch { body = undefined; }
+  return { status: res.status, body };
+}
+
+/** The load balancer's stand-in: each connection goes to the first target that accepts it. */
+async function failoverProxy(targets: () => number[]): Promise<{ port: number; close: () => Promise<void> }> {
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((client) => {
+    sockets.add(client);
+    client.on('close', () => sockets.delete(client));
+    client.on('error', () => client.destroy());
+    client.pause();
+    const attempt = (ports: number[]) => {
+      if (ports.length === 0) { client.destroy(); return; }
+      const upstream = net.connect({ host: '127.0.0.1', port: ports[0] });
+      upstream.once('error', () => { upstream.destroy(); attempt(ports.slice(1)); });
+      upstream.once('connect', () => {
+        sockets.add(upstream);
+        upstream.removeAllListeners('error');
+        upstream.on('error', () => client.destroy());
+        upstream.on('close', () => { sockets.delete(upstream); client.destroy(); });
+        client.on('close', () => upstream.destroy());
+        client.pipe(upstream);
+        upstream.pipe(client);
+        client.resume();
+      });
+    };
+    attempt(targets());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as net.AddressInfo).port,
+    close: () => new Promise<void>((resolve) => { for (const s of sockets) s.destroy(); server.close(() => resolve()); }),
+  };
+}
+
+async function startReplica(dataDir: string, prefix: string): Promise<{ proc: Spawned; url: string; port: number }> {
+  const proc = await spawnReady('cloud/src/main.ts', ['--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir, '--redis-url', TEST_REDIS_URL], { REDIS_PREFIX: prefix }, 20_000);
+  children.push(proc);
+  return { proc, url: `http://127.0.0.1:${proc.ready.http}`, port: proc.ready.http };
+}
+
+describe.skipIf(!reachable)('two cloud replicas behind a load balancer', () => {
+  let A: { proc: Spawned; url: string; port: number };
+  let B: { proc: Spawned; url: string; port: number };
+  let owner: { email: string; password: string; token: string };
+  let edge: Edge;
+  let edgeId: number;
+  let device: MqttClient;
+  const commands: string[] = [];
+
+  beforeAll(async () => {
+    const cloudDir = fs.mkdtempSync(path.join(os.tmpdir(), 'replicas-'));
+    cleanups.push(() => fs.rmSync(cloudDir, { recursive: true, force: true }));
+    const prefix = testRedisPrefix();
+    cleanups.push(() => deleteTestPrefix(prefix));
+    // Both start at once on a fresh data dir: migrations must apply exactly once between them.
+    [A, B] = await Promise.all([startReplica(cloudDir, prefix), startReplica(cloudDir, prefix)]);
+
+    const email = `owner-${prefix}@example.test`;
+    const password = 'correct horse battery';
+    const reg = await call(A.url, 'POST', '/v1/auth/register', { body: { email, password, name: 'owner' } });
+    expect(reg.status).toBe(201);
+    owner = { email, password, token: reg.body.access_token };
+    const created = await call(A.url, 'POST', '/v1/edges', { token: owner.token, body: { name: 'Home' } });
+    expect(created.status).toBe(201);
+    edgeId = created.body.edge.id;
+
+    // The edge reaches the cloud through the proxy, which prefers B while B is alive.
+    const proxy = await failoverProxy(() => [B.port, A.port]);
+    cleanups.push(() => proxy.close());
+    const data = tempDir();
+    cleanups.push(data.cleanup);
+    edge = await startEdge(data.dir, { cloudUrl: `http://127.0.0.1:${proxy.port}`, token: created.body.token });
+    cleanups.push(() => edge.stop());
+
+    const creds = await edge.createMqttCredentials({ role: 'device' });
+    device = await connect(edge, creds);
+    cleanups.push(() => device.endAsync());
+    await device.publishAsync('homeassistant/light/desk/config', JSON.stringify({
+      name: 'Desk', uniq_id: 'desk', cmd_t: 'desk/set', stat_t: 'desk/state',
+      dev: { ids: 'desk-1', name: 'Desk lamp' },
+    }), { qos: 1, retain: true });
+    await device.publishAsync('desk/state', 'OFF', { qos: 1 });
+    await device.subscribeAsync('desk/set');
+    device.on('message', (topic, payload) => commands.push(`${topic} ${payload}`));
+    await until(async () => (await call(A.url, 'GET', `/v1/entities/states/${DESK}`, { token: owner.token })).body?.state === 'off', 10_000, 'the mirror');
+  }, 60_000);
+
+  afterAll(async () => {
+    for (const child of children.splice(0)) {
+      if (child.child.exitCode === null && child.child.signalCode === null) child.child.kill('SIGKILL');
+      await child.exit;
+    }
+    for (const c of cleanups.splice(0).reverse()) await Promise.resolve(c()).catch(() => {});
+  });
+
+  it('shows the edge online on A while its tunnel is on B, and relays A\'s service call to the edge\'s MQTT command topic', async () => {
+    const listed = (await call(A.url, 'GET', '/v1/edges', { token: owner.token })).body;
+    expect(listed.find((e: { id: number }) => e.id === edgeId).status).toBe('online');
+    const res = await call(A.url, 'POST', '/v1/services/light/turn_on', { token: owner.token, body: { entity_id: DESK } });
+    expect(res.status).toBe(200);
+    await until(() => commands.includes('desk/set ON'), 5000, 'the MQTT command');
+  });
+
+  it('delivers state_changed from the edge on B to an app WebSocket on A, once', async () => {
+    const ws = new WebSocket(`${A.url.replace('http', 'ws')}/v1/websocket`);
+    cleanups.push(() => ws.close());
+    const inbox: any[] = [];
+    ws.on('message', (d) => inbox.push(JSON.parse(d.toString())));
+    await until(() => inbox.find((m) => m.type === 'auth_required'));
+    ws.send(JSON.stringify({ type: 'auth', access_token: owner.token }));
+    await until(() => inbox.find((m) => m.type === 'auth_ok'));
+    ws.send(JSON.stringify({ id: 1, type: 'subscribe_events', event_type: 'state_changed' }));
+    await until(() => inbox.find((m) => m.id === 1 && m.type === 'result' && m.success));
+
+    await device.publishAsync('desk/state', 'ON', { qos: 1 });
+    const event = await until(() => inbox.find((m) => m.type === 'event' && m.event.data.entity_id === DESK && m.event.data.new_state?.state === 'on'), 5000, 'state_changed on A');
+    expect(event.event.data.old_state.state).toBe('off');
+    await new Promise((r) => setTimeout(r, 200));
+    expect(inbox.filter((m) => m.type === 'event' && m.event.data.new_state?.state === 'on')).toHaveLength(1);
+  });
+
+  it('drops a revoked edge\'s tunnel held by B when it is deleted on A', async () => {
+    const created = await call(A.url, 'POST', '/v1/edges', { token: owner.token, body: { name: 'Cabin' } });
+    const data = tempDir();
+    cleanups.push(data.cleanup);
+    const cabin = await startEdge(data.dir, { cloudUrl: B.url, token: created.body.token });
+    cleanups.push(() => cabin.stop());
+    await until(async () => cabin.link?.connected && (await call(A.url, 'GET', '/v1/edges', { token: owner.token })).body.find((e: { id: number }) => e.id === created.body.edge.id).status === 'online');
+    expect((await call(A.url, 'DELETE', `/v1/edges/${created.body.edge.id}`, { token: owner.token })).status).toBe(200);
+    await until(() => !cabin.link?.connected, 5000, 'the tunnel on B to drop');
+  });
+
+  it('shares login throttling: failures on A make B answer 429', async () => {
+    for (let i = 0; i < 6; i++) {
+      const res = await call(A.url, 'POST', '/v1/auth/token', { body: { grant_type: 'password', email: owner.email, password: 'wrong password' } });
+      expect(res.status).toBe(401);
+    }
+    const res = await call(B.url, 'POST', '/v1/auth/token', { body: { grant_type: 'password', email: owner.email, password: owner.password } });
+    expect(res.status).toBe(429);
+  });
+
+  it('recovers when B is killed: the edge reconnects through the proxy to A, which serves it', async () => {
+    B.proc.child.kill('SIGKILL');
+    await B.proc.exit;
+    await until(() => edge.link?.connected, 15_000, 'the edge to reconnect');
+    commands.length = 0;
+    const res = await until(async () => {
+      const r = await call(A.url, 'POST', '/v1/services/light/turn_off', { token: owner.token, body: { entity_id: DESK } });
+      return r.status === 200 ? r : null;
+    }, 15_000, 'a service call on A');
+    expect(res.status).toBe(200);
+    await until(() => commands.includes('desk/set OFF'), 5000, 'the MQTT command after failover');
+    const listed = (await call(A.url, 'GET', '/v1/edges', { token: owner.token })).body;
+    expect(listed.find((e: { id: number }) => e.id === edgeId).status).toBe('online');
+    // The mirror keeps following the edge through A.
+    await device.publishAsync('desk/state', 'OFF', { qos: 1 });
+    await until(async () => (await call(A.url, 'GET', `/v1/entities/states/${DESK}`, { token: owner.token })).body?.state === 'off', 5000, 'the mirror after failover');
+  }, 40_000);
+});
