@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { EntityState, tunnel } from '@smarthome/protocol';
 import { TunnelHub, type TunnelDeps } from '@smarthome/cloud/tunnel/hub';
-import { EdgeTimeoutError, EdgeOfflineError } from '@smarthome/cloud/tunnel/connection';
+import { EdgeBusyError, EdgeTimeoutError, EdgeOfflineError } from '@smarthome/cloud/tunnel/connection';
+import WebSocket from 'ws';
 import { createLogger } from '@smarthome/cloud/log';
 import { TunnelClient } from '@smarthome/edge/tunnel/client';
 
@@ -167,5 +168,60 @@ describe('edge↔cloud tunnel', () => {
     await new Promise((r) => setTimeout(r, 300));
     expect(hub.isOnline(9)).toBe(false);
     expect(mirror.online.has(9)).toBe(false);
+  });
+
+  it('refuses new requests at once instead of buffering without bound when an edge is slow', async () => {
+    const mirror = new FakeMirror();
+    const { hub, server, url } = await startHub({ good: 5 }, mirror, { maxPendingRequests: 5, rpcTimeoutMs: 5000 });
+    cleanups.push(() => new Promise((r) => server.close(() => r())), () => hub.stop());
+    const slow = new FakeEdge().client(url, 'good', () => new Promise(() => {}));
+    slow.start();
+    cleanups.push(() => slow.stop());
+    await until(() => hub.isOnline(5) && mirror.online.has(5));
+    const origin = { via: 'cloud' as const, user_id: null, remote_addr: null };
+    const pending = Array.from({ length: 5 }, () => hub.request(5, { method: 'GET', path: '/x', origin }).catch((e) => e));
+    const started = Date.now();
+    await expect(hub.request(5, { method: 'GET', path: '/x', origin })).rejects.toBeInstanceOf(EdgeBusyError);
+    expect(Date.now() - started).toBeLessThan(500);
+    await hub.stop();
+    for (const p of pending) expect(await p).toBeInstanceOf(EdgeOfflineError);
+  });
+
+  it('cuts a peer that stops answering heartbeats and marks the edge offline', async () => {
+    const mirror = new FakeMirror();
+    const { hub, server, url } = await startHub({ good: 6 }, mirror, { heartbeatMs: 100 });
+    cleanups.push(() => new Promise((r) => server.close(() => r())), () => hub.stop());
+    // A raw client that says hello and then goes silent: it never answers pings.
+    const ws = new WebSocket(`${url.replace('http', 'ws')}/v1/edge/connect`, { headers: { authorization: 'Bearer good' }, autoPong: false });
+    cleanups.push(() => ws.terminate());
+    await new Promise((r) => ws.once('open', r));
+    ws.send(JSON.stringify({ type: 'hello', protocol: 1, edge_version: 'test', resume_from: null }));
+    await until(() => mirror.online.has(6));
+    const closed = new Promise((r) => ws.once('close', r));
+    await until(() => !mirror.online.has(6), 3000);
+    await closed;
+    expect(hub.isOnline(6)).toBe(false);
+  });
+
+  it('refuses a hello with another protocol version and anything before hello', async () => {
+    const mirror = new FakeMirror();
+    const { hub, server, url } = await startHub({ good: 8 }, mirror);
+    cleanups.push(() => new Promise((r) => server.close(() => r())), () => hub.stop());
+    const connect = async (first: object) => {
+      const ws = new WebSocket(`${url.replace('http', 'ws')}/v1/edge/connect`, { headers: { authorization: 'Bearer good' } });
+      cleanups.push(() => ws.terminate());
+      const messages: any[] = [];
+      ws.on('message', (d) => messages.push(JSON.parse(d.toString())));
+      await new Promise((r) => ws.once('open', r));
+      ws.send(JSON.stringify(first));
+      const code = await new Promise<number>((r) => ws.once('close', (c) => r(c)));
+      return { code, messages };
+    };
+    const old = await connect({ type: 'hello', protocol: 99, edge_version: 'x', resume_from: null });
+    expect(old.code).toBe(4001);
+    expect(old.messages[0]).toMatchObject({ type: 'error', code: 'protocol_version' });
+    const rude = await connect({ type: 'delta', seq: 1, delta: { kind: 'device_remove', id: 1 } });
+    expect(rude.code).toBe(4002);
+    expect(mirror.online.has(8)).toBe(false);
   });
 });
