@@ -10,7 +10,13 @@ export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 export async function readBodyBytes(c: Context, limit = DEFAULT_BODY_LIMIT): Promise<Uint8Array> {
   const declared = c.req.header('content-length');
   if (declared !== undefined && Number(declared) > limit) throw payloadTooLarge();
-  const stream = c.req.raw.body;
+  const bytes = await readStreamLimited(c.req.raw.body, limit);
+  if (bytes === null) throw payloadTooLarge();
+  return bytes;
+}
+
+/** Reads a whole stream, or stops (cancelling it) and answers null once it exceeds `limit` bytes. */
+export async function readStreamLimited(stream: ReadableStream<Uint8Array> | null, limit: number): Promise<Uint8Array | null> {
   if (!stream) return new Uint8Array(0);
   const reader = stream.getReader();
   const chunks: Uint8Array[] = [];
@@ -21,7 +27,7 @@ export async function readBodyBytes(c: Context, limit = DEFAULT_BODY_LIMIT): Pro
     total += value.byteLength;
     if (total > limit) {
       await reader.cancel().catch(() => {});
-      throw payloadTooLarge();
+      return null;
     }
     chunks.push(value);
   }

@@ -1,5 +1,6 @@
 /** OAuth 2.0 authorization-code helpers (RFC 6749 §4.1): authorize URL and token exchange. */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { readStreamLimited } from '@smarthome/protocol/server';
 
 export interface OAuth2ClientConfig {
   clientId: string;
@@ -59,21 +60,9 @@ export function buildAuthorizeUrl(cfg: OAuth2ClientConfig, state: string): strin
 const MAX_TOKEN_RESPONSE = 64 * 1024;
 
 async function readLimited(res: Response): Promise<string> {
-  if (!res.body) return '';
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > MAX_TOKEN_RESPONSE) {
-      await reader.cancel().catch(() => {});
-      throw new TokenRequestError('oauth_error', 'token response too large');
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
+  const bytes = await readStreamLimited(res.body, MAX_TOKEN_RESPONSE);
+  if (bytes === null) throw new TokenRequestError('oauth_error', 'token response too large');
+  return Buffer.from(bytes).toString('utf8');
 }
 
 /** POSTs a grant to the token endpoint (form-encoded, client credentials in the body). */
