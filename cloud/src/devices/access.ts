@@ -1,6 +1,6 @@
 import { and, eq, inArray, isNull, ne, or } from 'drizzle-orm';
-import type { EntityState } from '@smarthome/protocol';
-import { edgeOffline, forbidden, gatewayTimeout, HttpError, notFound } from '@smarthome/protocol/server';
+import { ServiceName, type EntityState } from '@smarthome/protocol';
+import { badRequest, edgeOffline, forbidden, gatewayTimeout, HttpError, notFound } from '@smarthome/protocol/server';
 import type { CloudServices } from '../context.ts';
 import { edges } from '../edges/tables.ts';
 import { orgMembers } from '../orgs/tables.ts';
@@ -112,6 +112,9 @@ export class EntityAccess {
 
   /** Calls a service on entities, each relayed to its edge (control permission per entity). */
   async callService(userId: string, domain: string, service: string, body: { entity_id: string | string[]; [k: string]: unknown }, remoteAddr: string | null): Promise<{ changed_states: EntityState[] }> {
+    // The app WebSocket passes domain and service unchecked: they become a path on the edge.
+    if (!ServiceName.safeParse(domain).success) throw badRequest('domain: invalid service domain');
+    if (!ServiceName.safeParse(service).success) throw badRequest('service: invalid service name');
     const ids = Array.isArray(body.entity_id) ? body.entity_id : [body.entity_id];
     const byEdge = new Map<number, string[]>();
     for (const id of ids) {
@@ -120,7 +123,7 @@ export class EntityAccess {
     }
     const changed: EntityState[] = [];
     for (const [edgeId, entityIds] of byEdge) {
-      const res = await this.relay(edgeId, 'POST', `/v1/services/${domain}/${service}`,
+      const res = await this.relay(edgeId, 'POST', `/v1/services/${encodeURIComponent(domain)}/${encodeURIComponent(service)}`,
         { ...body, entity_id: entityIds.length === 1 ? entityIds[0] : entityIds }, { userId, remoteAddr });
       const out = passThrough(res) as { changed_states?: EntityState[] };
       changed.push(...(out?.changed_states ?? []).map((st) => ({ ...st, edge_id: edgeId })));
@@ -128,8 +131,13 @@ export class EntityAccess {
     return { changed_states: changed };
   }
 
-  /** Relays a call into an edge's local API; tunnel failures become 503/504. */
+  /**
+   * Relays a call into an edge's local API; tunnel failures become 503/504. The edge trusts the
+   * tunnel fully, so a path the edge would resolve to another route (dot segments, a fragment,
+   * backslashes) is refused here: callers must encode what they put into it.
+   */
   async relay(edgeId: number, method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', path: string, body: unknown, origin: { userId: string | null; remoteAddr: string | null }, headers?: Record<string, string>): Promise<RpcResult> {
+    assertPlainPath(path);
     try {
       return await this.hub.request(edgeId, { method, path, body, headers, origin: { via: 'cloud', user_id: origin.userId, remote_addr: origin.remoteAddr } });
     } catch (err) {
@@ -138,6 +146,15 @@ export class EntityAccess {
       if (err instanceof EdgeBusyError) throw new HttpError(503, 'edge_busy', { headers: { 'Retry-After': '1' } });
       throw err;
     }
+  }
+}
+
+/** 400 unless the edge would route `path` exactly as written (same pathname, no fragment). */
+export function assertPlainPath(path: string): void {
+  const q = path.indexOf('?');
+  const pathname = q === -1 ? path : path.slice(0, q);
+  if (!pathname.startsWith('/') || path.includes('#') || /[\\\s]/.test(pathname) || new URL(pathname, 'http://edge.internal').pathname !== pathname) {
+    throw badRequest('invalid path');
   }
 }
 

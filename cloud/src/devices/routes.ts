@@ -94,18 +94,22 @@ export function mountDeviceRoutes(router: CloudRouter, s: CloudServices): void {
     if (out?.flowId) flows.remember(out.flowId, edge.id, scope.userId);
     return out as never;
   });
+  /** A flow of the caller's, on an edge the caller may still edit (access can be lost mid-flow). */
+  const ownFlow = async (flowId: string, userId: string): Promise<{ edgeId: number }> => {
+    const flow = flows.get(flowId, userId);
+    if (!flow || !(await access.edgeGrants(userId)).some((g) => g.edgeId === flow.edgeId && g.role !== 'member')) throw notFound('flow not found');
+    return flow;
+  };
   router.add(routes.advanceFlowRoute, async ({ auth, c, params, body }) => {
     const userId = userOf(auth);
-    const flow = flows.get(params.flowId, userId);
-    if (!flow) throw notFound('flow not found');
+    const flow = await ownFlow(params.flowId, userId);
     const out = passThrough(await access.relay(flow.edgeId, 'POST', `/v1/config_flow/${encodeURIComponent(params.flowId)}/advance`, body, origin(userId, c))) as { type?: string };
     if (out?.type === 'create_entry' || out?.type === 'abort') flows.forget(params.flowId);
     return out as never;
   });
   router.add(routes.deleteFlowRoute, async ({ auth, c, params }) => {
     const userId = userOf(auth);
-    const flow = flows.get(params.flowId, userId);
-    if (!flow) throw notFound('flow not found');
+    const flow = await ownFlow(params.flowId, userId);
     flows.forget(params.flowId);
     return passThrough(await access.relay(flow.edgeId, 'DELETE', `/v1/config_flow/${encodeURIComponent(params.flowId)}`, undefined, origin(userId, c))) as never;
   });
@@ -147,7 +151,11 @@ export function mountDeviceRoutes(router: CloudRouter, s: CloudServices): void {
   router.add(routes.edgeMediaRoute, async ({ params, c }) => {
     const range = c.req.header('range') ?? 'bytes=0-';
     const res = await access.relay(Number(params.id), 'GET', `/v1/media/${encodeURIComponent(params.token)}/${encodeURIComponent(params.filename)}`, undefined, { userId: null, remoteAddr: clientAddress(c) }, { range });
-    if (res.encoding !== 'base64') return c.json((res.body ?? { error: 'edge_error' }) as object, res.status as 400);
+    // JSON comes back only as an error: anything else is not media and is not handed out.
+    if (res.encoding !== 'base64') {
+      if (res.status < 400) return c.json({ error: 'edge_error' }, 502);
+      return c.json((res.body ?? { error: 'edge_error' }) as object, res.status as 400);
+    }
     const headers = new Headers();
     for (const [k, v] of Object.entries(res.headers ?? {})) if (k !== 'content-length') headers.set(k, v);
     return new Response(Buffer.from(String(res.body), 'base64'), { status: res.status, headers });

@@ -13,7 +13,8 @@ export const EdgeQuery = z.object({ edge_id: IntIdParam.optional() });
 export const CloudDeviceParams = z.object({ id: IntIdParam });
 export const CloudEntityParams = z.object({ entity_id: EntityIdParam });
 export const CloudServiceParams = z.object({ domain: ServiceName, service: ServiceName });
-export const CloudFlowParams = z.object({ flowId: z.string().min(1).max(200) });
+/** Flow ids are the edge's (32 hex digits): one plain path segment, never `..`, `/`, `?` or `#`. */
+export const CloudFlowParams = z.object({ flowId: z.string().regex(/^[A-Za-z0-9_-]{1,200}$/, 'invalid flow id') });
 export const CloudEntryParams = z.object({ id: IntIdParam });
 
 export const listDevicesRoute = defineRoute({
@@ -62,7 +63,7 @@ export const advanceFlowRoute = defineRoute({
 });
 export const deleteFlowRoute = defineRoute({
   method: 'delete', path: '/v1/config_flow/{flowId}', summary: 'Abort and delete a config flow', tag: 'config flows', auth: 'bearer',
-  params: CloudFlowParams, status: 200, response: MessageBody, errors: [401, 404, 503, 504],
+  params: CloudFlowParams, status: 200, response: MessageBody, errors: [400, 401, 404, 503, 504],
 });
 export const listEntriesRoute = defineRoute({
   method: 'get', path: '/v1/config_entries', summary: 'Config entries of the edges in scope (mirror)', tag: 'config flows', auth: 'bearer', orgContext: true,
@@ -81,8 +82,16 @@ export const resolveMediaRoute = defineRoute({
   body: ResolveBody, status: 200, response: ResolvedMedia, errors: [400, 401, 403, 404, 503, 504],
 });
 
-export const EdgeMediaParams = z.object({ id: IntIdParam, token: z.string().min(1).max(4096), filename: z.string().min(1).max(512) });
+/**
+ * Relayed into the edge's path: the token is a JWS (base64url parts joined by dots, so never `.`
+ * or `..`), the filename one segment that is not `.` or `..` and has no `/`, `\\` or NUL.
+ */
+export const EdgeMediaParams = z.object({
+  id: IntIdParam,
+  token: z.string().min(1).max(4096).regex(/^[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*$/, 'invalid media token'),
+  filename: z.string().min(1).max(512).regex(/^(?!\.{1,2}$)[^/\\\0]+$/, 'invalid file name'),
+});
 export const edgeMediaRoute = defineRoute({
   method: 'get', path: '/v1/edges/{id}/media/{token}/{filename}', summary: 'Signed edge media, relayed through the tunnel (HTTP Range supported; the signature is the authorization)', tag: 'media', auth: 'none',
-  params: EdgeMediaParams, status: 200, emptyResponse: true, errors: [403, 404, 416, 503, 504],
+  params: EdgeMediaParams, status: 200, emptyResponse: true, errors: [400, 403, 404, 416, 503, 504],
 });
