@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startTestCloud } from '@smarthome/cloud/testing/harness';
 import { startEdge, tempDir } from '@smarthome/edge/test-helpers';
+import { until } from './support.ts';
 
 /**
  * Automations through the cloud, end to end and in-process: a real cloud, a real edge paired
@@ -14,15 +15,6 @@ afterEach(async () => { for (const c of cleanups.splice(0).reverse()) await c();
 
 const MiB = 1024 * 1024;
 
-async function until<T>(fn: () => Promise<T | undefined | null | false>, ms = 5000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > end) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 async function system() {
   const cloud = await startTestCloud();

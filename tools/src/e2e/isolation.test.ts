@@ -5,6 +5,7 @@ import type { MqttClient } from 'mqtt';
 import { startTestCloud, type ApiResponse, type TestCloud } from '@smarthome/cloud/testing/harness';
 import { connect, startEdge, tempDir } from '@smarthome/edge/test-helpers';
 import type { Edge } from '@smarthome/edge/edge';
+import { until } from './support.ts';
 
 /**
  * Tenant isolation on the tunnel-backed routes, end to end and in-process: one real cloud and
@@ -25,15 +26,6 @@ const SECRET = 'a-secret-marker';
 
 const cleanups: Array<() => Promise<unknown> | unknown> = [];
 
-async function until<T>(fn: () => Promise<T | undefined | null | false> | T | undefined | null | false, ms = 5000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > end) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 /** A discovered MQTT light "<device> <name>" on the edge; returns the device's client and the commands it receives. */
 async function lamp(edge: Edge, key: string, device: string, name: string, manufacturer: string): Promise<{ client: MqttClient; commands: string[] }> {

@@ -6,6 +6,7 @@ import readline from 'node:readline';
 import { afterEach, describe, expect, it } from 'vitest';
 import mqtt, { type MqttClient } from 'mqtt';
 import { NODE, REPO_ROOT, spawnReady, type Spawned } from '@smarthome/cloud/testing/process';
+import { until } from './support.ts';
 
 /**
  * End to end with real processes (the real Node 24 binary, signals included): `pnpm start`,
@@ -69,15 +70,6 @@ async function api(base: string, method: string, urlPath: string, opts: { token?
   return { status: res.status, body: text ? JSON.parse(text) : null };
 }
 
-async function until<T>(fn: () => Promise<T | undefined | null | false>, ms = 10_000, what = 'condition'): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn().catch(() => null);
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out: ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 /** `pnpm edge token create`: a local API token, printed on stdout. */
 function localToken(dataDir: string): Promise<string> {

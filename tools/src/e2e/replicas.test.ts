@@ -9,6 +9,7 @@ import { spawnReady, type Spawned } from '@smarthome/cloud/testing/process';
 import { TEST_REDIS_URL, deleteTestPrefix, redisReachable, testRedisPrefix } from '@smarthome/cloud/scale/testing';
 import { connect, startEdge, tempDir } from '@smarthome/edge/test-helpers';
 import type { Edge } from '@smarthome/edge/edge';
+import { until } from './support.ts';
 
 /**
  * Two cloud processes on one data dir and one Redis (REDIS_URL), acting as one: an edge whose
@@ -23,15 +24,6 @@ const DESK = 'light.desk_lamp_desk';
 const children: Spawned[] = [];
 const cleanups: Array<() => Promise<unknown> | unknown> = [];
 
-async function until<T>(fn: () => Promise<T | undefined | null | false> | T | undefined | null | false, ms = 10_000, what = 'condition'): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 async function call(base: string, method: string, urlPath: string, opts: { token?: string; body?: unknown } = {}) {
   const headers: Record<string, string> = {};

@@ -4,6 +4,7 @@ import type { MqttClient } from 'mqtt';
 import { startTestCloud } from '@smarthome/cloud/testing/harness';
 import { connect, startEdge, tempDir } from '@smarthome/edge/test-helpers';
 import type { Edge } from '@smarthome/edge/edge';
+import { until } from './support.ts';
 
 /** End to end, in-process: a real cloud, a real edge paired over the tunnel, real MQTT and HTTP. */
 /** Home Assistant names a device's entity "<device> <entity>": light.desk_lamp_desk. */
@@ -41,15 +42,6 @@ async function lamp(edge: Edge): Promise<MqttClient> {
   return device;
 }
 
-async function until<T>(fn: () => Promise<T | undefined | null | false>, ms = 5000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > end) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 describe('cloud ↔ edge end to end', () => {
   it('pairs, mirrors discovery, relays service calls to MQTT, and streams state_changed to the app WebSocket', async () => {

@@ -7,6 +7,7 @@ import { EdgeBusyError, EdgeTimeoutError, EdgeOfflineError } from '@smarthome/cl
 import WebSocket from 'ws';
 import { createLogger } from '@smarthome/cloud/log';
 import { TunnelClient } from '@smarthome/edge/tunnel/client';
+import { until } from './support.ts';
 
 const silent = createLogger('test', { silent: true });
 const state = (entity_id: string, s: string): EntityState => ({ entity_id, name: entity_id, domain: entity_id.split('.')[0], platform: 'mqtt', state: s, attributes: {} });
@@ -54,10 +55,6 @@ class FakeEdge {
   }
 }
 
-const until = async (cond: () => boolean, ms = 10_000) => {
-  const end = Date.now() + ms;
-  while (!cond()) { if (Date.now() > end) throw new Error('condition not met in time'); await new Promise((r) => setTimeout(r, 10)); }
-};
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => { for (const c of cleanups.splice(0).reverse()) await c(); });
@@ -115,8 +112,8 @@ describe('edge↔cloud tunnel', () => {
     cleanups.push(() => client.stop());
     await until(() => mirror.snapshots === 1);
     // The connection drops; changes keep happening on the edge meanwhile.
+    // (The client may be back within milliseconds, so there is no point waiting to see it offline.)
     first.hub.disconnect(3, 'test drop');
-    await until(() => !mirror.online.has(3));
     edge.set('sensor.t', '21');
     edge.set('sensor.t', '22');
     await until(() => mirror.states.get('sensor.t')?.state === '22');
