@@ -17,11 +17,15 @@ function port(value: string | undefined, fallback: number, what: string): number
 export type Command =
   | { kind: 'run'; config: EdgeConfig }
   | { kind: 'token-create'; dataDir: string; name: string }
+  | { kind: 'backup'; dataDir: string; out: string }
+  | { kind: 'restore'; dataDir: string; from: string }
   | { kind: 'help' };
 
 export const USAGE = `usage:
   pnpm edge [--port P] [--mqtt-port M] [--data-dir D] [--cloud-url URL --token T] [--cloud-replica]
   pnpm edge token create [--name N] [--data-dir D]
+  pnpm edge backup --out FILE [--data-dir D]      online copy of the database (edge may run)
+  pnpm edge restore --from FILE [--data-dir D]    replace the database (edge stopped)
 
   --port        HTTP port of the local API (EDGE_PORT, default 8123; 0 = any free port)
   --mqtt-port   MQTT broker port (MQTT_PORT, default 1883; 0 = any free port)
@@ -44,6 +48,8 @@ export function parseCommand(argv: string[], env: NodeJS.ProcessEnv): Command {
         token: { type: 'string' },
         'cloud-replica': { type: 'boolean' },
         name: { type: 'string' },
+        out: { type: 'string' },
+        from: { type: 'string' },
         'log-level': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -57,6 +63,14 @@ export function parseCommand(argv: string[], env: NodeJS.ProcessEnv): Command {
   if (positionals.length > 0) {
     if (positionals[0] === 'token' && positionals[1] === 'create' && positionals.length === 2) {
       return { kind: 'token-create', dataDir, name: values.name ?? 'cli' };
+    }
+    if (positionals[0] === 'backup' && positionals.length === 1) {
+      if (!values.out) throw new UsageError('backup needs --out FILE');
+      return { kind: 'backup', dataDir, out: values.out };
+    }
+    if (positionals[0] === 'restore' && positionals.length === 1) {
+      if (!values.from) throw new UsageError('restore needs --from FILE');
+      return { kind: 'restore', dataDir, from: values.from };
     }
     throw new UsageError(`unknown command: ${positionals.join(' ')}`);
   }

@@ -1,6 +1,7 @@
 import { LocalTokenStore } from './auth/tokens.ts';
 import { parseCommand, USAGE, UsageError } from './cli.ts';
 import { EdgeDatabase } from './db/database.ts';
+import { backupDatabase, restoreDatabase } from './db/backup.ts';
 import { createEdge } from './edge.ts';
 import { PortInUseError } from './errors.ts';
 
@@ -19,6 +20,19 @@ async function main(): Promise<number> {
 
   if (command.kind === 'help') {
     process.stdout.write(USAGE + '\n');
+    return 0;
+  }
+
+  if (command.kind === 'backup') {
+    const { file, bytes } = await backupDatabase(command.dataDir, command.out);
+    process.stdout.write(`${file}\n`);
+    process.stderr.write(`backed up the edge database (${bytes} bytes)\n`);
+    return 0;
+  }
+
+  if (command.kind === 'restore') {
+    const file = restoreDatabase(command.from, command.dataDir);
+    process.stderr.write(`restored ${command.from} to ${file}; start the edge to use it\n`);
     return 0;
   }
 
