@@ -1,4 +1,4 @@
-import type { ConfigEntry, Device, EntityRecord, EntityState, MqttCredentials } from '@smarthome/protocol';
+import type { EntityState, MqttCredentials, tunnel } from '@smarthome/protocol';
 import type { CreateMqttCredentialsBody, MqttUser } from '@smarthome/protocol/edge-local';
 import type { Hono } from 'hono';
 import { createApiApp, type TrustedEnv } from './api/app.ts';
@@ -44,13 +44,8 @@ export interface EdgePorts {
   mqtt: number;
 }
 
-/** What a tunnel sends on connect (automations join when the engine exists). */
-export interface EdgeSnapshot {
-  devices: Device[];
-  entities: EntityRecord[];
-  states: EntityState[];
-  config_entries: ConfigEntry[];
-}
+/** What a tunnel sends on connect (the automation summaries are added by the link). */
+export type EdgeSnapshot = Omit<tunnel.Snapshot, 'automations'>;
 
 export interface Edge {
   readonly config: EdgeConfig;

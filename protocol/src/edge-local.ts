@@ -3,6 +3,7 @@ import { IntIdParam, MessageBody, Timestamp } from './common.ts';
 import { DeviceWithEntities, Device, EntityIdParam, EntityState, ServiceCallBody, ServiceCallResult, ServiceName } from './devices.ts';
 import { MqttCredentials } from './edges.ts';
 import { defineRoute } from './route.ts';
+import { Health } from './routes/core.ts';
 
 /**
  * The edge's local HTTP API: the same paths and shapes as the cloud for what the edge
@@ -30,7 +31,6 @@ export const MqttUser = z.object({
 }).meta({ id: 'MqttUser' });
 export type MqttUser = z.infer<typeof MqttUser>;
 
-export const HealthBody = z.object({ status: z.literal('ok') }).meta({ id: 'Health' });
 
 export const DeviceIdParams = z.object({ id: IntIdParam });
 export const EntityIdParams = z.object({ entity_id: EntityIdParam });
@@ -41,7 +41,7 @@ const TAG = 'Edge local API';
 
 export const edgeHealthRoute = defineRoute({
   method: 'get', path: '/healthz', summary: 'Liveness', tag: TAG, auth: 'none',
-  status: 200, response: HealthBody, errors: [],
+  status: 200, response: Health, errors: [],
 });
 export const edgeListDevicesRoute = defineRoute({
   method: 'get', path: '/v1/devices', summary: 'Devices of this edge', tag: TAG, auth: 'bearer',
