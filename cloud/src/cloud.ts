@@ -27,7 +27,10 @@ import { RedisWebhookRateLimiter } from './scale/webhook-limiter.ts';
 import { StaleEdgeSweeper } from './scale/sweeper.ts';
 import { edges as edgesTable } from './edges/tables.ts';
 import { eq } from 'drizzle-orm';
-import { automationRoutes, mountAutomationRoutes } from './automations/routes.ts';
+import { MemoryWebhookRateLimiter, type WebhookRateLimiter } from './automations/rate-limit.ts';
+
+/** Webhook flood control, the same as on the edge: 10 requests/s, burst 20 per webhook_id. */
+const WEBHOOK_RATE = { perSecond: 10, burst: 20 };
 
 const ANONYMOUS: Caller = { userId: '', via: 'anonymous' };
 
@@ -107,9 +110,10 @@ export class Cloud {
     // Revoked or re-credentialed edges lose their tunnel at once.
     edges.on('revoked', (edge) => tunnel.disconnect(edge.id, 'revoked'));
     edges.on('rotated', (edge) => tunnel.disconnect(edge.id, 'credentials rotated'));
-    const services = { config, database: this.database, log: this.log, auth, throttle, edges, mirror, tunnel } as CloudServices;
-    const access = new EntityAccess(services, tunnel);
-    this.services = Object.assign(services, { access });
+    const webhookLimiter: WebhookRateLimiter = this.cluster ? new RedisWebhookRateLimiter(this.cluster, WEBHOOK_RATE) : new MemoryWebhookRateLimiter(WEBHOOK_RATE);
+    const core = { config, database: this.database, log: this.log, auth, throttle, edges, mirror, tunnel, webhookLimiter };
+    const access = new EntityAccess(core, tunnel);
+    this.services = { ...core, access };
     this.appSocket = new AppSocketServer({
       hub: tunnel,
       log: this.log,
@@ -132,13 +136,8 @@ export class Cloud {
     installErrorHandling(this.app, this.log);
     this.router.add(routes.healthRoute, () => ({ status: 'ok' as const }));
     mountDocs(this.app, () => this.router.routes);
-    for (const module of routeModules) {
-      // Scale-out: the webhook receiver's rate limit is shared through Redis (same 10/s, burst 20).
-      const mount = module === mountAutomationRoutes && this.cluster
-        ? automationRoutes({ limiter: new RedisWebhookRateLimiter(this.cluster, { perSecond: 10, burst: 20 }) })
-        : module;
-      mount(this.router, this.services);
-    }
+    for (const mount of routeModules) mount(this.router, this.services);
+
   }
 
   private async authenticate(header: string | undefined, spec: RouteSpec): Promise<Caller> {

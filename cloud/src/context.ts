@@ -10,6 +10,7 @@ import type { EdgeRegistry } from './edges/registry.ts';
 import type { MirrorStore } from './mirror/store.ts';
 import type { TunnelHub } from './tunnel/hub.ts';
 import type { EntityAccess } from './devices/access.ts';
+import type { WebhookRateLimiter } from './automations/rate-limit.ts';
 
 /** What a route module gets: every dependency passed in, nothing imported as a singleton. */
 export interface CloudServices {
@@ -26,6 +27,8 @@ export interface CloudServices {
   tunnel: TunnelHub;
   /** who may see and operate edge-owned things; service calls through the tunnel */
   access: EntityAccess;
+  /** per-webhook flood control of the webhook receiver (in memory, or shared through Redis) */
+  webhookLimiter: WebhookRateLimiter;
 }
 
 /** The caller of a route; public routes get the anonymous principal. */

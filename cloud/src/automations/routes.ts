@@ -8,15 +8,10 @@ import { assertWithinLimit } from '../billing/plans.ts';
 import { passThrough } from '../devices/access.ts';
 import type { RpcResult } from '../tunnel/connection.ts';
 import { AutomationDirectory } from './directory.ts';
-import { MemoryWebhookRateLimiter, type WebhookRateLimiter } from './rate-limit.ts';
+import type { WebhookRateLimiter } from './rate-limit.ts';
 
 /** 1 MiB, counted on the bytes actually read. */
 export const WEBHOOK_BODY_LIMIT = 1024 * 1024;
-
-export interface AutomationRouteOptions {
-  /** per-webhook limiter; default: in memory, 10/s with a burst of 20 (as on the edge) */
-  limiter?: WebhookRateLimiter;
-}
 
 /**
  * The cloud's automation API. Definitions are stored and run on the edges:
@@ -27,12 +22,7 @@ export interface AutomationRouteOptions {
  *   so a local_only trigger refuses it;
  * - cloud-bootstrap collects the enabled definitions from the scope's online edges.
  */
-export function automationRoutes(options: AutomationRouteOptions = {}): RouteModule {
-  return (router, s) => mount(router, s, options.limiter ?? new MemoryWebhookRateLimiter({ perSecond: 10, burst: 20 }));
-}
-
-/** The module entry (modules.ts): one in-memory limiter per cloud. */
-export const mountAutomationRoutes: RouteModule = (router, s) => automationRoutes()(router, s);
+export const mountAutomationRoutes: RouteModule = (router, s) => mount(router, s, s.webhookLimiter);
 
 type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 

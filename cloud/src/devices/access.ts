@@ -23,9 +23,9 @@ const key = (edgeId: number, entityId: string) => `${edgeId}:${entityId}`;
  *   own edges, with the share's flags.
  */
 export class EntityAccess {
-  private readonly s: CloudServices;
+  private readonly s: Omit<CloudServices, 'access'>;
   private readonly hub: TunnelHub;
-  constructor(services: CloudServices, hub: TunnelHub) {
+  constructor(services: Omit<CloudServices, 'access'>, hub: TunnelHub) {
     this.s = services;
     this.hub = hub;
   }
