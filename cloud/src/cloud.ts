@@ -25,8 +25,6 @@ import { ClusterEdges } from './scale/edges.ts';
 import { RedisFailureStore } from './scale/failure-store.ts';
 import { RedisWebhookRateLimiter } from './scale/webhook-limiter.ts';
 import { StaleEdgeSweeper } from './scale/sweeper.ts';
-import { edges as edgesTable } from './edges/tables.ts';
-import { eq } from 'drizzle-orm';
 import { MemoryWebhookRateLimiter, type WebhookRateLimiter } from './automations/rate-limit.ts';
 
 /** Webhook flood control, the same as on the edge: 10 requests/s, burst 20 per webhook_id. */
@@ -102,7 +100,7 @@ export class Cloud {
       this.sweeper = new StaleEdgeSweeper({
         cluster: this.cluster,
         log: this.log,
-        listOnline: async () => (await this.database.db.select({ id: edgesTable.id }).from(edgesTable).where(eq(edgesTable.status, 'online')).all()).map((r) => r.id),
+        listOnline: () => edges.onlineIds(),
         markOffline: (edgeId) => edges.markOffline(edgeId),
         markOnline: (edgeId) => edges.markOnline(edgeId),
       });
@@ -137,7 +135,6 @@ export class Cloud {
     this.router.add(routes.healthRoute, () => ({ status: 'ok' as const }));
     mountDocs(this.app, () => this.router.routes);
     for (const mount of routeModules) mount(this.router, this.services);
-
   }
 
   private async authenticate(header: string | undefined, spec: RouteSpec): Promise<Caller> {

@@ -182,6 +182,11 @@ export class EdgeRegistry extends EventEmitter<EdgeRegistryEvents> {
   }
 
   /** Cloud replicas (not revoked) seen within FLEET_ALIVE_MS of `at`. */
+  /** Ids of the edges the database believes are online (the scale-out sweeper checks them). */
+  async onlineIds(): Promise<number[]> {
+    return (await this.db.select({ id: edges.id }).from(edges).where(eq(edges.status, 'online')).all()).map((r) => r.id);
+  }
+
   async cloudFleet(at = new Date()): Promise<Edge[]> {
     const since = new Date(at.getTime() - FLEET_ALIVE_MS).toISOString();
     const rows = await this.db.select().from(edges)
