@@ -34,6 +34,7 @@ export class CloudDatabase {
     sqlite.pragma('journal_mode = WAL');
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('foreign_keys = ON');
+    cachePreparedStatements(sqlite);
     this.sqlite = sqlite;
     this.drizzleDb = drizzle(sqlite);
     this.migrate();
@@ -97,4 +98,30 @@ export class CloudDatabase {
       this.drizzleDb = null;
     }
   }
+}
+
+/**
+ * drizzle prepares (compiles) every statement on every query, which was the largest
+ * per-request cost of the cloud. Statements are reusable, so keep them by SQL text.
+ * drizzle switches a statement to raw (array) rows when it wants them and expects object
+ * rows otherwise, so a statement handed out again starts in plain object mode (no raw,
+ * pluck or expand left over from its last user).
+ */
+function cachePreparedStatements(sqlite: Database.Database, max = 1000): void {
+  const cache = new Map<string, Database.Statement>();
+  const prepare = sqlite.prepare.bind(sqlite);
+  sqlite.prepare = ((source: string) => {
+    let stmt = cache.get(source);
+    if (stmt) {
+      if (stmt.reader) stmt.pluck(false).expand(false).raw(false);
+      return stmt;
+    }
+    stmt = prepare(source);
+    // DDL and schema-dependent statements are not worth keeping (and go stale on schema changes).
+    if (/^\s*(select|insert|update|delete|with)\b/i.test(source)) {
+      if (cache.size >= max) cache.delete(cache.keys().next().value!);
+      cache.set(source, stmt);
+    }
+    return stmt;
+  }) as typeof sqlite.prepare;
 }
