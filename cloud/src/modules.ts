@@ -25,6 +25,7 @@ import { voiceMigrations } from './devices/voice.ts';
 import { storeIapMigrations } from './store-iap/tables.ts';
 import { mountStoreIapRoutes } from './store-iap/routes.ts';
 import { mountAutomationRoutes } from './automations/routes.ts';
+import { flowMigrations } from './devices/flows.ts';
 
 /** Every capability's migrations, in the order they must apply (append only). */
 export const migrations: Migration[] = [
@@ -41,6 +42,7 @@ export const migrations: Migration[] = [
   ...billingMigrations,
   ...voiceMigrations,
   ...storeIapMigrations,
+  ...flowMigrations,
 ];
 
 /** Every capability's routes; one line per module. */

@@ -1,5 +1,4 @@
 import { and, eq, ne } from 'drizzle-orm';
-import type { Database } from 'better-sqlite3';
 import type { Automation, Edge, tunnel } from '@smarthome/protocol';
 import { badRequest, forbidden, notFound } from '@smarthome/protocol/server';
 import type { CloudServices } from '../context.ts';
@@ -17,8 +16,6 @@ export interface Located {
   summary: MirroredAutomation;
   grant: EdgeGrant;
 }
-
-const indexed = new WeakSet<Database>();
 
 /**
  * Where automations live, for the cloud: every definition is stored on an edge; the cloud
@@ -86,9 +83,9 @@ export class AutomationDirectory {
   /**
    * The automation that owns a webhook_id, on an edge that is not revoked, or null. Deleting
    * the automation removes it from the mirror, so a revoked webhook_id is unknown here.
+   * Indexed by mirror_automations_webhook (mirror-002).
    */
   findWebhook(webhookId: string): { edgeId: number; automationId: string; enabled: boolean; edgeStatus: Edge['status'] } | null {
-    this.ensureWebhookIndex();
     const row = this.s.database.db
       .select({ edgeId: mirrorAutomations.edgeId, automationId: mirrorAutomations.id, enabled: mirrorAutomations.enabled, edgeStatus: edges.status })
       .from(mirrorAutomations)
@@ -116,16 +113,5 @@ export class AutomationDirectory {
 
   forget(edgeId: number, id: string): void {
     this.s.mirror.applyDelta(edgeId, { kind: 'automation_remove', id });
-  }
-
-  /**
-   * Webhook lookups go by webhook_id; the mirror's table has no index on it (mirror-001).
-   * IF NOT EXISTS keeps this idempotent; a mirror migration adding the same index would make it a no-op.
-   */
-  private ensureWebhookIndex(): void {
-    const raw = this.s.database.raw;
-    if (indexed.has(raw)) return;
-    raw.exec('CREATE INDEX IF NOT EXISTS mirror_automations_webhook ON mirror_automations(webhook_id)');
-    indexed.add(raw);
   }
 }

@@ -33,7 +33,7 @@ async function pickEdge(s: CloudServices, scope: Scope, edgeId: number | undefin
 
 export function mountDeviceRoutes(router: CloudRouter, s: CloudServices): void {
   const access = s.access;
-  const flows = new FlowDirectory();
+  const flows = new FlowDirectory(s.database);
   const voice = new VoiceExposure(s.database);
   const origin = (userId: string, c: Parameters<typeof clientAddress>[0]) => ({ userId, remoteAddr: clientAddress(c) });
 
@@ -91,12 +91,12 @@ export function mountDeviceRoutes(router: CloudRouter, s: CloudServices): void {
     const edge = await pickEdge(s, scope, body.edge_id, 'edit');
     await assertWithinLimit(s, scope, 'config_entries');
     const out = passThrough(await access.relay(edge.id, 'POST', '/v1/config_flow', { handler: body.handler }, origin(scope.userId, c))) as { flowId?: string };
-    if (out?.flowId) flows.remember(out.flowId, edge.id, scope.userId);
+    if (out?.flowId) await flows.remember(out.flowId, edge.id, scope.userId);
     return out as never;
   });
   /** A flow of the caller's, on an edge the caller may still edit (access can be lost mid-flow). */
   const ownFlow = async (flowId: string, userId: string): Promise<{ edgeId: number }> => {
-    const flow = flows.get(flowId, userId);
+    const flow = await flows.get(flowId, userId);
     if (!flow || !(await access.edgeGrants(userId)).some((g) => g.edgeId === flow.edgeId && g.role !== 'member')) throw notFound('flow not found');
     return flow;
   };
@@ -104,13 +104,13 @@ export function mountDeviceRoutes(router: CloudRouter, s: CloudServices): void {
     const userId = userOf(auth);
     const flow = await ownFlow(params.flowId, userId);
     const out = passThrough(await access.relay(flow.edgeId, 'POST', `/v1/config_flow/${encodeURIComponent(params.flowId)}/advance`, body, origin(userId, c))) as { type?: string };
-    if (out?.type === 'create_entry' || out?.type === 'abort') flows.forget(params.flowId);
+    if (out?.type === 'create_entry' || out?.type === 'abort') await flows.forget(params.flowId);
     return out as never;
   });
   router.add(routes.deleteFlowRoute, async ({ auth, c, params }) => {
     const userId = userOf(auth);
     const flow = await ownFlow(params.flowId, userId);
-    flows.forget(params.flowId);
+    await flows.forget(params.flowId);
     return passThrough(await access.relay(flow.edgeId, 'DELETE', `/v1/config_flow/${encodeURIComponent(params.flowId)}`, undefined, origin(userId, c))) as never;
   });
   router.add(routes.listEntriesRoute, async ({ auth, c, query }) => {

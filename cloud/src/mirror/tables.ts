@@ -127,4 +127,10 @@ export const mirrorMigrations: Migration[] = [
       );
     `,
   },
+  {
+    // Webhook lookups (AutomationDirectory.findWebhook) go by webhook_id. IF NOT EXISTS: earlier
+    // releases created this index at runtime, so databases that already have it migrate cleanly.
+    id: 'mirror-002-webhook-index',
+    sql: 'CREATE INDEX IF NOT EXISTS mirror_automations_webhook ON mirror_automations(webhook_id);',
+  },
 ];
