@@ -5,12 +5,21 @@ import { ErrorCode, ErrorMessage, errorDescriptions, errorShapeByStatus } from '
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 /** bearer: user access token or PAT; none: public; fleet: FLEET_TOKEN; edge: edge token. */
 export type AuthKind = 'bearer' | 'none' | 'fleet' | 'edge';
+/** Error body shape: `{message}` (ErrorMessage) or `{error}` (ErrorCode). */
+export type ErrorShape = 'message' | 'error';
+/**
+ * Who reads the request body declared in `body`: 'router' (default) reads and validates it
+ * before the handler runs; 'manual' documents it only, and the handler reads it itself
+ * (readJsonObject / readBodyBytes), e.g. after cheaper checks or with its own error bodies.
+ */
+export type BodyReading = 'router' | 'manual';
 
 export interface RouteSpec<
   P extends z.ZodType = z.ZodType,
   Q extends z.ZodType = z.ZodType,
   B extends z.ZodType = z.ZodType,
   R extends z.ZodType = z.ZodType,
+  M extends BodyReading = BodyReading,
 > {
   method: HttpMethod;
   /** OpenAPI-style path: /v1/zones/{id} */
@@ -23,6 +32,8 @@ export interface RouteSpec<
   params?: P;
   query?: Q;
   body?: B;
+  /** 'manual': `body` is documented in OpenAPI but the router neither reads nor parses it (see BodyReading). */
+  readBody?: M;
   /** extra request headers (besides Authorization / X-Organization-Id) */
   headers?: z.ZodObject;
   status: number;
@@ -30,12 +41,23 @@ export interface RouteSpec<
   /** response without a JSON body (e.g. 200 empty, 101 upgrade) */
   emptyResponse?: boolean;
   errors: number[];
+  /**
+   * Per-route override of the error body shape for a status (default: errorShapeByStatus),
+   * e.g. the store receiver's 400 `{error}`. Used by the OpenAPI document and by SpecRouter,
+   * which answers an HttpError of that status (thrown without its own `shape`) in this shape.
+   */
+  errorShapes?: Partial<Record<number, ErrorShape>>;
 }
 
-export function defineRoute<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, R extends z.ZodType>(
-  spec: RouteSpec<P, Q, B, R>,
-): RouteSpec<P, Q, B, R> {
+export function defineRoute<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, R extends z.ZodType, M extends BodyReading = 'router'>(
+  spec: RouteSpec<P, Q, B, R, M>,
+): RouteSpec<P, Q, B, R, M> {
   return spec;
+}
+
+/** The body shape a route's error of `status` has: the route's override, else the per-status default. */
+export function errorShapeOf(spec: Pick<RouteSpec, 'errorShapes'>, status: number): ErrorShape {
+  return spec.errorShapes?.[status] ?? errorShapeByStatus[status] ?? 'error';
 }
 
 export const ORG_HEADER = 'X-Organization-Id';
@@ -52,7 +74,7 @@ export function buildOpenApiDocument(routes: RouteSpec[], info: { title: string;
       ? { description: 'success', content: { 'application/json': { schema: r.response } } }
       : { description: 'success' };
     for (const status of r.errors) {
-      const shape = errorShapeByStatus[status] ?? 'error';
+      const shape = errorShapeOf(r, status);
       responses[String(status)] = {
         description: errorDescriptions[status] ?? 'error',
         content: { 'application/json': { schema: shape === 'message' ? ErrorMessage : ErrorCode } },

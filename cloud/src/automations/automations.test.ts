@@ -205,6 +205,16 @@ describe('cloud automations without an edge online', () => {
     expect(revoked.body).toEqual({ message: 'webhook not found' });
   });
 
+  it('webhook receiver: OpenAPI documents the free-form JSON object body and no security', async () => {
+    const doc = (await t.get('/openapi.json')).body;
+    const op = doc.paths['/v1/automations/webhook/{webhook_id}'].post;
+    expect(op.security).toEqual([]);
+    expect(op.requestBody.required).toBe(true);
+    expect(op.requestBody.content['application/json'].schema.$ref).toBe('#/components/schemas/WebhookBody');
+    expect(doc.components.schemas.WebhookBody).toMatchObject({ type: 'object', additionalProperties: {} });
+    expect(Object.keys(op.responses).sort()).toEqual(['200', '400', '404', '413', '429', '503', '504']);
+  });
+
   it('cloud-bootstrap answers the scope with offline edges skipped', async () => {
     const u = await t.user();
     const org = makeOrg(t, u.id, 'Boot');

@@ -92,7 +92,8 @@ function mount(router: CloudRouter, s: CloudServices, limiter: WebhookRateLimite
     return passThrough(await relay(summary.edge_id, 'GET', `${itemPath(params.id)}/traces`, undefined, scope.userId, c)) as never;
   });
 
-  // No Authorization: the webhook_id is the secret. Cheap checks first, the body last.
+  // No Authorization: the webhook_id is the secret. Cheap checks first, the body last: the spec
+  // documents the body (WebhookBody) with `readBody: 'manual'`, so the router reads none of it.
   router.add(routes.cloudAutomationWebhookRoute, async ({ c, params }) => {
     const hook = dir.findWebhook(params.webhook_id);
     if (!hook || !hook.enabled) throw notFound('webhook not found');

@@ -411,6 +411,22 @@ describe('store receiver wiring', () => {
     expect(Object.keys(op.responses).sort()).toEqual(['200', '400', '413']);
   });
 
+  it('documents its 400 as {error} (ErrorCode, as it answers), 413 as {message}, and the StoreNotification body', async () => {
+    const doc = (await t.get('/openapi.json')).body;
+    const op = doc.paths[URL_PATH].post;
+    expect(op.responses['400'].content['application/json'].schema.$ref).toBe('#/components/schemas/ErrorCode');
+    expect(op.responses['413'].content['application/json'].schema.$ref).toBe('#/components/schemas/ErrorMessage');
+    expect(op.requestBody.required).toBe(true);
+    expect(op.requestBody.content['application/json'].schema.$ref).toBe('#/components/schemas/StoreNotification');
+    expect(doc.components.schemas.StoreNotification.properties.signedPayload.type).toBe('string');
+    // Listed once: the spec itself is mounted (no copy swapped in).
+    expect(t.cloud.routes.filter((r) => r.path === URL_PATH)).toHaveLength(1);
+    // The receiver reads the body itself: a non-object body is still its own 400 {error}.
+    const res = await t.request('POST', URL_PATH, { body: [] });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: expect.any(String) });
+  });
+
   it('without STORE_IAP_BUNDLE_ID the cloud starts and the receiver answers 400 "store receiver not configured", recorded', async () => {
     const bare = await startTestCloud();
     try {

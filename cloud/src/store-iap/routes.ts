@@ -8,7 +8,7 @@
  * records it, so the store keeps retrying until the operator fixes the configuration.
  */
 import type { Context } from 'hono';
-import { routes, type RouteSpec } from '@smarthome/protocol';
+import { routes } from '@smarthome/protocol';
 import { readBodyBytes } from '@smarthome/protocol/server';
 import type { CloudRouter, CloudServices } from '../context.ts';
 import type { Logger } from '../log.ts';
@@ -65,11 +65,10 @@ export function mountStoreIapRoutes(router: CloudRouter, s: CloudServices): void
   // notification arrives. A bundle id with a broken rest (roots file) is an operator error.
   if (problem && s.config.storeIapBundleId) s.log.error(`${NOT_CONFIGURED}: ${problem}`);
 
-  // The spec declares the body for the docs, but the router's own body parsing would answer
-  // 400 `{message}`; this receiver answers 400 `{error}`, so it reads the body itself.
-  const spec = routes.storeIapNotificationRoute;
-  const mounted = { ...spec, body: undefined };
-  router.add(mounted, async ({ c }) => {
+  // The spec declares the body for the docs with `readBody: 'manual'`: the router's own body
+  // parsing would answer a missing body or signedPayload with a validation 400; this receiver
+  // answers `{error}` (spec errorShapes) with its own messages, so it reads the body itself.
+  router.add(routes.storeIapNotificationRoute, async ({ c }) => {
     const body = await readStoreBody(c);
     if (!deps) {
       requireSignedPayload(body);
@@ -82,6 +81,4 @@ export function mountStoreIapRoutes(router: CloudRouter, s: CloudServices): void
     }
     return toWireBody(await handleStoreNotification(body, deps));
   });
-  const i = router.routes.lastIndexOf(mounted as unknown as RouteSpec);
-  if (i >= 0) router.routes[i] = spec as unknown as RouteSpec;
 }

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { createAdaptorServer } from '@hono/node-server';
 import { Hono } from 'hono';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { buildOpenApiDocument } from '@smarthome/protocol';
 import { SpecRouter, installErrorHandling, planLimitReached } from '@smarthome/protocol/server';
 import { mountAutomationRoutes } from './routes.ts';
 import { harness, until, type Harness } from './testing.ts';
@@ -13,12 +14,13 @@ describe('automation routes over HTTP', () => {
   let base = '';
   let app: Hono;
   let limit = Infinity;
+  let router: SpecRouter<unknown>;
   beforeEach(async () => {
     limit = Infinity;
     h = await harness({ deps: { webhookRate: { perSecond: 1, burst: 8 }, planLimit: { assertCanCreate: (n) => { if (n >= limit) throw planLimitReached(); } } } });
     app = new Hono();
     installErrorHandling(app, { error() {} });
-    const router = new SpecRouter<unknown>(app, { authenticate: async () => ({}) });
+    router = new SpecRouter<unknown>(app, { authenticate: async () => ({}) });
     mountAutomationRoutes(router, { engine: h.engine });
     server = createAdaptorServer({ fetch: app.fetch }) as Server;
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
@@ -87,6 +89,14 @@ describe('automation routes over HTTP', () => {
     expect(res.status).toBe(404);
     res = await req('POST', `/v1/automations/webhook/${created.webhook_id}`, { a: 1 });
     expect([res.status, await res.json()]).toEqual([404, { message: 'webhook not found' }]);
+  });
+
+  it('webhook receiver: OpenAPI documents its free-form JSON object body (read by the handler itself)', () => {
+    const doc = buildOpenApiDocument(router.routes, { title: 'edge' }) as any;
+    const op = doc.paths['/v1/automations/webhook/{webhook_id}'].post;
+    expect(op.requestBody.content['application/json'].schema.$ref).toBe('#/components/schemas/WebhookBody');
+    expect(doc.components.schemas.WebhookBody).toMatchObject({ type: 'object' });
+    expect(Object.keys(op.responses).sort()).toEqual(['200', '400', '404', '413', '429']);
   });
 
   it('webhook receiver: 200 empty, 400, 404, 413, 429 + Retry-After; trigger.json and origin', async () => {

@@ -60,7 +60,8 @@ export function mountAutomationRoutes(router: SpecRouter<any>, deps: AutomationR
     return engine.traces(params.id);
   });
   router.add(routes.automationWebhookRoute, async ({ c, params }) => {
-    // 404 / 429 before reading the body: a flood or a guess costs no body bytes
+    // 404 / 429 before reading the body: a flood or a guess costs no body bytes (the spec's
+    // body is `readBody: 'manual'`: documented in OpenAPI, read here)
     const origin = webhookOrigin(c);
     const pre = webhookError(engine.webhookPrecheck(params.webhook_id, origin));
     if (pre) throw pre;

@@ -1,7 +1,13 @@
 import { z } from 'zod';
 import { defineRoute } from '../route.ts';
 import { Automation, AutomationBody, Trace, WebhookParams } from '../automations.ts';
-import { IdParams, MessageBody } from '../common.ts';
+import { IdParams, JsonObject, MessageBody } from '../common.ts';
+
+/**
+ * A webhook call's body: any JSON object (at most 1 MiB), documented here but read by the
+ * receiver itself (`readBody: 'manual'`), so 404 / 429 are answered before any body byte is read.
+ */
+export const WebhookBody = JsonObject.meta({ id: 'WebhookBody', description: 'free-form JSON object (at most 1 MiB); the automation sees it as trigger.json' });
 
 /** Same paths and shapes on the edge's local API and on the cloud (which proxies to the owning edge). */
 export const createAutomationRoute = defineRoute({
@@ -30,5 +36,5 @@ export const automationTracesRoute = defineRoute({
 });
 export const automationWebhookRoute = defineRoute({
   method: 'post', path: '/v1/automations/webhook/{webhook_id}', summary: 'Webhook receiver: the body (a JSON object, at most 1 MiB) becomes trigger.json', tag: 'automations', auth: 'none',
-  params: WebhookParams, status: 200, emptyResponse: true, errors: [400, 404, 413, 429],
+  params: WebhookParams, body: WebhookBody, readBody: 'manual', status: 200, emptyResponse: true, errors: [400, 404, 413, 429],
 });

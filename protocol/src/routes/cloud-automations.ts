@@ -3,6 +3,7 @@ import { defineRoute } from '../route.ts';
 import { Automation, AutomationBody, AutomationSummary, CloudBootstrap, Trace, WebhookParams } from '../automations.ts';
 import { MessageBody } from '../common.ts';
 import { EdgeQuery } from './devices.ts';
+import { WebhookBody } from './automations.ts';
 
 /**
  * The cloud's automation routes. Definitions live on the edges; the cloud finds the owning
@@ -44,7 +45,7 @@ export const cloudAutomationTracesRoute = defineRoute({
 export const cloudAutomationWebhookRoute = defineRoute({
   method: 'post', path: '/v1/automations/webhook/{webhook_id}', tag: 'automations', auth: 'none',
   summary: 'Webhook receiver, relayed to the owning edge as a cloud (not local) call: the body (a JSON object, at most 1 MiB) becomes trigger.json; 200 with an empty body',
-  params: WebhookParams, status: 200, emptyResponse: true, errors: [400, 404, 413, 429, 503, 504],
+  params: WebhookParams, body: WebhookBody, readBody: 'manual', status: 200, emptyResponse: true, errors: [400, 404, 413, 429, 503, 504],
 });
 export const automationCloudBootstrapRoute = defineRoute({
   method: 'get', path: '/v1/automation/cloud-bootstrap', tag: 'automations', auth: 'bearer', orgContext: true,

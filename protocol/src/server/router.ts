@@ -1,6 +1,6 @@
 import type { Context, Hono } from 'hono';
 import type { z } from 'zod';
-import type { RouteSpec } from '../route.ts';
+import { errorShapeOf, type BodyReading, type RouteSpec } from '../route.ts';
 import { HttpError, badRequest, notFound } from './errors.ts';
 import { DEFAULT_BODY_LIMIT, readJsonObject } from './body.ts';
 
@@ -14,6 +14,8 @@ export interface Handled<P, Q, B, A> {
 
 type Out<S> = S extends z.ZodType ? z.input<S> : never;
 type In<S> = S extends z.ZodType ? z.output<S> : undefined;
+/** With `readBody: 'manual'` the handler gets no parsed body: it reads the request itself. */
+type BodyIn<B, M> = [M] extends ['manual'] ? undefined : In<B>;
 
 export interface RouterOptions<A> {
   /** Resolves the caller for a route's auth kind, or throws a 401 HttpError. */
@@ -41,7 +43,9 @@ const toHonoPath = (path: string) => path.replace(/\{([^}]+)\}/g, ':$1');
 
 /**
  * Mounts handlers by their protocol RouteSpec: authenticates, validates params, query and
- * body with the spec's schemas, and serializes the result with the spec's status.
+ * body with the spec's schemas (unless the spec says `readBody: 'manual'`: then the body is
+ * only documented and the handler reads it), and serializes the result with the spec's status.
+ * An HttpError thrown on the route without its own `shape` gets the spec's `errorShapes`.
  * `routes` is what the OpenAPI document is built from, so it lists only what is mounted.
  */
 export class SpecRouter<A> {
@@ -53,33 +57,50 @@ export class SpecRouter<A> {
     this.options = options;
   }
 
-  add<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, R extends z.ZodType>(
-    spec: RouteSpec<P, Q, B, R>,
-    handler: (h: Handled<In<P>, In<Q>, In<B>, A>) => Promise<Out<R> | Response | void> | Out<R> | Response | void,
+  add<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, R extends z.ZodType, M extends BodyReading = BodyReading>(
+    spec: RouteSpec<P, Q, B, R, M>,
+    handler: (h: Handled<In<P>, In<Q>, BodyIn<B, M>, A>) => Promise<Out<R> | Response | void> | Out<R> | Response | void,
   ): void {
     this.routes.push(spec as unknown as RouteSpec);
-    const { authenticate, bodyLimit = DEFAULT_BODY_LIMIT, validateResponses = true } = this.options;
+    const readsBody = spec.body !== undefined && spec.readBody !== 'manual';
+    const errorShapes = spec.errorShapes;
     this.app.on(spec.method.toUpperCase(), toHonoPath(spec.path), async (c) => {
-      const auth = await authenticate(c, spec as unknown as RouteSpec);
-      let params: unknown = undefined;
-      if (spec.params) {
-        const result = spec.params.safeParse(c.req.param());
-        // A malformed id names nothing that exists.
-        if (!result.success) throw notFound();
-        params = result.data;
+      if (!errorShapes) return this.handle(c, spec, readsBody, handler);
+      try {
+        return await this.handle(c, spec, readsBody, handler);
+      } catch (err) {
+        if (!(err instanceof HttpError) || err.shape || !errorShapes[err.status]) throw err;
+        throw new HttpError(err.status, err.expose, { cause: err.cause, headers: err.headers, shape: errorShapeOf(spec, err.status) });
       }
-      const query = spec.query ? parseOr400(spec.query, c.req.query(), 'query') : undefined;
-      const body = spec.body ? parseOr400(spec.body, await readJsonObject(c, bodyLimit), '') : undefined;
-      const out = await handler({ c, params, query, body, auth } as Handled<In<P>, In<Q>, In<B>, A>);
-      if (out instanceof Response) return out;
-      if (spec.emptyResponse || out === undefined) return c.body(null, spec.status as 200);
-      let payload: unknown = out;
-      if (spec.response && validateResponses) {
-        const result = spec.response.safeParse(out);
-        if (!result.success) throw new HttpError(500, 'internal_error', { cause: result.error });
-        payload = result.data;
-      }
-      return c.json(payload as object, spec.status as 200);
     });
+  }
+
+  private async handle<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, R extends z.ZodType, M extends BodyReading>(
+    c: Context,
+    spec: RouteSpec<P, Q, B, R, M>,
+    readsBody: boolean,
+    handler: (h: Handled<In<P>, In<Q>, BodyIn<B, M>, A>) => Promise<Out<R> | Response | void> | Out<R> | Response | void,
+  ): Promise<Response> {
+    const { authenticate, bodyLimit = DEFAULT_BODY_LIMIT, validateResponses = true } = this.options;
+    const auth = await authenticate(c, spec as unknown as RouteSpec);
+    let params: unknown = undefined;
+    if (spec.params) {
+      const result = spec.params.safeParse(c.req.param());
+      // A malformed id names nothing that exists.
+      if (!result.success) throw notFound();
+      params = result.data;
+    }
+    const query = spec.query ? parseOr400(spec.query, c.req.query(), 'query') : undefined;
+    const body = readsBody && spec.body ? parseOr400(spec.body, await readJsonObject(c, bodyLimit), '') : undefined;
+    const out = await handler({ c, params, query, body, auth } as Handled<In<P>, In<Q>, BodyIn<B, M>, A>);
+    if (out instanceof Response) return out;
+    if (spec.emptyResponse || out === undefined) return c.body(null, spec.status as 200);
+    let payload: unknown = out;
+    if (spec.response && validateResponses) {
+      const result = spec.response.safeParse(out);
+      if (!result.success) throw new HttpError(500, 'internal_error', { cause: result.error });
+      payload = result.data;
+    }
+    return c.json(payload as object, spec.status as 200);
   }
 }
