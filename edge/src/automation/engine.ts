@@ -14,7 +14,12 @@ import { durationMs } from './time.ts';
  * The automation engine: definitions (SQLite), armed triggers, runs with HA's modes,
  * traces, webhook dispatch, and waits that survive a restart.
  * Lifecycle: constructor assigns; start() loads, arms and resumes; stop() disarms and
- * aborts runs (their persisted waits stay for the next start()).
+ * aborts runs (their persisted waits and queued runs stay for the next start()).
+ *
+ * Webhooks: the receivers are POST-only (`POST /v1/automations/webhook/{webhook_id}`,
+ * portal-api.md), locally (routes.ts) and through the cloud relay (handleWebhook). HA's
+ * `allowed_methods` (default POST, PUT) is accepted by the schema only when it includes POST
+ * (protocol WebhookTrigger); a PUT/GET/HEAD receiver would need its own route.
  */
 
 export type WebhookOrigin = 'local' | 'cloud';
@@ -38,8 +43,10 @@ interface Instance {
   /** trigger index → armed trigger */
   armed: Map<number, ArmedTrigger>;
   runs: Map<string, ActiveRun>;
-  queue: { trigger: TriggerData; vars: Record<string, unknown> }[];
+  /** mode: queued runs waiting behind a running one; each is persisted (kind 'queued') under its future run id */
+  queue: QueuedRun[];
 }
+interface QueuedRun { runId: string; trigger: TriggerData; vars: Record<string, unknown> }
 
 const silent: AutomationLogger = { debug() {}, info() {}, warn() {}, error() {} };
 const DEFAULT_MAX = 10;
@@ -70,7 +77,7 @@ export class AutomationEngine {
   start(): void {
     if (this.started) return;
     this.store.start();
-    const templates = new AutomationTemplates(this.deps.states);
+    const templates = new AutomationTemplates(this.deps.states, {}, this.clock);
     this.buckets = new TokenBuckets(this.clock, this.deps.webhookRate?.perSecond ?? 10, this.deps.webhookRate?.burst ?? 20);
     this.env = {
       states: this.deps.states, mqtt: this.deps.mqtt, events: this.deps.events, clock: this.clock, templates, log: this.log,
@@ -215,7 +222,7 @@ export class AutomationEngine {
       } else if (Array.isArray(v)) v.forEach((x, i) => walk(x, `${path}[${i}]`));
       else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) walk(x, path ? `${path}.${k}` : k);
     };
-    walk({ trigger: body.trigger, condition: body.condition, action: body.action }, '');
+    walk({ variables: body.variables, trigger: body.trigger, condition: body.condition, action: body.action }, '');
     body.trigger.forEach((t, i) => {
       if (t.platform === 'mqtt' && !this.deps.mqtt) throw new AutomationError(400, `trigger[${i}]: mqtt triggers need the MQTT broker`);
       if (t.platform === 'event' && !this.deps.events) throw new AutomationError(400, `trigger[${i}]: event triggers need the event bus`);
@@ -281,11 +288,23 @@ export class AutomationEngine {
         else this.unpersist(t.id);
         continue;
       }
+      if (t.kind === 'queued') continue; // second pass, below
       const ctx = t.context as { cursor: number[]; variables: Record<string, unknown>; steps: Trace['steps']; started_at?: string };
       this.startRun(inst, (ctx.variables.trigger ?? {}) as TriggerData, {
         runId: t.id, variables: ctx.variables, steps: ctx.steps ?? [], startedAt: ctx.started_at ?? new Date(this.clock.now()).toISOString(),
         resume: { cursor: ctx.cursor, dueAt: due },
       });
+    }
+    // queued runs, in the order they were queued, behind any run resumed above
+    for (const t of timers) {
+      if (t.kind !== 'queued') continue;
+      const inst = this.instances.get(t.automationId);
+      if (!inst || !inst.def.enabled) continue; // unpersisted in the first pass
+      const ctx = t.context as { trigger?: TriggerData; variables?: Record<string, unknown> };
+      const entry: QueuedRun = { runId: t.id, trigger: ctx.trigger ?? { platform: null }, vars: ctx.variables ?? {} };
+      if (inst.def.mode !== 'queued' && inst.runs.size > 0) { this.unpersist(t.id); continue; }
+      if (inst.runs.size > 0) inst.queue.push(entry);
+      else this.startQueued(inst, entry);
     }
   }
 
@@ -298,6 +317,23 @@ export class AutomationEngine {
       try {
         for (const [k, v] of Object.entries(triggerVars)) vars[k] = this.env!.templates.renderDeep(v, vars);
       } catch (err) { this.log.warn(`automation ${inst.def.alias}: trigger variables failed: ${(err as Error).message}`); }
+    }
+    // HA's automation-level `variables:` rendered once, in order (each sees the ones before it),
+    // after the trigger and its variables and before the conditions; a failure fails the run
+    if (inst.def.variables) {
+      const started = this.clock.now();
+      try {
+        for (const [k, v] of Object.entries(inst.def.variables)) vars[k] = this.env!.templates.renderDeep(v, vars);
+      } catch (err) {
+        const message = `variables: ${(err as Error).message}`;
+        this.log.warn(`automation ${inst.def.alias}: ${message}`);
+        const at = new Date(started).toISOString();
+        this.saveTrace({
+          run_id: randomUUID(), automation_id: inst.def.id, started_at: at, finished_at: new Date(this.clock.now()).toISOString(), state: 'failed', trigger,
+          steps: [{ path: 'variables', started_at: at, duration_ms: Math.max(0, this.clock.now() - started), error: message }], error: message,
+        });
+        return;
+      }
     }
     if (!skipConditions && inst.def.condition.length > 0) {
       const res = evaluateAll(inst.def.condition, this.env!, vars);
@@ -319,7 +355,10 @@ export class AutomationEngine {
     if (mode === 'parallel' && busy >= max) return this.dropped(inst, trigger, `${max} runs already (mode parallel)`);
     if (mode === 'queued' && busy > 0) {
       if (busy + inst.queue.length >= max) return this.dropped(inst, trigger, `queue full: ${max} (mode queued)`);
-      inst.queue.push({ trigger, vars });
+      const entry: QueuedRun = { runId: randomUUID(), trigger, vars };
+      inst.queue.push(entry);
+      // survives a restart: resumed in order by resumeTimers()
+      this.persist({ id: entry.runId, automationId: inst.def.id, kind: 'queued', stepPath: 'queue', dueAt: null, context: { trigger: jsonSafe(trigger), variables: jsonSafe(vars) } });
       return;
     }
     this.startRun(inst, trigger, undefined, vars);
@@ -331,9 +370,15 @@ export class AutomationEngine {
     this.saveTrace({ run_id: randomUUID(), automation_id: inst.def.id, started_at: now, finished_at: now, state: 'aborted', trigger, steps: [], error: `dropped: ${why}` });
   }
 
-  private startRun(inst: Instance, trigger: TriggerData, resumed?: { runId: string; variables: Record<string, unknown>; steps: Trace['steps']; startedAt: string; resume: { cursor: number[]; dueAt: number | null } }, vars?: Record<string, unknown>): void {
+  /** A queued run's turn: it leaves the persisted queue and starts under the id it was queued with. */
+  private startQueued(inst: Instance, entry: QueuedRun): void {
+    this.unpersist(entry.runId);
+    this.startRun(inst, entry.trigger, undefined, entry.vars, entry.runId);
+  }
+
+  private startRun(inst: Instance, trigger: TriggerData, resumed?: { runId: string; variables: Record<string, unknown>; steps: Trace['steps']; startedAt: string; resume: { cursor: number[]; dueAt: number | null } }, vars?: Record<string, unknown>, newRunId?: string): void {
     const controller = new AbortController();
-    const runId = resumed?.runId ?? randomUUID();
+    const runId = resumed?.runId ?? newRunId ?? randomUUID();
     const state: RunState = {
       runId, automationId: inst.def.id, signal: controller.signal,
       variables: resumed?.variables ?? { ...(vars ?? {}), trigger, this: { id: inst.def.id, alias: inst.def.alias } },
@@ -345,7 +390,7 @@ export class AutomationEngine {
     void this.execute(inst, run).finally(() => {
       inst.runs.delete(runId);
       const next = inst.queue.shift();
-      if (next && this.started && this.instances.get(inst.def.id) === inst) this.startRun(inst, next.trigger, undefined, next.vars);
+      if (next && this.started && this.instances.get(inst.def.id) === inst) this.startQueued(inst, next);
     });
   }
 

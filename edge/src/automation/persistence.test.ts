@@ -83,6 +83,60 @@ describe('survives restarts', () => {
     expect(h.sqlite.prepare('SELECT count(*) AS n FROM automation_timers').get()).toEqual({ n: 0 });
   });
 
+  it('queued runs (mode: queued) are persisted and resume in order behind the resumed run', async () => {
+    const clock = new FakeClock();
+    h = await harness({ clock });
+    const a = await h.create({ alias: 'q', mode: 'queued', max: 5, trigger: { platform: 'webhook' }, variables: { n: '{{ trigger.json.n }}' }, action: [
+      { service: 'x.start', data: { n: '{{ n }}' } }, { delay: 60 }, { service: 'x.end', data: { n: '{{ trigger.json.n }}' } },
+    ] });
+    h.engine.handleWebhook(a.webhook_id!, { n: 1 }, 'local');
+    await clock.advance(0);
+    for (const n of [2, 3, 4]) h.engine.handleWebhook(a.webhook_id!, { n }, 'local');
+    await clock.advance(10_000);
+    const rows = () => h.sqlite.prepare('SELECT kind FROM automation_timers ORDER BY rowid').all().map((r) => (r as { kind: string }).kind);
+    expect(rows()).toEqual(['delay', 'queued', 'queued', 'queued']);
+
+    await h.restart();
+    // one more while the resumed run is still in its delay: it queues behind the restored ones
+    h.engine.handleWebhook(a.webhook_id!, { n: 5 }, 'local');
+    await clock.advance(0);
+    expect(rows()).toEqual(['delay', 'queued', 'queued', 'queued', 'queued']);
+    await clock.advance(50_000);
+    expect(h.services.calls.map((c) => `${c.service}${c.data.n}`)).toEqual(['start1', 'end1', 'start2']);
+
+    await h.restart(); // again, mid-way through the queue
+    await clock.advance(4 * 60_000);
+    expect(h.services.calls.map((c) => `${c.service}${c.data.n}`)).toEqual(['start1', 'end1', 'start2', 'end2', 'start3', 'end3', 'start4', 'end4', 'start5', 'end5']);
+    expect(rows()).toEqual([]);
+    const traces = h.engine.traces(a.id);
+    expect(traces.map((t) => [t.state, (t.trigger.json as { n: number }).n])).toEqual([5, 4, 3, 2, 1].map((n) => ['finished', n]));
+  });
+
+  it('queued runs start after a restart even when the running run could not be resumed; deleting drops them', async () => {
+    const clock = new FakeClock();
+    h = await harness({ clock });
+    h.services.handler = (c) => (c.service === 'hang' ? new Promise(() => {}) : null);
+    const a = await h.create({ alias: 'q', mode: 'queued', trigger: { platform: 'webhook' }, action: [
+      { choose: [{ conditions: '{{ trigger.json.n == 1 }}', sequence: [{ service: 'x.hang' }] }] }, { service: 'x.ran', data: { n: '{{ trigger.json.n }}' } },
+    ] });
+    for (const n of [1, 2, 3]) h.engine.handleWebhook(a.webhook_id!, { n }, 'local');
+    await clock.advance(1000);
+    expect(h.services.calls.map((c) => c.service)).toEqual(['hang']);
+    await h.restart(); // run 1 was in a service call: nothing to resume; 2 and 3 were queued
+    await clock.advance(0);
+    expect(h.services.calls.map((c) => `${c.service}${c.data.n ?? ''}`)).toEqual(['hang', 'ran2', 'ran3']);
+
+    const b = await h.create({ alias: 'gone', mode: 'queued', trigger: { platform: 'webhook' }, action: [{ delay: 60 }, { service: 'x.never' }] });
+    for (let i = 0; i < 3; i++) h.engine.handleWebhook(b.webhook_id!, {}, 'local');
+    await clock.advance(0);
+    expect(h.sqlite.prepare("SELECT count(*) AS n FROM automation_timers WHERE kind = 'queued'").get()).toEqual({ n: 2 });
+    h.engine.remove(b.id);
+    expect(h.sqlite.prepare('SELECT count(*) AS n FROM automation_timers').get()).toEqual({ n: 0 });
+    await h.restart();
+    await clock.advance(300_000);
+    expect(h.services.calls.map((c) => c.service)).not.toContain('never');
+  });
+
   it('definitions and webhook ids survive; deleting drops pending waits', async () => {
     const clock = new FakeClock();
     h = await harness({ clock });

@@ -44,7 +44,10 @@ export const tracesTable = sqliteTable('automation_traces', {
   failed: integer('failed', { mode: 'boolean' }).notNull(),
   trace: text('trace', { mode: 'json' }).$type<Trace>().notNull(),
 });
-/** A persisted wait: a delay, a wait_for_trigger timeout, or a state trigger's `for:` timer. */
+/**
+ * A persisted wait: a delay, a wait_for_trigger timeout, a state trigger's `for:` timer, or
+ * a `mode: queued` run waiting behind a running one (kind 'queued', context {trigger, variables}).
+ */
 export const timersTable = sqliteTable('automation_timers', {
   id: text('id').primaryKey(),
   automationId: text('automation_id').notNull(),
@@ -56,9 +59,9 @@ export const timersTable = sqliteTable('automation_timers', {
 });
 const schema = { automationsTable, tracesTable, timersTable };
 
-export type TimerKind = 'delay' | 'wait' | 'for';
+export type TimerKind = 'delay' | 'wait' | 'for' | 'queued';
 export interface StoredTimer { id: string; automationId: string; kind: TimerKind; stepPath: string; dueAt: number | null; context: Record<string, unknown> }
-type StoredConfig = Pick<Automation, 'trigger' | 'condition' | 'action'> & { max_exceeded?: string };
+type StoredConfig = Pick<Automation, 'trigger' | 'condition' | 'action' | 'variables'> & { max_exceeded?: string };
 
 export function migrateAutomationTables(sqlite: Database.Database): void {
   sqlite.exec('CREATE TABLE IF NOT EXISTS automation_schema (version INTEGER NOT NULL)');
@@ -129,7 +132,7 @@ export class AutomationStore {
       description: body.description ?? null,
       mode: body.mode,
       max: body.max ?? null,
-      config: { trigger: body.trigger, condition: body.condition, action: body.action, ...(body.max_exceeded ? { max_exceeded: body.max_exceeded } : {}) },
+      config: { trigger: body.trigger, condition: body.condition, action: body.action, ...(body.variables ? { variables: body.variables } : {}), ...(body.max_exceeded ? { max_exceeded: body.max_exceeded } : {}) },
       enabled: body.enabled,
       webhookId,
       createdAt: existing?.created_at ?? now,
@@ -184,8 +187,9 @@ export class AutomationStore {
     if (automationIds.length) this.db.delete(timersTable).where(inArray(timersTable.automationId, automationIds)).run();
   }
 
+  /** In insertion order (rowid: an upsert keeps it), so queued runs resume in the order they came. */
   timers(): StoredTimer[] {
-    return this.db.select().from(timersTable).orderBy(asc(timersTable.createdAt)).all()
+    return this.db.select().from(timersTable).orderBy(asc(sql`rowid`)).all()
       .map((r) => ({ id: r.id, automationId: r.automationId, kind: r.kind, stepPath: r.stepPath, dueAt: r.dueAt, context: r.context }));
   }
 }
@@ -198,6 +202,7 @@ function toAutomation(r: typeof automationsTable.$inferSelect): Automation {
     description: r.description,
     mode: r.mode as Automation['mode'],
     max: r.max,
+    ...(r.config.variables ? { variables: r.config.variables } : {}),
     trigger: r.config.trigger,
     condition: r.config.condition,
     action: r.config.action,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryStates } from './memory-ports.ts';
-import { AutomationTemplates, TemplateError, rewriteHaFunctions, toNative } from './template.ts';
+import { AutomationTemplates, TemplateError, haDateTime, rewriteHaFunctions, toNative } from './template.ts';
 
 describe('automation templates', () => {
   const states = new MemoryStates();
@@ -51,6 +51,62 @@ describe('automation templates', () => {
     expect(t.renderBoolean("{{ states('sensor.temp') > 20 }}", {})).toBe(true);
   });
 
+  describe('time functions (from the injected clock)', () => {
+    let now = Date.UTC(2026, 0, 5, 12, 34, 56, 789); // a Monday
+    const clocked = new AutomationTemplates(states, {}, { now: () => now });
+    const local = new Date(now);
+    const pad = (n: number) => String(n).padStart(2, '0');
+
+    it('now(): local fields, weekday() (Mon=0), isoweekday(), timestamp(), printed like Python', () => {
+      expect(clocked.renderString('{{ now().year }}-{{ now().month }}-{{ now().day }} {{ now().hour }}:{{ now().minute }}:{{ now().second }}', {}))
+        .toBe(`${local.getFullYear()}-${local.getMonth() + 1}-${local.getDate()} ${local.getHours()}:${local.getMinutes()}:${local.getSeconds()}`);
+      expect(clocked.renderNative('{{ now().weekday() }}', {})).toBe((local.getDay() + 6) % 7);
+      expect(clocked.renderNative('{{ now().isoweekday() }}', {})).toBe(local.getDay() === 0 ? 7 : local.getDay());
+      expect(clocked.renderNative('{{ now().microsecond }}', {})).toBe(789_000);
+      expect(clocked.renderNative('{{ now().timestamp() }}', {})).toBe(now / 1000);
+      const printed = clocked.renderString('{{ now() }}', {});
+      expect(printed).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.789000[+-]\d{2}:\d{2}$/);
+      expect(Date.parse(printed)).toBe(now);
+      expect(Date.parse(clocked.renderString('{{ now().isoformat() }}', {}))).toBe(now);
+      expect(clocked.renderString("{{ now().strftime('%H:%M') }}", {})).toBe(`${pad(local.getHours())}:${pad(local.getMinutes())}`);
+      expect(clocked.renderBoolean('{% if now().hour >= 0 and now().minute == ' + local.getMinutes() + ' %}true{% endif %}', {})).toBe(true);
+    });
+
+    it('utcnow(), as_timestamp (function and filter), today_at()', () => {
+      expect(clocked.renderString('{{ utcnow() }}', {})).toBe('2026-01-05 12:34:56.789000+00:00');
+      expect(clocked.renderNative('{{ utcnow().hour }}/{{ utcnow().weekday() }}', {})).toBe('12/0');
+      expect(clocked.renderNative('{{ as_timestamp(now()) }}', {})).toBe(now / 1000);
+      expect(clocked.renderNative('{{ now() | as_timestamp }}', {})).toBe(now / 1000);
+      expect(clocked.renderNative('{{ as_timestamp(utcnow()) | int }}', {})).toBe(Math.trunc(now / 1000));
+      expect(clocked.renderNative("{{ as_timestamp('2026-01-05T00:00:00Z') }}", {})).toBe(Date.UTC(2026, 0, 5) / 1000);
+      expect(clocked.renderNative('{{ as_timestamp(trigger.json.at) }}', { trigger: { json: { at: '2026-01-05T00:00:00+01:00' } } })).toBe(Date.UTC(2026, 0, 4, 23) / 1000);
+      expect(clocked.renderString("{{ as_timestamp('not a date') }}|{{ 'nope' | as_timestamp(0) }}", {})).toBe('|0');
+      const seven = new Date(local.getFullYear(), local.getMonth(), local.getDate(), 7, 30).getTime();
+      expect(clocked.renderNative("{{ as_timestamp(today_at('07:30')) }}", {})).toBe(seven / 1000);
+      expect(clocked.renderNative("{{ today_at('07:30').hour }}:{{ today_at('07:30').minute }}", {})).toBe('7:30');
+      expect(clocked.renderNative('{{ as_timestamp(today_at()) }}', {})).toBe(new Date(local.getFullYear(), local.getMonth(), local.getDate()).getTime() / 1000);
+      expect(clocked.renderBoolean("{{ now() > today_at('00:00') }}", {})).toBe(true);
+      expect(clocked.renderBoolean("{{ now() < today_at('00:00') }}", {})).toBe(false);
+      expect(clocked.renderBoolean('{{ now() | as_timestamp > 1700000000 }}', {})).toBe(true);
+      expect(clocked.renderString("{{ today_at('25:00') }}", {})).toBe('');
+    });
+
+    it('follows the clock', () => {
+      const before = clocked.renderNative('{{ as_timestamp(now()) }}', {});
+      now += 3_600_000;
+      expect(clocked.renderNative('{{ as_timestamp(now()) }}', {})).toBe((before as number) + 3600);
+      now -= 3_600_000;
+    });
+
+    it('a datetime is frozen data without a prototype', () => {
+      const dt = haDateTime(now, true);
+      expect(Object.getPrototypeOf(dt)).toBeNull();
+      expect(Object.isFrozen(dt)).toBe(true);
+      expect(Object.keys(dt).every((k) => typeof dt[k] !== 'function')).toBe(true);
+      expect(rewriteHaFunctions("{{ as_timestamp(now()) }}{{ today_at('07:00') }}{{ utcnow().weekday() }}")).toBe("{{ __ts[__now] }}{{ __today_at['07:00'] }}{{ __utcnow.weekday }}");
+    });
+  });
+
   describe('sandbox', () => {
     it('cannot reach prototypes or constructors', () => {
       expect(t.renderString('{{ trigger.constructor }}|{{ trigger.__proto__ }}|{{ trigger.json.constructor.constructor }}', vars)).toBe('||');
@@ -64,6 +120,20 @@ describe('automation templates', () => {
       const body = JSON.parse('{"__proto__": {"polluted": 1}}') as Record<string, unknown>;
       t.renderString('{% assign x = trigger.json %}{{ x.__proto__.polluted }}', { trigger: { json: body } });
       expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    });
+
+    it('time functions expose no prototypes, constructors or callables', () => {
+      const c = new AutomationTemplates(states, {}, { now: () => Date.UTC(2026, 0, 5, 12) });
+      expect(c.renderString('{{ now().constructor }}|{{ now().__proto__ }}|{{ utcnow().toString }}|{{ now().valueOf }}|{{ now()["constructor"]["constructor"] }}', {})).toBe('||||');
+      expect(c.renderString("{{ today_at('07:00').constructor }}|{{ today_at('__proto__') }}|{{ today_at('constructor') }}", {})).toBe('||');
+      expect(c.renderString('{{ __ts.constructor }}|{{ __ts.__proto__ }}|{{ __today_at.constructor }}|{{ __now.constructor.constructor }}', {})).toBe('|||');
+      expect(c.renderString("{{ as_timestamp('constructor') }}|{{ as_timestamp(now().constructor) }}", {})).toBe('|');
+      // nothing callable is reachable: a call is a parse error, and no lookup yields a function
+      expect(() => c.renderString("{{ now().constructor.constructor('return process')() }}", {})).toThrow(TemplateError);
+      expect(() => c.renderString("{{ now()['constructor']('x') }}", {})).toThrow(TemplateError);
+      expect(c.renderString('{% for k in now() %}{{ k }}{% endfor %}', {})).not.toContain('function');
+      // a template variable named like a global cannot replace the clock's value
+      expect(c.renderNative('{{ now().hour }}', { __now: { hour: 99 } })).not.toBe(99);
     });
 
     it('stops huge loops', () => {

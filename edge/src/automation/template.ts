@@ -1,4 +1,4 @@
-import { TemplateEngine, TemplateError, type TemplateLimits } from '../templates/template.ts';
+import { TemplateEngine, TemplateError, asTimestamp, type TemplateLimits } from '../templates/template.ts';
 import type { StatePort } from './ports.ts';
 
 /**
@@ -10,6 +10,18 @@ import type { StatePort } from './ports.ts';
  *   state_attr('x', 'a')   → __attr[x][a]     (attribute value)
  *   is_state('x', 'on')    → __st[x] == 'on'
  *   states.light.kitchen.state / .attributes.brightness also work.
+ * And HA's time functions, read from the engine's clock (deterministic under a fake clock):
+ *   now() / utcnow()        → __now / __utcnow: a frozen, prototype-less datetime object with
+ *                             year, month, day, hour, minute, second, microsecond, weekday
+ *                             (Mon=0), isoweekday (Mon=1), timestamp (epoch s), isoformat;
+ *                             `.weekday()`, `.isoweekday()`, `.timestamp()`, `.isoformat()`
+ *                             read those fields; it prints like Python's str(datetime) and
+ *                             compares (<, >) by instant. now() is in the edge's local zone.
+ *   as_timestamp(x)         → __ts[x]           (epoch seconds of a datetime, ISO string or number)
+ *   x | as_timestamp        (a filter, same conversion; `| as_timestamp(default)`)
+ *   today_at('HH:MM[:SS]')  → __today_at[...]   (today at that local time; today_at() = midnight)
+ *   x.strftime('%H:%M')     → x | date: '%H:%M' (in output position only)
+ * Not supported: timedelta arithmetic, relative_time, other datetime methods.
  */
 
 export { TemplateError };
@@ -25,9 +37,23 @@ const RE_IS_ATTR = new RegExp(String.raw`\bis_state_attr\(${ARG},${ARG},${ARG}\)
 const RE_FILTER_CMP = /\{\{-?\s*([^{}]*?\|[^{}]*?)\s+(==|!=|>=|<=|>|<)\s+([^{}|]+?)\s*-?\}\}/g;
 let cmpSeq = 0;
 
+const RE_UTCNOW = /\butcnow\(\s*\)/g;
+const RE_NOW = /\bnow\(\s*\)/g;
+const RE_TODAY_AT = new RegExp(String.raw`\btoday_at\((?:${ARG})?\)`, 'g');
+/** a quoted string or a variable path whose [..] keys may be quoted strings (`__today_at['07:30']`) */
+const PATH_ARG = String.raw`\s*('[^']*'|"[^"]*"|[A-Za-z_][\w.]*(?:\[(?:'[^']*'|"[^"]*"|[\w.]+)\][\w.]*)*)\s*`;
+const RE_AS_TIMESTAMP = new RegExp(String.raw`\bas_timestamp\(${PATH_ARG}\)`, 'g');
+const RE_DT_METHOD = /\.(weekday|isoweekday|timestamp|isoformat)\(\s*\)/g;
+const RE_STRFTIME = new RegExp(String.raw`\.strftime\(${ARG}\)`, 'g');
+
 /** HA function-call syntax → Liquid lookups (exported for tests). */
 export function rewriteHaFunctions(src: string): string {
   return src
+    .replace(RE_UTCNOW, '__utcnow')
+    .replace(RE_NOW, '__now')
+    .replace(RE_TODAY_AT, (_m, t: string | undefined) => `__today_at[${t ?? "'00:00'"}]`)
+    .replace(RE_DT_METHOD, '.$1')
+    .replace(RE_STRFTIME, (_m, f: string) => ` | date: ${f}`)
     .replace(RE_FILTER_CMP, (_m, lhs: string, op: string, rhs: string) => {
       const v = `__cmp${cmpSeq++ % 1000}`;
       return `{% assign ${v} = ${lhs} %}{% if ${v} ${op} ${rhs} %}true{% else %}false{% endif %}`;
@@ -35,7 +61,41 @@ export function rewriteHaFunctions(src: string): string {
     .replace(RE_IS_ATTR, (_m, e: string, a: string, v: string) => `__attr[${e}][${a}] == ${v}`)
     .replace(RE_IS_STATE, (_m, e: string, v: string) => `__st[${e}] == ${v}`)
     .replace(RE_ATTR, (_m, e: string, a: string) => `__attr[${e}][${a}]`)
-    .replace(RE_STATES, (_m, e: string) => `__st[${e}]`);
+    .replace(RE_STATES, (_m, e: string) => `__st[${e}]`)
+    .replace(RE_AS_TIMESTAMP, (_m, x: string) => `__ts[${x}]`);
+}
+
+const pad = (n: number, w = 2) => String(Math.trunc(Math.abs(n))).padStart(w, '0');
+
+/**
+ * A datetime as HA templates see it, for an instant in the local zone (or UTC). Plain data
+ * only: no prototype, frozen, and the one function (Symbol.toPrimitive, which a template
+ * cannot name) makes it print as `2026-01-05 13:00:00.000000+01:00` and compare by instant.
+ */
+export function haDateTime(ms: number, utc = false): Readonly<Record<string, unknown>> {
+  const d = new Date(ms);
+  const f = utc
+    ? { year: d.getUTCFullYear(), month: d.getUTCMonth() + 1, day: d.getUTCDate(), hour: d.getUTCHours(), minute: d.getUTCMinutes(), second: d.getUTCSeconds(), ms: d.getUTCMilliseconds(), dow: d.getUTCDay() }
+    : { year: d.getFullYear(), month: d.getMonth() + 1, day: d.getDate(), hour: d.getHours(), minute: d.getMinutes(), second: d.getSeconds(), ms: d.getMilliseconds(), dow: d.getDay() };
+  const offset = utc ? 0 : -d.getTimezoneOffset();
+  const zone = `${offset < 0 ? '-' : '+'}${pad(offset / 60)}:${pad(offset % 60)}`;
+  const iso = `${pad(f.year, 4)}-${pad(f.month)}-${pad(f.day)}T${pad(f.hour)}:${pad(f.minute)}:${pad(f.second)}.${pad(f.ms * 1000, 6)}${zone}`;
+  const text = iso.replace('T', ' ');
+  const obj = Object.create(null) as Record<string | symbol, unknown>;
+  Object.assign(obj, {
+    year: f.year, month: f.month, day: f.day, hour: f.hour, minute: f.minute, second: f.second, microsecond: f.ms * 1000,
+    weekday: (f.dow + 6) % 7, isoweekday: f.dow === 0 ? 7 : f.dow, timestamp: ms / 1000, isoformat: iso,
+  });
+  Object.defineProperty(obj, Symbol.toPrimitive, { value: (hint: string) => (hint === 'number' ? ms : text) });
+  return Object.freeze(obj);
+}
+
+/** 'HH:MM[:SS]' today (local) at the clock's instant; undefined for anything else. */
+function todayAt(now: number, hhmm: string): Readonly<Record<string, unknown>> | undefined {
+  const m = /^(\d{1,2}):(\d{2})(?::(\d{2}))?$/.exec(hhmm.trim());
+  if (!m || Number(m[1]) > 23 || Number(m[2]) > 59 || Number(m[3] ?? 0) > 59) return undefined;
+  const d = new Date(now);
+  return haDateTime(new Date(d.getFullYear(), d.getMonth(), d.getDate(), Number(m[1]), Number(m[2]), Number(m[3] ?? 0), 0).getTime());
 }
 
 /** A read-only object whose keys are computed on demand and all count as own properties. */
@@ -68,8 +128,11 @@ export class AutomationTemplates {
   private readonly engine: TemplateEngine;
   private readonly states: StatePort;
   private readonly globals: Record<string, unknown>;
-  constructor(states: StatePort, limits: Partial<TemplateLimits> = {}) {
+  private readonly clock: { now(): number };
+  /** `clock` is the engine's (now(), utcnow(), today_at()); the system clock when omitted. */
+  constructor(states: StatePort, limits: Partial<TemplateLimits> = {}, clock: { now(): number } = { now: () => Date.now() }) {
     this.states = states;
+    this.clock = clock;
     this.engine = new TemplateEngine({ renderMs: 100, maxOutput: 1_048_576, ...limits });
     const st = lookupProxy((id) => (IDENT.test(id) ? (this.states.get(id)?.state ?? 'unknown') : undefined));
     const attr = lookupProxy((id) => {
@@ -77,7 +140,10 @@ export class AutomationTemplates {
       return s ? lookupProxy((a) => (Object.hasOwn(s.attributes, a) ? copy(s.attributes[a]) : undefined)) : undefined;
     });
     const domains = lookupProxy((domain) => (/^[a-z0-9_]+$/.test(domain) ? lookupProxy((obj) => (/^[a-z0-9_]+$/.test(obj) ? stateObject(this.states, `${domain}.${obj}`) : undefined)) : undefined));
-    this.globals = { __st: st, __attr: attr, states: domains };
+    // lookup keys are strings: a datetime key arrives as its text, which Date.parse reads back
+    const ts = lookupProxy((x) => asTimestamp(x) ?? undefined);
+    const today = lookupProxy((x) => todayAt(this.clock.now(), x));
+    this.globals = { __st: st, __attr: attr, states: domains, __ts: ts, __today_at: today };
   }
 
   static isTemplate(value: unknown): value is string {
@@ -92,7 +158,11 @@ export class AutomationTemplates {
   /** Renders to a string (trimmed). Throws TemplateError. */
   renderString(source: string, vars: Record<string, unknown>): string {
     if (!AutomationTemplates.isTemplate(source)) return source;
-    return this.engine.render(rewriteHaFunctions(source), { ...vars, ...this.globals });
+    const src = rewriteHaFunctions(source);
+    const scope: Record<string, unknown> = { ...vars, ...this.globals };
+    if (src.includes('__now')) scope.__now = haDateTime(this.clock.now());
+    if (src.includes('__utcnow')) scope.__utcnow = haDateTime(this.clock.now(), true);
+    return this.engine.render(src, scope);
   }
 
   /** Renders and, like HA, turns a result that reads as a number, boolean or JSON into that value. */

@@ -35,6 +35,15 @@ describe('TemplateEngine', () => {
     expect(Date.now() - started).toBeLessThan(2000);
   });
 
+  it('as_timestamp filter: ISO strings (no offset = local), numbers, datetime objects; default on failure', () => {
+    expect(t.render("{{ '2026-01-05T12:00:00Z' | as_timestamp }}", {})).toBe(String(Date.UTC(2026, 0, 5, 12) / 1000));
+    expect(t.render("{{ '2026-01-05 12:00:00' | as_timestamp }}", {})).toBe(String(new Date(2026, 0, 5, 12).getTime() / 1000));
+    expect(t.render('{{ 1767614400 | as_timestamp }}', {})).toBe('1767614400');
+    expect(t.render('{{ d | as_timestamp }}', { d: { timestamp: 12.5 } })).toBe('12.5');
+    expect(t.render("{{ 'tomorrow' | as_timestamp }}|{{ 'tomorrow' | as_timestamp(0) }}|{{ x | as_timestamp(-1) }}", {})).toBe('|0|-1');
+    expect(t.render('{{ d | as_timestamp }}', { d: { toString: 'x' } })).toBe('');
+  });
+
   it('reports invalid templates as TemplateError', () => {
     expect(() => t.render('{% if %}', {})).toThrow(TemplateError);
   });

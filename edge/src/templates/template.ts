@@ -75,6 +75,7 @@ export class TemplateEngine {
       try { return typeof v === 'string' ? JSON.parse(v) : v; } catch { return v; }
     });
     this.liquid.registerFilter('string', (v: unknown) => (v === undefined || v === null ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v)));
+    this.liquid.registerFilter('as_timestamp', (v: unknown, d: unknown = null) => asTimestamp(v) ?? d);
     this.liquid.registerFilter('lower', (v: unknown) => String(v ?? '').toLowerCase());
     this.liquid.registerFilter('upper', (v: unknown) => String(v ?? '').toUpperCase());
   }
@@ -114,6 +115,27 @@ export class TemplateEngine {
   renderValue(source: string, payload: string, extra: Record<string, unknown> = {}): string {
     return this.render(source, { ...extra, value: payload, value_json: parseJsonOrUndefined(payload) });
   }
+}
+
+/**
+ * HA's as_timestamp: seconds since the epoch (float) of a datetime object (one with an own
+ * numeric `timestamp`, as the automation templates' now() gives), an ISO-like date string
+ * (no offset = local time) or a number (taken as a timestamp already); null otherwise.
+ */
+export function asTimestamp(v: unknown): number | null {
+  if (typeof v === 'number') return Number.isFinite(v) ? v : null;
+  if (typeof v === 'string') {
+    const s = v.trim();
+    if (/^-?\d+(\.\d+)?$/.test(s)) return Number(s);
+    if (!/^\d{4}-\d{2}-\d{2}/.test(s)) return null;
+    const ms = Date.parse(s);
+    return Number.isFinite(ms) ? ms / 1000 : null;
+  }
+  if (v !== null && typeof v === 'object' && Object.hasOwn(v, 'timestamp')) {
+    const ts = (v as { timestamp: unknown }).timestamp;
+    return typeof ts === 'number' && Number.isFinite(ts) ? ts : null;
+  }
+  return null;
 }
 
 export function parseJsonOrUndefined(text: string): unknown {
