@@ -36,4 +36,29 @@ describe('CloudDatabase', () => {
     expect(db.raw.prepare('SELECT id FROM _migrations').all()).toEqual([{ id: 't-001' }]);
     db.stop();
   });
+
+  it('runs overlapping transactions one after the other instead of colliding', async () => {
+    const db = open();
+    const insert = db.raw.prepare('INSERT INTO t (name) VALUES (?)');
+    const tick = () => new Promise((r) => setImmediate(r));
+    // Each yields to the event loop mid-transaction, so without a queue the second BEGIN would fail.
+    const a = db.transaction(async () => { insert.run('a1'); await tick(); insert.run('a2'); return 'a'; });
+    const b = db.transaction(async () => { insert.run('b1'); await tick(); insert.run('b2'); return 'b'; });
+    expect(await Promise.all([a, b])).toEqual(['a', 'b']);
+    expect(db.raw.prepare('SELECT name FROM t ORDER BY id').all().map((r) => (r as { name: string }).name)).toEqual(['a1', 'a2', 'b1', 'b2']);
+    db.stop();
+  });
+
+  it('rolls back on error, keeps serving the next transaction, and joins nested transactions', async () => {
+    const db = open();
+    const insert = db.raw.prepare('INSERT INTO t (name) VALUES (?)');
+    await expect(db.transaction(async () => { insert.run('lost'); throw new Error('boom'); })).rejects.toThrow('boom');
+    await db.transaction(async () => {
+      insert.run('outer');
+      await db.transaction(async () => { insert.run('inner'); });
+    });
+    expect(db.raw.prepare('SELECT name FROM t ORDER BY id').all().map((r) => (r as { name: string }).name)).toEqual(['outer', 'inner']);
+    expect(db.raw.inTransaction).toBe(false);
+    db.stop();
+  });
 });

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -20,6 +21,8 @@ export class CloudDatabase {
   private readonly migrations: Migration[];
   private sqlite: Database.Database | null = null;
   private drizzleDb: Db | null = null;
+  private transactionTail: Promise<void> = Promise.resolve();
+  private readonly inTransactionContext = new AsyncLocalStorage<boolean>();
 
   constructor(file: string, migrations: Migration[]) {
     this.file = file;
@@ -75,10 +78,19 @@ export class CloudDatabase {
   }
 
   /**
-   * Runs fn in one transaction. fn may be async but must only await database calls:
-   * better-sqlite3 resolves them synchronously, so no other request interleaves.
+   * Runs fn in one transaction. fn may be async but should only await database calls.
+   * Transactions run one at a time: the connection has a single transaction, and two
+   * requests' transactions interleaving at their awaits would otherwise collide (a second
+   * BEGIN fails). A transaction started inside another one joins it.
    */
   async transaction<T>(fn: () => Promise<T> | T): Promise<T> {
+    if (this.inTransactionContext.getStore()) return fn();
+    const run = this.transactionTail.then(() => this.inTransactionContext.run(true, () => this.runTransaction(fn)));
+    this.transactionTail = run.then(() => undefined, () => undefined);
+    return run;
+  }
+
+  private async runTransaction<T>(fn: () => Promise<T> | T): Promise<T> {
     const sqlite = this.raw;
     sqlite.exec('BEGIN IMMEDIATE');
     try {
@@ -90,6 +102,7 @@ export class CloudDatabase {
       throw err;
     }
   }
+
 
   stop(): void {
     if (this.sqlite) {
