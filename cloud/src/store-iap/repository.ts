@@ -58,8 +58,6 @@ function toRow(s: StoreSubscriptionState): typeof storeSubscriptions.$inferInser
 
 export class DbIapRepository implements IapRepository {
   private readonly database: CloudDatabase;
-  /** Store transactions run one after another, so two never try to nest on the one connection. */
-  private queue: Promise<unknown> = Promise.resolve();
 
   constructor(database: CloudDatabase) {
     this.database = database;
@@ -103,12 +101,9 @@ export class DbIapRepository implements IapRepository {
   /**
    * One SQLite transaction (CloudDatabase.transaction): the uuid record and the subscription
    * change commit together or not at all. `fn` only awaits this repository's calls, which
-   * better-sqlite3 answers synchronously.
+   * better-sqlite3 answers synchronously. CloudDatabase runs transactions one at a time.
    */
   transaction<T>(fn: (repo: IapRepository) => Promise<T>): Promise<T> {
-    const run = () => this.database.transaction(() => fn(this));
-    const result = this.queue.then(run, run);
-    this.queue = result.catch(() => undefined);
-    return result;
+    return this.database.transaction(() => fn(this));
   }
 }
