@@ -4,7 +4,7 @@ import type { Server } from 'node:http';
 import { Hono } from 'hono';
 import { serve } from '@hono/node-server';
 import { ServiceCallBody, routes, type RouteSpec } from '@smarthome/protocol';
-import { SpecRouter, installErrorHandling, parseOr400, unauthorized } from '@smarthome/protocol/server';
+import { HttpError, SpecRouter, installErrorHandling, parseOr400, unauthorized } from '@smarthome/protocol/server';
 import type { CloudConfig } from './config.ts';
 import { CloudDatabase } from './db/database.ts';
 import { createLogger, type Logger } from './log.ts';
@@ -132,7 +132,11 @@ export class Cloud {
       bodyLimit: config.bodyLimitBytes,
     });
     installErrorHandling(this.app, this.log);
-    this.router.add(routes.healthRoute, () => ({ status: 'ok' as const }));
+    this.router.add(routes.healthRoute, () => {
+      // A replica cut off from Redis would answer for edges it cannot reach: take it out of the load balancer.
+      if (this.cluster && !this.cluster.healthy) throw new HttpError(503, 'redis_unavailable');
+      return { status: 'ok' as const };
+    });
     mountDocs(this.app, () => this.router.routes);
     for (const mount of routeModules) mount(this.router, this.services);
   }

@@ -57,6 +57,11 @@ export class Cluster extends EventEmitter<{ message: [msg: ClusterMessage] }> {
     return this.commands;
   }
 
+  /** Both Redis connections are up: a replica without them cannot reach the other replicas' edges. */
+  get healthy(): boolean {
+    return this.commands?.status === 'ready' && this.subscriber?.status === 'ready';
+  }
+
   /** "<prefix>:<part>:<part>…" */
   key(...parts: Array<string | number>): string {
     return [this.prefix, ...parts].join(':');
