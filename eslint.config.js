@@ -14,4 +14,16 @@ export default tseslint.config(
       'no-console': 'off',
     },
   },
+  {
+    // The cloud's storage is async on both engines: a query not awaited is a bug the types alone miss
+    // (`if (promise)` is always true), in the product and in the tests that drive it. Type-aware,
+    // so limited to the cloud.
+    files: ['cloud/src/**/*.ts'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: false }],
+      '@typescript-eslint/await-thenable': 'error',
+    },
+  },
 );

@@ -58,7 +58,7 @@ export class Cloud {
   constructor(config: CloudConfig, opts: { log?: Logger; redisPrefix?: string } = {}) {
     this.config = config;
     this.log = opts.log ?? createLogger('cloud');
-    this.database = new CloudDatabase(path.join(config.dataDir, 'cloud.db'), migrations);
+    this.database = new CloudDatabase(config.databaseUrl ?? path.join(config.dataDir, 'cloud.db'), migrations);
     this.signer = new AccessTokenSigner(config.dataDir, config.accessTokenTtlSeconds);
     // Scale-out: with REDIS_URL, replicas share tunnels, state_changed and login throttling through Redis (scale/).
     this.cluster = config.redisUrl
@@ -79,11 +79,7 @@ export class Cloud {
       authenticateEdge: (token) => edges.authenticateEdgeToken(token),
       lastSeq: async (edgeId) => mirror.lastSeq(edgeId),
       applySnapshot: async (edgeId, seq, snapshot) => mirror.replaceSnapshot(edgeId, snapshot, seq),
-      applyDelta: async (edgeId, seq, delta) => {
-        const oldState = delta.kind === 'state' ? mirror.state([edgeId], delta.state.entity_id) : null;
-        mirror.applyDelta(edgeId, delta, seq);
-        return { oldState };
-      },
+      applyDelta: (edgeId, seq, delta) => mirror.applyDelta(edgeId, delta, seq),
       // Scale-out: claim the edge's ownership key before marking it online; mark it offline only
       // while the key was still ours (the edge may already have said hello on another replica).
       markOnline: async (edgeId) => { await this.clusterEdges?.claim(edgeId); await edges.markOnline(edgeId); },
@@ -174,7 +170,7 @@ export class Cloud {
   }
 
   async start(): Promise<void> {
-    this.database.start();
+    await this.database.start();
     await this.signer.start();
     await this.cluster?.start();
     this.clusterEdges?.start();
@@ -207,7 +203,7 @@ export class Cloud {
     await this.sweeper?.stop();
     await this.clusterEdges?.stop();
     await this.cluster?.stop();
-    this.database.stop();
+    await this.database.stop();
   }
 }
 

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import path from 'node:path';
 import { parseProductPlans } from './store-iap/product-plans.ts';
+import { isPostgresUrl } from './db/database.ts';
 
 export interface CloudConfig {
   port: number;
@@ -57,9 +58,8 @@ export function parseCloudArgs(argv: string[], env: NodeJS.ProcessEnv): CloudCon
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`invalid port: ${portText}`);
   const environment = env.STORE_IAP_ENVIRONMENT ?? 'Production';
   if (environment !== 'Production' && environment !== 'Sandbox') throw new Error('STORE_IAP_ENVIRONMENT must be Production or Sandbox');
-  const databaseUrl = values['database-url'] ?? env.DATABASE_URL ?? undefined;
-  // Better to refuse than to run on SQLite while the operator believes data goes to PostgreSQL.
-  if (databaseUrl) throw new Error('--database-url (PostgreSQL) is not supported by this version yet; omit it to use the embedded SQLite database in --data-dir');
+  const databaseUrl = values['database-url'] || env.DATABASE_URL || undefined;
+  if (databaseUrl && !isPostgresUrl(databaseUrl)) throw new Error('--database-url must be a postgres:// (or postgresql://) URL; omit it to use the embedded SQLite database in --data-dir');
   return defaultCloudConfig({
     port,
     host: values.host ?? env.HOST ?? '0.0.0.0',

@@ -4,6 +4,15 @@ import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { NODE, REPO_ROOT, spawnReady } from './testing/process.ts';
+import { createTestSchema, testDatabaseUrl } from './testing/database.ts';
+
+async function runToExit(args: string[]): Promise<{ code: unknown; err: string }> {
+  const child = spawn(NODE, [path.join(REPO_ROOT, 'cloud/src/main.ts'), ...args]);
+  let err = '';
+  child.stderr.on('data', (d) => { err += d; });
+  const code = await new Promise((r) => child.once('exit', r));
+  return { code, err };
+}
 
 const dirs: string[] = [];
 const tmp = () => { const d = fs.mkdtempSync(path.join(os.tmpdir(), 'cloud-proc-')); dirs.push(d); return d; };
@@ -51,12 +60,44 @@ describe('pnpm cloud process', () => {
     expect(await first.exit).toBe(0);
   });
 
-  it('refuses --database-url clearly instead of silently using SQLite', async () => {
-    const child = spawn(NODE, [path.join(REPO_ROOT, 'cloud/src/main.ts'), '--port', '0', '--data-dir', tmp(), '--database-url', 'postgres://127.0.0.1/x']);
-    let err = '';
-    child.stderr.on('data', (d) => { err += d; });
-    expect(await new Promise((r) => child.once('exit', r))).toBe(2);
-    expect(err.trim()).toMatch(/^error: --database-url \(PostgreSQL\) is not supported/);
+  it('refuses a --database-url that is not PostgreSQL', async () => {
+    const { code, err } = await runToExit(['--port', '0', '--data-dir', tmp(), '--database-url', 'mysql://127.0.0.1/x']);
+    expect(code).toBe(2);
+    expect(err.trim()).toBe('error: --database-url must be a postgres:// (or postgresql://) URL; omit it to use the embedded SQLite database in --data-dir');
+  });
+
+  it('says in one line when PostgreSQL cannot be reached, without the password', async () => {
+    const { code, err } = await runToExit(['--port', '0', '--data-dir', tmp(), '--database-url', 'postgres://app:s3cret@127.0.0.1:1/x']);
+    expect(code).toBe(1);
+    expect(err.split('\n').filter(Boolean)).toHaveLength(1);
+    expect(err).toMatch(/^error: cannot reach PostgreSQL at postgres:\/\/app:\*\*\*@127\.0\.0\.1:1\/x: /);
+  });
+
+  it.skipIf(!testDatabaseUrl())('runs on PostgreSQL with --database-url (DATABASE_URL), keeping data across restarts [needs DATABASE_URL]', async () => {
+    const schema = await createTestSchema(testDatabaseUrl()!);
+    try {
+      const dataDir = tmp();
+      const first = await spawnReady('cloud/src/main.ts', ['--port', '0', '--data-dir', dataDir, '--database-url', schema.url]);
+      const base = `http://127.0.0.1:${first.ready.http}`;
+      const reg = await fetch(`${base}/v1/auth/register`, {
+        method: 'POST', headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: 'pg@example.test', password: 'password123' }),
+      });
+      expect(reg.status).toBe(201);
+      first.child.kill('SIGTERM');
+      expect(await first.exit).toBe(0);
+      expect(fs.existsSync(path.join(dataDir, 'cloud.db'))).toBe(false);
+      const again = await spawnReady('cloud/src/main.ts', ['--port', '0', '--data-dir', dataDir], { DATABASE_URL: schema.url });
+      const login = await fetch(`http://127.0.0.1:${again.ready.http}/v1/auth/token`, {
+        method: 'POST', headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ grant_type: 'password', email: 'pg@example.test', password: 'password123' }),
+      });
+      expect(login.status).toBe(200);
+      again.child.kill('SIGTERM');
+      expect(await again.exit).toBe(0);
+    } finally {
+      await schema.drop();
+    }
   });
 
   it('refuses unknown flags with a one-line error', async () => {

@@ -4,7 +4,8 @@ import { z } from 'zod';
 export const Timestamp = z.iso.datetime().meta({ description: 'ISO 8601 UTC timestamp' });
 export const IntId = z.number().int().positive();
 /** Path parameter carrying an integer id; a non-numeric value is a 404 at the route, not a 400. */
-export const IntIdParam = z.string().regex(/^[0-9]+$/, 'must be an integer id');
+// Ids are 64-bit in the database but handled as JS numbers: a larger one can name nothing that exists.
+export const IntIdParam = z.string().regex(/^[0-9]{1,16}$/, 'must be an integer id').refine((s) => Number.isSafeInteger(Number(s)), 'must be an integer id');
 export const IdParams = z.object({ id: z.string() });
 export const MessageBody = z.object({ message: z.string() }).meta({ id: 'Message' });
 export const OkBody = z.object({ ok: z.literal(true) }).meta({ id: 'Ok' });

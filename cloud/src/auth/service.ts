@@ -89,8 +89,8 @@ export class AuthService {
     }
     if (row.expiresAt < now()) throw unauthorized('invalid_grant');
     const claimed = await this.db.update(refreshTokens).set({ usedAt: now() })
-      .where(and(eq(refreshTokens.id, row.id), isNull(refreshTokens.usedAt))).run();
-    if (claimed.changes !== 1) throw unauthorized('invalid_grant');
+      .where(and(eq(refreshTokens.id, row.id), isNull(refreshTokens.usedAt))).returning({ id: refreshTokens.id }).all();
+    if (claimed.length !== 1) throw unauthorized('invalid_grant');
     const user = await this.db.select().from(users).where(eq(users.id, row.userId)).get();
     if (!user) throw unauthorized('invalid_grant');
     return this.issueSession(toUser(user), row.familyId);
@@ -154,8 +154,8 @@ export class AuthService {
   async revokePat(userId: string, id: string) {
     const result = await this.db.update(personalAccessTokens).set({ revokedAt: now() })
       .where(and(eq(personalAccessTokens.id, id), eq(personalAccessTokens.userId, userId), isNull(personalAccessTokens.revokedAt)))
-      .run();
-    if (result.changes !== 1) throw notFound('token not found');
+      .returning({ id: personalAccessTokens.id }).all();
+    if (result.length !== 1) throw notFound('token not found');
   }
 
   /** X-Account-Verification: the current password (TOTP enrolment is not offered yet). */
@@ -180,8 +180,8 @@ export class AuthService {
   private async consumeBackupCode(userId: string, code: string): Promise<boolean> {
     const result = await this.db.update(mfaBackupCodes).set({ usedAt: now() })
       .where(and(eq(mfaBackupCodes.userId, userId), eq(mfaBackupCodes.codeHash, sha256(normalizeCode(code))), isNull(mfaBackupCodes.usedAt)))
-      .run();
-    return result.changes === 1;
+      .returning({ id: mfaBackupCodes.id }).all();
+    return result.length === 1;
   }
 }
 

@@ -3,29 +3,31 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CloudDatabase } from '../db/database.ts';
+import { createTestSchema, testDatabaseUrl, type TestSchema } from '../testing/database.ts';
 import { authMigrations } from '../auth/tables.ts';
 import { orgMigrations } from '../orgs/tables.ts';
 import { shareMigrations } from './shares-table.ts';
 import { can, sharesFor, type Action, type Resource } from './can.ts';
 
 let dir: string;
+let schema: TestSchema | undefined;
 let database: CloudDatabase;
 const at = new Date().toISOString();
 const ACTIONS: Action[] = ['view', 'control', 'edit', 'manage'];
 
-function user(id: string) {
-  database.raw.prepare('INSERT INTO users (id, email, name, password_hash, app_account_token, created_at) VALUES (?, ?, ?, ?, ?, ?)')
-    .run(id, `${id}@example.test`, id, 'x', `aat-${id}`, at);
+async function user(id: string) {
+  await database.execute('INSERT INTO users (id, email, name, password_hash, app_account_token, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+    [id, `${id}@example.test`, id, 'x', `aat-${id}`, at]);
 }
-function org(id: string, members: Record<string, 'admin' | 'member'>) {
-  database.raw.prepare('INSERT INTO organizations (id, name, created_at, updated_at) VALUES (?, ?, ?, ?)').run(id, id, at, at);
+async function org(id: string, members: Record<string, 'admin' | 'member'>) {
+  await database.execute('INSERT INTO organizations (id, name, created_at, updated_at) VALUES (?, ?, ?, ?)', [id, id, at, at]);
   for (const [userId, role] of Object.entries(members)) {
-    database.raw.prepare('INSERT INTO org_members (org_id, user_id, role, joined_at) VALUES (?, ?, ?, ?)').run(id, userId, role, at);
+    await database.execute('INSERT INTO org_members (org_id, user_id, role, joined_at) VALUES (?, ?, ?, ?)', [id, userId, role, at]);
   }
 }
-function share(orgId: string, type: string, resourceId: string, flags: { view?: boolean; control?: boolean; edit?: boolean }, userId: string | null = null) {
-  database.raw.prepare(`INSERT INTO shares (org_id, resource_type, resource_id, can_view, can_control, can_edit, user_id, created_by, created_at)
-    VALUES (?, ?, ?, ?, ?, ?, ?, 'owner', ?)`).run(orgId, type, resourceId, flags.view ? 1 : 0, flags.control ? 1 : 0, flags.edit ? 1 : 0, userId, at);
+async function share(orgId: string, type: string, resourceId: string, flags: { view?: boolean; control?: boolean; edit?: boolean }, userId: string | null = null) {
+  await database.execute(`INSERT INTO shares (org_id, resource_type, resource_id, can_view, can_control, can_edit, user_id, created_by, created_at)
+    VALUES (?, ?, ?, ?, ?, ?, ?, 'owner', ?)`, [orgId, type, resourceId, flags.view ? 1 : 0, flags.control ? 1 : 0, flags.edit ? 1 : 0, userId, at]);
 }
 async function allowed(userId: string, resource: Resource): Promise<Action[]> {
   const out: Action[] = [];
@@ -33,17 +35,20 @@ async function allowed(userId: string, resource: Resource): Promise<Action[]> {
   return out;
 }
 
-beforeAll(() => {
+beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'can-test-'));
-  database = new CloudDatabase(path.join(dir, 'cloud.db'), [...authMigrations, ...orgMigrations, ...shareMigrations]);
-  database.start();
-  for (const id of ['owner', 'admin', 'member', 'member2', 'stranger', 'otheradmin']) user(id);
+  const url = testDatabaseUrl();
+  schema = url ? await createTestSchema(url) : undefined;
+  database = new CloudDatabase(schema?.url ?? path.join(dir, 'cloud.db'), [...authMigrations, ...orgMigrations, ...shareMigrations]);
+  await database.start();
+  for (const id of ['owner', 'admin', 'member', 'member2', 'stranger', 'otheradmin']) await user(id);
   // home: where resources live and are shared; other: an organization the share-holders are not in.
-  org('home', { owner: 'admin', admin: 'admin', member: 'member', member2: 'member' });
-  org('other', { otheradmin: 'admin' });
+  await org('home', { owner: 'admin', admin: 'admin', member: 'member', member2: 'member' });
+  await org('other', { otheradmin: 'admin' });
 });
-afterAll(() => {
-  database.stop();
+afterAll(async () => {
+  await database?.stop();
+  await schema?.drop();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
@@ -72,36 +77,36 @@ describe('can(): ownership and organization roles', () => {
 
 describe('can(): shares', () => {
   it('can_view grants view only', async () => {
-    share('home', 'entity', 'light.view', { view: true });
+    await share('home', 'entity', 'light.view', { view: true });
     expect(await allowed('member', personal('entity', 'light.view'))).toEqual(['view']);
   });
   it('can_control grants view and control', async () => {
-    share('home', 'entity', 'light.control', { control: true });
+    await share('home', 'entity', 'light.control', { control: true });
     expect(await allowed('member', personal('entity', 'light.control'))).toEqual(['view', 'control']);
   });
   it('can_edit grants view and edit, never manage', async () => {
-    share('home', 'dashboard', 'dash.edit', { edit: true });
+    await share('home', 'dashboard', 'dash.edit', { edit: true });
     expect(await allowed('member', personal('dashboard', 'dash.edit'))).toEqual(['view', 'edit']);
   });
   it('a share applies to admins of the organization too, but still never grants manage', async () => {
-    share('home', 'device', 'dev.all', { view: true, control: true, edit: true });
+    await share('home', 'device', 'dev.all', { view: true, control: true, edit: true });
     expect(await allowed('admin', personal('device', 'dev.all'))).toEqual(['view', 'control', 'edit']);
   });
   it('combines the flags of several shares of one resource', async () => {
-    share('home', 'lock_schedule', 'sched1', { view: true });
-    share('home', 'lock_schedule', 'sched1', { control: true }, 'member');
+    await share('home', 'lock_schedule', 'sched1', { view: true });
+    await share('home', 'lock_schedule', 'sched1', { control: true }, 'member');
     expect(await allowed('member', personal('lock_schedule', 'sched1'))).toEqual(['view', 'control']);
     expect(await allowed('member2', personal('lock_schedule', 'sched1'))).toEqual(['view']);
   });
   it('a user-scoped share reaches only that member', async () => {
-    share('home', 'lock_credential', 'cred1', { view: true, control: true }, 'member2');
+    await share('home', 'lock_credential', 'cred1', { view: true, control: true }, 'member2');
     expect(await allowed('member2', personal('lock_credential', 'cred1'))).toEqual(['view', 'control']);
     expect(await allowed('member', personal('lock_credential', 'cred1'))).toEqual([]);
     expect(await allowed('admin', personal('lock_credential', 'cred1'))).toEqual([]);
   });
   it('a share into an organization the user is not in gives nothing', async () => {
-    share('other', 'entity', 'light.elsewhere', { view: true, control: true, edit: true });
-    share('other', 'entity', 'light.named', { view: true, control: true, edit: true }, 'member');
+    await share('other', 'entity', 'light.elsewhere', { view: true, control: true, edit: true });
+    await share('other', 'entity', 'light.named', { view: true, control: true, edit: true }, 'member');
     for (const u of ['member', 'admin', 'stranger']) {
       expect(await allowed(u, personal('entity', 'light.elsewhere')), u).toEqual([]);
       expect(await allowed(u, personal('entity', 'light.named')), u).toEqual([]);
@@ -109,29 +114,29 @@ describe('can(): shares', () => {
     expect(await allowed('otheradmin', personal('entity', 'light.elsewhere'))).toEqual(['view', 'control', 'edit']);
   });
   it('a share matches only its resource type and id', async () => {
-    share('home', 'entity', 'same-id', { view: true });
+    await share('home', 'entity', 'same-id', { view: true });
     expect(await allowed('member', personal('device', 'same-id'))).toEqual([]);
     expect(await allowed('member', personal('entity', 'same-id-2'))).toEqual([]);
   });
   it('non-shareable resource types are never granted through shares', async () => {
-    share('home', 'zone', 'z-shared', { view: true, control: true, edit: true });
+    await share('home', 'zone', 'z-shared', { view: true, control: true, edit: true });
     expect(await allowed('member', personal('zone', 'z-shared'))).toEqual([]);
   });
   it('a share stops working when the member leaves the organization', async () => {
-    share('home', 'entity', 'light.leaver', { view: true });
+    await share('home', 'entity', 'light.leaver', { view: true });
     expect(await allowed('member2', personal('entity', 'light.leaver'))).toEqual(['view']);
-    database.raw.prepare("DELETE FROM org_members WHERE org_id = 'home' AND user_id = 'member2'").run();
+    await database.execute("DELETE FROM org_members WHERE org_id = 'home' AND user_id = 'member2'");
     expect(await allowed('member2', personal('entity', 'light.leaver'))).toEqual([]);
-    database.raw.prepare("INSERT INTO org_members (org_id, user_id, role, joined_at) VALUES ('home', 'member2', 'member', ?)").run(at);
+    await database.execute("INSERT INTO org_members (org_id, user_id, role, joined_at) VALUES ('home', 'member2', 'member', ?)", [at]);
   });
 });
 
 describe('sharesFor()', () => {
   it('returns the combined flags per resource, for every or for the given ids', async () => {
-    share('home', 'lock_visitor', 'v1', { view: true });
-    share('home', 'lock_visitor', 'v1', { edit: true }, 'member');
-    share('home', 'lock_visitor', 'v2', { control: true }, 'member2');
-    share('other', 'lock_visitor', 'v3', { view: true });
+    await share('home', 'lock_visitor', 'v1', { view: true });
+    await share('home', 'lock_visitor', 'v1', { edit: true }, 'member');
+    await share('home', 'lock_visitor', 'v2', { control: true }, 'member2');
+    await share('other', 'lock_visitor', 'v3', { view: true });
     const all = await sharesFor(database.db, 'member', 'lock_visitor');
     expect(Object.fromEntries(all)).toEqual({ v1: { canView: true, canControl: false, canEdit: true } });
     const some = await sharesFor(database.db, 'member2', 'lock_visitor', ['v1', 'v2', 'v3']);

@@ -23,10 +23,10 @@ async function edgeOf(token: string, name: string, org?: string): Promise<Edge> 
 }
 
 /** Mirrors n automations for an (offline) edge; the first carries `webhook` when given. */
-function mirror(edgeId: number, n: number, prefix: string, webhook: string | null = null, enabled = true): void {
+async function mirror(edgeId: number, n: number, prefix: string, webhook: string | null = null, enabled = true): Promise<void> {
   const snap = sampleSnapshot({ automations: n });
   snap.automations = snap.automations.map((a, i) => ({ ...a, id: `${prefix}-${i + 1}`, enabled, webhook_id: i === 0 ? webhook : null }));
-  t.cloud.services.mirror.replaceSnapshot(edgeId, snap);
+  await t.cloud.services.mirror.replaceSnapshot(edgeId, snap);
 }
 
 describe('cloud automations without an edge online', () => {
@@ -72,8 +72,8 @@ describe('cloud automations without an edge online', () => {
     const owner = await t.user();
     const member = await t.user();
     const stranger = await t.user();
-    const org = makeOrg(t, owner.id, 'Home org');
-    addMember(t, org, member.id, 'member');
+    const org = await makeOrg(t, owner.id, 'Home org');
+    await addMember(t, org, member.id, 'member');
     const one = await edgeOf(owner.token, 'one');
     // only edge → it is picked; it is offline → 503
     const picked = await t.post('/v1/automations', { token: owner.token, body: valid });
@@ -108,18 +108,18 @@ describe('cloud automations without an edge online', () => {
   it('enforces the free plan: 5 automations, then 403 plan_limit_reached (counted where the edge belongs)', async () => {
     const u = await t.user();
     const edge = await edgeOf(u.token, 'home');
-    mirror(edge.id, 5, `limit-${edge.id}`);
+    await mirror(edge.id, 5, `limit-${edge.id}`);
     const res = await t.post('/v1/automations', { token: u.token, body: { ...valid, edge_id: edge.id } });
     expect(res.status).toBe(403);
     expect(res.body).toEqual({ error: 'plan_limit_reached' });
-    mirror(edge.id, 4, `limit-${edge.id}`);
+    await mirror(edge.id, 4, `limit-${edge.id}`);
     // within the limit the request goes on to the edge (offline here)
     const ok = await t.post('/v1/automations', { token: u.token, body: { ...valid, edge_id: edge.id } });
     expect(ok.status).toBe(503);
     // an organization edge counts in the organization's plan even without the header
-    const org = makeOrg(t, u.id, 'Limits');
+    const org = await makeOrg(t, u.id, 'Limits');
     const orgEdge = await edgeOf(u.token, 'org home', org);
-    mirror(orgEdge.id, 5, `limit-${orgEdge.id}`);
+    await mirror(orgEdge.id, 5, `limit-${orgEdge.id}`);
     const full = await t.post('/v1/automations', { token: u.token, body: { ...valid, edge_id: orgEdge.id } });
     expect(full.status).toBe(403);
     expect(full.body).toEqual({ error: 'plan_limit_reached' });
@@ -129,12 +129,12 @@ describe('cloud automations without an edge online', () => {
     const a = await t.user();
     const b = await t.user();
     const member = await t.user();
-    const orgA = makeOrg(t, a.id, 'A');
-    addMember(t, orgA, member.id, 'member');
+    const orgA = await makeOrg(t, a.id, 'A');
+    await addMember(t, orgA, member.id, 'member');
     const personal = await edgeOf(a.token, 'a-home');
     const orgEdge = await edgeOf(a.token, 'a-org', orgA);
-    mirror(personal.id, 2, 'pa');
-    mirror(orgEdge.id, 1, 'oa', 'x'.repeat(43));
+    await mirror(personal.id, 2, 'pa');
+    await mirror(orgEdge.id, 1, 'oa', 'x'.repeat(43));
 
     const mine = await t.get('/v1/automations', { token: a.token });
     expect(mine.status).toBe(200);
@@ -179,7 +179,7 @@ describe('cloud automations without an edge online', () => {
     const u = await t.user();
     const edge = await edgeOf(u.token, 'hooks');
     const hook = 'h'.repeat(43);
-    mirror(edge.id, 1, 'hook', hook);
+    await mirror(edge.id, 1, 'hook', hook);
     const offline = await t.post(`/v1/automations/webhook/${hook}`, { body: { x: 1 } });
     expect(offline.status).toBe(503);
     expect(offline.body).toEqual({ error: 'edge_offline' });
@@ -196,9 +196,9 @@ describe('cloud automations without an edge online', () => {
     expect(limited?.body).toEqual({ error: 'rate_limited' });
     expect(Number(limited?.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
 
-    mirror(edge.id, 1, 'hook', hook, false);
+    await mirror(edge.id, 1, 'hook', hook, false);
     expect((await t.post(`/v1/automations/webhook/${hook}`, { body: {} })).status).toBe(404);
-    mirror(edge.id, 1, 'hook', hook, true);
+    await mirror(edge.id, 1, 'hook', hook, true);
     expect(await t.delete(`/v1/edges/${edge.id}`, { token: u.token })).toMatchObject({ status: 200 });
     const revoked = await t.post(`/v1/automations/webhook/${hook}`, { body: {} });
     expect(revoked.status).toBe(404);
@@ -217,9 +217,9 @@ describe('cloud automations without an edge online', () => {
 
   it('cloud-bootstrap answers the scope with offline edges skipped', async () => {
     const u = await t.user();
-    const org = makeOrg(t, u.id, 'Boot');
+    const org = await makeOrg(t, u.id, 'Boot');
     const edge = await edgeOf(u.token, 'boot', org);
-    mirror(edge.id, 2, 'boot');
+    await mirror(edge.id, 2, 'boot');
     const personal = await t.get('/v1/automation/cloud-bootstrap', { token: u.token });
     expect(personal.status).toBe(200);
     expect(personal.body).toEqual({ organization_id: null, automations: [] });

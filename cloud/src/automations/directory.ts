@@ -9,7 +9,7 @@ import { mirrorAutomations } from '../mirror/tables.ts';
 import type { Scope } from '../orgs/scope.ts';
 import type { EdgeGrant } from '../devices/access.ts';
 
-export type MirroredAutomation = ReturnType<CloudServices['mirror']['automations']>[number];
+export type MirroredAutomation = Awaited<ReturnType<CloudServices['mirror']['automations']>>[number];
 
 /** The caller's way to one automation: the edge it lives on and what the caller may do there. */
 export interface Located {
@@ -35,14 +35,14 @@ export class AutomationDirectory {
   }
 
   /** Summaries of the automations on the given edges (the mirror: answers while they are offline). */
-  summaries(edgeIds: number[]): MirroredAutomation[] {
+  summaries(edgeIds: number[]): Promise<MirroredAutomation[]> {
     return this.s.mirror.automations(edgeIds);
   }
 
   /** Finds an automation on an edge the caller can see: 404 otherwise; 403 when `edit` is asked of a mere member. */
   async locate(scope: Scope, id: string, action: 'view' | 'edit'): Promise<Located> {
     const grants = await this.grants(scope);
-    const summary = this.summaries(grants.map((g) => g.edgeId)).find((a) => a.id === id);
+    const summary = (await this.summaries(grants.map((g) => g.edgeId))).find((a) => a.id === id);
     const grant = summary && grants.find((g) => g.edgeId === summary.edge_id);
     if (!summary || !grant) throw notFound('automation not found');
     if (action === 'edit' && grant.role === 'member') throw forbidden();
@@ -85,8 +85,8 @@ export class AutomationDirectory {
    * the automation removes it from the mirror, so a revoked webhook_id is unknown here.
    * Indexed by mirror_automations_webhook (mirror-002).
    */
-  findWebhook(webhookId: string): { edgeId: number; automationId: string; enabled: boolean; edgeStatus: Edge['status'] } | null {
-    const row = this.s.database.db
+  async findWebhook(webhookId: string): Promise<{ edgeId: number; automationId: string; enabled: boolean; edgeStatus: Edge['status'] } | null> {
+    const row = await this.s.database.db
       .select({ edgeId: mirrorAutomations.edgeId, automationId: mirrorAutomations.id, enabled: mirrorAutomations.enabled, edgeStatus: edges.status })
       .from(mirrorAutomations)
       .innerJoin(edges, eq(edges.id, mirrorAutomations.edgeId))
@@ -106,12 +106,12 @@ export class AutomationDirectory {
   }
 
   /** Keeps the mirror in step with a write the edge just confirmed (its own delta may still be in flight). */
-  remember(edgeId: number, a: Automation): void {
+  async remember(edgeId: number, a: Automation): Promise<void> {
     const summary: tunnel.Snapshot['automations'][number] = { id: a.id, edge_id: edgeId, alias: a.alias, enabled: a.enabled, mode: a.mode, webhook_id: a.webhook_id };
-    this.s.mirror.applyDelta(edgeId, { kind: 'automation_upsert', automation: summary });
+    await this.s.mirror.applyDelta(edgeId, { kind: 'automation_upsert', automation: summary });
   }
 
-  forget(edgeId: number, id: string): void {
-    this.s.mirror.applyDelta(edgeId, { kind: 'automation_remove', id });
+  async forget(edgeId: number, id: string): Promise<void> {
+    await this.s.mirror.applyDelta(edgeId, { kind: 'automation_remove', id });
   }
 }

@@ -50,7 +50,7 @@ function mount(router: CloudRouter, s: CloudServices, limiter: WebhookRateLimite
     const edge = await dir.pickEdge(scope, body.edge_id);
     await assertWithinLimit(s, AutomationDirectory.billingScope(edge, scope), 'automations');
     const created = onEdge(passThrough(await relay(edge.id, 'POST', '/v1/automations', forEdge(body), scope.userId, c)), edge.id);
-    dir.remember(edge.id, created);
+    await dir.remember(edge.id, created);
     return created as never;
   });
 
@@ -65,7 +65,7 @@ function mount(router: CloudRouter, s: CloudServices, limiter: WebhookRateLimite
     const { summary } = await dir.locate(scope, params.id, 'edit');
     if (body.edge_id !== undefined && body.edge_id !== summary.edge_id) throw badRequest('edge_id: an automation cannot move to another edge');
     const updated = onEdge(passThrough(await relay(summary.edge_id, 'PUT', itemPath(params.id), forEdge(body), scope.userId, c)), summary.edge_id);
-    dir.remember(summary.edge_id, updated);
+    await dir.remember(summary.edge_id, updated);
     if (summary.webhook_id && summary.webhook_id !== updated.webhook_id) await limiter.forget(summary.webhook_id);
     return updated as never;
   });
@@ -78,10 +78,10 @@ function mount(router: CloudRouter, s: CloudServices, limiter: WebhookRateLimite
       out = passThrough(await relay(summary.edge_id, 'DELETE', itemPath(params.id), undefined, scope.userId, c));
     } catch (err) {
       // Already gone on the edge: the mirror was behind; make it agree.
-      if (err instanceof HttpError && err.status === 404) dir.forget(summary.edge_id, params.id);
+      if (err instanceof HttpError && err.status === 404) await dir.forget(summary.edge_id, params.id);
       throw err;
     }
-    dir.forget(summary.edge_id, params.id);
+    await dir.forget(summary.edge_id, params.id);
     if (summary.webhook_id) await limiter.forget(summary.webhook_id);
     return out as never;
   });
@@ -95,7 +95,7 @@ function mount(router: CloudRouter, s: CloudServices, limiter: WebhookRateLimite
   // No Authorization: the webhook_id is the secret. Cheap checks first, the body last: the spec
   // documents the body (WebhookBody) with `readBody: 'manual'`, so the router reads none of it.
   router.add(routes.cloudAutomationWebhookRoute, async ({ c, params }) => {
-    const hook = dir.findWebhook(params.webhook_id);
+    const hook = await dir.findWebhook(params.webhook_id);
     if (!hook || !hook.enabled) throw notFound('webhook not found');
     const wait = await limiter.take(params.webhook_id);
     if (wait > 0) throw rateLimited(wait);

@@ -13,7 +13,7 @@ const orgScope = (userId: string, orgId: string): Scope => ({ kind: 'org', userI
 
 async function edgeWith(scope: Scope, n: Parameters<typeof sampleSnapshot>[0]) {
   const { edge } = await t.cloud.services.edges.create(scope, { name: 'E' });
-  t.cloud.services.mirror.replaceSnapshot(edge.id, sampleSnapshot(n));
+  await t.cloud.services.mirror.replaceSnapshot(edge.id, sampleSnapshot(n));
   return edge;
 }
 
@@ -36,7 +36,7 @@ describe('GET /v1/billing/usage', () => {
 
   it('counts only the organization\'s edges with the header, and not revoked edges', async () => {
     const u = await t.user();
-    const org = makeOrg(t, u.id);
+    const org = await makeOrg(t, u.id);
     await edgeWith(personal(u.id), { devices: 9 });
     await edgeWith(orgScope(u.id, org), { devices: 2, automations: 3 });
     const revoked = await edgeWith(orgScope(u.id, org), { devices: 7 });
@@ -51,7 +51,7 @@ describe('GET /v1/billing/usage', () => {
 
   it('shows unlimited (null) limits under a paid plan', async () => {
     const u = await t.user();
-    subscribe(t, u.id, 2);
+    await subscribe(t, u.id, 2);
     const res = await t.get('/v1/billing/usage', { token: u.token });
     expect(res.body.plan).toEqual({ id: 2, name: 'pro' });
     expect(res.body.usage.devices).toEqual({ current: 0, limit: null });
@@ -61,7 +61,7 @@ describe('GET /v1/billing/usage', () => {
     expect((await t.get('/v1/billing/usage')).body).toEqual({ error: 'unauthorized' });
     const owner = await t.user();
     const other = await t.user();
-    const org = makeOrg(t, owner.id);
+    const org = await makeOrg(t, owner.id);
     const res = await t.get('/v1/billing/usage', { token: other.token, org });
     expect(res.status).toBe(403);
     expect(res.body).toEqual({ error: 'forbidden' });
@@ -73,14 +73,14 @@ describe('effective plan', () => {
     const db = t.cloud.database.db;
     const u = await t.user();
     expect((await effectivePlan(db, personal(u.id))).name).toBe('free');
-    subscribe(t, u.id, 3, 'expired');
-    subscribe(t, u.id, 2, 'billing_retry');
+    await subscribe(t, u.id, 3, 'expired');
+    await subscribe(t, u.id, 2, 'billing_retry');
     expect((await effectivePlan(db, personal(u.id))).name).toBe('free');
-    subscribe(t, u.id, 2, 'grace_period');
+    await subscribe(t, u.id, 2, 'grace_period');
     expect((await effectivePlan(db, personal(u.id))).name).toBe('pro');
-    subscribe(t, u.id, 3, 'active');
+    await subscribe(t, u.id, 3, 'active');
     expect((await effectivePlan(db, personal(u.id)))).toEqual({ id: 3, name: 'business', limits: { config_entries: null, devices: null, automations: null } });
-    subscribe(t, u.id, 99, 'active'); // a plan this cloud does not know grants nothing
+    await subscribe(t, u.id, 99, 'active'); // a plan this cloud does not know grants nothing
     expect((await effectivePlan(db, personal(u.id))).name).toBe('business');
   });
 
@@ -88,11 +88,11 @@ describe('effective plan', () => {
     const db = t.cloud.database.db;
     const admin = await t.user();
     const member = await t.user();
-    const org = makeOrg(t, admin.id);
-    addMember(t, org, member.id, 'member');
-    subscribe(t, member.id, 3);
+    const org = await makeOrg(t, admin.id);
+    await addMember(t, org, member.id, 'member');
+    await subscribe(t, member.id, 3);
     expect((await effectivePlan(db, orgScope(member.id, org))).name).toBe('free');
-    subscribe(t, admin.id, 2);
+    await subscribe(t, admin.id, 2);
     expect((await effectivePlan(db, orgScope(member.id, org))).name).toBe('pro');
     // the admin's personal scope has the plan too; the member's personal scope has business
     expect((await effectivePlan(db, personal(member.id))).name).toBe('business');
@@ -108,18 +108,18 @@ describe('assertWithinLimit', () => {
     await expect(assertWithinLimit(t.cloud.services, scope, 'automations')).resolves.toBeUndefined();
     await expect(assertWithinLimit(t.cloud.services, scope, 'config_entries')).rejects.toMatchObject({ status: 403, expose: 'plan_limit_reached' });
     await expect(assertWithinLimit(t.cloud.services, scope, 'devices', 2)).rejects.toMatchObject({ status: 403 });
-    t.cloud.services.mirror.applyDelta(edge.id, { kind: 'device_upsert', device: { id: 100, name: 'D', manufacturer: null, model: null, config_entry_id: null, user_id: null } });
+    await t.cloud.services.mirror.applyDelta(edge.id, { kind: 'device_upsert', device: { id: 100, name: 'D', manufacturer: null, model: null, config_entry_id: null, user_id: null } });
     const err = await assertWithinLimit(t.cloud.services, scope, 'devices').catch((e: unknown) => e) as { status: number; body(): unknown };
     expect(err.status).toBe(403);
     expect(err.body()).toEqual({ error: 'plan_limit_reached' });
-    subscribe(t, u.id, 2);
+    await subscribe(t, u.id, 2);
     await expect(assertWithinLimit(t.cloud.services, scope, 'devices', 1000)).resolves.toBeUndefined();
   });
 
   it('counts per scope: a full personal scope does not block an organization', async () => {
     const u = await t.user();
     await edgeWith(personal(u.id), { entries: 3 });
-    const org = makeOrg(t, u.id);
+    const org = await makeOrg(t, u.id);
     await expect(assertWithinLimit(t.cloud.services, personal(u.id), 'config_entries')).rejects.toMatchObject({ status: 403 });
     await expect(assertWithinLimit(t.cloud.services, orgScope(u.id, org), 'config_entries')).resolves.toBeUndefined();
   });
@@ -129,8 +129,8 @@ describe('GET /v1/billing/subscriptions and /v1/billing/plans', () => {
   it('lists only the caller\'s subscriptions', async () => {
     const u = await t.user();
     const other = await t.user();
-    const id = subscribe(t, u.id, 2);
-    subscribe(t, other.id, 3);
+    const id = await subscribe(t, u.id, 2);
+    await subscribe(t, other.id, 3);
     const res = await t.get('/v1/billing/subscriptions', { token: u.token });
     expect(res.status).toBe(200);
     expect(res.body).toEqual([{

@@ -64,7 +64,7 @@ export interface BillingDeps { database: CloudDatabase; mirror: MirrorStore }
 export async function usageOf(s: BillingDeps, scope: Scope): Promise<Usage> {
   const db = s.database.db;
   const plan = await effectivePlan(db, scope);
-  const counts = s.mirror.counts(await billableEdgeIds(db, scope));
+  const counts = await s.mirror.counts(await billableEdgeIds(db, scope));
   const counter = (kind: CountedKind) => ({ current: counts[kind], limit: plan.limits[kind] });
   return {
     plan: { id: plan.id, name: plan.name },

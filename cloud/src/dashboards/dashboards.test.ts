@@ -136,8 +136,8 @@ describe('org scope and shares', () => {
     const del = await t.delete(`/v1/ui-dashboard/${dash.id}`, { token: owner.token });
     expect(del.status).toBe(200);
     expect(del.body).toEqual({ message: 'dashboard deleted' });
-    const leftover = t.cloud.database.raw.prepare("SELECT COUNT(*) FROM shares WHERE resource_type = 'dashboard' AND resource_id = ?").pluck().get(String(dash.id));
-    expect(leftover).toBe(0);
+    const leftover = await t.sqlOne<{ n: number }>("SELECT COUNT(*) AS n FROM shares WHERE resource_type = 'dashboard' AND resource_id = ?", [String(dash.id)]);
+    expect(leftover?.n).toBe(0);
     expect((await t.get('/v1/ui-dashboard', { token: viewer.token })).body).toEqual([]);
   });
 });

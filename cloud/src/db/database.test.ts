@@ -2,63 +2,126 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CloudDatabase } from './database.ts';
+import { CloudDatabase, UniqueViolation, type Migration } from './database.ts';
+import { createTestSchema, testDatabaseUrl } from '../testing/database.ts';
 
-const dirs: string[] = [];
-afterEach(() => { for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true }); });
-function open() {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cloud-db-'));
-  dirs.push(dir);
-  const db = new CloudDatabase(path.join(dir, 'c.db'), [{ id: 't-001', sql: 'CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT)' }]);
-  db.start();
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => { for (const c of cleanups.splice(0).reverse()) await c(); });
+
+const MIGRATIONS: Migration[] = [{ id: 't-001', sql: 'CREATE TABLE t (id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT UNIQUE, n INTEGER, x REAL, flag INTEGER);' }];
+
+/** A database on the engine under test: a SQLite file, or a fresh PostgreSQL schema. */
+async function open(migrations = MIGRATIONS): Promise<CloudDatabase> {
+  const url = testDatabaseUrl();
+  let location: string;
+  if (url) {
+    const schema = await createTestSchema(url);
+    cleanups.push(() => schema.drop());
+    location = schema.url;
+  } else {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cloud-db-'));
+    cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
+    location = path.join(dir, 'c.db');
+  }
+  const db = new CloudDatabase(location, migrations);
+  await db.start();
+  cleanups.push(() => db.stop());
   return db;
 }
 
-describe('CloudDatabase', () => {
-  it('reuses prepared statements and hands them out in plain object mode', () => {
-    const db = open();
-    const sql = 'SELECT id, name FROM t ORDER BY id';
-    db.raw.prepare('INSERT INTO t (name) VALUES (?)').run('a');
-    const first = db.raw.prepare(sql);
-    expect(first.raw(true).all()).toEqual([[1, 'a']]);
-    const again = db.raw.prepare(sql);
-    expect(again).toBe(first);
-    expect(again.all()).toEqual([{ id: 1, name: 'a' }]);
-    again.pluck(true);
-    expect(db.raw.prepare(sql).get()).toEqual({ id: 1, name: 'a' });
-    db.stop();
+const names = async (db: CloudDatabase) => (await db.query<{ name: string }>('SELECT name FROM t ORDER BY id')).map((r) => r.name);
+
+describe(`CloudDatabase on ${testDatabaseUrl() ? 'PostgreSQL' : 'SQLite'}`, () => {
+  it('runs portable SQL with ? placeholders, returning numbers for integers and counts', async () => {
+    const db = await open();
+    expect(await db.execute('INSERT INTO t (name, n, x) VALUES (?, ?, ?)', ['a', 2 ** 40, 1.5])).toBe(1);
+    expect(await db.execute("INSERT INTO t (name, n) VALUES ('what?', ?)", [7])).toBe(1);
+    expect(await db.query('SELECT id, name, n, x FROM t ORDER BY id')).toEqual([
+      { id: 1, name: 'a', n: 2 ** 40, x: 1.5 },
+      { id: 2, name: 'what?', n: 7, x: null },
+    ]);
+    expect(await db.one('SELECT COUNT(*) AS c FROM t WHERE n > ?', [5])).toEqual({ c: 2 });
+    expect(await db.one('SELECT name FROM t WHERE id = ?', [99])).toBeUndefined();
   });
 
-  it('applies each migration once and records it, also across restarts', () => {
-    const db = open();
-    db.stop();
-    db.start();
-    expect(db.raw.prepare('SELECT id FROM _migrations').all()).toEqual([{ id: 't-001' }]);
-    db.stop();
+  it('applies each migration once and records it, also across restarts', async () => {
+    const db = await open();
+    await db.stop();
+    await db.start();
+    expect(await db.query('SELECT id FROM _migrations')).toEqual([{ id: 't-001' }]);
+  });
+
+  it('translates a duplicate key into UniqueViolation', async () => {
+    const db = await open();
+    await db.execute('INSERT INTO t (name) VALUES (?)', ['a']);
+    await expect(db.execute('INSERT INTO t (name) VALUES (?)', ['a'])).rejects.toBeInstanceOf(UniqueViolation);
+  });
+
+  it('orders text by bytes, as SQLite does', async () => {
+    const db = await open();
+    for (const name of ['b', 'B', 'a', '_', 'é']) await db.execute('INSERT INTO t (name) VALUES (?)', [name]);
+    expect((await db.query<{ name: string }>('SELECT name FROM t ORDER BY name')).map((r) => r.name)).toEqual(['B', '_', 'a', 'b', 'é']);
   });
 
   it('runs overlapping transactions one after the other instead of colliding', async () => {
-    const db = open();
-    const insert = db.raw.prepare('INSERT INTO t (name) VALUES (?)');
+    const db = await open();
     const tick = () => new Promise((r) => setImmediate(r));
-    // Each yields to the event loop mid-transaction, so without a queue the second BEGIN would fail.
-    const a = db.transaction(async () => { insert.run('a1'); await tick(); insert.run('a2'); return 'a'; });
-    const b = db.transaction(async () => { insert.run('b1'); await tick(); insert.run('b2'); return 'b'; });
+    const insert = (name: string) => db.execute('INSERT INTO t (name) VALUES (?)', [name]);
+    // Each yields to the event loop mid-transaction; a second BEGIN on one SQLite connection would fail.
+    const a = db.transaction(async () => { await insert('a1'); await tick(); await insert('a2'); return 'a'; });
+    const b = db.transaction(async () => { await insert('b1'); await tick(); await insert('b2'); return 'b'; });
     expect(await Promise.all([a, b])).toEqual(['a', 'b']);
-    expect(db.raw.prepare('SELECT name FROM t ORDER BY id').all().map((r) => (r as { name: string }).name)).toEqual(['a1', 'a2', 'b1', 'b2']);
-    db.stop();
+    expect(await names(db)).toEqual(['a1', 'a2', 'b1', 'b2']);
   });
 
   it('rolls back on error, keeps serving the next transaction, and joins nested transactions', async () => {
-    const db = open();
-    const insert = db.raw.prepare('INSERT INTO t (name) VALUES (?)');
-    await expect(db.transaction(async () => { insert.run('lost'); throw new Error('boom'); })).rejects.toThrow('boom');
+    const db = await open();
+    const insert = (name: string) => db.execute('INSERT INTO t (name) VALUES (?)', [name]);
+    await expect(db.transaction(async () => { await insert('lost'); throw new Error('boom'); })).rejects.toThrow('boom');
     await db.transaction(async () => {
-      insert.run('outer');
-      await db.transaction(async () => { insert.run('inner'); });
+      await insert('outer');
+      await db.transaction(async () => { await insert('inner'); });
     });
-    expect(db.raw.prepare('SELECT name FROM t ORDER BY id').all().map((r) => (r as { name: string }).name)).toEqual(['outer', 'inner']);
-    expect(db.raw.inTransaction).toBe(false);
-    db.stop();
+    expect(await names(db)).toEqual(['outer', 'inner']);
+  });
+
+  it('keeps a query from outside an open transaction out of it (not rolled back with it)', async () => {
+    const db = await open();
+    let release!: () => void;
+    const held = new Promise<void>((r) => { release = r; });
+    const failing = db.transaction(async () => {
+      await db.execute('INSERT INTO t (name) VALUES (?)', ['inside']);
+      await held;
+      throw new Error('abort');
+    });
+    await new Promise((r) => setImmediate(r));
+    const outside = db.execute('INSERT INTO t (name) VALUES (?)', ['outside']);
+    release();
+    await expect(failing).rejects.toThrow('abort');
+    await outside;
+    expect(await names(db)).toEqual(['outside']);
+  });
+
+  it('runs drizzle queries (async) on the same engine', async () => {
+    const { sqliteTable, integer, text } = await import('drizzle-orm/sqlite-core');
+    const { eq } = await import('drizzle-orm');
+    const t = sqliteTable('t', { id: integer('id').primaryKey({ autoIncrement: true }), name: text('name'), n: integer('n'), flag: integer('flag', { mode: 'boolean' }) });
+    const db = await open();
+    const inserted = await db.db.insert(t).values({ name: 'x', n: 1, flag: true }).returning().get();
+    expect(inserted).toMatchObject({ id: 1, name: 'x', n: 1, flag: true });
+    expect(await db.db.select({ name: t.name }).from(t).where(eq(t.id, 1)).get()).toEqual({ name: 'x' });
+    expect(await db.db.select().from(t).where(eq(t.id, 2)).get()).toBeUndefined();
+    const updated = await db.db.update(t).set({ flag: false }).where(eq(t.name, 'x')).returning({ id: t.id }).all();
+    expect(updated).toEqual([{ id: 1 }]);
+    expect(await db.one('SELECT flag FROM t')).toEqual({ flag: 0 });
+  });
+});
+
+describe('a value the engine cannot hold', () => {
+  it('names nothing: no row on SQLite, a 404 NoSuchValue on PostgreSQL', async () => {
+    const db = await open();
+    const lookup = db.one('SELECT name FROM t WHERE id = ?', [1e20]);
+    if (db.dialect === 'sqlite') expect(await lookup).toBeUndefined();
+    else await expect(lookup).rejects.toMatchObject({ name: 'NoSuchValue', status: 404 });
   });
 });

@@ -83,11 +83,11 @@ export class EntityAccess {
   async states(userId: string, orgId: string | null = null): Promise<EntityState[]> {
     const [edgeList, shared] = await Promise.all([this.edgeGrants(userId, orgId), this.entityGrants(userId, orgId)]);
     const edgeIds = edgeList.map((e) => e.edgeId);
-    const out = this.s.mirror.states(edgeIds).map((s) => ({ ...s }));
+    const out = (await this.s.mirror.states(edgeIds)).map((s) => ({ ...s }));
     const whole = new Set(edgeIds);
     for (const g of shared) {
       if (!g.canView || whole.has(g.edgeId)) continue;
-      const st = this.s.mirror.state([g.edgeId], g.entityId);
+      const st = await this.s.mirror.state([g.edgeId], g.entityId);
       if (st) out.push(st);
     }
     return out;
@@ -97,12 +97,12 @@ export class EntityAccess {
   async resolveEntity(userId: string, entityId: string, action: 'view' | 'control'): Promise<{ edgeId: number; state: EntityState }> {
     const edgeList = await this.edgeGrants(userId);
     for (const e of edgeList) {
-      const st = this.s.mirror.state([e.edgeId], entityId);
+      const st = await this.s.mirror.state([e.edgeId], entityId);
       if (st) return { edgeId: e.edgeId, state: { ...st, edge_id: e.edgeId } };
     }
     for (const g of await this.entityGrants(userId)) {
       if (g.entityId !== entityId || !g.canView) continue;
-      const st = this.s.mirror.state([g.edgeId], entityId);
+      const st = await this.s.mirror.state([g.edgeId], entityId);
       if (!st) continue;
       if (action === 'control' && !g.canControl) throw forbidden();
       return { edgeId: g.edgeId, state: { ...st, edge_id: g.edgeId } };

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CloudDatabase } from '../db/database.ts';
+import { createTestSchema, testDatabaseUrl, type TestSchema } from '../testing/database.ts';
 import { authMigrations } from '../auth/tables.ts';
 import { orgMigrations } from '../orgs/tables.ts';
 import { edgeMigrations } from '../edges/tables.ts';
@@ -12,37 +13,49 @@ const migrations = [...authMigrations, ...orgMigrations, ...edgeMigrations, ...f
 
 /** The config-flow directory lives in the shared database: every replica (instance) sees the same flows. */
 let dir: string;
+let schema: TestSchema | undefined;
 let database: CloudDatabase;
 let second: CloudDatabase;
 let edgeA: number;
 let edgeB: number;
 
-beforeAll(() => {
+async function flowIds(): Promise<string[]> {
+  return (await database.query<{ flow_id: string }>('SELECT flow_id FROM cloud_flows')).map((r) => r.flow_id);
+}
+
+beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'flows-test-'));
-  const file = path.join(dir, 'cloud.db');
-  database = new CloudDatabase(file, migrations);
-  database.start();
-  second = new CloudDatabase(file, migrations);
-  second.start();
+  const url = testDatabaseUrl();
+  schema = url ? await createTestSchema(url) : undefined;
+  const location = schema?.url ?? path.join(dir, 'cloud.db');
+  database = new CloudDatabase(location, migrations);
+  await database.start();
+  second = new CloudDatabase(location, migrations);
+  await second.start();
   const at = new Date().toISOString();
   for (const id of ['alice', 'bob']) {
-    database.raw.prepare('INSERT INTO users (id, email, password_hash, app_account_token, created_at) VALUES (?, ?, ?, ?, ?)')
-      .run(id, `${id}@example.test`, 'x', `aat-${id}`, at);
+    await database.execute('INSERT INTO users (id, email, password_hash, app_account_token, created_at) VALUES (?, ?, ?, ?, ?)',
+      [id, `${id}@example.test`, 'x', `aat-${id}`, at]);
   }
-  const edge = database.raw.prepare("INSERT INTO edges (name, user_id, location, status, created_at, updated_at) VALUES (?, 'alice', 'home', 'online', ?, ?)");
-  edgeA = Number(edge.run('A', at, at).lastInsertRowid);
-  edgeB = Number(edge.run('B', at, at).lastInsertRowid);
+  const edge = async (name: string): Promise<number> => {
+    await database.execute("INSERT INTO edges (name, user_id, location, status, created_at, updated_at) VALUES (?, 'alice', 'home', 'online', ?, ?)", [name, at, at]);
+    const row = await database.one<{ id: number }>('SELECT id FROM edges WHERE name = ?', [name]);
+    return Number(row!.id);
+  };
+  edgeA = await edge('A');
+  edgeB = await edge('B');
 });
 
-afterAll(() => {
-  second.stop();
-  database.stop();
+afterAll(async () => {
+  await second?.stop();
+  await database?.stop();
+  await schema?.drop();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-afterEach(() => {
+afterEach(async () => {
   vi.useRealTimers();
-  database.raw.exec('DELETE FROM cloud_flows');
+  await database.execute('DELETE FROM cloud_flows');
 });
 
 describe('FlowDirectory', () => {
@@ -88,16 +101,16 @@ describe('FlowDirectory', () => {
     vi.setSystemTime(t0 + 60_001);
     expect(await flows.get('old', 'alice')).toBeNull();
     // Reads do not delete; the next write sweeps.
-    expect(database.raw.prepare('SELECT flow_id FROM cloud_flows').pluck().all()).toEqual(['old']);
+    expect(await flowIds()).toEqual(['old']);
     await flows.remember('new', edgeA, 'alice');
-    expect(database.raw.prepare('SELECT flow_id FROM cloud_flows').pluck().all()).toEqual(['new']);
+    expect(await flowIds()).toEqual(['new']);
     expect(await flows.get('new', 'alice')).toEqual({ edgeId: edgeA });
   });
 
   it('drops a flow with its edge', async () => {
     const flows = new FlowDirectory(database);
     await flows.remember('f1', edgeB, 'alice');
-    database.raw.prepare('DELETE FROM edges WHERE id = ?').run(edgeB);
+    await database.execute('DELETE FROM edges WHERE id = ?', [edgeB]);
     expect(await flows.get('f1', 'alice')).toBeNull();
   });
 });

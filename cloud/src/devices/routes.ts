@@ -47,7 +47,7 @@ export function mountDeviceRoutes(router: CloudRouter, s: CloudServices): void {
   router.add(routes.getDeviceRoute, async ({ auth, params, query }) => {
     let ids = (await access.edgeGrants(userOf(auth))).map((g) => g.edgeId);
     if (query.edge_id) ids = ids.filter((id) => id === Number(query.edge_id));
-    const found = s.mirror.findDevice(ids, Number(params.id));
+    const found = await s.mirror.findDevice(ids, Number(params.id));
     if (!found) throw notFound('device not found');
     return found;
   });
@@ -123,7 +123,8 @@ export function mountDeviceRoutes(router: CloudRouter, s: CloudServices): void {
     const scope = await resolveScope(s.database.db, c, userOf(auth));
     let grants = await access.edgeGrants(scope.userId, scope.orgId);
     if (query.edge_id) grants = grants.filter((g) => g.edgeId === Number(query.edge_id));
-    const owner = grants.find((g) => s.mirror.configEntries([g.edgeId]).some((e) => e.id === Number(params.id)));
+    const holding = new Set((await s.mirror.configEntries(grants.map((g) => g.edgeId))).filter((e) => e.id === Number(params.id)).map((e) => e.edge_id));
+    const owner = grants.find((g) => holding.has(g.edgeId));
     if (!owner) throw notFound('config entry not found');
     if (owner.role === 'member') throw forbidden();
     return passThrough(await access.relay(owner.edgeId, 'DELETE', `/v1/config_entries/${params.id}`, undefined, origin(scope.userId, c))) as never;

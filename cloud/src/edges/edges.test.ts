@@ -19,9 +19,9 @@ describe('POST /v1/edges', () => {
       capabilities: {}, hostname: null, last_seen_at: null, paired_at: null, created_at: expect.any(String),
     });
     expect(res.body.token).toMatch(/^shp_edge_[A-Za-z0-9_-]{43}$/);
-    const stored = t.cloud.database.raw.prepare('SELECT token_hash FROM edges WHERE id = ?').get(res.body.edge.id) as { token_hash: string };
-    expect(stored.token_hash).toBe(sha256(res.body.token));
-    const dump = JSON.stringify(t.cloud.database.raw.prepare('SELECT * FROM edges').all());
+    const stored = await t.sqlOne<{ token_hash: string }>('SELECT token_hash FROM edges WHERE id = ?', [res.body.edge.id]);
+    expect(stored?.token_hash).toBe(sha256(res.body.token));
+    const dump = JSON.stringify(await t.sql('SELECT * FROM edges'));
     expect(dump).not.toContain(res.body.token);
     // the list never shows the token
     const list = await t.get('/v1/edges', { token: u.token });
@@ -30,7 +30,7 @@ describe('POST /v1/edges', () => {
 
   it('creates in the organization of X-Organization-Id', async () => {
     const u = await t.user();
-    const org = makeOrg(t, u.id);
+    const org = await makeOrg(t, u.id);
     const res = await t.post('/v1/edges', { token: u.token, org, body: { name: 'Office', capabilities: { zigbee: true } } });
     expect(res.status).toBe(201);
     expect(res.body.edge).toMatchObject({ org_id: org, user_id: u.id, capabilities: { zigbee: true } });
@@ -53,7 +53,7 @@ describe('POST /v1/edges', () => {
     expect(none.body).toEqual({ error: 'unauthorized' });
     const owner = await t.user();
     const other = await t.user();
-    const org = makeOrg(t, owner.id);
+    const org = await makeOrg(t, owner.id);
     const res = await t.post('/v1/edges', { token: other.token, org, body: { name: 'x' } });
     expect(res.status).toBe(403);
     expect(res.body).toEqual({ error: 'forbidden' });
@@ -63,7 +63,7 @@ describe('POST /v1/edges', () => {
 describe('GET /v1/edges and /v1/edges/{id}', () => {
   it('lists the scope: personal edges without the header, the organization\'s with it', async () => {
     const u = await t.user();
-    const org = makeOrg(t, u.id);
+    const org = await makeOrg(t, u.id);
     const mine = (await t.post('/v1/edges', { token: u.token, body: { name: 'Mine' } })).body.edge as Edge;
     const orgs = (await t.post('/v1/edges', { token: u.token, org, body: { name: 'Org' } })).body.edge as Edge;
     const personal = await t.get('/v1/edges', { token: u.token });
@@ -73,7 +73,7 @@ describe('GET /v1/edges and /v1/edges/{id}', () => {
     expect(inOrg.body.map((e: Edge) => e.id)).toEqual([orgs.id]);
     // a member sees the organization's edges too
     const member = await t.user();
-    addMember(t, org, member.id, 'member');
+    await addMember(t, org, member.id, 'member');
     expect((await t.get('/v1/edges', { token: member.token, org })).body.map((e: Edge) => e.id)).toEqual([orgs.id]);
     expect((await t.get(`/v1/edges/${orgs.id}`, { token: member.token })).body).toEqual(orgs);
     expect((await t.get(`/v1/edges/${mine.id}`, { token: u.token })).body).toEqual(mine);
@@ -82,7 +82,7 @@ describe('GET /v1/edges and /v1/edges/{id}', () => {
   it('401 without auth, 403 foreign org, 404 unknown / malformed / invisible / outside the org header', async () => {
     const u = await t.user();
     const stranger = await t.user();
-    const org = makeOrg(t, u.id);
+    const org = await makeOrg(t, u.id);
     const edge = (await t.post('/v1/edges', { token: u.token, body: { name: 'E' } })).body.edge as Edge;
     expect((await t.get('/v1/edges')).status).toBe(401);
     expect((await t.get(`/v1/edges/${edge.id}`)).status).toBe(401);
@@ -123,9 +123,9 @@ describe('DELETE /v1/edges/{id}', () => {
     const admin = await t.user();
     const member = await t.user();
     const stranger = await t.user();
-    const org = makeOrg(t, owner.id);
-    addMember(t, org, admin.id, 'admin');
-    addMember(t, org, member.id, 'member');
+    const org = await makeOrg(t, owner.id);
+    await addMember(t, org, admin.id, 'admin');
+    await addMember(t, org, member.id, 'member');
     const edge = (await t.post('/v1/edges', { token: owner.token, org, body: { name: 'Shared' } })).body.edge as Edge;
     expect((await t.delete(`/v1/edges/${edge.id}`)).status).toBe(401);
     expect((await t.delete(`/v1/edges/${edge.id}`, { token: stranger.token })).status).toBe(404);

@@ -20,7 +20,7 @@ describe('POST /v1/edge/register-cloud', () => {
     });
     expect(res.body.token).toMatch(/^shp_edge_/);
     expect(res.body.mqtt).toEqual({ username: `edge-${res.body.edge.id}`, password: expect.stringMatching(/^shp_mqtt_/) });
-    const row = t.cloud.database.raw.prepare('SELECT token_hash, mqtt_password_hash FROM edges WHERE id = ?').get(res.body.edge.id) as Record<string, string>;
+    const row = await t.sqlOne('SELECT token_hash, mqtt_password_hash FROM edges WHERE id = ?', [res.body.edge.id]);
     expect(row).toEqual({ token_hash: sha256(res.body.token), mqtt_password_hash: sha256(res.body.mqtt.password) });
     expect((await t.cloud.services.edges.verifyMqttCredentials(res.body.mqtt.username, res.body.mqtt.password))?.id).toBe(res.body.edge.id);
     expect(await t.cloud.services.edges.verifyMqttCredentials(res.body.mqtt.username, 'wrong')).toBeNull();
@@ -41,8 +41,8 @@ describe('POST /v1/edge/register-cloud', () => {
     expect(rotated.map((e) => e.id)).toEqual([first.body.edge.id]);
     expect(await t.cloud.services.edges.authenticateEdgeToken(first.body.token)).toBeNull();
     expect((await t.cloud.services.edges.authenticateEdgeToken(second.body.token))?.id).toBe(first.body.edge.id);
-    const count = t.cloud.database.raw.prepare("SELECT COUNT(*) AS n FROM edges WHERE hostname = 'replica-2'").get() as { n: number };
-    expect(count.n).toBe(1);
+    const count = await t.sqlOne<{ n: number }>("SELECT COUNT(*) AS n FROM edges WHERE hostname = 'replica-2'");
+    expect(count?.n).toBe(1);
   });
 
   it('answers 401 {error} for a missing or wrong fleet token, or a user token', async () => {
@@ -78,9 +78,9 @@ describe('GET /v1/edges/cloud-fleet', () => {
     const alive = (await t.post('/v1/edge/register-cloud', { token: FLEET, body: body('alive') })).body;
     const stale = (await t.post('/v1/edge/register-cloud', { token: FLEET, body: body('stale') })).body;
     const old = new Date(Date.now() - 61_000).toISOString();
-    t.cloud.database.raw.prepare('UPDATE edges SET last_seen_at = ? WHERE id = ?').run(old, stale.edge.id);
+    await t.sql('UPDATE edges SET last_seen_at = ? WHERE id = ?', [old, stale.edge.id]);
     const recent = new Date(Date.now() - 50_000).toISOString();
-    t.cloud.database.raw.prepare('UPDATE edges SET last_seen_at = ? WHERE id = ?').run(recent, alive.edge.id);
+    await t.sql('UPDATE edges SET last_seen_at = ? WHERE id = ?', [recent, alive.edge.id]);
     const u = await t.user();
     const res = await t.get('/v1/edges/cloud-fleet', { token: u.token });
     expect(res.status).toBe(200);

@@ -16,14 +16,14 @@ describe('tenant isolation', () => {
   it('nothing of user A or organization A leaks to user B or organization B', async () => {
     const a = await t.user();
     const b = await t.user();
-    const orgA = makeOrg(t, a.id, 'A');
-    const orgB = makeOrg(t, b.id, 'B');
+    const orgA = await makeOrg(t, a.id, 'A');
+    const orgB = await makeOrg(t, b.id, 'B');
     const aPersonal = (await t.post('/v1/edges', { token: a.token, body: { name: 'a-home' } })).body as { edge: Edge; token: string };
     const aOrg = (await t.post('/v1/edges', { token: a.token, org: orgA, body: { name: 'a-org' } })).body as { edge: Edge; token: string };
     const bOrg = (await t.post('/v1/edges', { token: b.token, org: orgB, body: { name: 'b-org' } })).body as { edge: Edge; token: string };
-    t.cloud.services.mirror.replaceSnapshot(aPersonal.edge.id, sampleSnapshot({ devices: 2, entries: 1, automations: 1 }));
-    t.cloud.services.mirror.replaceSnapshot(aOrg.edge.id, sampleSnapshot({ devices: 3, entries: 2, automations: 2 }));
-    const subA = subscribe(t, a.id, 2);
+    await t.cloud.services.mirror.replaceSnapshot(aPersonal.edge.id, sampleSnapshot({ devices: 2, entries: 1, automations: 1 }));
+    await t.cloud.services.mirror.replaceSnapshot(aOrg.edge.id, sampleSnapshot({ devices: 3, entries: 2, automations: 2 }));
+    const subA = await subscribe(t, a.id, 2);
     const aIds = [aPersonal.edge.id, aOrg.edge.id];
 
     // lists: B's views contain none of A's rows

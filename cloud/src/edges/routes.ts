@@ -53,7 +53,7 @@ export function mountEdgeRoutes(router: CloudRouter, s: CloudServices): void {
     const edge = await loadEdgeFor(s, scope, Number(params.id), 'manage');
     // revoke() emits 'revoked' (the tunnel drops the connection); the mirror goes with the edge.
     await s.edges.revoke(edge.id);
-    s.mirror.clear(edge.id);
+    await s.mirror.clear(edge.id);
     return { message: 'edge revoked' };
   });
 

@@ -3,24 +3,24 @@ import type { tunnel } from '@smarthome/protocol';
 import type { TestCloud } from '../testing/harness.ts';
 
 /** Test helpers: organizations and memberships written straight to the database. */
-export function makeOrg(t: TestCloud, adminId: string, name = 'Org'): string {
+export async function makeOrg(t: TestCloud, adminId: string, name = 'Org'): Promise<string> {
   const id = randomUUID();
   const at = new Date().toISOString();
-  t.cloud.database.raw.prepare('INSERT INTO organizations (id, name, created_at, updated_at) VALUES (?, ?, ?, ?)').run(id, name, at, at);
-  addMember(t, id, adminId, 'admin');
+  await t.cloud.database.execute('INSERT INTO organizations (id, name, created_at, updated_at) VALUES (?, ?, ?, ?)', [id, name, at, at]);
+  await addMember(t, id, adminId, 'admin');
   return id;
 }
 
-export function addMember(t: TestCloud, orgId: string, userId: string, role: 'admin' | 'member'): void {
-  t.cloud.database.raw.prepare('INSERT INTO org_members (org_id, user_id, role, joined_at) VALUES (?, ?, ?, ?)')
-    .run(orgId, userId, role, new Date().toISOString());
+export async function addMember(t: TestCloud, orgId: string, userId: string, role: 'admin' | 'member'): Promise<void> {
+  await t.cloud.database.execute('INSERT INTO org_members (org_id, user_id, role, joined_at) VALUES (?, ?, ?, ?)',
+    [orgId, userId, role, new Date().toISOString()]);
 }
 
-export function subscribe(t: TestCloud, userId: string, planId: number, status = 'active'): string {
+export async function subscribe(t: TestCloud, userId: string, planId: number, status = 'active'): Promise<string> {
   const id = randomUUID();
   const at = new Date().toISOString();
-  t.cloud.database.raw.prepare(`INSERT INTO subscriptions (id, user_id, plan_id, status, gateway_provider, auto_renew, created_at, updated_at)
-    VALUES (?, ?, ?, ?, 'app_store', 1, ?, ?)`).run(id, userId, planId, status, at, at);
+  await t.cloud.database.execute(`INSERT INTO subscriptions (id, user_id, plan_id, status, gateway_provider, auto_renew, created_at, updated_at)
+    VALUES (?, ?, ?, ?, 'app_store', 1, ?, ?)`, [id, userId, planId, status, at, at]);
   return id;
 }
 

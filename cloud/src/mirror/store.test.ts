@@ -18,87 +18,87 @@ beforeAll(async () => {
 afterAll(async () => { await t.stop(); });
 
 describe('MirrorStore', () => {
-  it('replaceSnapshot stores devices, entities with states, entries and automations per edge', () => {
-    mirror.replaceSnapshot(edgeA, sampleSnapshot({ devices: 3, entries: 2, automations: 1 }), 7);
-    mirror.replaceSnapshot(edgeB, sampleSnapshot({ devices: 1 }));
-    expect(mirror.counts([edgeA])).toEqual({ devices: 3, entities: 3, config_entries: 2, automations: 1 });
-    expect(mirror.counts([edgeA, edgeB])).toEqual({ devices: 4, entities: 4, config_entries: 2, automations: 1 });
-    expect(mirror.counts([])).toEqual({ devices: 0, entities: 0, config_entries: 0, automations: 0 });
-    expect(mirror.lastSeq(edgeA)).toBe(7);
-    expect(mirror.lastSeq(edgeB)).toBeNull();
-    const state = mirror.state([edgeA], 'light.lamp_2');
+  it('replaceSnapshot stores devices, entities with states, entries and automations per edge', async () => {
+    await mirror.replaceSnapshot(edgeA, sampleSnapshot({ devices: 3, entries: 2, automations: 1 }), 7);
+    await mirror.replaceSnapshot(edgeB, sampleSnapshot({ devices: 1 }));
+    expect(await mirror.counts([edgeA])).toEqual({ devices: 3, entities: 3, config_entries: 2, automations: 1 });
+    expect(await mirror.counts([edgeA, edgeB])).toEqual({ devices: 4, entities: 4, config_entries: 2, automations: 1 });
+    expect(await mirror.counts([])).toEqual({ devices: 0, entities: 0, config_entries: 0, automations: 0 });
+    expect(await mirror.lastSeq(edgeA)).toBe(7);
+    expect(await mirror.lastSeq(edgeB)).toBeNull();
+    const state = await mirror.state([edgeA], 'light.lamp_2');
     expect(state).toMatchObject({ entity_id: 'light.lamp_2', state: 'off', attributes: { brightness: 0 }, edge_id: edgeA });
-    const dev = mirror.device(edgeA, 1);
+    const dev = await mirror.device(edgeA, 1);
     expect(dev?.device).toMatchObject({ id: 1, name: 'Lamp 1', manufacturer: 'Acme', edge_id: edgeA, identifiers: [] });
     expect(dev?.entities.map((e) => e.entity_id)).toEqual(['light.lamp_1']);
-    expect(mirror.device(edgeA, 99)).toBeNull();
-    expect(mirror.countsByEdge([edgeA, edgeB]).get(edgeB)).toEqual({ devices: 1, entities: 1 });
+    expect(await mirror.device(edgeA, 99)).toBeNull();
+    expect((await mirror.countsByEdge([edgeA, edgeB])).get(edgeB)).toEqual({ devices: 1, entities: 1 });
   });
 
-  it('a new snapshot replaces the previous one entirely', () => {
-    mirror.replaceSnapshot(edgeA, sampleSnapshot({ devices: 1 }), 9);
-    expect(mirror.counts([edgeA])).toEqual({ devices: 1, entities: 1, config_entries: 0, automations: 0 });
-    expect(mirror.lastSeq(edgeA)).toBe(9);
-    expect(mirror.counts([edgeB]).devices).toBe(1);
+  it('a new snapshot replaces the previous one entirely', async () => {
+    await mirror.replaceSnapshot(edgeA, sampleSnapshot({ devices: 1 }), 9);
+    expect(await mirror.counts([edgeA])).toEqual({ devices: 1, entities: 1, config_entries: 0, automations: 0 });
+    expect(await mirror.lastSeq(edgeA)).toBe(9);
+    expect((await mirror.counts([edgeB])).devices).toBe(1);
   });
 
-  it('applyDelta upserts and removes each kind and records the sequence', () => {
-    mirror.applyDelta(edgeA, { kind: 'state', state: { entity_id: 'light.lamp_1', name: 'Lamp 1', domain: 'light', platform: 'demo', state: 'on', attributes: { brightness: 200 }, last_changed: '2025-01-01T00:00:00.000Z' } }, 10);
-    expect(mirror.state([edgeA], 'light.lamp_1')).toMatchObject({ state: 'on', attributes: { brightness: 200 }, last_changed: '2025-01-01T00:00:00.000Z' });
-    expect(mirror.lastSeq(edgeA)).toBe(10);
+  it('applyDelta upserts and removes each kind and records the sequence', async () => {
+    await mirror.applyDelta(edgeA, { kind: 'state', state: { entity_id: 'light.lamp_1', name: 'Lamp 1', domain: 'light', platform: 'demo', state: 'on', attributes: { brightness: 200 }, last_changed: '2025-01-01T00:00:00.000Z' } }, 10);
+    expect(await mirror.state([edgeA], 'light.lamp_1')).toMatchObject({ state: 'on', attributes: { brightness: 200 }, last_changed: '2025-01-01T00:00:00.000Z' });
+    expect(await mirror.lastSeq(edgeA)).toBe(10);
 
-    mirror.applyDelta(edgeA, { kind: 'device_upsert', device: { id: 2, name: 'Plug', manufacturer: null, model: null, config_entry_id: null, user_id: null } });
-    mirror.applyDelta(edgeA, { kind: 'device_upsert', device: { id: 2, name: 'Plug 2', manufacturer: 'X', model: null, config_entry_id: null, user_id: null } });
-    expect(mirror.devices([edgeA]).map((d) => d.name)).toEqual(['Lamp 1', 'Plug 2']);
+    await mirror.applyDelta(edgeA, { kind: 'device_upsert', device: { id: 2, name: 'Plug', manufacturer: null, model: null, config_entry_id: null, user_id: null } });
+    await mirror.applyDelta(edgeA, { kind: 'device_upsert', device: { id: 2, name: 'Plug 2', manufacturer: 'X', model: null, config_entry_id: null, user_id: null } });
+    expect((await mirror.devices([edgeA])).map((d) => d.name)).toEqual(['Lamp 1', 'Plug 2']);
 
-    mirror.applyDelta(edgeA, { kind: 'entity_upsert', entity: { id: 5, entity_id: 'switch.plug', name: 'Plug', domain: 'switch', platform: 'demo', unique_id: 'p', config_entry_id: null, device_registry_id: 2 } });
+    await mirror.applyDelta(edgeA, { kind: 'entity_upsert', entity: { id: 5, entity_id: 'switch.plug', name: 'Plug', domain: 'switch', platform: 'demo', unique_id: 'p', config_entry_id: null, device_registry_id: 2 } });
     // an entity record keeps the state; a registry rename leaves no stale row
-    mirror.applyDelta(edgeA, { kind: 'state', state: { entity_id: 'switch.plug', name: 'Plug', domain: 'switch', platform: 'demo', state: 'on', attributes: {} } });
-    mirror.applyDelta(edgeA, { kind: 'entity_upsert', entity: { id: 5, entity_id: 'switch.plug', name: 'Plug!', domain: 'switch', platform: 'demo', unique_id: 'p', config_entry_id: null, device_registry_id: 2 } });
-    expect(mirror.state([edgeA], 'switch.plug')).toMatchObject({ name: 'Plug!', state: 'on' });
-    mirror.applyDelta(edgeA, { kind: 'entity_upsert', entity: { id: 5, entity_id: 'switch.plug_renamed', name: 'Plug', domain: 'switch', platform: 'demo', unique_id: 'p', config_entry_id: null, device_registry_id: 2 } });
-    expect(mirror.state([edgeA], 'switch.plug')).toBeNull();
-    expect(mirror.device(edgeA, 2)?.entities.map((e) => e.entity_id)).toEqual(['switch.plug_renamed']);
+    await mirror.applyDelta(edgeA, { kind: 'state', state: { entity_id: 'switch.plug', name: 'Plug', domain: 'switch', platform: 'demo', state: 'on', attributes: {} } });
+    await mirror.applyDelta(edgeA, { kind: 'entity_upsert', entity: { id: 5, entity_id: 'switch.plug', name: 'Plug!', domain: 'switch', platform: 'demo', unique_id: 'p', config_entry_id: null, device_registry_id: 2 } });
+    expect(await mirror.state([edgeA], 'switch.plug')).toMatchObject({ name: 'Plug!', state: 'on' });
+    await mirror.applyDelta(edgeA, { kind: 'entity_upsert', entity: { id: 5, entity_id: 'switch.plug_renamed', name: 'Plug', domain: 'switch', platform: 'demo', unique_id: 'p', config_entry_id: null, device_registry_id: 2 } });
+    expect(await mirror.state([edgeA], 'switch.plug')).toBeNull();
+    expect((await mirror.device(edgeA, 2))?.entities.map((e) => e.entity_id)).toEqual(['switch.plug_renamed']);
 
     // a state for an unregistered entity is kept, with registry-derived default attributes when empty
-    mirror.applyDelta(edgeA, { kind: 'state', state: { entity_id: 'sensor.t', name: 'T', domain: 'sensor', platform: 'mqtt', state: null, attributes: {} } });
-    expect(mirror.state([edgeA], 'sensor.t')?.attributes).toEqual({ friendly_name: 'T' });
-    expect(mirror.entityRecords([edgeA]).map((e) => e.entity_id)).not.toContain('sensor.t');
+    await mirror.applyDelta(edgeA, { kind: 'state', state: { entity_id: 'sensor.t', name: 'T', domain: 'sensor', platform: 'mqtt', state: null, attributes: {} } });
+    expect((await mirror.state([edgeA], 'sensor.t'))?.attributes).toEqual({ friendly_name: 'T' });
+    expect((await mirror.entityRecords([edgeA])).map((e) => e.entity_id)).not.toContain('sensor.t');
 
-    mirror.applyDelta(edgeA, { kind: 'config_entry_upsert', entry: { id: 4, domain: 'hue', title: 'Hue', source: 'user', state: 'loaded', created_at: '2025-01-01T00:00:00.000Z' } });
-    mirror.applyDelta(edgeA, { kind: 'automation_upsert', automation: { id: 'x', edge_id: edgeA, alias: 'X', enabled: false, mode: 'queued', webhook_id: 'w' } });
-    expect(mirror.counts([edgeA])).toEqual({ devices: 2, entities: 3, config_entries: 1, automations: 1 });
-    expect(mirror.automations([edgeA])).toEqual([{ id: 'x', edge_id: edgeA, alias: 'X', enabled: false, mode: 'queued', webhook_id: 'w' }]);
-    expect(mirror.configEntries([edgeA])[0]).toMatchObject({ id: 4, domain: 'hue', edge_id: edgeA });
+    await mirror.applyDelta(edgeA, { kind: 'config_entry_upsert', entry: { id: 4, domain: 'hue', title: 'Hue', source: 'user', state: 'loaded', created_at: '2025-01-01T00:00:00.000Z' } });
+    await mirror.applyDelta(edgeA, { kind: 'automation_upsert', automation: { id: 'x', edge_id: edgeA, alias: 'X', enabled: false, mode: 'queued', webhook_id: 'w' } });
+    expect(await mirror.counts([edgeA])).toEqual({ devices: 2, entities: 3, config_entries: 1, automations: 1 });
+    expect(await mirror.automations([edgeA])).toEqual([{ id: 'x', edge_id: edgeA, alias: 'X', enabled: false, mode: 'queued', webhook_id: 'w' }]);
+    expect((await mirror.configEntries([edgeA]))[0]).toMatchObject({ id: 4, domain: 'hue', edge_id: edgeA });
 
-    mirror.applyDelta(edgeA, { kind: 'device_remove', id: 2 });
-    mirror.applyDelta(edgeA, { kind: 'entity_remove', entity_id: 'sensor.t' });
-    mirror.applyDelta(edgeA, { kind: 'config_entry_remove', id: 4 });
-    mirror.applyDelta(edgeA, { kind: 'automation_remove', id: 'x' });
-    expect(mirror.counts([edgeA])).toEqual({ devices: 1, entities: 2, config_entries: 0, automations: 0 });
-    expect(mirror.lastSeq(edgeA)).toBe(10);
+    await mirror.applyDelta(edgeA, { kind: 'device_remove', id: 2 });
+    await mirror.applyDelta(edgeA, { kind: 'entity_remove', entity_id: 'sensor.t' });
+    await mirror.applyDelta(edgeA, { kind: 'config_entry_remove', id: 4 });
+    await mirror.applyDelta(edgeA, { kind: 'automation_remove', id: 'x' });
+    expect(await mirror.counts([edgeA])).toEqual({ devices: 1, entities: 2, config_entries: 0, automations: 0 });
+    expect(await mirror.lastSeq(edgeA)).toBe(10);
   });
 
-  it('findDevice looks only at the given edges', () => {
-    expect(mirror.findDevice([edgeB], 1)?.device.edge_id).toBe(edgeB);
-    expect(mirror.findDevice([edgeA], 1)?.device.edge_id).toBe(edgeA);
-    expect(mirror.findDevice([], 1)).toBeNull();
+  it('findDevice looks only at the given edges', async () => {
+    expect((await mirror.findDevice([edgeB], 1))?.device.edge_id).toBe(edgeB);
+    expect((await mirror.findDevice([edgeA], 1))?.device.edge_id).toBe(edgeA);
+    expect(await mirror.findDevice([], 1)).toBeNull();
   });
 
-  it('clear forgets one edge and leaves others', () => {
-    mirror.clear(edgeA);
-    expect(mirror.counts([edgeA])).toEqual({ devices: 0, entities: 0, config_entries: 0, automations: 0 });
-    expect(mirror.lastSeq(edgeA)).toBeNull();
-    expect(mirror.counts([edgeB]).devices).toBe(1);
+  it('clear forgets one edge and leaves others', async () => {
+    await mirror.clear(edgeA);
+    expect(await mirror.counts([edgeA])).toEqual({ devices: 0, entities: 0, config_entries: 0, automations: 0 });
+    expect(await mirror.lastSeq(edgeA)).toBeNull();
+    expect((await mirror.counts([edgeB])).devices).toBe(1);
   });
 
-  it('mirrors 10k entities in one snapshot quickly', () => {
+  it('mirrors 10k entities in one snapshot quickly', async () => {
     const snap = sampleSnapshot({ devices: 10_000 });
     const started = performance.now();
-    mirror.replaceSnapshot(edgeB, snap, 1);
+    await mirror.replaceSnapshot(edgeB, snap, 1);
     const elapsed = performance.now() - started;
-    expect(mirror.counts([edgeB])).toMatchObject({ devices: 10_000, entities: 10_000 });
-    expect(mirror.states([edgeB])).toHaveLength(10_000);
+    expect(await mirror.counts([edgeB])).toMatchObject({ devices: 10_000, entities: 10_000 });
+    expect(await mirror.states([edgeB])).toHaveLength(10_000);
     expect(elapsed).toBeLessThan(5_000);
   });
 });

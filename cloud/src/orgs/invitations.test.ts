@@ -28,9 +28,9 @@ describe('POST /v1/organizations/{id}/invitations', () => {
     const ttl = Date.parse(res.body.expires_at) - before;
     expect(ttl).toBeGreaterThan(7 * DAY - 60_000);
     expect(ttl).toBeLessThanOrEqual(7 * DAY + 60_000);
-    const stored = t.cloud.database.raw.prepare('SELECT token_hash FROM org_invitations WHERE id = ?').get(res.body.id) as { token_hash: string };
-    expect(stored.token_hash).toBe(createHash('sha256').update(res.body.token).digest('hex'));
-    expect(JSON.stringify(t.cloud.database.raw.prepare('SELECT * FROM org_invitations').all())).not.toContain(res.body.token);
+    const stored = await t.sqlOne<{ token_hash: string }>('SELECT token_hash FROM org_invitations WHERE id = ?', [res.body.id]);
+    expect(stored?.token_hash).toBe(createHash('sha256').update(res.body.token).digest('hex'));
+    expect(JSON.stringify(await t.sql('SELECT * FROM org_invitations'))).not.toContain(res.body.token);
   });
   it('defaults the role to member', async () => {
     const { admin, org } = await orgFixture(t);
@@ -96,7 +96,7 @@ describe('GET /v1/invitations/{token} (public page)', () => {
     expect(unknown.body).toEqual({ message: 'invitation not found or no longer valid' });
 
     const expired = await invite(admin.token, org.id, 'late@example.test');
-    t.cloud.database.raw.prepare('UPDATE org_invitations SET expires_at = ? WHERE id = ?').run(new Date(Date.now() - 1000).toISOString(), expired.id);
+    await t.sql('UPDATE org_invitations SET expires_at = ? WHERE id = ?', [new Date(Date.now() - 1000).toISOString(), expired.id]);
     expect((await t.get(`/v1/invitations/${expired.token}`)).status).toBe(404);
 
     const revoked = await invite(admin.token, org.id, 'revoked@example.test');
@@ -140,7 +140,7 @@ describe('POST /v1/invitations/{token}/accept', () => {
     const { admin, org } = await orgFixture(t);
     const guest = await t.user();
     const inv = await invite(admin.token, org.id, guest.email);
-    t.cloud.database.raw.prepare('UPDATE org_invitations SET expires_at = ? WHERE id = ?').run(new Date(Date.now() - 1).toISOString(), inv.id);
+    await t.sql('UPDATE org_invitations SET expires_at = ? WHERE id = ?', [new Date(Date.now() - 1).toISOString(), inv.id]);
     const res = await t.post(`/v1/invitations/${inv.token}/accept`, { token: guest.token });
     expect(res.status).toBe(404);
     expect(res.body).toEqual({ message: 'invitation not found or no longer valid' });
@@ -152,7 +152,7 @@ describe('POST /v1/invitations/{token}/accept', () => {
     const { admin, org } = await orgFixture(t);
     const guest = await t.user();
     const inv = await invite(admin.token, org.id, guest.email);
-    t.cloud.database.raw.prepare("INSERT INTO org_members (org_id, user_id, role, joined_at) VALUES (?, ?, 'member', ?)").run(org.id, guest.id, new Date().toISOString());
+    await t.sql("INSERT INTO org_members (org_id, user_id, role, joined_at) VALUES (?, ?, 'member', ?)", [org.id, guest.id, new Date().toISOString()]);
     const res = await t.post(`/v1/invitations/${inv.token}/accept`, { token: guest.token });
     expect(res.status).toBe(409);
     expect(res.body).toEqual({ message: 'already a member of this organization' });

@@ -26,13 +26,12 @@ beforeAll(async () => {
 });
 afterAll(async () => { await t.stop(); });
 
-function snapshot() {
-  const raw = t.cloud.database.raw;
+async function snapshot(): Promise<string> {
   return JSON.stringify([
-    raw.prepare('SELECT * FROM organizations WHERE id = ?').all(b.org.id),
-    raw.prepare('SELECT * FROM org_members WHERE org_id = ? ORDER BY user_id').all(b.org.id),
-    raw.prepare('SELECT * FROM shares WHERE org_id = ? ORDER BY id').all(b.org.id),
-    raw.prepare('SELECT * FROM org_invitations WHERE org_id = ? ORDER BY id').all(b.org.id),
+    await t.sql('SELECT * FROM organizations WHERE id = ?', [b.org.id]),
+    await t.sql('SELECT * FROM org_members WHERE org_id = ? ORDER BY user_id', [b.org.id]),
+    await t.sql('SELECT * FROM shares WHERE org_id = ? ORDER BY id', [b.org.id]),
+    await t.sql('SELECT * FROM org_invitations WHERE org_id = ? ORDER BY id', [b.org.id]),
   ]);
 }
 
@@ -63,7 +62,7 @@ const probes: Probe[] = [
 
 describe('tenant isolation of organization routes', () => {
   it("refuses every route on another organization's rows, for its admin and its member, and changes nothing", async () => {
-    const before = snapshot();
+    const before = await snapshot();
     for (const who of [a.admin, a.member, a.outsider]) {
       for (const p of probes) {
         const res = await t.request(p.method.toUpperCase(), p.path(), { token: who.token, body: p.body?.() });
@@ -72,7 +71,7 @@ describe('tenant isolation of organization routes', () => {
         expect(JSON.stringify(res.body)).not.toContain('light.b');
       }
     }
-    expect(snapshot()).toBe(before);
+    expect(await snapshot()).toBe(before);
   });
 
   it('list endpoints never show foreign rows', async () => {
@@ -104,10 +103,10 @@ describe('tenant isolation of organization routes', () => {
   it("the public invitation page answers only for the exact token, and creating an organization does not touch another's", async () => {
     expect((await t.get(`/v1/invitations/${bInvitation.token}x`)).status).toBe(404);
     expect((await t.get(`/v1/invitations/${bInvitation.id}`)).status).toBe(404);
-    const before = snapshot();
+    const before = await snapshot();
     const created = await t.post('/v1/organizations', { token: a.admin.token, body: { name: 'Org A2' } });
     expect(created.status).toBe(201);
     expect(created.body.id).not.toBe(b.org.id);
-    expect(snapshot()).toBe(before);
+    expect(await snapshot()).toBe(before);
   });
 });

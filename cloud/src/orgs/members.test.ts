@@ -83,7 +83,7 @@ describe('DELETE /v1/organizations/{id}/members/{user_id}', () => {
   it('lets a member leave, but not remove others', async () => {
     const { admin, member, org } = await orgFixture(t);
     const other = await t.user();
-    addMember(t, org.id, other.id);
+    await addMember(t, org.id, other.id);
     const kick = await t.delete(`/v1/organizations/${org.id}/members/${other.id}`, { token: member.token });
     expect(kick.status).toBe(403);
     expect(kick.body).toEqual({ error: 'forbidden' });

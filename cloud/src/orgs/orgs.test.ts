@@ -11,7 +11,7 @@ async function orgWithMember() {
   const member = await t.user();
   const outsider = await t.user();
   const org = (await t.post('/v1/organizations', { token: admin.token, body: { name: 'Acme', description: 'Home of Acme' } })).body;
-  addMember(t, org.id, member.id);
+  await addMember(t, org.id, member.id);
   return { admin, member, outsider, org };
 }
 

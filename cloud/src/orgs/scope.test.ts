@@ -5,34 +5,41 @@ import { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { installErrorHandling } from '@smarthome/protocol/server';
 import { CloudDatabase } from '../db/database.ts';
+import { createTestSchema, testDatabaseUrl, type TestSchema } from '../testing/database.ts';
 import { authMigrations } from '../auth/tables.ts';
 import { orgMigrations } from './tables.ts';
 import { requireOrgRole, resolveScope } from './scope.ts';
 
 /** The org-context rule (X-Organization-Id) every org-context endpoint builds on. */
 let dir: string;
+let schema: TestSchema | undefined;
 let database: CloudDatabase;
 const app = new Hono();
 
-beforeAll(() => {
+beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'scope-test-'));
-  database = new CloudDatabase(path.join(dir, 'cloud.db'), [...authMigrations, ...orgMigrations]);
-  database.start();
+  const url = testDatabaseUrl();
+  schema = url ? await createTestSchema(url) : undefined;
+  database = new CloudDatabase(schema?.url ?? path.join(dir, 'cloud.db'), [...authMigrations, ...orgMigrations]);
+  await database.start();
   const at = new Date().toISOString();
   for (const id of ['alice', 'bob', 'carol']) {
-    database.raw.prepare('INSERT INTO users (id, email, password_hash, app_account_token, created_at) VALUES (?, ?, ?, ?, ?)')
-      .run(id, `${id}@example.test`, 'x', `aat-${id}`, at);
+    await database.execute('INSERT INTO users (id, email, password_hash, app_account_token, created_at) VALUES (?, ?, ?, ?, ?)',
+      [id, `${id}@example.test`, 'x', `aat-${id}`, at]);
   }
-  database.raw.prepare("INSERT INTO organizations (id, name, created_at, updated_at) VALUES ('org1', 'One', ?, ?)").run(at, at);
-  database.raw.prepare("INSERT INTO org_members VALUES ('org1', 'alice', 'admin', ?), ('org1', 'bob', 'member', ?)").run(at, at);
+  await database.execute("INSERT INTO organizations (id, name, created_at, updated_at) VALUES ('org1', 'One', ?, ?)", [at, at]);
+  for (const [user, role] of [['alice', 'admin'], ['bob', 'member']]) {
+    await database.execute('INSERT INTO org_members (org_id, user_id, role, joined_at) VALUES (?, ?, ?, ?)', ['org1', user, role, at]);
+  }
   installErrorHandling(app, { error: () => {} });
   app.get('/scope/:user', async (c) => c.json(await resolveScope(database.db, c, c.req.param('user'))));
   app.get('/role/:org/:user/:need', async (c) => c.json({
     role: await requireOrgRole(database.db, c.req.param('org'), c.req.param('user'), c.req.param('need') as 'member' | 'admin'),
   }));
 });
-afterAll(() => {
-  database.stop();
+afterAll(async () => {
+  await database?.stop();
+  await schema?.drop();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 

@@ -104,7 +104,7 @@ describe('sharing a dashboard', () => {
 
     // visible but not manageable: a dashboard of an organization where the caller is only a member
     const other = await orgFixture(t, 'Other');
-    addMember(t, other.org.id, admin.id);
+    await addMember(t, other.org.id, admin.id);
     const visible = await dashboard(other.admin.token, 'theirs', other.org.id);
     const denied = await post(visible);
     expect(denied.status).toBe(403);
@@ -118,7 +118,7 @@ describe('GET /v1/organizations/{id}/shares', () => {
   it('shows admins every share and members only the shares that apply to them', async () => {
     const { admin, member, org } = await orgFixture(t);
     const second = await t.user();
-    addMember(t, org.id, second.id);
+    await addMember(t, org.id, second.id);
     const post = (body: object) => t.post(`/v1/organizations/${org.id}/shares`, { token: admin.token, body }).then((r) => r.body.id as number);
     const everyone = await post({ resource_type: 'entity', resource_id: 'light.a' });
     const forMember = await post({ resource_type: 'entity', resource_id: 'light.b', user_id: member.id });

@@ -3,9 +3,9 @@ import type { TestCloud } from '../testing/harness.ts';
 export const UNKNOWN_ORG = '00000000-0000-4000-8000-000000000000';
 
 /** Puts a user into an organization directly (tests that are not about invitations). */
-export function addMember(t: TestCloud, orgId: string, userId: string, role: 'admin' | 'member' = 'member'): void {
-  t.cloud.database.raw.prepare('INSERT INTO org_members (org_id, user_id, role, joined_at) VALUES (?, ?, ?, ?)')
-    .run(orgId, userId, role, new Date().toISOString());
+export async function addMember(t: TestCloud, orgId: string, userId: string, role: 'admin' | 'member' = 'member'): Promise<void> {
+  await t.cloud.database.execute('INSERT INTO org_members (org_id, user_id, role, joined_at) VALUES (?, ?, ?, ?)',
+    [orgId, userId, role, new Date().toISOString()]);
 }
 
 /** An organization with an admin, one member and an outsider (a user of another organization). */
@@ -16,6 +16,6 @@ export async function orgFixture(t: TestCloud, name = 'Acme') {
   const res = await t.post('/v1/organizations', { token: admin.token, body: { name } });
   if (res.status !== 201) throw new Error(`create org failed: ${res.status} ${res.text}`);
   const org = res.body as { id: string; name: string };
-  addMember(t, org.id, member.id);
+  await addMember(t, org.id, member.id);
   return { admin, member, outsider, org };
 }

@@ -24,7 +24,7 @@ export function mountSmartHomeRoutes(router: CloudRouter, s: CloudServices): voi
     // One extra row tells whether another page follows.
     const rows = await s.edges.page(scope, after, query.limit + 1);
     const page = rows.slice(0, query.limit);
-    const counts = s.mirror.countsByEdge(page.map((e) => e.id));
+    const counts = await s.mirror.countsByEdge(page.map((e) => e.id));
     return {
       items: page.map((e) => ({
         id: e.id,

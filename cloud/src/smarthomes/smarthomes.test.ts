@@ -12,8 +12,8 @@ describe('GET /v2/smarthomes', () => {
     const u = await t.user();
     const a = (await t.post('/v1/edges', { token: u.token, body: { name: 'House' } })).body.edge;
     const b = (await t.post('/v1/edges', { token: u.token, body: { name: 'Cabin' } })).body.edge;
-    t.cloud.services.mirror.replaceSnapshot(a.id, sampleSnapshot({ devices: 3 }));
-    t.cloud.services.mirror.applyDelta(a.id, { kind: 'state', state: { entity_id: 'sensor.extra', name: 'x', domain: 'sensor', platform: 'p', state: '1', attributes: {} } });
+    await t.cloud.services.mirror.replaceSnapshot(a.id, sampleSnapshot({ devices: 3 }));
+    await t.cloud.services.mirror.applyDelta(a.id, { kind: 'state', state: { entity_id: 'sensor.extra', name: 'x', domain: 'sensor', platform: 'p', state: '1', attributes: {} } });
     const res = await t.get('/v2/smarthomes', { token: u.token });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
@@ -27,9 +27,9 @@ describe('GET /v2/smarthomes', () => {
 
   it('paginates with an opaque cursor: no duplicates, no gaps', async () => {
     const u = await t.user();
-    const org = makeOrg(t, u.id);
+    const org = await makeOrg(t, u.id);
     const member = await t.user();
-    addMember(t, org, member.id, 'member');
+    await addMember(t, org, member.id, 'member');
     const ids: number[] = [];
     for (let i = 0; i < 7; i++) ids.push((await t.post('/v1/edges', { token: u.token, org, body: { name: `E${i}` } })).body.edge.id);
     await t.post('/v1/edges', { token: u.token, body: { name: 'personal, not in the org' } });
@@ -68,7 +68,7 @@ describe('GET /v2/smarthomes', () => {
     expect((await t.get('/v2/smarthomes')).status).toBe(401);
     const owner = await t.user();
     const other = await t.user();
-    const org = makeOrg(t, owner.id);
+    const org = await makeOrg(t, owner.id);
     const res = await t.get('/v2/smarthomes', { token: other.token, org });
     expect(res.status).toBe(403);
     expect(res.body).toEqual({ error: 'forbidden' });

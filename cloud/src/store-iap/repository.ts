@@ -64,7 +64,7 @@ export class DbIapRepository implements IapRepository {
   }
 
   async findByOriginalTransactionId(originalTransactionId: string): Promise<StoreSubscriptionState | null> {
-    const row = this.database.db.select().from(storeSubscriptions)
+    const row = await this.database.db.select().from(storeSubscriptions)
       .where(eq(storeSubscriptions.originalTransactionId, originalTransactionId)).get();
     return row ? toState(row) : null;
   }
@@ -72,13 +72,13 @@ export class DbIapRepository implements IapRepository {
   async upsertSubscription(state: StoreSubscriptionState): Promise<void> {
     const row = toRow(state);
     const { id: _id, createdAt: _createdAt, originalTransactionId: _key, ...changes } = row;
-    this.database.db.insert(storeSubscriptions).values(row)
+    await this.database.db.insert(storeSubscriptions).values(row)
       .onConflictDoUpdate({ target: storeSubscriptions.originalTransactionId, set: changes })
       .run();
   }
 
   async recordNotification(record: NotificationRecord): Promise<boolean> {
-    const result = this.database.db.insert(storeNotifications).values({
+    const inserted = await this.database.db.insert(storeNotifications).values({
       notificationUuid: record.uuid,
       type: record.type,
       subtype: record.subtype,
@@ -87,21 +87,21 @@ export class DbIapRepository implements IapRepository {
       originalTransactionId: record.original_transaction_id,
       signedDate: record.signed_date,
       receivedAt: record.received_at,
-    }).onConflictDoNothing({ target: storeNotifications.notificationUuid }).run();
-    return record.uuid !== null && result.changes === 0;
+    }).onConflictDoNothing({ target: storeNotifications.notificationUuid }).returning({ id: storeNotifications.id }).all();
+    return record.uuid !== null && inserted.length === 0;
   }
 
   async findUserIdByAppAccountToken(appAccountToken: string): Promise<string | null> {
     // Tokens are issued as lowercase UUIDs; StoreKit clients may send them uppercase.
-    const row = this.database.db.select({ id: users.id }).from(users)
+    const row = await this.database.db.select({ id: users.id }).from(users)
       .where(eq(users.appAccountToken, appAccountToken.toLowerCase())).get();
     return row?.id ?? null;
   }
 
   /**
    * One SQLite transaction (CloudDatabase.transaction): the uuid record and the subscription
-   * change commit together or not at all. `fn` only awaits this repository's calls, which
-   * better-sqlite3 answers synchronously. CloudDatabase runs transactions one at a time.
+   * change commit together or not at all. `fn` only awaits this repository's calls.
+   * CloudDatabase runs transactions one at a time.
    */
   transaction<T>(fn: (repo: IapRepository) => Promise<T>): Promise<T> {
     return this.database.transaction(() => fn(this));

@@ -34,9 +34,9 @@ afterAll(async () => {
 // ---- helpers -------------------------------------------------------------------------------
 
 interface AuditRow { notification_uuid: string | null; type: string | null; subtype: string | null; outcome: string; reason: string | null; original_transaction_id: string | null; signed_date: number | null }
-const allSubscriptions = () => t.cloud.database.raw.prepare('SELECT * FROM subscriptions ORDER BY id').all();
-const auditRows = (): AuditRow[] => t.cloud.database.raw.prepare('SELECT * FROM store_notifications ORDER BY id').all() as AuditRow[];
-const auditOf = (uuid: string) => auditRows().filter((r) => r.notification_uuid === uuid);
+const allSubscriptions = () => t.sql('SELECT * FROM subscriptions ORDER BY id');
+const auditRows = (): Promise<AuditRow[]> => t.sql<AuditRow>('SELECT * FROM store_notifications ORDER BY id');
+const auditOf = async (uuid: string) => (await auditRows()).filter((r) => r.notification_uuid === uuid);
 
 const post = (signedPayload: unknown) => t.post(URL_PATH, { body: { signedPayload } });
 
@@ -112,7 +112,7 @@ describe('POST /v1/webhooks/store-iap: lifecycle', () => {
     expect(after.usage.config_entries).toEqual({ current: 0, limit: null });
     expect(after.usage.devices.limit).toBeNull();
     expect(after.usage.automations.limit).toBeNull();
-    const rows = auditRows().filter((r) => r.original_transaction_id === c.otid);
+    const rows = (await auditRows()).filter((r) => r.original_transaction_id === c.otid);
     expect(rows).toEqual([expect.objectContaining({ type: 'SUBSCRIBED', subtype: 'INITIAL_BUY', outcome: 'applied', reason: null, signed_date: s.signedDate })]);
     expect(rows[0].notification_uuid).toMatch(/^[0-9a-f-]{36}$/);
   });
@@ -142,8 +142,8 @@ describe('POST /v1/webhooks/store-iap: lifecycle', () => {
     await c.send(c.spec('DID_FAIL_TO_RENEW', { subtype: 'GRACE_PERIOD', renewal: { gracePeriodExpiresDate: graceEnd } }));
     expect(await c.only()).toMatchObject({ status: 'grace_period', expires_at: new Date(graceEnd).toISOString() });
     expect((await c.usage()).plan.name).toBe('pro');
-    const row = t.cloud.database.raw.prepare('SELECT grace_period_expires_at FROM subscriptions WHERE original_transaction_id = ?').get(c.otid) as { grace_period_expires_at: string };
-    expect(row.grace_period_expires_at).toBe(new Date(graceEnd).toISOString());
+    const row = await t.sqlOne<{ grace_period_expires_at: string }>('SELECT grace_period_expires_at FROM subscriptions WHERE original_transaction_id = ?', [c.otid]);
+    expect(row?.grace_period_expires_at).toBe(new Date(graceEnd).toISOString());
 
     await c.send(c.spec('DID_FAIL_TO_RENEW'));
     expect(await c.only()).toMatchObject({ status: 'billing_retry' });
@@ -206,14 +206,14 @@ describe('POST /v1/webhooks/store-iap: lifecycle', () => {
   it('TEST (and CONSUMPTION_REQUEST) answer success and change nothing; recorded as no_change', async () => {
     const c = await customer();
     await c.send(c.spec('SUBSCRIBED'));
-    const before = allSubscriptions();
+    const before = await allSubscriptions();
     const uuid = randomUUID();
     const res = await post(await signNotification(pki, { notificationType: 'TEST', notificationUUID: uuid }));
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ status: true, message: 'accepted (no_change)' });
     expect((await c.send(c.spec('CONSUMPTION_REQUEST'))).status).toBe(200);
-    expect(allSubscriptions()).toEqual(before);
-    expect(auditOf(uuid)).toEqual([expect.objectContaining({ type: 'TEST', subtype: null, outcome: 'no_change', original_transaction_id: null })]);
+    expect(await allSubscriptions()).toEqual(before);
+    expect(await auditOf(uuid)).toEqual([expect.objectContaining({ type: 'TEST', subtype: null, outcome: 'no_change', original_transaction_id: null })]);
   });
 
   it('a replay answers success, changes nothing and leaves one audit row', async () => {
@@ -222,19 +222,19 @@ describe('POST /v1/webhooks/store-iap: lifecycle', () => {
     const signed = await signNotification(pki, c.spec('SUBSCRIBED', { notificationUUID: uuid }));
     const first = await post(signed);
     expect(first.status).toBe(200);
-    const after = allSubscriptions();
+    const after = await allSubscriptions();
     const sub = await c.only();
     const replay = await post(signed);
     expect(replay.status).toBe(200);
     expect(replay.body).toMatchObject({ status: true });
     expect(await c.only()).toEqual(sub);
-    expect(allSubscriptions()).toEqual(after);
+    expect(await allSubscriptions()).toEqual(after);
     // The same uuid in a different (later, otherwise applicable) notification is not applied either.
     const again = await c.send(c.spec('EXPIRED', { notificationUUID: uuid }));
     expect(again.status).toBe(200);
     expect(await c.only()).toMatchObject({ status: 'active' });
-    expect(auditOf(uuid)).toHaveLength(1);
-    expect(auditOf(uuid)[0]).toMatchObject({ type: 'SUBSCRIBED', outcome: 'applied' });
+    expect(await auditOf(uuid)).toHaveLength(1);
+    expect((await auditOf(uuid))[0]).toMatchObject({ type: 'SUBSCRIBED', outcome: 'applied' });
   });
 
   it('an older notification (signedDate) arriving late does not move the subscription back', async () => {
@@ -248,7 +248,7 @@ describe('POST /v1/webhooks/store-iap: lifecycle', () => {
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ status: true, message: 'accepted (stale)' });
     expect(await c.only()).toEqual(before);
-    expect(auditOf(uuid)).toEqual([expect.objectContaining({ type: 'EXPIRED', outcome: 'stale' })]);
+    expect(await auditOf(uuid)).toEqual([expect.objectContaining({ type: 'EXPIRED', outcome: 'stale' })]);
   });
 
   it('a purchase whose appAccountToken matches no user is kept, but listed for nobody', async () => {
@@ -257,7 +257,7 @@ describe('POST /v1/webhooks/store-iap: lifecycle', () => {
     (s.transaction as Record<string, unknown>).appAccountToken = randomUUID();
     expect((await c.send(s)).status).toBe(200);
     expect(await c.subscriptions()).toEqual([]);
-    const row = t.cloud.database.raw.prepare('SELECT user_id, gateway_provider, product_id, environment FROM subscriptions WHERE original_transaction_id = ?').get(c.otid);
+    const row = await t.sqlOne('SELECT user_id, gateway_provider, product_id, environment FROM subscriptions WHERE original_transaction_id = ?', [c.otid]);
     expect(row).toEqual({ user_id: null, gateway_provider: 'app_store', product_id: PRO, environment: 'Sandbox' });
   });
 });
@@ -273,12 +273,12 @@ describe('POST /v1/webhooks/store-iap: rejections change nothing', () => {
   }
 
   async function expectRejected(signedPayload: unknown, error: RegExp = /^invalid signedPayload: /) {
-    const before = allSubscriptions();
-    const auditBefore = auditRows().length;
+    const before = await allSubscriptions();
+    const auditBefore = (await auditRows()).length;
     const res = await post(signedPayload);
     await expectStore400(res, error);
-    expect(allSubscriptions()).toEqual(before);
-    const added = auditRows().slice(auditBefore);
+    expect(await allSubscriptions()).toEqual(before);
+    const added = (await auditRows()).slice(auditBefore);
     expect(added).toEqual([expect.objectContaining({ notification_uuid: null, type: null, outcome: 'rejected', reason: expect.any(String) })]);
     return added[0];
   }
@@ -376,8 +376,8 @@ describe('POST /v1/webhooks/store-iap: rejections change nothing', () => {
 
   it('missing signedPayload, malformed JSON, a non-object body → 400 {error}; oversize → 413 {message}', async () => {
     await target();
-    const before = allSubscriptions();
-    const auditBefore = auditRows().length;
+    const before = await allSubscriptions();
+    const auditBefore = (await auditRows()).length;
     await expectStore400(await t.post(URL_PATH, { body: {} }), 'missing signedPayload');
     await expectStore400(await t.post(URL_PATH), 'missing signedPayload');
     await expectStore400(await t.post(URL_PATH, { body: { signedPayload: 42 } }), 'missing signedPayload');
@@ -388,9 +388,9 @@ describe('POST /v1/webhooks/store-iap: rejections change nothing', () => {
     const big = await t.post(URL_PATH, { raw: JSON.stringify({ signedPayload: 'x'.repeat(300 * 1024) }) });
     expect(big.status).toBe(413);
     expect(big.body).toEqual({ message: 'body too large' });
-    expect(allSubscriptions()).toEqual(before);
+    expect(await allSubscriptions()).toEqual(before);
     // Not notifications: nothing to audit.
-    expect(auditRows().length).toBe(auditBefore);
+    expect((await auditRows()).length).toBe(auditBefore);
   });
 
   it('needs no Authorization header and ignores one', async () => {
@@ -434,9 +434,9 @@ describe('store receiver wiring', () => {
       expect(res.status).toBe(400);
       expect(res.body).toEqual({ error: 'store receiver not configured' });
       expect((await bare.post(URL_PATH, { body: {} })).body).toEqual({ error: 'missing signedPayload' });
-      const rows = bare.cloud.database.raw.prepare('SELECT notification_uuid, outcome, reason FROM store_notifications').all();
+      const rows = await bare.sql('SELECT notification_uuid, outcome, reason FROM store_notifications');
       expect(rows).toEqual([{ notification_uuid: null, outcome: 'rejected', reason: expect.stringMatching(/^not_configured: .*STORE_IAP_BUNDLE_ID/) }]);
-      expect(bare.cloud.database.raw.prepare('SELECT COUNT(*) AS n FROM subscriptions').get()).toEqual({ n: 0 });
+      expect(await bare.sqlOne('SELECT COUNT(*) AS n FROM subscriptions')).toEqual({ n: 0 });
     } finally {
       await bare.stop();
     }
@@ -502,7 +502,7 @@ describe('DbIapRepository', () => {
       });
       throw new Error('crash after both writes');
     })).rejects.toThrow('crash after both writes');
-    expect(auditOf(uuid)).toEqual([]);
+    expect(await auditOf(uuid)).toEqual([]);
     expect(await repo.findByOriginalTransactionId('atomic-1')).toBeNull();
     // and the uuid is still free
     expect(await repo.recordNotification({ uuid, type: 'TEST', subtype: null, outcome: 'no_change', reason: null, original_transaction_id: null, signed_date: 1, received_at: now })).toBe(false);
@@ -515,7 +515,7 @@ describe('DbIapRepository', () => {
     const signed = await Promise.all(specs.map((s) => signNotification(pki, s)));
     const results = await Promise.all([...signed, ...signed].map((p) => post(p)));
     expect(results.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 200]);
-    expect(auditRows().filter((r) => r.original_transaction_id === c.otid)).toHaveLength(3);
+    expect((await auditRows()).filter((r) => r.original_transaction_id === c.otid)).toHaveLength(3);
     expect(await c.only()).toMatchObject({ status: 'active' });
   });
 });

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { createCloud, type Cloud } from '../cloud.ts';
 import { defaultCloudConfig, type CloudConfig } from '../config.ts';
 import { createLogger } from '../log.ts';
+import { createTestSchema, testDatabaseUrl, type TestSchema } from './database.ts';
 
 export interface ApiResponse<T = any> {
   status: number;
@@ -21,13 +22,27 @@ export interface RequestOptions {
   headers?: Record<string, string>;
 }
 
-/** A whole cloud in-process: temp data dir, real SQLite file, real HTTP on a loopback port. */
+/**
+ * A whole cloud in-process: temp data dir, real HTTP on a loopback port, and a real database:
+ * a SQLite file, or a fresh schema of the PostgreSQL at TEST_DATABASE_URL.
+ */
 export class TestCloud {
   readonly cloud: Cloud;
   readonly dataDir: string;
-  constructor(cloud: Cloud, dataDir: string) {
+  private readonly schema: TestSchema | null;
+  constructor(cloud: Cloud, dataDir: string, schema: TestSchema | null = null) {
     this.cloud = cloud;
     this.dataDir = dataDir;
+    this.schema = schema;
+  }
+
+  /** Portable SQL (`?` placeholders) on the cloud's database, for tests that look behind the API. */
+  sql<T = Record<string, any>>(sql: string, params: unknown[] = []): Promise<T[]> {
+    return this.cloud.database.query<T>(sql, params);
+  }
+
+  async sqlOne<T = Record<string, any>>(sql: string, params: unknown[] = []): Promise<T | undefined> {
+    return this.cloud.database.one<T>(sql, params);
   }
 
   get url(): string {
@@ -65,13 +80,21 @@ export class TestCloud {
   async stop(): Promise<void> {
     await this.cloud.stop();
     fs.rmSync(this.dataDir, { recursive: true, force: true });
+    await this.schema?.drop();
   }
 }
 
 export async function startTestCloud(overrides: Partial<CloudConfig> = {}, opts: { dataDir?: string } = {}): Promise<TestCloud> {
   const dataDir = opts.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'cloud-test-'));
-  const config = defaultCloudConfig({ port: 0, host: '127.0.0.1', dataDir, fastHashing: true, ...overrides });
+  const baseUrl = testDatabaseUrl();
+  const schema = baseUrl && overrides.databaseUrl === undefined ? await createTestSchema(baseUrl) : null;
+  const config = defaultCloudConfig({ port: 0, host: '127.0.0.1', dataDir, fastHashing: true, databaseUrl: schema?.url, ...overrides });
   const cloud = createCloud(config, { log: createLogger('cloud', { silent: !process.env.DEBUG }) });
-  await cloud.start();
-  return new TestCloud(cloud, dataDir);
+  try {
+    await cloud.start();
+  } catch (err) {
+    await schema?.drop();
+    throw err;
+  }
+  return new TestCloud(cloud, dataDir, schema);
 }

@@ -188,7 +188,7 @@ describe('lifecycle', () => {
     const b = await t.user();
     const zone = await zoneOf(a);
     const tr = (await offer(a, b.email, 'zone', zone.id)).body;
-    t.cloud.database.raw.prepare('UPDATE transfers SET expires_at = ? WHERE id = ?').run(new Date(Date.now() - 1000).toISOString(), tr.id);
+    await t.sql('UPDATE transfers SET expires_at = ? WHERE id = ?', [new Date(Date.now() - 1000).toISOString(), tr.id]);
     const list = await t.get('/v1/transfers', { token: b.token });
     expect(list.body.find((x: any) => x.id === tr.id).status).toBe('expired');
     const accept = await t.post(`/v1/transfers/${tr.id}/accept`, { token: b.token });

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestCloud, type TestCloud } from '../testing/harness.ts';
+import { onPostgres } from '../testing/database.ts';
 import { makeOrg } from '../zones/testing.ts';
 import { SecretBox } from './secret-box.ts';
 import { voipKeyFile } from './routes.ts';
@@ -11,8 +12,8 @@ beforeAll(async () => { t = await startTestCloud(); });
 afterAll(async () => { await t.stop(); });
 
 const sip = { name: 'Front door', server: 'sip.example.test', username: 'door', password: 'S3cret-sip-pass' };
-const storedPassword = (id: number) =>
-  t.cloud.database.raw.prepare('SELECT password_enc FROM voip_accounts WHERE id = ?').pluck().get(id) as string;
+const storedPassword = async (id: number) =>
+  (await t.sqlOne<{ password_enc: string }>('SELECT password_enc FROM voip_accounts WHERE id = ?', [id]))?.password_enc as string;
 
 describe('POST /v1/voip-accounts', () => {
   it('creates with defaults, never returns the password, and stores it encrypted', async () => {
@@ -28,15 +29,24 @@ describe('POST /v1/voip-accounts', () => {
     expect(list.text).not.toContain(sip.password);
     expect(list.body).toEqual([res.body]);
 
-    const stored = storedPassword(res.body.id);
+    const stored = await storedPassword(res.body.id);
     expect(stored).not.toContain(sip.password);
     expect(stored).toMatch(/^v1:[\w-]+:[\w-]+:[\w-]+$/);
     const keyFile = voipKeyFile(t.dataDir);
     expect(fs.statSync(keyFile).mode & 0o777).toBe(0o600);
     expect(new SecretBox(keyFile).decrypt(stored)).toBe(sip.password);
-    // the raw database file does not hold the plaintext either
-    t.cloud.database.raw.pragma('wal_checkpoint(TRUNCATE)');
-    expect(fs.readFileSync(path.join(t.dataDir, 'cloud.db')).includes(Buffer.from(sip.password))).toBe(false);
+    if (onPostgres()) {
+      // no column of any stored account holds the plaintext
+      const rows = await t.sql('SELECT * FROM voip_accounts');
+      expect(rows.length).toBeGreaterThan(0);
+      for (const row of rows) {
+        for (const value of Object.values(row)) expect(String(value)).not.toContain(sip.password);
+      }
+    } else {
+      // the raw database file does not hold the plaintext either
+      await t.sql('PRAGMA wal_checkpoint(TRUNCATE)');
+      expect(fs.readFileSync(path.join(t.dataDir, 'cloud.db')).includes(Buffer.from(sip.password))).toBe(false);
+    }
   });
 
   it('accepts every field and the tcp/tls transports', async () => {
@@ -50,7 +60,7 @@ describe('POST /v1/voip-accounts', () => {
     const second = await t.post('/v1/voip-accounts', { token: u.token, body: { ...sip, transport: 'tcp' } });
     expect(second.body.transport).toBe('tcp');
     // the same password encrypts differently each time (fresh IV)
-    expect(storedPassword(res.body.id)).not.toBe(storedPassword(second.body.id));
+    expect(await storedPassword(res.body.id)).not.toBe(await storedPassword(second.body.id));
   });
 
   it('validates with 400 {message} naming the field', async () => {

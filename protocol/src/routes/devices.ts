@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineRoute } from '../route.ts';
-import { IdParams, IntIdParam } from '../common.ts';
+import { IntIdParam } from '../common.ts';
 import { ConfigEntry, Device, DeviceWithEntities, EntityIdParam, EntityState, ServiceCallBody, ServiceCallResult, ServiceName } from '../devices.ts';
 import { MqttCredentials } from '../edges.ts';
 import { PutVoiceEndpointBody, VoiceEndpoint } from '../integrations.ts';
@@ -9,7 +9,8 @@ import { BrowseQuery, MediaNode, ResolveBody, ResolvedMedia } from '../media.ts'
 import { MessageBody } from '../common.ts';
 
 /** Cloud routes that read the mirror or reach an edge through the tunnel. */
-export const EdgeQuery = z.object({ edge_id: IntIdParam.optional() });
+// A filter: an id that cannot exist matches nothing (200 []), unlike a path id (404).
+export const EdgeQuery = z.object({ edge_id: z.string().regex(/^[0-9]+$/, 'must be an integer id').optional() });
 export const CloudDeviceParams = z.object({ id: IntIdParam });
 export const CloudEntityParams = z.object({ entity_id: EntityIdParam });
 export const CloudServiceParams = z.object({ domain: ServiceName, service: ServiceName });
@@ -39,7 +40,7 @@ export const callServiceRoute = defineRoute({
 });
 export const edgeMqttCredentialsRoute = defineRoute({
   method: 'post', path: '/v1/edges/{id}/mqtt-credentials', summary: "Create credentials accepted by that edge's MQTT broker", tag: 'edges', auth: 'bearer',
-  params: IdParams, status: 201, response: MqttCredentials, errors: [401, 403, 404, 503, 504],
+  params: z.object({ id: IntIdParam }), status: 201, response: MqttCredentials, errors: [401, 403, 404, 503, 504],
 });
 export const voiceEndpointsRoute = defineRoute({
   method: 'get', path: '/v1/voice-assistant/endpoints', summary: 'Entities for voice assistants, with their state and exposure', tag: 'integrations', auth: 'bearer', orgContext: true,

@@ -1,18 +1,34 @@
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
+import { exportJWK, generateKeyPair } from 'jose';
 import type { MqttClient } from 'mqtt';
 import { spawnReady, type Spawned } from '@smarthome/cloud/testing/process';
 import { TEST_REDIS_URL, deleteTestPrefix, redisReachable, testRedisPrefix } from '@smarthome/cloud/scale/testing';
 import { connect, startEdge, tempDir } from '@smarthome/edge/test-helpers';
 import type { Edge } from '@smarthome/edge/edge';
+import { createTestSchema, testDatabaseUrl } from '@smarthome/cloud/testing/database';
 import { until } from './support.ts';
 
+/** What an operator copies to every replica: the access-token signing key and the VoIP secret key. */
+async function provisionSharedKeys(dirs: string[]): Promise<void> {
+  const { privateKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519', extractable: true });
+  const jwk = JSON.stringify(await exportJWK(privateKey));
+  const voipKey = randomBytes(32).toString('base64') + '\n';
+  for (const dir of dirs) {
+    fs.writeFileSync(path.join(dir, 'jwt-signing-key.json'), jwk, { mode: 0o600 });
+    fs.writeFileSync(path.join(dir, 'voip-secret.key'), voipKey, { mode: 0o600 });
+  }
+}
+
 /**
- * Two cloud processes on one data dir and one Redis (REDIS_URL), acting as one: an edge whose
+ * Two cloud processes on one database (a shared SQLite file in one data dir, or with
+ * TEST_DATABASE_URL one PostgreSQL schema and a data dir each, holding the same keys) and one
+ * Redis (REDIS_URL), acting as one: an edge whose
  * tunnel is on replica B is reachable through replica A, its state changes reach A's app
  * sockets, login throttling is shared, revocation on A drops B's tunnel, and when B is killed
  * the edge reconnects through the "load balancer" (a failover TCP proxy: B first, then A) to A.
@@ -68,8 +84,10 @@ async function failoverProxy(targets: () => number[]): Promise<{ port: number; c
   };
 }
 
-async function startReplica(dataDir: string, prefix: string): Promise<{ proc: Spawned; url: string; port: number }> {
-  const proc = await spawnReady('cloud/src/main.ts', ['--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir, '--redis-url', TEST_REDIS_URL], { REDIS_PREFIX: prefix }, 20_000);
+async function startReplica(dataDir: string, prefix: string, databaseUrl?: string): Promise<{ proc: Spawned; url: string; port: number }> {
+  const args = ['--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir, '--redis-url', TEST_REDIS_URL];
+  if (databaseUrl) args.push('--database-url', databaseUrl);
+  const proc = await spawnReady('cloud/src/main.ts', args, { REDIS_PREFIX: prefix }, 20_000);
   children.push(proc);
   return { proc, url: `http://127.0.0.1:${proc.ready.http}`, port: proc.ready.http };
 }
@@ -84,12 +102,22 @@ describe.skipIf(!reachable)('two cloud replicas behind a load balancer', () => {
   const commands: string[] = [];
 
   beforeAll(async () => {
-    const cloudDir = fs.mkdtempSync(path.join(os.tmpdir(), 'replicas-'));
-    cleanups.push(() => fs.rmSync(cloudDir, { recursive: true, force: true }));
     const prefix = testRedisPrefix();
     cleanups.push(() => deleteTestPrefix(prefix));
-    // Both start at once on a fresh data dir: migrations must apply exactly once between them.
-    [A, B] = await Promise.all([startReplica(cloudDir, prefix), startReplica(cloudDir, prefix)]);
+    const pgUrl = testDatabaseUrl();
+    const schema = pgUrl ? await createTestSchema(pgUrl) : null;
+    if (schema) cleanups.push(() => schema.drop());
+    const dirA = fs.mkdtempSync(path.join(os.tmpdir(), 'replicas-'));
+    cleanups.push(() => fs.rmSync(dirA, { recursive: true, force: true }));
+    // On PostgreSQL each replica has a data dir of its own (as on separate hosts), provisioned with the same keys.
+    const dirB = schema ? fs.mkdtempSync(path.join(os.tmpdir(), 'replicas-')) : dirA;
+    if (schema) {
+      cleanups.push(() => fs.rmSync(dirB, { recursive: true, force: true }));
+      await provisionSharedKeys([dirA, dirB]);
+    }
+    // Both start at once on a fresh database: migrations must apply exactly once between them.
+    [A, B] = await Promise.all([startReplica(dirA, prefix, schema?.url), startReplica(dirB, prefix, schema?.url)]);
+    if (schema) expect(fs.existsSync(path.join(dirA, 'cloud.db')) || fs.existsSync(path.join(dirB, 'cloud.db'))).toBe(false);
 
     const email = `owner-${prefix}@example.test`;
     const password = 'correct horse battery';

@@ -1,0 +1,54 @@
+import { HttpError } from '@smarthome/protocol/server';
+
+/**
+ * What the cloud needs from a SQL engine. The cloud writes its SQL once (drizzle's SQLite
+ * query builder, or portable SQL with `?` placeholders); a driver runs it on its engine.
+ */
+export type Row = Record<string, unknown>;
+export type Dialect = 'sqlite' | 'postgres';
+
+export interface SqlDriver {
+  readonly dialect: Dialect;
+  open(): Promise<void>;
+  /** Rows as objects keyed by column name. */
+  query(sql: string, params: readonly unknown[]): Promise<Row[]>;
+  /** Rows as arrays, in select order (what drizzle maps from). */
+  queryArrays(sql: string, params: readonly unknown[]): Promise<unknown[][]>;
+  /** Runs a statement; resolves to the number of rows it changed. */
+  execute(sql: string, params: readonly unknown[]): Promise<number>;
+  /**
+   * Runs fn in one transaction. Every query fn issues (directly or through callees: the
+   * context follows async calls) goes to the transaction; a nested call joins it.
+   */
+  transaction<T>(fn: () => Promise<T>): Promise<T>;
+  /** Applies the migrations not yet recorded, under a lock other processes wait on. */
+  migrate(migrations: readonly Migration[]): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface Migration {
+  /** unique, stable id: "<module>-<nnn>-<what>" */
+  id: string;
+  /** SQLite DDL; PostgreSQL runs it through toPostgresDdl. */
+  sql: string;
+}
+
+/**
+ * A value PostgreSQL cannot compare with its column (an integer beyond 64 bits, NaN for an
+ * id): on SQLite such a value simply matches no row, so on both engines it names nothing
+ * that exists.
+ */
+export class NoSuchValue extends HttpError {
+  constructor(options: { cause?: unknown }) {
+    super(404, 'not found', options);
+    this.name = 'NoSuchValue';
+  }
+}
+
+/** The engine's "row is already there" error, translated at the driver boundary. */
+export class UniqueViolation extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'UniqueViolation';
+  }
+}

@@ -1,0 +1,161 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import pg from 'pg';
+import { NoSuchValue, UniqueViolation, type Migration, type Row, type SqlDriver } from './driver.ts';
+import { FILL_ID_FUNCTION, toPostgresDdl, toPostgresSql } from './postgres-sql.ts';
+
+const INT8 = 20;
+const NUMERIC = 1700;
+
+/**
+ * PostgreSQL through a pg pool. Transactions take a client of their own (queries in their
+ * async context go to it) and, as on SQLite, run one after the other within the process, so
+ * both engines give a transaction the same view; other queries use the pool meanwhile.
+ */
+export class PostgresDriver implements SqlDriver {
+  readonly dialect = 'postgres' as const;
+  private readonly url: string;
+  private pool: pg.Pool | null = null;
+  private readonly transactionClient = new AsyncLocalStorage<pg.PoolClient>();
+  private transactionTail: Promise<void> = Promise.resolve();
+  private readonly sqlCache = new Map<string, string>();
+
+  constructor(url: string) {
+    this.url = url;
+  }
+
+  async open(): Promise<void> {
+    const pool = new pg.Pool({
+      connectionString: this.url,
+      max: 10,
+      // ids, counts and epoch milliseconds are BIGINT; the cloud treats them as numbers, like SQLite's INTEGER.
+      types: {
+        getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+          oid === INT8 || oid === NUMERIC ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+      },
+    });
+    // An idle client losing its server must not take the process down; the next query reconnects.
+    pool.on('error', () => {});
+    try {
+      await pool.query('SELECT 1');
+    } catch (err) {
+      await pool.end().catch(() => {});
+      throw new Error(`cannot reach PostgreSQL at ${redact(this.url)}: ${(err as Error).message}`, { cause: err });
+    }
+    this.pool = pool;
+  }
+
+  private get client(): pg.Pool | pg.PoolClient {
+    const inTransaction = this.transactionClient.getStore();
+    if (inTransaction) return inTransaction;
+    if (!this.pool) throw new Error('database not started');
+    return this.pool;
+  }
+
+  private text(sql: string): string {
+    let text = this.sqlCache.get(sql);
+    if (text === undefined) {
+      text = toPostgresSql(sql);
+      if (this.sqlCache.size >= 1000) this.sqlCache.delete(this.sqlCache.keys().next().value!);
+      this.sqlCache.set(sql, text);
+    }
+    return text;
+  }
+
+  async query(sql: string, params: readonly unknown[]): Promise<Row[]> {
+    const res = await translate(this.client.query({ text: this.text(sql), values: bind(params) }));
+    return res.rows as Row[];
+  }
+
+  async queryArrays(sql: string, params: readonly unknown[]): Promise<unknown[][]> {
+    const res = await translate(this.client.query({ text: this.text(sql), values: bind(params), rowMode: 'array' }));
+    return res.rows as unknown[][];
+  }
+
+  async execute(sql: string, params: readonly unknown[]): Promise<number> {
+    const res = await translate(this.client.query({ text: this.text(sql), values: bind(params) }));
+    return res.rowCount ?? 0;
+  }
+
+  async transaction<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.transactionClient.getStore()) return fn();
+    const run = this.transactionTail.then(() => this.runTransaction(fn));
+    this.transactionTail = run.then(() => undefined, () => undefined);
+    return run;
+  }
+
+  private async runTransaction<T>(fn: () => Promise<T>): Promise<T> {
+    if (!this.pool) throw new Error('database not started');
+    const client = await this.pool.connect();
+    let broken = false;
+    try {
+      await client.query('BEGIN');
+      try {
+        const out = await this.transactionClient.run(client, fn);
+        await client.query('COMMIT');
+        return out;
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => { broken = true; });
+        throw err;
+      }
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  /**
+   * Replicas may start together: an advisory lock (per schema) makes the others wait, and
+   * the applied ids are read under it, so each migration applies exactly once.
+   */
+  async migrate(migrations: readonly Migration[]): Promise<void> {
+    if (!this.pool) throw new Error('database not started');
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      const schema = (await client.query('SELECT current_schema() AS s')).rows[0]?.s as string | null;
+      if (!schema) throw new Error('the search_path names no existing schema; create it first');
+      await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`smarthome-migrate:${schema}`]);
+      await client.query('CREATE TABLE IF NOT EXISTS _migrations (id TEXT PRIMARY KEY, applied_at TEXT NOT NULL)');
+      await client.query(FILL_ID_FUNCTION);
+      const applied = new Set((await client.query('SELECT id FROM _migrations')).rows.map((r) => r.id as string));
+      for (const m of migrations) {
+        if (applied.has(m.id)) continue;
+        await client.query(toPostgresDdl(m.sql));
+        await client.query('INSERT INTO _migrations (id, applied_at) VALUES ($1, $2)', [m.id, new Date().toISOString()]);
+      }
+      await client.query('COMMIT');
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => {});
+      throw err;
+    } finally {
+      client.release();
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.transactionTail;
+    const pool = this.pool;
+    this.pool = null;
+    await pool?.end();
+  }
+}
+
+/** Booleans are stored as 0/1 integers on both engines. */
+function bind(params: readonly unknown[]): unknown[] {
+  return params.map((p) => (typeof p === 'boolean' ? (p ? 1 : 0) : p));
+}
+
+async function translate<T>(pending: Promise<T>): Promise<T> {
+  try {
+    return await pending;
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    if (code === '23505') throw new UniqueViolation((err as Error).message, { cause: err });
+    // numeric_value_out_of_range, invalid_text_representation (e.g. NaN where an integer is compared)
+    if (code === '22003' || code === '22P02') throw new NoSuchValue({ cause: err });
+    throw err;
+  }
+}
+
+function redact(url: string): string {
+  return url.replace(/\/\/([^:@/]+):[^@/]*@/, '//$1:***@');
+}

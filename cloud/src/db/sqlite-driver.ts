@@ -1,0 +1,156 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { UniqueViolation, type Migration, type Row, type SqlDriver } from './driver.ts';
+
+/**
+ * The embedded engine: one better-sqlite3 connection on a file in the data dir, WAL, foreign
+ * keys on. A connection has one transaction, so transactions run one after the other, and a
+ * query from outside an open transaction waits for it to end (it would otherwise land inside
+ * it and be rolled back with it).
+ */
+export class SqliteDriver implements SqlDriver {
+  readonly dialect = 'sqlite' as const;
+  private readonly file: string;
+  private sqlite: Database.Database | null = null;
+  private statements = new Map<string, Database.Statement>();
+  private transactionTail: Promise<void> = Promise.resolve();
+  /** set while a transaction is open; resolves when it ends */
+  private openTransaction: Promise<void> | null = null;
+  private readonly inTransaction = new AsyncLocalStorage<true>();
+
+  constructor(file: string) {
+    this.file = file;
+  }
+
+  async open(): Promise<void> {
+    fs.mkdirSync(path.dirname(this.file), { recursive: true });
+    const sqlite = new Database(this.file);
+    // busy_timeout first: with several replicas on one file, switching to WAL and migrating wait for each other.
+    sqlite.pragma('busy_timeout = 5000');
+    sqlite.pragma('journal_mode = WAL');
+    sqlite.pragma('synchronous = NORMAL');
+    sqlite.pragma('foreign_keys = ON');
+    this.sqlite = sqlite;
+    this.statements = new Map();
+  }
+
+  private get raw(): Database.Database {
+    if (!this.sqlite) throw new Error('database not started');
+    return this.sqlite;
+  }
+
+  /**
+   * Compiling a statement was the largest per-request cost of the cloud; statements are
+   * reusable, so they are kept by SQL text. A statement handed out again starts in plain
+   * object mode (no raw or pluck left over from its last user).
+   */
+  private statement(sql: string): Database.Statement {
+    let stmt = this.statements.get(sql);
+    if (stmt) {
+      if (stmt.reader) stmt.pluck(false).expand(false).raw(false);
+      return stmt;
+    }
+    stmt = this.raw.prepare(sql);
+    if (this.statements.size >= 1000) this.statements.delete(this.statements.keys().next().value!);
+    this.statements.set(sql, stmt);
+    return stmt;
+  }
+
+  private async ready(): Promise<void> {
+    while (this.openTransaction && !this.inTransaction.getStore()) await this.openTransaction;
+  }
+
+  async query(sql: string, params: readonly unknown[]): Promise<Row[]> {
+    if (this.openTransaction) await this.ready();
+    const stmt = this.statement(sql);
+    return translate(() => (stmt.reader ? stmt.all(...bind(params)) as Row[] : (stmt.run(...bind(params)), [])));
+  }
+
+  async queryArrays(sql: string, params: readonly unknown[]): Promise<unknown[][]> {
+    if (this.openTransaction) await this.ready();
+    const stmt = this.statement(sql);
+    return translate(() => (stmt.reader ? stmt.raw(true).all(...bind(params)) as unknown[][] : (stmt.run(...bind(params)), [])));
+  }
+
+  async execute(sql: string, params: readonly unknown[]): Promise<number> {
+    if (this.openTransaction) await this.ready();
+    const stmt = this.statement(sql);
+    return translate(() => stmt.run(...bind(params)).changes);
+  }
+
+  async transaction<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.inTransaction.getStore()) return fn();
+    const run = this.transactionTail.then(() => this.runTransaction(fn));
+    this.transactionTail = run.then(() => undefined, () => undefined);
+    return run;
+  }
+
+  private async runTransaction<T>(fn: () => Promise<T>): Promise<T> {
+    const sqlite = this.raw;
+    let end!: () => void;
+    this.openTransaction = new Promise((resolve) => { end = resolve; });
+    try {
+      sqlite.exec('BEGIN IMMEDIATE');
+      try {
+        const out = await this.inTransaction.run(true, fn);
+        sqlite.exec('COMMIT');
+        return out;
+      } catch (err) {
+        if (sqlite.inTransaction) sqlite.exec('ROLLBACK');
+        throw err;
+      }
+    } finally {
+      this.openTransaction = null;
+      end();
+    }
+  }
+
+  /**
+   * Several processes may start together on one file (cloud replicas): the whole run holds
+   * the write lock (BEGIN EXCLUSIVE, waiting up to busy_timeout for another migrator), and
+   * the applied ids are read inside the lock, so each migration applies exactly once.
+   */
+  async migrate(migrations: readonly Migration[]): Promise<void> {
+    const sqlite = this.raw;
+    sqlite.exec('BEGIN EXCLUSIVE');
+    try {
+      sqlite.exec('CREATE TABLE IF NOT EXISTS _migrations (id TEXT PRIMARY KEY, applied_at TEXT NOT NULL)');
+      const applied = new Set(sqlite.prepare('SELECT id FROM _migrations').pluck().all() as string[]);
+      const record = sqlite.prepare('INSERT INTO _migrations (id, applied_at) VALUES (?, ?)');
+      for (const m of migrations) {
+        if (applied.has(m.id)) continue;
+        sqlite.exec(m.sql);
+        record.run(m.id, new Date().toISOString());
+      }
+      sqlite.exec('COMMIT');
+    } catch (err) {
+      if (sqlite.inTransaction) sqlite.exec('ROLLBACK');
+      throw err;
+    }
+    this.statements = new Map(); // compiled against the old schema
+  }
+
+  async close(): Promise<void> {
+    await this.transactionTail;
+    this.sqlite?.close();
+    this.sqlite = null;
+    this.statements = new Map();
+  }
+}
+
+/** better-sqlite3 binds no booleans; drizzle already maps its boolean columns to 0/1. */
+function bind(params: readonly unknown[]): unknown[] {
+  return params.map((p) => (typeof p === 'boolean' ? (p ? 1 : 0) : p));
+}
+
+function translate<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    if (code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY') throw new UniqueViolation((err as Error).message, { cause: err });
+    throw err;
+  }
+}
