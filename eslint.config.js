@@ -17,8 +17,8 @@ export default tseslint.config(
   {
     // The cloud's storage is async on both engines: a query not awaited is a bug the types alone miss
     // (`if (promise)` is always true), in the product and in the tests that drive it. Type-aware,
-    // so limited to the cloud.
-    files: ['cloud/src/**/*.ts'],
+    // so limited to the cloud and the tools that drive it.
+    files: ['cloud/src/**/*.ts', 'tools/**/*.ts'],
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',

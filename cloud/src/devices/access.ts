@@ -8,6 +8,7 @@ import { shares } from '../authz/shares-table.ts';
 import type { TunnelHub } from '../tunnel/hub.ts';
 import { EdgeBusyError, EdgeOfflineError, EdgeTimeoutError, type RpcResult } from '../tunnel/connection.ts';
 import type { Visibility } from '../websocket/app-socket.ts';
+import { StatesCache } from '../mirror/states-cache.ts';
 
 export interface EdgeGrant { edgeId: number; orgId: string | null; ownerId: string; role: 'owner' | 'admin' | 'member' }
 export interface EntityGrant { edgeId: number; entityId: string; canView: boolean; canControl: boolean; canEdit: boolean }
@@ -25,9 +26,11 @@ const key = (edgeId: number, entityId: string) => `${edgeId}:${entityId}`;
 export class EntityAccess {
   private readonly s: Omit<CloudServices, 'access'>;
   private readonly hub: TunnelHub;
+  private readonly statesCache: StatesCache;
   constructor(services: Omit<CloudServices, 'access'>, hub: TunnelHub) {
     this.s = services;
     this.hub = hub;
+    this.statesCache = new StatesCache(services.mirror);
   }
   private get db() {
     return this.s.database.db;
@@ -77,6 +80,24 @@ export class EntityAccess {
   async visibility(userId: string): Promise<Visibility> {
     const [edgeList, shared] = await Promise.all([this.edgeGrants(userId), this.entityGrants(userId)]);
     return { edges: new Set(edgeList.map((e) => e.edgeId)), entities: new Set(shared.filter((g) => g.canView).map((g) => key(g.edgeId, g.entityId))) };
+  }
+
+  /**
+   * What states() returns, as the JSON body and an ETag (for GET /v1/entities/states), from the
+   * per-edge cache: the same content, without re-serializing unchanged edges.
+   */
+  async statesBody(userId: string, orgId: string | null = null): Promise<{ body: Uint8Array<ArrayBuffer>; etag: string }> {
+    const [edgeList, shared] = await Promise.all([this.edgeGrants(userId, orgId), this.entityGrants(userId, orgId)]);
+    const whole = new Set(edgeList.map((e) => e.edgeId));
+    const extra = shared.filter((g) => g.canView && !whole.has(g.edgeId));
+    return this.statesCache.render([...whole], extra, async () => {
+      const out: EntityState[] = [];
+      for (const g of extra) {
+        const st = await this.s.mirror.state([g.edgeId], g.entityId);
+        if (st) out.push(st);
+      }
+      return out;
+    });
   }
 
   /** Current states the user may view, from the mirror (answers while edges are offline). */

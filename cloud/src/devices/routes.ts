@@ -52,9 +52,14 @@ export function mountDeviceRoutes(router: CloudRouter, s: CloudServices): void {
     return found;
   });
 
+  // Served from the per-edge serialized cache (already in the response schema's shape), with an
+  // ETag: a client that sends If-None-Match gets 304 while nothing it may see has changed.
   router.add(routes.listStatesRoute, async ({ auth, c }) => {
     const scope = await resolveScope(s.database.db, c, userOf(auth));
-    return access.states(scope.userId, scope.orgId);
+    const { body, etag } = await access.statesBody(scope.userId, scope.orgId);
+    const headers = { etag, 'cache-control': 'private, no-cache' };
+    if (ifNoneMatch(c.req.header('if-none-match'), etag)) return c.body(null, 304, headers);
+    return c.body(body, 200, { ...headers, 'content-type': 'application/json' });
   });
 
   router.add(routes.getStateRoute, async ({ auth, params }) => (await access.resolveEntity(userOf(auth), params.entity_id, 'view')).state);
@@ -161,4 +166,11 @@ export function mountDeviceRoutes(router: CloudRouter, s: CloudServices): void {
     for (const [k, v] of Object.entries(res.headers ?? {})) if (k !== 'content-length') headers.set(k, v);
     return new Response(Buffer.from(String(res.body), 'base64'), { status: res.status, headers });
   });
+}
+
+/** RFC 9110: If-None-Match is a list of entity tags (weak comparison) or `*`. */
+function ifNoneMatch(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  const bare = (t: string) => t.trim().replace(/^W\//, '');
+  return header.split(',').some((t) => t.trim() === '*' || bare(t) === bare(etag));
 }

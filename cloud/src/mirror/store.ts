@@ -45,12 +45,18 @@ const SQL = {
   removeEntity: 'DELETE FROM mirror_entities WHERE edge_id = ? AND entity_id = ?',
   removeEntry: 'DELETE FROM mirror_config_entries WHERE edge_id = ? AND id = ?',
   removeAutomation: 'DELETE FROM mirror_automations WHERE edge_id = ? AND id = ?',
-  setSeq: `INSERT INTO mirror_sync (edge_id, seq, snapshot_at, updated_at) VALUES (?, ?, ?, ?)
-    ON CONFLICT (edge_id) DO UPDATE SET seq = excluded.seq, snapshot_at = COALESCE(excluded.snapshot_at, mirror_sync.snapshot_at), updated_at = excluded.updated_at`,
+  setSeq: `INSERT INTO mirror_sync (edge_id, seq, snapshot_at, updated_at, version) VALUES (?, ?, ?, ?, 1)
+    ON CONFLICT (edge_id) DO UPDATE SET seq = excluded.seq, snapshot_at = COALESCE(excluded.snapshot_at, mirror_sync.snapshot_at),
+      updated_at = excluded.updated_at, version = mirror_sync.version + 1`,
+  /** a write without a sequence (the cloud's own, or a cleared mirror) still changes the version */
+  bumpVersion: `INSERT INTO mirror_sync (edge_id, seq, snapshot_at, updated_at, version) VALUES (?, NULL, NULL, ?, 1)
+    ON CONFLICT (edge_id) DO UPDATE SET updated_at = excluded.updated_at, version = mirror_sync.version + 1`,
+  clearSync: 'UPDATE mirror_sync SET seq = NULL, snapshot_at = NULL, updated_at = ?, version = version + 1 WHERE edge_id = ?',
   getSeq: 'SELECT seq FROM mirror_sync WHERE edge_id = ?',
 } as const;
 
-const TABLES = ['mirror_devices', 'mirror_entities', 'mirror_config_entries', 'mirror_automations', 'mirror_sync'] as const;
+/** what a snapshot replaces; mirror_sync (sequence, version) outlives it */
+const DATA_TABLES = ['mirror_devices', 'mirror_entities', 'mirror_config_entries', 'mirror_automations'] as const;
 /** rows per multi-row INSERT of a snapshot: 14 columns × 200 stays far below both engines' parameter limits */
 const CHUNK = 200;
 
@@ -89,7 +95,7 @@ export class MirrorStore {
       entities.set(s.entity_id, row);
     }
     await this.database.transaction(async () => {
-      for (const table of TABLES) if (table !== 'mirror_sync') await this.run(`DELETE FROM ${table} WHERE edge_id = ?`, [edgeId]);
+      for (const table of DATA_TABLES) await this.run(`DELETE FROM ${table} WHERE edge_id = ?`, [edgeId]);
       await this.insertRows('mirror_devices', DEVICE_COLUMNS, snapshot.devices.map((d) => deviceRow(edgeId, d)));
       await this.insertRows('mirror_entities', ENTITY_COLUMNS, [...entities.values()]);
       await this.insertRows('mirror_config_entries', ENTRY_COLUMNS, snapshot.config_entries.map((c) => entryRow(edgeId, c)));
@@ -123,6 +129,7 @@ export class MirrorStore {
         case 'automation_remove': await this.run(SQL.removeAutomation, [edgeId, delta.id]); break;
       }
       if (seq !== null) await this.run(SQL.setSeq, [edgeId, seq, null, new Date().toISOString()]);
+      else await this.run(SQL.bumpVersion, [edgeId, new Date().toISOString()]);
       return { oldState };
     });
   }
@@ -133,11 +140,22 @@ export class MirrorStore {
     return row?.seq ?? null;
   }
 
-  /** Forgets everything mirrored for the edge (e.g. when it is revoked). */
+  /** Forgets everything mirrored for the edge (e.g. when it is revoked); its version keeps counting up. */
   async clear(edgeId: number): Promise<void> {
     await this.database.transaction(async () => {
-      for (const table of TABLES) await this.run(`DELETE FROM ${table} WHERE edge_id = ?`, [edgeId]);
+      for (const table of DATA_TABLES) await this.run(`DELETE FROM ${table} WHERE edge_id = ?`, [edgeId]);
+      await this.run(SQL.clearSync, [new Date().toISOString(), edgeId]);
     });
+  }
+
+  /** The mirror version of each given edge (0 for an edge never mirrored). */
+  async versions(edgeIds: number[]): Promise<Map<number, number>> {
+    const out = new Map<number, number>(edgeIds.map((id) => [id, 0]));
+    if (edgeIds.length === 0) return out;
+    for (const r of await this.database.query<{ edge_id: number; version: number }>(`SELECT edge_id, version FROM mirror_sync WHERE ${inEdges(edgeIds)}`, edgeIds)) {
+      out.set(r.edge_id, r.version);
+    }
+    return out;
   }
 
   /** Totals over the given edges. */

@@ -63,6 +63,8 @@ export const mirrorSync = sqliteTable('mirror_sync', {
   seq: integer('seq'),
   snapshotAt: text('snapshot_at'),
   updatedAt: text('updated_at').notNull(),
+  /** bumped by every write to the edge's mirror: readers on any replica can tell their cached copy is current */
+  version: integer('version').notNull().default(0),
 });
 
 export const mirrorMigrations: Migration[] = [
@@ -132,5 +134,9 @@ export const mirrorMigrations: Migration[] = [
     // releases created this index at runtime, so databases that already have it migrate cleanly.
     id: 'mirror-002-webhook-index',
     sql: 'CREATE INDEX IF NOT EXISTS mirror_automations_webhook ON mirror_automations(webhook_id);',
+  },
+  {
+    id: 'mirror-003-version',
+    sql: 'ALTER TABLE mirror_sync ADD COLUMN version INTEGER NOT NULL DEFAULT 0;',
   },
 ];
