@@ -126,6 +126,21 @@ describe('personal access tokens', () => {
     expect((await t.get('/v1/account', { token: pat })).status).toBe(401);
     expect((await t.delete(`/v1/account/tokens/${created.body.id}`, { token: u.token })).status).toBe(404);
   });
+  it('record when they were last used, at most once a minute (not a write per request)', async () => {
+    const u = await t.user();
+    const created = await t.post('/v1/account/tokens', { token: u.token, body: { name: 'poller' } });
+    const lastUsed = async () => (await t.get('/v1/account/tokens', { token: u.token })).body[0].last_used_at as string | null;
+    expect(await lastUsed()).toBeNull();
+    expect((await t.get('/v1/account', { token: created.body.token })).status).toBe(200);
+    const first = await lastUsed();
+    expect(Date.parse(first!)).toBeGreaterThan(Date.now() - 10_000);
+    expect((await t.get('/v1/account', { token: created.body.token })).status).toBe(200);
+    expect(await lastUsed()).toBe(first);
+    const hourAgo = new Date(Date.now() - 3600_000).toISOString();
+    await t.cloud.database.execute('UPDATE personal_access_tokens SET last_used_at = ? WHERE id = ?', [hourAgo, created.body.id]);
+    expect((await t.get('/v1/account', { token: created.body.token })).status).toBe(200);
+    expect(Date.parse((await lastUsed())!)).toBeGreaterThan(Date.parse(hourAgo));
+  });
   it("cannot revoke another user's token", async () => {
     const a = await t.user();
     const b = await t.user();

@@ -1,5 +1,5 @@
 import { randomUUID, randomBytes } from 'node:crypto';
-import { and, desc, eq, isNull } from 'drizzle-orm';
+import { and, desc, eq, isNull, sql } from 'drizzle-orm';
 import type { TokenResponse, User } from '@smarthome/protocol';
 import { conflict, forbidden, notFound, rateLimited, unauthorized } from '@smarthome/protocol/server';
 import type { CloudDatabase } from '../db/database.ts';
@@ -25,11 +25,19 @@ export interface AuthServiceDeps {
   fastHashing: boolean;
 }
 
+const PAT_LAST_USED_GRANULARITY_MS = 60_000;
+
 /** Accounts, sessions (access + rotating refresh tokens), personal access tokens, MFA backup codes. */
 export class AuthService {
   private readonly deps: AuthServiceDeps;
+  /** what authenticate() runs on every request */
+  private readonly perRequest;
   constructor(deps: AuthServiceDeps) {
     this.deps = deps;
+    this.perRequest = deps.database.prepared((db) => ({
+      patByHash: db.select().from(personalAccessTokens).where(eq(personalAccessTokens.tokenHash, sql.placeholder('hash'))).prepare(),
+      userExists: db.select({ id: users.id }).from(users).where(eq(users.id, sql.placeholder('id'))).prepare(),
+    }));
   }
   private get db() {
     return this.deps.database.db;
@@ -114,16 +122,19 @@ export class AuthService {
   /** Resolves an Authorization bearer value (JWT or PAT) to a principal, or null. */
   async authenticate(token: string): Promise<Principal | null> {
     if (token.startsWith(`${PAT_PREFIX}_`)) {
-      const row = await this.db.select().from(personalAccessTokens)
-        .where(eq(personalAccessTokens.tokenHash, sha256(token))).get();
+      const row = await this.perRequest().patByHash.get({ hash: sha256(token) });
       if (!row || row.revokedAt) return null;
-      await this.db.update(personalAccessTokens).set({ lastUsedAt: now() }).where(eq(personalAccessTokens.id, row.id));
+      // last_used_at is informational: a write per minute, not one per request.
+      const at = now();
+      if (!row.lastUsedAt || Date.parse(at) - Date.parse(row.lastUsedAt) >= PAT_LAST_USED_GRANULARITY_MS) {
+        await this.db.update(personalAccessTokens).set({ lastUsedAt: at }).where(eq(personalAccessTokens.id, row.id));
+      }
       return { userId: row.userId, via: 'pat', tokenId: row.id };
     }
     const userId = await this.deps.signer.verify(token);
     if (!userId) return null;
     // A deleted account's tokens stop working at once.
-    const exists = await this.db.select({ id: users.id }).from(users).where(eq(users.id, userId)).get();
+    const exists = await this.perRequest().userExists.get({ id: userId });
     return exists ? { userId, via: 'jwt' } : null;
   }
 

@@ -77,6 +77,19 @@ export class CloudDatabase {
     return this.driver.transaction(async () => fn());
   }
 
+  /**
+   * Queries built once per started database (drizzle builds a query's SQL on every run
+   * otherwise): for the ones every request makes. `build` prepares them with placeholders.
+   */
+  prepared<T>(build: (db: Db) => T): () => T {
+    let made: { db: Db; queries: T } | null = null;
+    return () => {
+      const db = this.db;
+      if (made?.db !== db) made = { db, queries: build(db) };
+      return made.queries;
+    };
+  }
+
   async stop(): Promise<void> {
     this.drizzleDb = null;
     await this.driver.close();

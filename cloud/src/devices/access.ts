@@ -1,14 +1,11 @@
-import { and, eq, inArray, isNull, ne, or } from 'drizzle-orm';
 import { ServiceName, type EntityState } from '@smarthome/protocol';
 import { badRequest, edgeOffline, forbidden, gatewayTimeout, HttpError, notFound } from '@smarthome/protocol/server';
 import type { CloudServices } from '../context.ts';
-import { edges } from '../edges/tables.ts';
-import { orgMembers } from '../orgs/tables.ts';
-import { shares } from '../authz/shares-table.ts';
 import type { TunnelHub } from '../tunnel/hub.ts';
 import { EdgeBusyError, EdgeOfflineError, EdgeTimeoutError, type RpcResult } from '../tunnel/connection.ts';
 import type { Visibility } from '../websocket/app-socket.ts';
 import { StatesCache } from '../mirror/states-cache.ts';
+import { grantQueries, type GrantQueries } from './grant-queries.ts';
 
 export interface EdgeGrant { edgeId: number; orgId: string | null; ownerId: string; role: 'owner' | 'admin' | 'member' }
 export interface EntityGrant { edgeId: number; entityId: string; canView: boolean; canControl: boolean; canEdit: boolean }
@@ -27,47 +24,39 @@ export class EntityAccess {
   private readonly s: Omit<CloudServices, 'access'>;
   private readonly hub: TunnelHub;
   private readonly statesCache: StatesCache;
+  private readonly prepared: () => GrantQueries;
   constructor(services: Omit<CloudServices, 'access'>, hub: TunnelHub) {
     this.s = services;
     this.hub = hub;
     this.statesCache = new StatesCache(services.mirror);
+    this.prepared = services.database.prepared(grantQueries);
   }
   private get db() {
     return this.s.database.db;
   }
 
+  private get queries(): GrantQueries {
+    return this.prepared();
+  }
+
   /** Edges the user reaches whole (not revoked); with orgId, only that organization's. */
   async edgeGrants(userId: string, orgId: string | null = null): Promise<EdgeGrant[]> {
-    const memberships = await this.db.select({ orgId: orgMembers.orgId, role: orgMembers.role }).from(orgMembers).where(eq(orgMembers.userId, userId)).all();
-    const roles = new Map(memberships.map((m) => [m.orgId, m.role]));
-    const orgIds = orgId ? (roles.has(orgId) ? [orgId] : []) : [...roles.keys()];
-    const rows = await this.db.select().from(edges).where(and(
-      ne(edges.status, 'revoked'),
-      orgId
-        ? inArray(edges.orgId, orgIds)
-        : or(and(eq(edges.userId, userId), isNull(edges.orgId)), orgIds.length ? inArray(edges.orgId, orgIds) : undefined),
-    )).all();
+    const q = this.queries;
+    const rows = orgId ? await q.orgEdges.all({ orgId, userId }) : await q.reachableEdges.all({ userId });
     return rows.map((e) => ({
       edgeId: e.id, orgId: e.orgId, ownerId: e.userId,
-      role: e.userId === userId ? 'owner' : (e.orgId && roles.get(e.orgId) === 'admin' ? 'admin' : 'member'),
+      role: e.userId === userId ? 'owner' : (e.orgId && e.role === 'admin' ? 'admin' : 'member'),
     }));
   }
 
   /** Entities shared with the user, resolved to the edges they live on. */
   async entityGrants(userId: string, orgId: string | null = null): Promise<EntityGrant[]> {
-    const memberOrgs = this.db.select({ orgId: orgMembers.orgId }).from(orgMembers).where(eq(orgMembers.userId, userId));
-    const rows = await this.db.select().from(shares).where(and(
-      eq(shares.resourceType, 'entity'),
-      orgId ? eq(shares.orgId, orgId) : inArray(shares.orgId, memberOrgs),
-      or(isNull(shares.userId), eq(shares.userId, userId)),
-    )).all();
+    const q = this.queries;
+    const rows = orgId ? await q.sharesInOrg.all({ userId, orgId }) : await q.sharesInUserOrgs.all({ userId });
     if (!rows.length) return [];
     const out = new Map<string, EntityGrant>();
     for (const share of rows) {
-      const owning = await this.db.select({ id: edges.id }).from(edges).where(and(
-        ne(edges.status, 'revoked'),
-        or(eq(edges.orgId, share.orgId), and(eq(edges.userId, share.createdBy), isNull(edges.orgId))),
-      )).all();
+      const owning = await q.shareEdges.all({ orgId: share.orgId, createdBy: share.createdBy });
       for (const { id } of owning) {
         const k = key(id, share.resourceId);
         const prev = out.get(k) ?? { edgeId: id, entityId: share.resourceId, canView: false, canControl: false, canEdit: false };

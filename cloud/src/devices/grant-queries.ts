@@ -1,0 +1,39 @@
+import { and, eq, inArray, isNotNull, isNull, ne, or, sql } from 'drizzle-orm';
+import type { Db } from '../db/database.ts';
+import { edges } from '../edges/tables.ts';
+import { orgMembers } from '../orgs/tables.ts';
+import { shares } from '../authz/shares-table.ts';
+
+/**
+ * The access checks every edge-backed request makes, prepared once: building drizzle's SQL was
+ * half of the cost of a cached GET /v1/entities/states. Same conditions as written inline,
+ * with the variable lists (the user's organizations) as subqueries.
+ */
+export function grantQueries(db: Db) {
+  const userId = sql.placeholder('userId');
+  const orgId = sql.placeholder('orgId');
+  const userOrgs = db.select({ orgId: orgMembers.orgId }).from(orgMembers).where(eq(orgMembers.userId, userId));
+  // The caller's role in the edge's organization comes along (null for a personal edge).
+  const edgeColumns = { id: edges.id, orgId: edges.orgId, userId: edges.userId, role: orgMembers.role };
+  const withRole = and(eq(orgMembers.orgId, edges.orgId), eq(orgMembers.userId, userId));
+  const entityShares = and(eq(shares.resourceType, 'entity'), or(isNull(shares.userId), eq(shares.userId, userId)));
+  return {
+    /** the user's personal edges and those of every organization the user belongs to */
+    reachableEdges: db.select(edgeColumns).from(edges).leftJoin(orgMembers, withRole).where(and(
+      ne(edges.status, 'revoked'),
+      or(and(eq(edges.userId, userId), isNull(edges.orgId)), isNotNull(orgMembers.userId)),
+    )).prepare(),
+    /** one organization's edges, if the user belongs to it */
+    orgEdges: db.select(edgeColumns).from(edges).innerJoin(orgMembers, withRole)
+      .where(and(ne(edges.status, 'revoked'), eq(edges.orgId, orgId))).prepare(),
+    sharesInUserOrgs: db.select().from(shares).where(and(entityShares, inArray(shares.orgId, userOrgs))).prepare(),
+    sharesInOrg: db.select().from(shares).where(and(entityShares, eq(shares.orgId, orgId))).prepare(),
+    /** where a share applies: the organization's edges and the sharing admin's personal ones */
+    shareEdges: db.select({ id: edges.id }).from(edges).where(and(
+      ne(edges.status, 'revoked'),
+      or(eq(edges.orgId, orgId), and(eq(edges.userId, sql.placeholder('createdBy')), isNull(edges.orgId))),
+    )).prepare(),
+  };
+}
+
+export type GrantQueries = ReturnType<typeof grantQueries>;
