@@ -4,7 +4,7 @@ import type { CloudServices } from '../context.ts';
 import type { TunnelHub } from '../tunnel/hub.ts';
 import { EdgeBusyError, EdgeOfflineError, EdgeTimeoutError, type RpcResult } from '../tunnel/connection.ts';
 import type { Visibility } from '../websocket/app-socket.ts';
-import { StatesCache } from '../mirror/states-cache.ts';
+import { StatesCache, type RenderedStates } from '../mirror/states-cache.ts';
 import { grantQueries, type GrantQueries } from './grant-queries.ts';
 
 export interface EdgeGrant { edgeId: number; orgId: string | null; ownerId: string; role: 'owner' | 'admin' | 'member' }
@@ -75,7 +75,7 @@ export class EntityAccess {
    * What states() returns, as the JSON body and an ETag (for GET /v1/entities/states), from the
    * per-edge cache: the same content, without re-serializing unchanged edges.
    */
-  async statesBody(userId: string, orgId: string | null = null): Promise<{ body: Uint8Array<ArrayBuffer>; etag: string }> {
+  async statesBody(userId: string, orgId: string | null = null): Promise<RenderedStates> {
     const [edgeList, shared] = await Promise.all([this.edgeGrants(userId, orgId), this.entityGrants(userId, orgId)]);
     const whole = new Set(edgeList.map((e) => e.edgeId));
     const extra = shared.filter((g) => g.canView && !whole.has(g.edgeId));

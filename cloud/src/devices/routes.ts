@@ -53,13 +53,17 @@ export function mountDeviceRoutes(router: CloudRouter, s: CloudServices): void {
   });
 
   // Served from the per-edge serialized cache (already in the response schema's shape), with an
-  // ETag: a client that sends If-None-Match gets 304 while nothing it may see has changed.
+  // ETag: a client that sends If-None-Match gets 304 while nothing it may see has changed. A
+  // listing can be megabytes: gzip for clients that accept it (compressed once per content).
   router.add(routes.listStatesRoute, async ({ auth, c }) => {
     const scope = await resolveScope(s.database.db, c, userOf(auth));
-    const { body, etag } = await access.statesBody(scope.userId, scope.orgId);
-    const headers = { etag, 'cache-control': 'private, no-cache' };
-    if (ifNoneMatch(c.req.header('if-none-match'), etag)) return c.body(null, 304, headers);
-    return c.body(body, 200, { ...headers, 'content-type': 'application/json' });
+    const rendered = await access.statesBody(scope.userId, scope.orgId);
+    const headers = { etag: rendered.etag, 'cache-control': 'private, no-cache', vary: 'Accept-Encoding' };
+    if (ifNoneMatch(c.req.header('if-none-match'), rendered.etag)) return c.body(null, 304, headers);
+    if (rendered.body.length >= GZIP_MIN_BYTES && acceptsGzip(c.req.header('accept-encoding'))) {
+      return c.body(await rendered.gzipped(), 200, { ...headers, 'content-type': 'application/json', 'content-encoding': 'gzip' });
+    }
+    return c.body(rendered.body, 200, { ...headers, 'content-type': 'application/json' });
   });
 
   router.add(routes.getStateRoute, async ({ auth, params }) => (await access.resolveEntity(userOf(auth), params.entity_id, 'view')).state);
@@ -173,4 +177,18 @@ function ifNoneMatch(header: string | undefined, etag: string): boolean {
   if (!header) return false;
   const bare = (t: string) => t.trim().replace(/^W\//, '');
   return header.split(',').some((t) => t.trim() === '*' || bare(t) === bare(etag));
+}
+
+/** Below this, compressing costs more than it saves. */
+const GZIP_MIN_BYTES = 1024;
+
+/** Accept-Encoding names gzip (or `*`) with a non-zero quality. */
+function acceptsGzip(header: string | undefined): boolean {
+  if (!header) return false;
+  return header.split(',').some((part) => {
+    const [name, ...params] = part.trim().toLowerCase().split(';');
+    if (name !== 'gzip' && name !== 'x-gzip' && name !== '*') return false;
+    const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+    return q === undefined || Number(q.slice(2)) > 0;
+  });
 }

@@ -1,3 +1,5 @@
+import http from 'node:http';
+import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestCloud, type TestCloud } from '../testing/harness.ts';
 import { sampleSnapshot } from '../edges/testing.ts';
@@ -5,6 +7,17 @@ import { sampleSnapshot } from '../edges/testing.ts';
 let t: TestCloud;
 beforeAll(async () => { t = await startTestCloud(); });
 afterAll(async () => { await t.stop(); });
+
+/** Raw bytes and headers (fetch would decompress on its own). */
+function rawGet(url: string, headers: Record<string, string>): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    http.get(url, { headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
+    }).on('error', reject);
+  });
+}
 
 const lampState = (n: number, state: string) => ({ entity_id: `light.lamp_${n}`, name: `Lamp ${n}`, domain: 'light', platform: 'demo', state, attributes: { brightness: 9 } });
 
@@ -56,5 +69,24 @@ describe('GET /v1/entities/states from the per-edge cache', () => {
     } finally {
       await other.cloud.stop();
     }
+  });
+
+  it('gzips the listing for clients that accept it (the same JSON), and not for those that refuse it', async () => {
+    const owner = await t.user();
+    const { edge } = await t.cloud.services.edges.create({ kind: 'personal', userId: owner.id, orgId: null }, { name: 'Big' });
+    await t.cloud.services.mirror.replaceSnapshot(edge.id, sampleSnapshot({ devices: 200 }));
+    const auth = { authorization: `Bearer ${owner.token}` };
+    const plain = await rawGet(`${t.url}/v1/entities/states`, auth);
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(JSON.parse(plain.body.toString())).toHaveLength(200);
+    const zipped = await rawGet(`${t.url}/v1/entities/states`, { ...auth, 'accept-encoding': 'br;q=1, gzip;q=0.8' });
+    expect(zipped.headers['content-encoding']).toBe('gzip');
+    expect(zipped.headers.vary).toBe('Accept-Encoding');
+    expect(zipped.headers.etag).toBe(plain.headers.etag);
+    expect(zipped.body.length).toBeLessThan(plain.body.length / 5);
+    expect(gunzipSync(zipped.body).equals(plain.body)).toBe(true);
+    const refused = await rawGet(`${t.url}/v1/entities/states`, { ...auth, 'accept-encoding': 'gzip;q=0, identity' });
+    expect(refused.headers['content-encoding']).toBeUndefined();
+    expect(refused.body.equals(plain.body)).toBe(true);
   });
 });
