@@ -51,10 +51,11 @@ describe(`CloudDatabase on ${testDatabaseUrl() ? 'PostgreSQL' : 'SQLite'}`, () =
     expect(await db.query('SELECT id FROM _migrations')).toEqual([{ id: 't-001' }]);
   });
 
-  it('translates a duplicate key into UniqueViolation', async () => {
+  it('translates a duplicate key into UniqueViolation, a 409 (a create that lost a race)', async () => {
     const db = await open();
     await db.execute('INSERT INTO t (name) VALUES (?)', ['a']);
     await expect(db.execute('INSERT INTO t (name) VALUES (?)', ['a'])).rejects.toBeInstanceOf(UniqueViolation);
+    await expect(db.execute('INSERT INTO t (name) VALUES (?)', ['a'])).rejects.toMatchObject({ status: 409, expose: 'already exists' });
   });
 
   it('orders text by bytes, as SQLite does', async () => {

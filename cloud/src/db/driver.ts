@@ -45,10 +45,17 @@ export class NoSuchValue extends HttpError {
   }
 }
 
-/** The engine's "row is already there" error, translated at the driver boundary. */
-export class UniqueViolation extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
+/**
+ * The engine's "row is already there" error, translated at the driver boundary. Handlers check
+ * before they insert; one that still escapes lost a race (two replicas, or two processes on
+ * one SQLite file, creating the same thing at once): 409, as if the check had seen it.
+ */
+export class UniqueViolation extends HttpError {
+  /** the engine's message (logs only; not exposed) */
+  readonly detail: string;
+  constructor(message: string, options: { cause?: unknown } = {}) {
+    super(409, 'already exists', options);
     this.name = 'UniqueViolation';
+    this.detail = message;
   }
 }
