@@ -1,4 +1,5 @@
 import type { Context } from 'hono';
+import { redactAutomationSecrets } from './redact.ts';
 import { Automation, routes, type AutomationBody } from '@smarthome/protocol';
 import { HttpError, badRequest, edgeOffline, notFound, rateLimited, readBodyBytes } from '@smarthome/protocol/server';
 import { clientAddress, type CloudRouter, type CloudServices, type RouteModule } from '../context.ts';
@@ -56,8 +57,9 @@ function mount(router: CloudRouter, s: CloudServices, limiter: WebhookRateLimite
 
   router.add(routes.cloudGetAutomationRoute, async ({ auth, c, params }) => {
     const scope = await resolveScope(s.database.db, c, userOf(auth));
-    const { summary } = await dir.locate(scope, params.id, 'view');
-    return onEdge(passThrough(await relay(summary.edge_id, 'GET', itemPath(params.id), undefined, scope.userId, c)), summary.edge_id) as never;
+    const { summary, grant } = await dir.locate(scope, params.id, 'view');
+    const automation = onEdge(passThrough(await relay(summary.edge_id, 'GET', itemPath(params.id), undefined, scope.userId, c)), summary.edge_id);
+    return (grant.role === 'member' ? redactAutomationSecrets(automation) : automation) as never;
   });
 
   router.add(routes.cloudUpdateAutomationRoute, async ({ auth, c, params, body }) => {
@@ -124,7 +126,9 @@ function mount(router: CloudRouter, s: CloudServices, limiter: WebhookRateLimite
         return (res.body as unknown[]).flatMap((a) => {
           const parsed = Automation.safeParse(a);
           if (!parsed.success) { s.log.warn('cloud-bootstrap: skipped a malformed automation', { edgeId: edge.id }); return []; }
-          return parsed.data.enabled ? [{ ...parsed.data, edge_id: edge.id }] : [];
+          if (!parsed.data.enabled) return [];
+          const full = { ...parsed.data, edge_id: edge.id };
+          return [scope.kind === 'org' && scope.role === 'member' && edge.user_id !== scope.userId ? redactAutomationSecrets(full) : full];
         });
       } catch (err) {
         s.log.warn('cloud-bootstrap: edge skipped', { edgeId: edge.id, reason: (err as Error).message });

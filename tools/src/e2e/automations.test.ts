@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startTestCloud } from '@smarthome/cloud/testing/harness';
 import { startEdge, tempDir } from '@smarthome/edge/test-helpers';
+import { addMember } from '@smarthome/cloud/orgs/test-fixtures';
 import { until } from './support.ts';
 
 /**
@@ -253,6 +254,36 @@ describe('automations through the cloud', () => {
       return r.body.length ? r.body : null;
     });
     expect(traces[0].trigger).toMatchObject({ platform: 'webhook', json: { x: 2 }, origin: 'local' });
+  });
+
+  it("shows an organization member the automation without its call_url secrets; the admin sees them", async () => {
+    const cloud = await startTestCloud();
+    cleanups.push(() => cloud.stop());
+    const admin = await cloud.user();
+    const member = await cloud.user();
+    const org = (await cloud.post('/v1/organizations', { token: admin.token, body: { name: 'Home Org' } })).body.id as string;
+    await addMember(cloud, org, member.id, 'member');
+    const created = await cloud.post('/v1/edges', { token: admin.token, org, body: { name: 'Org home' } });
+    expect(created.status).toBe(201);
+    const data = tempDir();
+    cleanups.push(data.cleanup);
+    const edge = await startEdge(data.dir, { cloudUrl: cloud.url, token: created.body.token });
+    cleanups.push(() => edge.stop());
+    await until(async () => (await cloud.get('/v1/edges', { token: admin.token, org })).body[0]?.status === 'online');
+    const definition = webhookAutomation('Notify', [{ call_url: { url: 'https://bot:pw123@hooks.example.com/n', headers: { Authorization: 'Bearer tok-123' }, body: { x: 1 } } }]);
+    const made = await cloud.post('/v1/automations', { token: admin.token, org, body: definition });
+    expect(made.status).toBe(201);
+    const id = made.body.id as string;
+
+    const seenByAdmin = await cloud.get(`/v1/automations/${id}`, { token: admin.token, org });
+    expect(seenByAdmin.body.action[0].call_url).toMatchObject({ url: 'https://bot:pw123@hooks.example.com/n', headers: { Authorization: 'Bearer tok-123' } });
+    const seenByMember = await cloud.get(`/v1/automations/${id}`, { token: member.token, org });
+    expect(seenByMember.status).toBe(200);
+    expect(seenByMember.body.action[0].call_url).toEqual({ method: 'POST', url: 'https://bot:**redacted**@hooks.example.com/n', headers: { Authorization: '**redacted**' }, body: { x: 1 } });
+    const bootstrap = await cloud.get('/v1/automation/cloud-bootstrap', { token: member.token, org });
+    expect(JSON.stringify(bootstrap.body)).not.toMatch(/tok-123|pw123/);
+    expect(JSON.stringify((await cloud.get('/v1/automation/cloud-bootstrap', { token: admin.token, org })).body)).toContain('tok-123');
+    expect((await cloud.put(`/v1/automations/${id}`, { token: member.token, org, body: definition })).status).toBe(403);
   });
 
   it('cloud-bootstrap answers the enabled full definitions of the scope\'s edges', async () => {
