@@ -12,6 +12,11 @@ const MIGRATIONS: Migration[] = [{ id: 't-001', sql: 'CREATE TABLE t (id INTEGER
 
 /** A database on the engine under test: a SQLite file, or a fresh PostgreSQL schema. */
 async function open(migrations = MIGRATIONS): Promise<CloudDatabase> {
+  return (await openAt(migrations)).db;
+}
+
+/** Also returns where it is, so a second process-like instance (a replica) can open it too. */
+async function openAt(migrations = MIGRATIONS): Promise<{ db: CloudDatabase; location: string }> {
   const url = testDatabaseUrl();
   let location: string;
   if (url) {
@@ -26,7 +31,7 @@ async function open(migrations = MIGRATIONS): Promise<CloudDatabase> {
   const db = new CloudDatabase(location, migrations);
   await db.start();
   cleanups.push(() => db.stop());
-  return db;
+  return { db, location };
 }
 
 const names = async (db: CloudDatabase) => (await db.query<{ name: string }>('SELECT name FROM t ORDER BY id')).map((r) => r.name);
@@ -84,6 +89,30 @@ describe(`CloudDatabase on ${testDatabaseUrl() ? 'PostgreSQL' : 'SQLite'}`, () =
       await db.transaction(async () => { await insert('inner'); });
     });
     expect(await names(db)).toEqual(['outer', 'inner']);
+  });
+
+  // PostgreSQL only: two SQLite connections in one process would block each other's event loop
+  // (better-sqlite3 waits synchronously for the file lock); SQLite replicas are separate processes.
+  it.skipIf(!testDatabaseUrl())('loses no update when two replicas read-modify-write the same row in transactions at once', async () => {
+    const { db: a, location } = await openAt();
+    const b = new CloudDatabase(location, MIGRATIONS);
+    await b.start();
+    cleanups.push(() => b.stop());
+    await a.execute('INSERT INTO t (name, n) VALUES (?, 0)', ['counter']);
+    const increment = (db: CloudDatabase) => db.transaction(async () => {
+      const row = await db.one<{ n: number }>('SELECT n FROM t WHERE name = ?', ['counter']);
+      await new Promise((r) => setImmediate(r));
+      await db.execute('UPDATE t SET n = ? WHERE name = ?', [row!.n + 1, 'counter']);
+    });
+    await Promise.all(Array.from({ length: 10 }, (_, i) => increment(i % 2 ? a : b)));
+    expect(await a.one('SELECT n FROM t WHERE name = ?', ['counter'])).toEqual({ n: 10 });
+  });
+
+  it('atomic() commits all or nothing', async () => {
+    const db = await open();
+    await expect(db.atomic(async () => { await db.execute('INSERT INTO t (name) VALUES (?)', ['half']); throw new Error('no'); })).rejects.toThrow('no');
+    await db.atomic(async () => { await db.execute('INSERT INTO t (name) VALUES (?)', ['x']); await db.execute('INSERT INTO t (name) VALUES (?)', ['y']); });
+    expect(await names(db)).toEqual(['x', 'y']);
   });
 
   it('keeps a query from outside an open transaction out of it (not rolled back with it)', async () => {

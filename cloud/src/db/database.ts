@@ -78,6 +78,14 @@ export class CloudDatabase {
   }
 
   /**
+   * All-or-nothing but concurrent with other work on PostgreSQL (READ COMMITTED; on SQLite the
+   * same as transaction()): for writes the caller keeps in order itself.
+   */
+  atomic<T>(fn: () => Promise<T>): Promise<T> {
+    return this.driver.atomic(fn);
+  }
+
+  /**
    * Queries built once per started database (drizzle builds a query's SQL on every run
    * otherwise): for the ones every request makes. `build` prepares them with placeholders.
    */

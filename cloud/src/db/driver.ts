@@ -21,6 +21,11 @@ export interface SqlDriver {
    * context follows async calls) goes to the transaction; a nested call joins it.
    */
   transaction<T>(fn: () => Promise<T>): Promise<T>;
+  /**
+   * All-or-nothing, without transaction()'s isolation: may run alongside other work. For
+   * writes whose order the caller already guarantees (the mirror: one edge's changes in order).
+   */
+  atomic<T>(fn: () => Promise<T>): Promise<T>;
   /** Applies the migrations not yet recorded, under a lock other processes wait on. */
   migrate(migrations: readonly Migration[]): Promise<void>;
   close(): Promise<void>;

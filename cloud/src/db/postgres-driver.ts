@@ -4,19 +4,26 @@ import { NoSuchValue, UniqueViolation, type Migration, type Row, type SqlDriver 
 import { FILL_ID_FUNCTION, toPostgresDdl, toPostgresSql } from './postgres-sql.ts';
 
 const INT8 = 20;
+const MAX_ATTEMPTS = 10;
 const NUMERIC = 1700;
 
 /**
  * PostgreSQL through a pg pool. Transactions take a client of their own (queries in their
- * async context go to it) and, as on SQLite, run one after the other within the process, so
- * both engines give a transaction the same view; other queries use the pool meanwhile.
+ * async context go to it). `transaction` gives what SQLite gives: within the process they run
+ * one after the other, and SERIALIZABLE makes that hold across replicas too (PostgreSQL
+ * aborts one that raced another replica's, and it runs again from the start: bodies only do
+ * database work). `atomic` is all-or-nothing at READ COMMITTED and runs concurrently: the
+ * mirror's writes, ordered per edge by the tunnel, which would otherwise queue behind each other.
  */
 export class PostgresDriver implements SqlDriver {
   readonly dialect = 'postgres' as const;
   private readonly url: string;
   private pool: pg.Pool | null = null;
   private readonly transactionClient = new AsyncLocalStorage<pg.PoolClient>();
+  private readonly running = new Set<Promise<unknown>>();
   private transactionTail: Promise<void> = Promise.resolve();
+  /** transactions run again after a serialization failure (for tests and logs) */
+  retries = 0;
   private readonly sqlCache = new Map<string, string>();
 
   constructor(url: string) {
@@ -78,17 +85,45 @@ export class PostgresDriver implements SqlDriver {
 
   async transaction<T>(fn: () => Promise<T>): Promise<T> {
     if (this.transactionClient.getStore()) return fn();
-    const run = this.transactionTail.then(() => this.runTransaction(fn));
+    const run = this.transactionTail.then(() => this.runWithRetries(fn));
     this.transactionTail = run.then(() => undefined, () => undefined);
-    return run;
+    return this.track(run);
   }
 
-  private async runTransaction<T>(fn: () => Promise<T>): Promise<T> {
+  async atomic<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.transactionClient.getStore()) return fn();
+    return this.track(this.runTransaction(fn, 'BEGIN'));
+  }
+
+  private async track<T>(run: Promise<T>): Promise<T> {
+    this.running.add(run);
+    try {
+      return await run;
+    } finally {
+      this.running.delete(run);
+    }
+  }
+
+  private async runWithRetries<T>(fn: () => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.runTransaction(fn, 'BEGIN ISOLATION LEVEL SERIALIZABLE');
+      } catch (err) {
+        const code = (err as { code?: string }).code ?? ((err as { cause?: { code?: string } }).cause?.code);
+        // serialization_failure, deadlock_detected: nothing was committed; run it again.
+        if ((code !== '40001' && code !== '40P01') || attempt >= MAX_ATTEMPTS) throw err;
+        this.retries++;
+        await new Promise((r) => setTimeout(r, Math.random() * 5 * attempt));
+      }
+    }
+  }
+
+  private async runTransaction<T>(fn: () => Promise<T>, begin: string): Promise<T> {
     if (!this.pool) throw new Error('database not started');
     const client = await this.pool.connect();
     let broken = false;
     try {
-      await client.query('BEGIN');
+      await client.query(begin);
       try {
         const out = await this.transactionClient.run(client, fn);
         await client.query('COMMIT');
@@ -132,7 +167,7 @@ export class PostgresDriver implements SqlDriver {
   }
 
   async close(): Promise<void> {
-    await this.transactionTail;
+    await Promise.allSettled([...this.running]);
     const pool = this.pool;
     this.pool = null;
     await pool?.end();

@@ -87,6 +87,11 @@ export class SqliteDriver implements SqlDriver {
     return run;
   }
 
+  /** One connection: the same as transaction(). */
+  atomic<T>(fn: () => Promise<T>): Promise<T> {
+    return this.transaction(fn);
+  }
+
   private async runTransaction<T>(fn: () => Promise<T>): Promise<T> {
     const sqlite = this.raw;
     let end!: () => void;

@@ -94,7 +94,7 @@ export class MirrorStore {
       row[13] = s.last_updated ?? null;
       entities.set(s.entity_id, row);
     }
-    await this.database.transaction(async () => {
+    await this.database.atomic(async () => {
       for (const table of DATA_TABLES) await this.run(`DELETE FROM ${table} WHERE edge_id = ?`, [edgeId]);
       await this.insertRows('mirror_devices', DEVICE_COLUMNS, snapshot.devices.map((d) => deviceRow(edgeId, d)));
       await this.insertRows('mirror_entities', ENTITY_COLUMNS, [...entities.values()]);
@@ -115,7 +115,7 @@ export class MirrorStore {
 
   /** Applies one change; records `seq` when given. For a state change, resolves to the state it replaced. */
   async applyDelta(edgeId: number, delta: Delta, seq: number | null = null): Promise<{ oldState: EntityState | null }> {
-    return this.database.transaction(async () => {
+    return this.database.atomic(async () => {
       const oldState = delta.kind === 'state' ? await this.state([edgeId], delta.state.entity_id) : null;
       switch (delta.kind) {
         case 'state': await this.putState(edgeId, delta.state); break;
@@ -142,7 +142,7 @@ export class MirrorStore {
 
   /** Forgets everything mirrored for the edge (e.g. when it is revoked); its version keeps counting up. */
   async clear(edgeId: number): Promise<void> {
-    await this.database.transaction(async () => {
+    await this.database.atomic(async () => {
       for (const table of DATA_TABLES) await this.run(`DELETE FROM ${table} WHERE edge_id = ?`, [edgeId]);
       await this.run(SQL.clearSync, [new Date().toISOString(), edgeId]);
     });
