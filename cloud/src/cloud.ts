@@ -128,9 +128,10 @@ export class Cloud {
       bodyLimit: config.bodyLimitBytes,
     });
     installErrorHandling(this.app, this.log);
-    this.router.add(routes.healthRoute, () => {
+    this.router.add(routes.healthRoute, async () => {
       // A replica cut off from Redis would answer for edges it cannot reach: take it out of the load balancer.
       if (this.cluster && !this.cluster.healthy) throw new HttpError(503, 'redis_unavailable');
+      await this.database.ping();
       return { status: 'ok' as const };
     });
     mountDocs(this.app, () => this.router.routes);

@@ -4,7 +4,7 @@ import { PostgresDriver } from './postgres-driver.ts';
 import { SqliteDriver } from './sqlite-driver.ts';
 
 export type { Migration, Row } from './driver.ts';
-export { UniqueViolation } from './driver.ts';
+export { DatabaseUnavailable, UniqueViolation } from './driver.ts';
 
 /**
  * Queries are written once with drizzle's SQLite query builder (async, "proxy" mode) and
@@ -96,6 +96,11 @@ export class CloudDatabase {
       if (made?.db !== db) made = { db, queries: build(db) };
       return made.queries;
     };
+  }
+
+  /** For /healthz: rejects with DatabaseUnavailable when the engine does not answer. */
+  ping(): Promise<void> {
+    return this.driver.ping();
   }
 
   async stop(): Promise<void> {

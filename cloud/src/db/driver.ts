@@ -28,6 +28,8 @@ export interface SqlDriver {
   atomic<T>(fn: () => Promise<T>): Promise<T>;
   /** Applies the migrations not yet recorded, under a lock other processes wait on. */
   migrate(migrations: readonly Migration[]): Promise<void>;
+  /** Resolves when the engine answers a trivial query; rejects (DatabaseUnavailable) otherwise. */
+  ping(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -47,6 +49,17 @@ export class NoSuchValue extends HttpError {
   constructor(options: { cause?: unknown }) {
     super(404, 'not found', options);
     this.name = 'NoSuchValue';
+  }
+}
+
+/**
+ * The database server cannot be reached or dropped the connection (PostgreSQL restarting, a
+ * network cut): a 503 the client may retry, not a 500. The pool reconnects by itself.
+ */
+export class DatabaseUnavailable extends HttpError {
+  constructor(options: { cause?: unknown } = {}) {
+    super(503, 'database_unavailable', { ...options, headers: { 'Retry-After': '1' } });
+    this.name = 'DatabaseUnavailable';
   }
 }
 

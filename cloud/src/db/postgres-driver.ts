@@ -1,10 +1,11 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import pg from 'pg';
-import { NoSuchValue, UniqueViolation, type Migration, type Row, type SqlDriver } from './driver.ts';
+import { DatabaseUnavailable, NoSuchValue, UniqueViolation, type Migration, type Row, type SqlDriver } from './driver.ts';
 import { FILL_ID_FUNCTION, toPostgresDdl, toPostgresSql } from './postgres-sql.ts';
 
 const INT8 = 20;
 const MAX_ATTEMPTS = 10;
+const PING_TIMEOUT_MS = 2000;
 const NUMERIC = 1700;
 
 /**
@@ -34,6 +35,8 @@ export class PostgresDriver implements SqlDriver {
     const pool = new pg.Pool({
       connectionString: this.url,
       max: 10,
+      // A dead server must not leave requests waiting for a connection forever.
+      connectionTimeoutMillis: 5000,
       // ids, counts and epoch milliseconds are BIGINT; the cloud treats them as numbers, like SQLite's INTEGER.
       types: {
         getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
@@ -99,6 +102,10 @@ export class PostgresDriver implements SqlDriver {
     this.running.add(run);
     try {
       return await run;
+    } catch (err) {
+      // BEGIN, COMMIT or taking a client failed on the connection itself
+      if (isConnectionError(err)) throw new DatabaseUnavailable({ cause: err });
+      throw err;
     } finally {
       this.running.delete(run);
     }
@@ -166,6 +173,11 @@ export class PostgresDriver implements SqlDriver {
     }
   }
 
+  async ping(): Promise<void> {
+    if (!this.pool) throw new DatabaseUnavailable();
+    await translate(withTimeout(this.pool.query('SELECT 1'), PING_TIMEOUT_MS));
+  }
+
   async close(): Promise<void> {
     await Promise.allSettled([...this.running]);
     const pool = this.pool;
@@ -187,8 +199,26 @@ async function translate<T>(pending: Promise<T>): Promise<T> {
     if (code === '23505') throw new UniqueViolation((err as Error).message, { cause: err });
     // numeric_value_out_of_range, invalid_text_representation (e.g. NaN where an integer is compared)
     if (code === '22003' || code === '22P02') throw new NoSuchValue({ cause: err });
+    if (isConnectionError(err)) throw new DatabaseUnavailable({ cause: err });
     throw err;
   }
+}
+
+/** Network errors, connection-class SQLSTATEs (08…), server shutting down or starting (57P01-57P03), pg's own. */
+function isConnectionError(err: unknown): boolean {
+  const code = (err as { code?: string }).code ?? '';
+  if (/^(ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EAI_AGAIN)$/.test(code)) return true;
+  if (code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03') return true;
+  const message = (err as Error).message ?? '';
+  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|ping timed out/.test(message);
+}
+
+function withTimeout<T>(pending: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout;
+  return Promise.race([
+    pending,
+    new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error('ping timed out')), ms); }),
+  ]).finally(() => clearTimeout(timer));
 }
 
 function redact(url: string): string {

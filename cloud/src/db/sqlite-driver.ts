@@ -87,6 +87,11 @@ export class SqliteDriver implements SqlDriver {
     return run;
   }
 
+  /** An embedded file: there when the process is. */
+  async ping(): Promise<void> {
+    this.raw.prepare('SELECT 1').get();
+  }
+
   /** One connection: the same as transaction(). */
   atomic<T>(fn: () => Promise<T>): Promise<T> {
     return this.transaction(fn);

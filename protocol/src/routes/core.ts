@@ -8,7 +8,7 @@ import { IdParams, MessageBody } from '../common.ts';
 export const Health = z.object({ status: z.literal('ok') }).meta({ id: 'Health' });
 
 export const healthRoute = defineRoute({
-  method: 'get', path: '/healthz', summary: 'Health check (a cloud replica that lost Redis answers 503)', tag: 'system', auth: 'none',
+  method: 'get', path: '/healthz', summary: 'Health check: 503 {error} when this replica lost Redis (redis_unavailable) or its database (database_unavailable)', tag: 'system', auth: 'none',
   status: 200, response: Health, errors: [503],
 });
 export const registerRoute = defineRoute({
