@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { LOG_LEVELS, type LogLevel } from '@smarthome/protocol/server';
 import type { EdgeConfig } from './edge.ts';
 
 export class UsageError extends Error {
@@ -75,7 +76,7 @@ export function parseCommand(argv: string[], env: NodeJS.ProcessEnv): Command {
     throw new UsageError(`unknown command: ${positionals.join(' ')}`);
   }
   const logLevel = values['log-level'] ?? env.LOG_LEVEL;
-  if (logLevel !== undefined && !['debug', 'info', 'warn', 'error', 'silent'].includes(logLevel)) throw new UsageError(`unknown log level ${logLevel}`);
+  if (logLevel !== undefined && !LOG_LEVELS.includes(logLevel as LogLevel)) throw new UsageError(`unknown log level ${logLevel}`);
   return {
     kind: 'run',
     config: {

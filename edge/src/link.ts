@@ -115,7 +115,7 @@ export class EdgeLink {
         method: 'POST', headers: { authorization: `Bearer ${this.token}` }, signal: AbortSignal.timeout(10_000),
       });
     } catch (err) {
-      this.deps.log.warn('heartbeat failed', (err as Error).message);
+      this.deps.log.warn('heartbeat failed', { err: (err as Error).message });
     }
   }
 

@@ -2,3 +2,4 @@ export * from './errors.ts';
 export * from './body.ts';
 export * from './router.ts';
 export * from './app.ts';
+export * from './log.ts';

@@ -4,6 +4,7 @@
  */
 import { isIP } from 'node:net';
 import type { DataSchemaField } from '@smarthome/protocol';
+import { errorFields } from '@smarthome/protocol/server';
 import type { ConfigFlow, FlowContext, Integration, StepErrors, StepResult } from '../../config-flow/types.ts';
 import { createConnectCheck, type ConnectCheck } from './connect-check.ts';
 
@@ -62,7 +63,7 @@ class MqttFlow implements ConfigFlow {
     try {
       outcome = await this.check({ host, port, username, password });
     } catch (err) {
-      this.ctx.log.warn(`mqtt: connect check to ${host}:${port} failed`, err);
+      this.ctx.log.warn(`mqtt: connect check to ${host}:${port} failed`, errorFields(err));
       outcome = 'cannot_connect' as const;
     }
     if (outcome !== 'ok') return form({ base: outcome });

@@ -9,6 +9,7 @@
  * oauth_timeout, cannot_connect). While loaded, the entry refreshes its access token
  * shortly before it expires (when a refresh_token was issued).
  */
+import { errorFields } from '@smarthome/protocol/server';
 import type { DataSchemaField } from '@smarthome/protocol';
 import type { ConfigFlow, FlowContext, Integration, StepResult } from '../../config-flow/types.ts';
 import {
@@ -93,7 +94,7 @@ export function createOAuthDemoCloudIntegration(cfg: OAuthDemoCloudOptions): Int
           token = { ...next, refresh_token: next.refresh_token ?? token!.refresh_token };
           await ctx.updateData({ ...entry.data, token });
         } catch (err) {
-          ctx.log.warn(`oauth_demo_cloud: token refresh for entry ${entry.id} failed`, err);
+          ctx.log.warn(`oauth_demo_cloud: token refresh for entry ${entry.id} failed`, errorFields(err));
           schedule(5 * 60_000);
           return;
         }
