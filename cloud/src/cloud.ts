@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { ACCESS_TABLES, AccessCache } from './authz/access-cache.ts';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { Hono } from 'hono';
@@ -65,8 +66,10 @@ export class Cloud {
       ? new Cluster({ url: config.redisUrl, prefix: opts.redisPrefix ?? redisPrefixFromEnv(process.env), log: this.log })
       : null;
     const throttle = new LoginThrottle(this.cluster ? new RedisFailureStore(this.cluster) : new MemoryFailureStore());
+    const accessCache = this.watchAccess(new AccessCache({ enabled: () => !this.cluster || this.cluster.healthy }));
     const auth = new AuthService({
       database: this.database,
+      accessCache,
       signer: this.signer,
       throttle,
       refreshTtlSeconds: config.refreshTokenTtlSeconds,
@@ -105,7 +108,7 @@ export class Cloud {
     edges.on('revoked', (edge) => tunnel.disconnect(edge.id, 'revoked'));
     edges.on('rotated', (edge) => tunnel.disconnect(edge.id, 'credentials rotated'));
     const webhookLimiter: WebhookRateLimiter = this.cluster ? new RedisWebhookRateLimiter(this.cluster, WEBHOOK_RATE) : new MemoryWebhookRateLimiter(WEBHOOK_RATE);
-    const core = { config, database: this.database, log: this.log, auth, throttle, edges, mirror, tunnel, webhookLimiter };
+    const core = { config, database: this.database, log: this.log, auth, throttle, edges, mirror, tunnel, webhookLimiter, accessCache };
     const access = new EntityAccess(core, tunnel);
     this.services = { ...core, access };
     this.appSocket = new AppSocketServer({
@@ -154,6 +157,29 @@ export class Cloud {
     const principal = await this.services.auth.authenticate(token);
     if (!principal) throw unauthorized();
     return principal;
+  }
+
+  /**
+   * Empties the access cache on every write to a table it derives from, and tells the other
+   * replicas to do the same (one broadcast per tick, however many statements wrote).
+   */
+  private watchAccess(cache: AccessCache): AccessCache {
+    let announcing = false;
+    this.database.onWrite((table) => {
+      if (!ACCESS_TABLES.has(table)) return;
+      cache.invalidate();
+      const cluster = this.cluster;
+      if (!cluster || announcing) return;
+      announcing = true;
+      setImmediate(() => {
+        announcing = false;
+        cluster.broadcast({ t: ACCESS_CHANGED }).catch((err) => this.log.warn('access change broadcast failed', { err: (err as Error).message }));
+      });
+    });
+    this.cluster?.on('message', (msg) => {
+      if (msg.t === ACCESS_CHANGED && msg.from !== this.cluster?.replicaId) cache.invalidate();
+    });
+    return cache;
   }
 
   get routes(): RouteSpec[] {
@@ -207,6 +233,9 @@ export class Cloud {
     await this.database.stop();
   }
 }
+
+/** cluster message: some replica wrote a table the access cache derives from */
+const ACCESS_CHANGED = 'access_changed';
 
 export function createCloud(config: CloudConfig, opts: { log?: Logger; redisPrefix?: string } = {}): Cloud {
   return new Cloud(config, opts);

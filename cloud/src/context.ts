@@ -1,4 +1,5 @@
 import type { Context } from 'hono';
+import type { AccessCache } from './authz/access-cache.ts';
 import type { Handled, SpecRouter } from '@smarthome/protocol/server';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import type { CloudConfig } from './config.ts';
@@ -29,6 +30,8 @@ export interface CloudServices {
   access: EntityAccess;
   /** per-webhook flood control of the webhook receiver (in memory, or shared through Redis) */
   webhookLimiter: WebhookRateLimiter;
+  /** users' existence and grants, emptied by writes to the tables they come from (on every replica) */
+  accessCache: AccessCache;
 }
 
 /** The caller of a route; public routes get the anonymous principal. */

@@ -3,6 +3,7 @@ import { and, desc, eq, isNull, sql } from 'drizzle-orm';
 import type { TokenResponse, User } from '@smarthome/protocol';
 import { conflict, forbidden, notFound, rateLimited, unauthorized } from '@smarthome/protocol/server';
 import type { CloudDatabase } from '../db/database.ts';
+import type { AccessCache } from '../authz/access-cache.ts';
 import { mfaBackupCodes, personalAccessTokens, refreshTokens, users } from './tables.ts';
 import { dummyPasswordHash, hashPassword, newSecret, sha256, verifyPassword } from './secrets.ts';
 import type { AccessTokenSigner } from './jwt.ts';
@@ -19,6 +20,8 @@ const toUser = (u: typeof users.$inferSelect): User => ({ id: u.id, email: u.ema
 
 export interface AuthServiceDeps {
   database: CloudDatabase;
+  /** caches "this user exists" for access-token checks; none: ask the database each time */
+  accessCache?: AccessCache;
   signer: AccessTokenSigner;
   throttle: LoginThrottle;
   refreshTtlSeconds: number;
@@ -134,7 +137,9 @@ export class AuthService {
     const userId = await this.deps.signer.verify(token);
     if (!userId) return null;
     // A deleted account's tokens stop working at once.
-    const exists = await this.perRequest().userExists.get({ id: userId });
+    const exists = this.deps.accessCache
+      ? await this.deps.accessCache.get(`user:${userId}`, async () => Boolean(await this.perRequest().userExists.get({ id: userId })))
+      : Boolean(await this.perRequest().userExists.get({ id: userId }));
     return exists ? { userId, via: 'jwt' } : null;
   }
 

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { drizzle, type SqliteRemoteDatabase } from 'drizzle-orm/sqlite-proxy';
 import type { Dialect, Migration, Row, SqlDriver } from './driver.ts';
 import { PostgresDriver } from './postgres-driver.ts';
@@ -14,6 +15,9 @@ export { DatabaseUnavailable, UniqueViolation } from './driver.ts';
  */
 export type Db = SqliteRemoteDatabase;
 
+/** INSERT/UPDATE/DELETE and the table they write, as drizzle (quoted, lowercase) and the cloud's own SQL spell them. */
+const WRITE = /^\s*(?:insert\s+into|update|delete\s+from)\s+"?(\w+)"?/i;
+
 export function isPostgresUrl(location: string): boolean {
   return /^postgres(ql)?:\/\//i.test(location);
 }
@@ -27,6 +31,9 @@ export class CloudDatabase {
   private readonly driver: SqlDriver;
   private readonly migrations: Migration[];
   private drizzleDb: Db | null = null;
+  private readonly writeListeners: ((table: string) => void)[] = [];
+  /** tables written by the transaction of the current async context */
+  private readonly transactionWrites = new AsyncLocalStorage<Set<string>>();
 
   constructor(location: string, migrations: Migration[]) {
     this.driver = isPostgresUrl(location) ? new PostgresDriver(location) : new SqliteDriver(location);
@@ -44,10 +51,34 @@ export class CloudDatabase {
     }
     const driver = this.driver;
     this.drizzleDb = drizzle(async (sql, params, method) => {
-      if (method === 'run') return { rows: [], changes: await driver.execute(sql, params) };
-      const rows = await driver.queryArrays(sql, params);
+      if (method === 'run') return { rows: [], changes: await this.wrote(sql, driver.execute(sql, params)) };
+      const rows = await this.wrote(sql, driver.queryArrays(sql, params));
       return { rows: method === 'get' ? rows[0] as unknown as unknown[] : rows };
     });
+  }
+
+  /**
+   * Calls `listener` with the table of every write that ran (for caches derived from tables):
+   * once the statement has run, and again when the transaction it ran in has ended.
+   */
+  onWrite(listener: (table: string) => void): void {
+    this.writeListeners.push(listener);
+  }
+
+  private async wrote<T>(sql: string, pending: Promise<T>): Promise<T> {
+    const out = await pending;
+    if (this.writeListeners.length) {
+      const c = sql.charCodeAt(sql.search(/\S/));
+      // i, u, d (either case): only then is it worth the regex
+      if (c === 105 || c === 73 || c === 117 || c === 85 || c === 100 || c === 68) {
+        const table = WRITE.exec(sql)?.[1];
+        if (table) {
+          this.transactionWrites.getStore()?.add(table);
+          for (const l of this.writeListeners) l(table);
+        }
+      }
+    }
+    return out;
   }
 
   get db(): Db {
@@ -57,24 +88,31 @@ export class CloudDatabase {
 
   /** Portable SQL with `?` placeholders; rows as objects. */
   query<T = Row>(sql: string, params: readonly unknown[] = []): Promise<T[]> {
-    return this.driver.query(sql, params) as Promise<T[]>;
+    return this.wrote(sql, this.driver.query(sql, params)) as Promise<T[]>;
   }
 
   async one<T = Row>(sql: string, params: readonly unknown[] = []): Promise<T | undefined> {
-    return (await this.driver.query(sql, params))[0] as T | undefined;
+    return (await this.query<T>(sql, params))[0];
   }
 
   /** Runs a statement; resolves to the number of rows changed. */
   execute(sql: string, params: readonly unknown[] = []): Promise<number> {
-    return this.driver.execute(sql, params);
+    return this.wrote(sql, this.driver.execute(sql, params));
   }
 
   /**
    * Runs fn in one transaction; fn should only await database calls. Transactions run one
    * at a time within the process, and one started inside another joins it.
    */
-  transaction<T>(fn: () => Promise<T> | T): Promise<T> {
-    return this.driver.transaction(async () => fn());
+  async transaction<T>(fn: () => Promise<T> | T): Promise<T> {
+    if (this.transactionWrites.getStore()) return this.driver.transaction(async () => fn());
+    const written = new Set<string>();
+    try {
+      return await this.transactionWrites.run(written, () => this.driver.transaction(async () => fn()));
+    } finally {
+      // committed (or rolled back) now: what a reader loaded meanwhile may be stale
+      for (const table of written) for (const l of this.writeListeners) l(table);
+    }
   }
 
   /**

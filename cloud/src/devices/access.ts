@@ -40,7 +40,11 @@ export class EntityAccess {
   }
 
   /** Edges the user reaches whole (not revoked); with orgId, only that organization's. */
-  async edgeGrants(userId: string, orgId: string | null = null): Promise<EdgeGrant[]> {
+  edgeGrants(userId: string, orgId: string | null = null): Promise<EdgeGrant[]> {
+    return this.s.accessCache.get(`edges:${userId}:${orgId ?? ''}`, () => this.loadEdgeGrants(userId, orgId));
+  }
+
+  private async loadEdgeGrants(userId: string, orgId: string | null): Promise<EdgeGrant[]> {
     const q = this.queries;
     const rows = orgId ? await q.orgEdges.all({ orgId, userId }) : await q.reachableEdges.all({ userId });
     return rows.map((e) => ({
@@ -50,7 +54,11 @@ export class EntityAccess {
   }
 
   /** Entities shared with the user, resolved to the edges they live on. */
-  async entityGrants(userId: string, orgId: string | null = null): Promise<EntityGrant[]> {
+  entityGrants(userId: string, orgId: string | null = null): Promise<EntityGrant[]> {
+    return this.s.accessCache.get(`shares:${userId}:${orgId ?? ''}`, () => this.loadEntityGrants(userId, orgId));
+  }
+
+  private async loadEntityGrants(userId: string, orgId: string | null): Promise<EntityGrant[]> {
     const q = this.queries;
     const rows = orgId ? await q.sharesInOrg.all({ userId, orgId }) : await q.sharesInUserOrgs.all({ userId });
     if (!rows.length) return [];

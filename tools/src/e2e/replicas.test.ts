@@ -207,6 +207,31 @@ describe.skipIf(!reachable)('two cloud replicas behind a load balancer', () => {
     await until(() => !cabin.link?.connected, 5000, 'the tunnel on B to drop');
   });
 
+  it('a share deleted and a member removed on A stop granting access through B (cached grants are dropped on every replica)', async () => {
+    const org = (await call(A.url, 'POST', '/v1/organizations', { token: owner.token, body: { name: 'Family' } })).body.id as string;
+    const email = `member-${org}@example.test`;
+    const member = (await call(B.url, 'POST', '/v1/auth/register', { body: { email, password: 'correct horse battery', name: 'm' } })).body.access_token as string;
+    const invite = await call(A.url, 'POST', `/v1/organizations/${org}/invitations`, { token: owner.token, body: { email, role: 'member' } });
+    expect((await call(B.url, 'POST', `/v1/invitations/${invite.body.token}/accept`, { token: member })).status).toBe(200);
+    const share = await call(A.url, 'POST', `/v1/organizations/${org}/shares`, {
+      token: owner.token, body: { resource_type: 'entity', resource_id: DESK, can_view: true, can_control: false, can_edit: false },
+    });
+    expect(share.status).toBe(201);
+    const seesDesk = async () => (await call(B.url, 'GET', '/v1/entities/states', { token: member })).body.some((s: { entity_id: string }) => s.entity_id === DESK);
+    await until(seesDesk, 2000, 'the shared entity on B');
+    expect(await seesDesk()).toBe(true); // now from B's cache
+    expect((await call(A.url, 'DELETE', `/v1/organizations/${org}/shares/${share.body.id}`, { token: owner.token })).status).toBe(200);
+    await until(async () => !(await seesDesk()), 2000, 'the share to stop counting on B');
+
+    const again = await call(A.url, 'POST', `/v1/organizations/${org}/shares`, {
+      token: owner.token, body: { resource_type: 'entity', resource_id: DESK, can_view: true, can_control: false, can_edit: false },
+    });
+    expect(again.status).toBe(201);
+    await until(seesDesk, 2000, 'the new share on B');
+    expect((await call(A.url, 'DELETE', `/v1/organizations/${org}/members/${(await call(B.url, 'GET', '/v1/account', { token: member })).body.id}`, { token: owner.token })).status).toBe(200);
+    await until(async () => !(await seesDesk()), 2000, 'the removed member to lose the entity on B');
+  });
+
   it('shares login throttling: failures on A make B answer 429', async () => {
     for (let i = 0; i < 6; i++) {
       const res = await call(A.url, 'POST', '/v1/auth/token', { body: { grant_type: 'password', email: owner.email, password: 'wrong password' } });
