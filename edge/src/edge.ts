@@ -10,6 +10,7 @@ import { declaredCommandTopics } from './discovery/config.ts';
 import { MqttDiscovery } from './discovery/discovery.ts';
 import { createLogger, type Logger, type LogLevel } from './log.ts';
 import { MqttAcl } from './mqtt/acl.ts';
+import { RetainedStore } from './mqtt/retained-store.ts';
 import { MqttBroker } from './mqtt/broker.ts';
 import { MqttUserStore } from './mqtt/users.ts';
 import { Registry } from './registry/registry.ts';
@@ -96,7 +97,7 @@ export function createEdge(config: EdgeConfig): Edge {
   const prefix = config.discoveryPrefix ?? 'homeassistant';
   const acl = new MqttAcl(prefix);
   const broker = new MqttBroker({
-    port: config.mqttPort, host: config.host, users, acl, log,
+    port: config.mqttPort, host: config.host, users, acl, log, retained: new RetainedStore(database, log),
     declaredCommandTopics: (topic, payload) => declaredCommandTopics(prefix, topic, payload),
   });
   const discovery = new MqttDiscovery({ broker, registry, states, acl, templates, log, prefix });

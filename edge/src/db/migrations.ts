@@ -28,6 +28,9 @@ export const MIGRATIONS: string[] = [
    CREATE TABLE local_tokens (
      id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL, token_hash TEXT NOT NULL UNIQUE,
      created_at TEXT NOT NULL, last_used_at TEXT);`,
+  // Retained MQTT messages survive a restart, as with Mosquitto's persistence (mqtt/retained-store.ts).
+  `CREATE TABLE mqtt_retained (
+     topic TEXT PRIMARY KEY, payload BLOB NOT NULL, qos INTEGER NOT NULL, updated_at TEXT NOT NULL);`,
 ];
 
 export function migrate(sqlite: Database.Database): number {

@@ -4,6 +4,8 @@ import type { Logger } from '../log.ts';
 import { listen } from '../errors.ts';
 import type { MqttAcl } from './acl.ts';
 import type { AuthenticatedUser, MqttUserStore } from './users.ts';
+import { RetainedOnDiskPersistence } from './retained-persistence.ts';
+import type { RetainedStore } from './retained-store.ts';
 
 export interface BrokerOptions {
   port: number;
@@ -13,6 +15,8 @@ export interface BrokerOptions {
   log: Logger;
   /** for discovery config publishes: the command topics the payload declares (ACL check) */
   declaredCommandTopics?: (topic: string, payload: Buffer) => string[];
+  /** where retained messages outlive the process; in memory only when absent */
+  retained?: RetainedStore;
 }
 
 export type MessageListener = (topic: string, payload: Buffer, user: AuthenticatedUser | null, packet: { retain: boolean; qos: number }) => void;
@@ -27,8 +31,9 @@ function authError(code: 4 | 5, message: string): AuthenticateError {
 
 /**
  * The embedded Aedes broker on a TCP port: authentication against MqttUserStore,
- * authorization through MqttAcl, QoS 0/1/2, retained messages and last wills (Aedes'
- * in-memory persistence). Lifecycle: start() listens, stop() disconnects everyone.
+ * authorization through MqttAcl, QoS 0/1/2, retained messages (kept on disk with a
+ * RetainedStore) and last wills. Lifecycle: start() listens, stop() disconnects everyone
+ * and writes the retained messages still pending.
  */
 export class MqttBroker {
   private readonly options: BrokerOptions;
@@ -61,7 +66,8 @@ export class MqttBroker {
 
   async start(): Promise<number> {
     const { users, acl, log } = this.options;
-    const aedes = await Aedes.createBroker({ id: 'smarthome-edge', heartbeatInterval: 60_000, connectTimeout: 15_000 });
+    const persistence = this.options.retained ? new RetainedOnDiskPersistence(this.options.retained) : undefined;
+    const aedes = await Aedes.createBroker({ id: 'smarthome-edge', heartbeatInterval: 60_000, connectTimeout: 15_000, ...(persistence ? { persistence } : {}) });
     aedes.authenticate = (client: UserClient, username, password, done) => {
       users.authenticate(username, password).then((user) => {
         if (!user) return done(authError(4, 'bad user name or password'), false);
@@ -163,6 +169,7 @@ export class MqttBroker {
     } else if (aedes) {
       await new Promise<void>((resolve) => aedes.close(() => resolve()));
     }
+    this.options.retained?.stop();
   }
 }
 
