@@ -28,6 +28,18 @@ describe('AccessCache', () => {
     expect(await cache.get('k', load)).toEqual({ n: 3 });
   });
 
+  it('keeps no answer longer than maxAgeMs', async () => {
+    let now = 1000;
+    const cache = new AccessCache({ maxAgeMs: 5000, now: () => now });
+    let loads = 0;
+    const load = async () => ++loads;
+    expect(await cache.get('k', load)).toBe(1);
+    now += 4999;
+    expect(await cache.get('k', load)).toBe(1);
+    now += 2;
+    expect(await cache.get('k', load)).toBe(2);
+  });
+
   it('freezes what it shares, and caches nothing while disabled (a replica cut off from Redis)', async () => {
     let enabled = true;
     const cache = new AccessCache({ enabled: () => enabled });

@@ -4,20 +4,26 @@
  * a table those answers come from (see ACCESS_TABLES), here as soon as the database layer
  * has run it (and again once its transaction ends), and on the other replicas over Redis.
  * A replica cut off from Redis would miss their writes: it caches nothing until it is back.
+ * No answer is older than `maxAgeMs` either: a bound for what no notice reaches (a message
+ * lost in transit, a second process run without Redis against the same database).
  */
 export const ACCESS_TABLES: ReadonlySet<string> = new Set(['users', 'organizations', 'org_members', 'edges', 'shares']);
 
-interface Entry { generation: number; value: unknown }
+interface Entry { generation: number; value: unknown; expires: number }
 
 export class AccessCache {
   private generation = 0;
   private readonly entries = new Map<string, Entry>();
   private readonly max: number;
+  private readonly maxAgeMs: number;
   private readonly enabled: () => boolean;
+  private readonly now: () => number;
 
-  constructor(opts: { max?: number; enabled?: () => boolean } = {}) {
+  constructor(opts: { max?: number; maxAgeMs?: number; enabled?: () => boolean; now?: () => number } = {}) {
     this.max = opts.max ?? 10_000;
+    this.maxAgeMs = opts.maxAgeMs ?? 5000;
     this.enabled = opts.enabled ?? (() => true);
+    this.now = opts.now ?? Date.now;
   }
 
   /** The cached answer for `key`, or `load()`'s (frozen: callers share it). */
@@ -27,13 +33,14 @@ export class AccessCache {
       return load();
     }
     const hit = this.entries.get(key);
-    if (hit && hit.generation === this.generation) return hit.value as T;
+    if (hit && hit.generation === this.generation && hit.expires > this.now()) return hit.value as T;
     const generation = this.generation;
     const value = deepFreeze(await load());
     // A write during the load may have changed the answer: keep it only if none happened.
     if (generation === this.generation) {
       if (this.entries.size >= this.max) this.entries.delete(this.entries.keys().next().value!);
-      this.entries.set(key, { generation, value });
+      this.entries.delete(key);
+      this.entries.set(key, { generation, value, expires: this.now() + this.maxAgeMs });
     }
     return value;
   }
