@@ -60,7 +60,7 @@ export class Cloud {
     this.config = config;
     this.log = opts.log ?? createLogger('cloud');
     this.database = new CloudDatabase(config.databaseUrl ?? path.join(config.dataDir, 'cloud.db'), migrations);
-    this.signer = new AccessTokenSigner(config.dataDir, config.accessTokenTtlSeconds);
+    this.signer = new AccessTokenSigner(config.dataDir, config.accessTokenTtlSeconds, config.jwtSigningKey ?? null);
     // Scale-out: with REDIS_URL, replicas share tunnels, state_changed and login throttling through Redis (scale/).
     this.cluster = config.redisUrl
       ? new Cluster({ url: config.redisUrl, prefix: opts.redisPrefix ?? redisPrefixFromEnv(process.env), log: this.log })

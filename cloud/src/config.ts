@@ -1,7 +1,10 @@
 import { parseArgs } from 'node:util';
 import path from 'node:path';
 import { parseProductPlans } from './store-iap/product-plans.ts';
+import type { JWK } from 'jose';
 import { isPostgresUrl } from './db/database.ts';
+import { parseSigningKey } from './auth/jwt.ts';
+import { parseSecretKey } from './voip/secret-box.ts';
 
 export interface CloudConfig {
   port: number;
@@ -22,6 +25,10 @@ export interface CloudConfig {
   storeIapEnvironment: 'Production' | 'Sandbox';
   /** STORE_IAP_PRODUCT_PLANS: productId → plan id; unset = "business" in the id → 3, else 2. */
   storeIapProductPlans?: Record<string, number>;
+  /** JWT_SIGNING_KEY: the access-token signing key for every replica (else <data-dir>/jwt-signing-key.json). */
+  jwtSigningKey?: JWK;
+  /** VOIP_SECRET_KEY: the SIP password encryption key for every replica (else <data-dir>/voip-secret.key). */
+  voipSecretKey?: Buffer;
   /** Cheaper scrypt parameters for tests; never set in production. */
   fastHashing?: boolean;
 }
@@ -72,5 +79,7 @@ export function parseCloudArgs(argv: string[], env: NodeJS.ProcessEnv): CloudCon
     storeIapBundleId: env.STORE_IAP_BUNDLE_ID || undefined,
     storeIapEnvironment: environment,
     storeIapProductPlans: env.STORE_IAP_PRODUCT_PLANS ? parseProductPlans(env.STORE_IAP_PRODUCT_PLANS) : undefined,
+    jwtSigningKey: env.JWT_SIGNING_KEY ? parseSigningKey(env.JWT_SIGNING_KEY) : undefined,
+    voipSecretKey: env.VOIP_SECRET_KEY ? parseSecretKey(env.VOIP_SECRET_KEY) : undefined,
   });
 }

@@ -3,29 +3,48 @@ import path from 'node:path';
 import { SignJWT, exportJWK, generateKeyPair, importJWK, jwtVerify, type JWK, type CryptoKey } from 'jose';
 
 const ALG = 'EdDSA';
+
+/** JWT_SIGNING_KEY: an Ed25519 private key as a JWK (what jwt-signing-key.json holds). */
+export function parseSigningKey(text: string): JWK {
+  let jwk: JWK;
+  try {
+    jwk = JSON.parse(text) as JWK;
+  } catch {
+    throw new Error('JWT_SIGNING_KEY must be a JSON Web Key (the content of a jwt-signing-key.json)');
+  }
+  if (jwk?.kty !== 'OKP' || jwk.crv !== 'Ed25519' || typeof jwk.d !== 'string' || typeof jwk.x !== 'string') {
+    throw new Error('JWT_SIGNING_KEY must be an Ed25519 private key (kty OKP, crv Ed25519, with d and x)');
+  }
+  return jwk;
+}
 const ISSUER = 'smarthome-cloud';
 const AUDIENCE = 'smarthome-api';
 
 /**
- * Signs and verifies access tokens. The Ed25519 key is generated once and kept in the
- * data dir (mode 0600); the algorithm is pinned on verification.
+ * Signs and verifies access tokens. The Ed25519 key comes from JWT_SIGNING_KEY (a private JWK,
+ * the same on every replica) or is generated once and kept in the data dir (mode 0600); the
+ * algorithm is pinned on verification.
  */
 export class AccessTokenSigner {
   private readonly keyFile: string;
+  private readonly providedKey: JWK | null;
   private readonly ttlSeconds: number;
   private privateKey: CryptoKey | null = null;
   private publicKey: CryptoKey | null = null;
   /** verified tokens until they expire: verifying the same JWT again gives the same answer */
   private readonly verified = new Map<string, { sub: string; exp: number }>();
 
-  constructor(dataDir: string, ttlSeconds: number) {
+  constructor(dataDir: string, ttlSeconds: number, providedKey: JWK | null = null) {
     this.keyFile = path.join(dataDir, 'jwt-signing-key.json');
     this.ttlSeconds = ttlSeconds;
+    this.providedKey = providedKey;
   }
 
   async start(): Promise<void> {
     let jwk: JWK;
-    if (fs.existsSync(this.keyFile)) {
+    if (this.providedKey) {
+      jwk = this.providedKey;
+    } else if (fs.existsSync(this.keyFile)) {
       jwk = JSON.parse(fs.readFileSync(this.keyFile, 'utf8')) as JWK;
     } else {
       const { privateKey } = await generateKeyPair(ALG, { crv: 'Ed25519', extractable: true });

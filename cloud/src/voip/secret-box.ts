@@ -13,8 +13,10 @@ const AAD = Buffer.from('smarthome/voip-account-password/v1');
 export class SecretBox {
   private readonly keyFile: string;
   private key: Buffer | null = null;
-  constructor(keyFile: string) {
+  /** `providedKey`: VOIP_SECRET_KEY (the same on every replica); the key file is then not used */
+  constructor(keyFile: string, providedKey: Buffer | null = null) {
     this.keyFile = keyFile;
+    this.key = providedKey;
   }
 
   private loadKey(): Buffer {
@@ -55,4 +57,11 @@ export class SecretBox {
     decipher.setAuthTag(Buffer.from(tag, 'base64url'));
     return Buffer.concat([decipher.update(Buffer.from(data, 'base64url')), decipher.final()]).toString('utf8');
   }
+}
+
+/** VOIP_SECRET_KEY: 32 bytes in base64 (what voip-secret.key holds). */
+export function parseSecretKey(text: string): Buffer {
+  const key = Buffer.from(text.trim(), 'base64');
+  if (key.length !== 32 || key.toString('base64') !== text.trim()) throw new Error('VOIP_SECRET_KEY must be 32 bytes in base64 (the content of a voip-secret.key)');
+  return key;
 }
