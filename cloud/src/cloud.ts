@@ -82,7 +82,7 @@ export class Cloud {
       authenticateEdge: (token) => edges.authenticateEdgeToken(token),
       lastSeq: async (edgeId) => mirror.lastSeq(edgeId),
       applySnapshot: async (edgeId, seq, snapshot) => mirror.replaceSnapshot(edgeId, snapshot, seq),
-      applyDelta: (edgeId, seq, delta) => mirror.applyDelta(edgeId, delta, seq),
+      applyDeltas: (edgeId, lastSeq, deltas) => mirror.applyDeltas(edgeId, deltas, lastSeq),
       // Scale-out: claim the edge's ownership key before marking it online; mark it offline only
       // while the key was still ours (the edge may already have said hello on another replica).
       markOnline: async (edgeId) => { await this.clusterEdges?.claim(edgeId); await edges.markOnline(edgeId); },

@@ -29,6 +29,7 @@ export const Delta = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('automation_remove'), id: z.string() }),
 ]);
 export type Delta = z.infer<typeof Delta>;
+export type DeltaMessage = z.infer<typeof DeltaMessage>;
 
 export const HelloMessage = z.object({
   type: z.literal('hello'),

@@ -115,23 +115,37 @@ export class MirrorStore {
 
   /** Applies one change; records `seq` when given. For a state change, resolves to the state it replaced. */
   async applyDelta(edgeId: number, delta: Delta, seq: number | null = null): Promise<{ oldState: EntityState | null }> {
+    return (await this.applyDeltas(edgeId, [delta], seq))[0]!;
+  }
+
+  /**
+   * Applies consecutive changes of one edge in one unit (a burst costs one commit, not one per
+   * change) and records `lastSeq`, the sequence of the last one, when given.
+   */
+  async applyDeltas(edgeId: number, deltas: readonly Delta[], lastSeq: number | null = null): Promise<{ oldState: EntityState | null }[]> {
     return this.database.atomic(async () => {
-      const oldState = delta.kind === 'state' ? await this.state([edgeId], delta.state.entity_id) : null;
-      switch (delta.kind) {
-        case 'state': await this.putState(edgeId, delta.state); break;
-        case 'device_upsert': await this.run(SQL.upsertDevice, deviceRow(edgeId, delta.device)); break;
-        case 'device_remove': await this.run(SQL.removeDevice, [edgeId, delta.id]); break;
-        case 'entity_upsert': await this.putEntity(edgeId, delta.entity); break;
-        case 'entity_remove': await this.run(SQL.removeEntity, [edgeId, delta.entity_id]); break;
-        case 'config_entry_upsert': await this.run(SQL.upsertEntry, entryRow(edgeId, delta.entry)); break;
-        case 'config_entry_remove': await this.run(SQL.removeEntry, [edgeId, delta.id]); break;
-        case 'automation_upsert': await this.run(SQL.upsertAutomation, automationRow(edgeId, delta.automation)); break;
-        case 'automation_remove': await this.run(SQL.removeAutomation, [edgeId, delta.id]); break;
-      }
-      if (seq !== null) await this.run(SQL.setSeq, [edgeId, seq, null, new Date().toISOString()]);
+      const out: { oldState: EntityState | null }[] = [];
+      for (const delta of deltas) out.push({ oldState: await this.applyOne(edgeId, delta) });
+      if (lastSeq !== null) await this.run(SQL.setSeq, [edgeId, lastSeq, null, new Date().toISOString()]);
       else await this.run(SQL.bumpVersion, [edgeId, new Date().toISOString()]);
-      return { oldState };
+      return out;
     });
+  }
+
+  private async applyOne(edgeId: number, delta: Delta): Promise<EntityState | null> {
+    const oldState = delta.kind === 'state' ? await this.state([edgeId], delta.state.entity_id) : null;
+    switch (delta.kind) {
+      case 'state': await this.putState(edgeId, delta.state); break;
+      case 'device_upsert': await this.run(SQL.upsertDevice, deviceRow(edgeId, delta.device)); break;
+      case 'device_remove': await this.run(SQL.removeDevice, [edgeId, delta.id]); break;
+      case 'entity_upsert': await this.putEntity(edgeId, delta.entity); break;
+      case 'entity_remove': await this.run(SQL.removeEntity, [edgeId, delta.entity_id]); break;
+      case 'config_entry_upsert': await this.run(SQL.upsertEntry, entryRow(edgeId, delta.entry)); break;
+      case 'config_entry_remove': await this.run(SQL.removeEntry, [edgeId, delta.id]); break;
+      case 'automation_upsert': await this.run(SQL.upsertAutomation, automationRow(edgeId, delta.automation)); break;
+      case 'automation_remove': await this.run(SQL.removeAutomation, [edgeId, delta.id]); break;
+    }
+    return oldState;
   }
 
   /** Last sequence recorded for the edge, or null (no snapshot yet, or none given). */

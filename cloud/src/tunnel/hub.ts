@@ -7,6 +7,8 @@ import type { Logger } from '../log.ts';
 import { EdgeConnection, EdgeOfflineError, defaultConnectionLimits, type ConnectionLimits, type RpcResult } from './connection.ts';
 
 export const TUNNEL_PATH = '/v1/edge/connect';
+/** deltas applied in one unit at most (bounds a transaction's length) */
+const MAX_DELTA_BATCH = 500;
 
 /** What the hub needs from the rest of the cloud (edge registry and mirror). */
 export interface TunnelDeps {
@@ -16,8 +18,11 @@ export interface TunnelDeps {
   /** the last sequence applied to the mirror for this edge, or null when it has no snapshot */
   lastSeq(edgeId: number): Promise<number | null>;
   applySnapshot(edgeId: number, seq: number, snapshot: tunnel.Snapshot): Promise<void>;
-  /** returns the entity's previous state for state deltas (for state_changed fan-out) */
-  applyDelta(edgeId: number, seq: number, delta: tunnel.Delta): Promise<{ oldState?: EntityState | null } | void>;
+  /**
+   * Applies consecutive deltas of one edge as one unit, `lastSeq` being the last one's; returns,
+   * per delta, the entity's previous state for state deltas (for state_changed fan-out).
+   */
+  applyDeltas(edgeId: number, lastSeq: number, deltas: tunnel.Delta[]): Promise<({ oldState?: EntityState | null } | void)[]>;
   markOnline(edgeId: number, hello: { edge_version: string; hostname?: string }): Promise<void>;
   markOffline(edgeId: number): Promise<void>;
   limits?: Partial<ConnectionLimits>;
@@ -141,8 +146,25 @@ export class TunnelHub extends EventEmitter {
       this.deps.log.warn('tunnel protocol error', { edgeId, reason });
       conn.send({ type: 'error', code: 'protocol_error', message: reason });
     };
+    // Deltas that arrive while earlier work of this edge is still queued join one batch, applied
+    // as one unit and acknowledged once (acks are cumulative): a burst costs one commit. Any other
+    // message closes the batch, so order is kept.
+    let openBatch: tunnel.DeltaMessage[] | null = null;
     conn.onMessage = (msg) => {
       if (!greeted && msg.type !== 'hello') { conn.close(4002, 'hello expected'); return; }
+      if (msg.type === 'delta') {
+        if (!openBatch || openBatch.length >= MAX_DELTA_BATCH) {
+          const batch: tunnel.DeltaMessage[] = [];
+          openBatch = batch;
+          this.enqueue(edgeId, () => {
+            if (openBatch === batch) openBatch = null;
+            return this.applyBatch(conn, batch);
+          });
+        }
+        openBatch.push(msg);
+        return;
+      }
+      openBatch = null;
       this.enqueue(edgeId, () => this.handle(conn, msg, () => { greeted = true; }));
     };
     conn.onClose = () => {
@@ -153,6 +175,19 @@ export class TunnelHub extends EventEmitter {
     };
     this.connections.set(edgeId, conn);
     conn.start();
+  }
+
+  private async applyBatch(conn: EdgeConnection, batch: tunnel.DeltaMessage[]): Promise<void> {
+    const edgeId = conn.edgeId;
+    const last = batch[batch.length - 1]!.seq;
+    const outs = await this.deps.applyDeltas(edgeId, last, batch.map((m) => m.delta));
+    conn.send({ type: 'ack', seq: last });
+    batch.forEach((msg, i) => {
+      if (msg.delta.kind !== 'state') return;
+      const out = outs[i];
+      const changed: StateChanged = { edgeId, entity_id: msg.delta.state.entity_id, old_state: (out && out.oldState) ?? null, new_state: msg.delta.state };
+      this.emit('state_changed', changed);
+    });
   }
 
   private enqueue(edgeId: number, work: () => Promise<void>): void {
@@ -185,17 +220,8 @@ export class TunnelHub extends EventEmitter {
         conn.send({ type: 'ack', seq: msg.seq });
         this.emit('snapshot', edgeId);
         return;
-      case 'delta': {
-        const out = await this.deps.applyDelta(edgeId, msg.seq, msg.delta);
-        conn.send({ type: 'ack', seq: msg.seq });
-        if (msg.delta.kind === 'state') {
-          const changed: StateChanged = {
-            edgeId, entity_id: msg.delta.state.entity_id, old_state: (out && out.oldState) ?? null, new_state: msg.delta.state,
-          };
-          this.emit('state_changed', changed);
-        }
-        return;
-      }
+      case 'delta':
+        return this.applyBatch(conn, [msg]);
       case 'event':
         this.emit('edge_event', { edgeId, event_type: msg.event_type, data: msg.data });
         return;

@@ -18,6 +18,10 @@ class FakeMirror {
   states = new Map<string, EntityState>();
   snapshots = 0;
   online = new Set<number>();
+  /** size of each batch of deltas applied */
+  batches: number[] = [];
+  /** how long applying a batch takes (a slow database) */
+  delayMs = 0;
 }
 
 async function startHub(tokens: Record<string, number>, mirror: FakeMirror, limits?: TunnelDeps['limits'], port = 0) {
@@ -28,9 +32,16 @@ async function startHub(tokens: Record<string, number>, mirror: FakeMirror, limi
     authenticateEdge: async (t) => (tokens[t] ? { id: tokens[t] } : null),
     lastSeq: async () => mirror.lastSeq,
     applySnapshot: async (_e, seq, snap) => { mirror.snapshots += 1; mirror.states = new Map(snap.states.map((s) => [s.entity_id, s])); mirror.lastSeq = seq; },
-    applyDelta: async (_e, seq, delta) => {
-      mirror.lastSeq = seq;
-      if (delta.kind === 'state') { const old = mirror.states.get(delta.state.entity_id) ?? null; mirror.states.set(delta.state.entity_id, delta.state); return { oldState: old }; }
+    applyDeltas: async (_e, lastSeq, deltas) => {
+      if (mirror.delayMs) await new Promise((r) => setTimeout(r, mirror.delayMs));
+      mirror.lastSeq = lastSeq;
+      mirror.batches.push(deltas.length);
+      return deltas.map((delta) => {
+        if (delta.kind !== 'state') return;
+        const old = mirror.states.get(delta.state.entity_id) ?? null;
+        mirror.states.set(delta.state.entity_id, delta.state);
+        return { oldState: old };
+      });
     },
     markOnline: async (id) => { mirror.online.add(id); },
     markOffline: async (id) => { mirror.online.delete(id); },
@@ -81,6 +92,27 @@ describe('edge↔cloud tunnel', () => {
     expect(mirror.lastSeq).toBe(1);
     const res = await hub.request(7, { method: 'GET', path: '/v1/devices', origin: { via: 'cloud', user_id: 'u1', remote_addr: null } });
     expect(res).toEqual({ status: 200, body: { echo: '/v1/devices', origin: { via: 'cloud', user_id: 'u1', remote_addr: null } } });
+  });
+
+  it('applies a burst of deltas in a few batches, in order, with one state_changed per delta', async () => {
+    const mirror = new FakeMirror();
+    const { hub, server, url } = await startHub({ good: 7 }, mirror);
+    cleanups.push(() => new Promise((r) => server.close(() => r())), () => hub.stop());
+    const edge = new FakeEdge();
+    edge.set('sensor.power', '0');
+    const client = edge.client(url, 'good');
+    client.start();
+    cleanups.push(() => client.stop());
+    await until(() => mirror.snapshots === 1);
+    const changes: { old_state: EntityState | null; new_state: EntityState }[] = [];
+    hub.on('state_changed', (e) => changes.push(e));
+    mirror.delayMs = 20;
+    for (let i = 1; i <= 50; i++) edge.set('sensor.power', String(i));
+    await until(() => mirror.lastSeq === 50, 5000, 'all 50 deltas');
+    expect(mirror.states.get('sensor.power')?.state).toBe('50');
+    expect(mirror.batches.reduce((a, b) => a + b, 0)).toBe(50);
+    expect(mirror.batches.length).toBeLessThan(10);
+    expect(changes.map((c) => [c.old_state?.state, c.new_state.state])).toEqual(Array.from({ length: 50 }, (_, i) => [String(i), String(i + 1)]));
   });
 
   it('refuses bad tokens, times out slow RPCs, and reports an offline edge', async () => {
