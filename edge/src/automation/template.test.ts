@@ -91,6 +91,15 @@ describe('automation templates', () => {
       expect(clocked.renderString("{{ today_at('25:00') }}", {})).toBe('');
     });
 
+    it('relative_time(): the largest whole unit since a date, as Home Assistant words it; the input when in the future or not a date', () => {
+      const ago = (ms: number) => new Date(now - ms).toISOString();
+      const vars = { a: ago(59_000), b: ago(61_000), c: ago(2 * 3600_000 + 5), d: ago(3 * 86400_000), e: ago(400 * 86400_000), f: ago(-60_000) };
+      expect(clocked.renderString('{{ relative_time(a) }}|{{ relative_time(b) }}|{{ relative_time(c) }}|{{ relative_time(d) }}|{{ relative_time(e) }}', vars))
+        .toBe('59 seconds|1 minute|2 hours|3 days|1 year');
+      expect(clocked.renderString('{{ relative_time(f) }}|{{ relative_time(x) }}', { ...vars, x: 'soon' })).toBe(`${vars.f}|soon`);
+      expect(clocked.renderString('{{ relative_time(missing) }}', {})).toBe('');
+    });
+
     it('follows the clock', () => {
       const before = clocked.renderNative('{{ as_timestamp(now()) }}', {});
       now += 3_600_000;

@@ -21,7 +21,9 @@ import type { StatePort } from './ports.ts';
  *   x | as_timestamp        (a filter, same conversion; `| as_timestamp(default)`)
  *   today_at('HH:MM[:SS]')  → __today_at[...]   (today at that local time; today_at() = midnight)
  *   x.strftime('%H:%M')     → x | date: '%H:%M' (in output position only)
- * Not supported: timedelta arithmetic, relative_time, other datetime methods.
+ *   relative_time(x)        → __rel[x]          (time since x, as HA words it: "5 minutes"; x itself
+ *                                                when it is in the future or not a date)
+ * Not supported: timedelta arithmetic, other datetime methods.
  */
 
 export { TemplateError };
@@ -43,6 +45,7 @@ const RE_TODAY_AT = new RegExp(String.raw`\btoday_at\((?:${ARG})?\)`, 'g');
 /** a quoted string or a variable path whose [..] keys may be quoted strings (`__today_at['07:30']`) */
 const PATH_ARG = String.raw`\s*('[^']*'|"[^"]*"|[A-Za-z_][\w.]*(?:\[(?:'[^']*'|"[^"]*"|[\w.]+)\][\w.]*)*)\s*`;
 const RE_AS_TIMESTAMP = new RegExp(String.raw`\bas_timestamp\(${PATH_ARG}\)`, 'g');
+const RE_RELATIVE_TIME = new RegExp(String.raw`\brelative_time\(${PATH_ARG}\)`, 'g');
 const RE_DT_METHOD = /\.(weekday|isoweekday|timestamp|isoformat)\(\s*\)/g;
 const RE_STRFTIME = new RegExp(String.raw`\.strftime\(${ARG}\)`, 'g');
 
@@ -62,7 +65,8 @@ export function rewriteHaFunctions(src: string): string {
     .replace(RE_IS_STATE, (_m, e: string, v: string) => `__st[${e}] == ${v}`)
     .replace(RE_ATTR, (_m, e: string, a: string) => `__attr[${e}][${a}]`)
     .replace(RE_STATES, (_m, e: string) => `__st[${e}]`)
-    .replace(RE_AS_TIMESTAMP, (_m, x: string) => `__ts[${x}]`);
+    .replace(RE_AS_TIMESTAMP, (_m, x: string) => `__ts[${x}]`)
+    .replace(RE_RELATIVE_TIME, (_m, x: string) => `__rel[${x}]`);
 }
 
 const pad = (n: number, w = 2) => String(Math.trunc(Math.abs(n))).padStart(w, '0');
@@ -96,6 +100,22 @@ function todayAt(now: number, hhmm: string): Readonly<Record<string, unknown>> |
   if (!m || Number(m[1]) > 23 || Number(m[2]) > 59 || Number(m[3] ?? 0) > 59) return undefined;
   const d = new Date(now);
   return haDateTime(new Date(d.getFullYear(), d.getMonth(), d.getDate(), Number(m[1]), Number(m[2]), Number(m[3] ?? 0), 0).getTime());
+}
+
+/**
+ * Home Assistant's relative_time (dt_util.get_age): the largest whole unit of the time since
+ * `then`, "1 hour" / "5 minutes"; months are 30 days, years 365.
+ */
+export function relativeTime(nowMs: number, thenSeconds: number): string | null {
+  let seconds = Math.floor(nowMs / 1000 - thenSeconds);
+  if (seconds < 0) return null;
+  const units: [string, number][] = [['year', 365 * 86400], ['month', 30 * 86400], ['day', 86400], ['hour', 3600], ['minute', 60]];
+  for (const [unit, size] of units) {
+    const n = Math.floor(seconds / size);
+    if (n > 0) return n === 1 ? `1 ${unit}` : `${n} ${unit}s`;
+    seconds %= size;
+  }
+  return seconds === 1 ? '1 second' : `${seconds} seconds`;
 }
 
 /** A read-only object whose keys are computed on demand and all count as own properties. */
@@ -143,7 +163,13 @@ export class AutomationTemplates {
     // lookup keys are strings: a datetime key arrives as its text, which Date.parse reads back
     const ts = lookupProxy((x) => asTimestamp(x) ?? undefined);
     const today = lookupProxy((x) => todayAt(this.clock.now(), x));
-    this.globals = { __st: st, __attr: attr, states: domains, __ts: ts, __today_at: today };
+    const rel = lookupProxy((x) => {
+      // a missing value arrives as the key "undefined" (or "null"): print nothing, as for other lookups
+      if (x === 'undefined' || x === 'null') return undefined;
+      const then = asTimestamp(x);
+      return then === null ? x : (relativeTime(this.clock.now(), then) ?? x);
+    });
+    this.globals = { __st: st, __attr: attr, states: domains, __ts: ts, __today_at: today, __rel: rel };
   }
 
   static isTemplate(value: unknown): value is string {
