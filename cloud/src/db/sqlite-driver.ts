@@ -27,11 +27,17 @@ export class SqliteDriver implements SqlDriver {
   async open(): Promise<void> {
     fs.mkdirSync(path.dirname(this.file), { recursive: true });
     const sqlite = new Database(this.file);
-    // busy_timeout first: with several replicas on one file, switching to WAL and migrating wait for each other.
-    sqlite.pragma('busy_timeout = 5000');
-    sqlite.pragma('journal_mode = WAL');
-    sqlite.pragma('synchronous = NORMAL');
-    sqlite.pragma('foreign_keys = ON');
+    try {
+      // busy_timeout first: with several replicas on one file, switching to WAL and migrating wait for each other.
+      sqlite.pragma('busy_timeout = 5000');
+      // SQLite does not always wait (busy_timeout) while another process switches the file to WAL.
+      await whileBusy(() => sqlite.pragma('journal_mode = WAL'));
+      sqlite.pragma('synchronous = NORMAL');
+      sqlite.pragma('foreign_keys = ON');
+    } catch (err) {
+      sqlite.close();
+      throw err;
+    }
     this.sqlite = sqlite;
     this.statements = new Map();
   }
@@ -124,7 +130,7 @@ export class SqliteDriver implements SqlDriver {
    */
   async migrate(migrations: readonly Migration[]): Promise<void> {
     const sqlite = this.raw;
-    sqlite.exec('BEGIN EXCLUSIVE');
+    await whileBusy(() => sqlite.exec('BEGIN EXCLUSIVE'));
     try {
       sqlite.exec('CREATE TABLE IF NOT EXISTS _migrations (id TEXT PRIMARY KEY, applied_at TEXT NOT NULL)');
       const applied = new Set(sqlite.prepare('SELECT id FROM _migrations').pluck().all() as string[]);
@@ -162,5 +168,19 @@ function translate<T>(fn: () => T): T {
     const code = (err as { code?: string }).code;
     if (code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY') throw new UniqueViolation((err as Error).message, { cause: err });
     throw err;
+  }
+}
+
+/** Runs fn again while SQLite answers "database is locked" (another process holds the file), for up to `ms`. */
+async function whileBusy<T>(fn: () => T, ms = 15_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    try {
+      return fn();
+    } catch (err) {
+      const code = (err as { code?: string }).code;
+      if ((code !== 'SQLITE_BUSY' && code !== 'SQLITE_LOCKED') || Date.now() > deadline) throw err;
+      await new Promise((r) => setTimeout(r, 20 + Math.random() * 80));
+    }
   }
 }
