@@ -50,10 +50,7 @@ describe('pnpm cloud process', () => {
 
   it('says clearly when the port is taken, without a stack trace', async () => {
     const first = await spawnReady('cloud/src/main.ts', ['--port', '0', '--data-dir', tmp()]);
-    const child = spawn(NODE, [path.join(REPO_ROOT, 'cloud/src/main.ts'), '--port', String(first.ready.http), '--data-dir', tmp()]);
-    let err = '';
-    child.stderr.on('data', (d) => { err += d; });
-    const code = await new Promise((r) => child.once('exit', r));
+    const { code, err } = await runToExit(['--port', String(first.ready.http), '--data-dir', tmp()]);
     expect(code).toBe(1);
     expect(err.trim()).toBe(`error: port ${first.ready.http} is already in use (try --port 0)`);
     first.child.kill('SIGTERM');
@@ -101,10 +98,8 @@ describe('pnpm cloud process', () => {
   });
 
   it('refuses unknown flags with a one-line error', async () => {
-    const child = spawn(NODE, [path.join(REPO_ROOT, 'cloud/src/main.ts'), '--bogus']);
-    let err = '';
-    child.stderr.on('data', (d) => { err += d; });
-    expect(await new Promise((r) => child.once('exit', r))).toBe(2);
+    const { code, err } = await runToExit(['--bogus']);
+    expect(code).toBe(2);
     expect(err).toMatch(/^error: .*bogus/);
     expect(err.split('\n').filter(Boolean)).toHaveLength(1);
   });

@@ -33,6 +33,11 @@ export interface SqlDriver {
   close(): Promise<void>;
 }
 
+/** Booleans are stored as 0/1 integers on both engines (drizzle maps its boolean columns already; raw SQL may pass true/false). */
+export function bindParams(params: readonly unknown[]): unknown[] {
+  return params.map((p) => (typeof p === 'boolean' ? (p ? 1 : 0) : p));
+}
+
 export interface Migration {
   /** unique, stable id: "<module>-<nnn>-<what>" */
   id: string;

@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import pg from 'pg';
-import { DatabaseUnavailable, NoSuchValue, UniqueViolation, type Migration, type Row, type SqlDriver } from './driver.ts';
+import { DatabaseUnavailable, NoSuchValue, UniqueViolation, bindParams, type Migration, type Row, type SqlDriver } from './driver.ts';
 import { FILL_ID_FUNCTION, toPostgresDdl, toPostgresSql } from './postgres-sql.ts';
 
 const INT8 = 20;
@@ -72,17 +72,17 @@ export class PostgresDriver implements SqlDriver {
   }
 
   async query(sql: string, params: readonly unknown[]): Promise<Row[]> {
-    const res = await translate(this.client.query({ text: this.text(sql), values: bind(params) }));
+    const res = await translate(this.client.query({ text: this.text(sql), values: bindParams(params) }));
     return res.rows as Row[];
   }
 
   async queryArrays(sql: string, params: readonly unknown[]): Promise<unknown[][]> {
-    const res = await translate(this.client.query({ text: this.text(sql), values: bind(params), rowMode: 'array' }));
+    const res = await translate(this.client.query({ text: this.text(sql), values: bindParams(params), rowMode: 'array' }));
     return res.rows as unknown[][];
   }
 
   async execute(sql: string, params: readonly unknown[]): Promise<number> {
-    const res = await translate(this.client.query({ text: this.text(sql), values: bind(params) }));
+    const res = await translate(this.client.query({ text: this.text(sql), values: bindParams(params) }));
     return res.rowCount ?? 0;
   }
 
@@ -186,10 +186,6 @@ export class PostgresDriver implements SqlDriver {
   }
 }
 
-/** Booleans are stored as 0/1 integers on both engines. */
-function bind(params: readonly unknown[]): unknown[] {
-  return params.map((p) => (typeof p === 'boolean' ? (p ? 1 : 0) : p));
-}
 
 async function translate<T>(pending: Promise<T>): Promise<T> {
   try {

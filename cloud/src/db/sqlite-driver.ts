@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { UniqueViolation, type Migration, type Row, type SqlDriver } from './driver.ts';
+import { UniqueViolation, bindParams, type Migration, type Row, type SqlDriver } from './driver.ts';
 
 /**
  * The embedded engine: one better-sqlite3 connection on a file in the data dir, WAL, foreign
@@ -71,19 +71,19 @@ export class SqliteDriver implements SqlDriver {
   async query(sql: string, params: readonly unknown[]): Promise<Row[]> {
     if (this.openTransaction) await this.ready();
     const stmt = this.statement(sql);
-    return translate(() => (stmt.reader ? stmt.all(...bind(params)) as Row[] : (stmt.run(...bind(params)), [])));
+    return translate(() => (stmt.reader ? stmt.all(...bindParams(params)) as Row[] : (stmt.run(...bindParams(params)), [])));
   }
 
   async queryArrays(sql: string, params: readonly unknown[]): Promise<unknown[][]> {
     if (this.openTransaction) await this.ready();
     const stmt = this.statement(sql);
-    return translate(() => (stmt.reader ? stmt.raw(true).all(...bind(params)) as unknown[][] : (stmt.run(...bind(params)), [])));
+    return translate(() => (stmt.reader ? stmt.raw(true).all(...bindParams(params)) as unknown[][] : (stmt.run(...bindParams(params)), [])));
   }
 
   async execute(sql: string, params: readonly unknown[]): Promise<number> {
     if (this.openTransaction) await this.ready();
     const stmt = this.statement(sql);
-    return translate(() => stmt.run(...bind(params)).changes);
+    return translate(() => stmt.run(...bindParams(params)).changes);
   }
 
   async transaction<T>(fn: () => Promise<T>): Promise<T> {
@@ -156,10 +156,6 @@ export class SqliteDriver implements SqlDriver {
   }
 }
 
-/** better-sqlite3 binds no booleans; drizzle already maps its boolean columns to 0/1. */
-function bind(params: readonly unknown[]): unknown[] {
-  return params.map((p) => (typeof p === 'boolean' ? (p ? 1 : 0) : p));
-}
 
 function translate<T>(fn: () => T): T {
   try {

@@ -84,27 +84,29 @@ export class EntityAccess {
    * per-edge cache: the same content, without re-serializing unchanged edges.
    */
   async statesBody(userId: string, orgId: string | null = null): Promise<RenderedStates> {
-    const [edgeList, shared] = await Promise.all([this.edgeGrants(userId, orgId), this.entityGrants(userId, orgId)]);
-    const whole = new Set(edgeList.map((e) => e.edgeId));
-    const extra = shared.filter((g) => g.canView && !whole.has(g.edgeId));
-    return this.statesCache.render([...whole], extra, async () => {
-      const out: EntityState[] = [];
-      for (const g of extra) {
-        const st = await this.s.mirror.state([g.edgeId], g.entityId);
-        if (st) out.push(st);
-      }
-      return out;
-    });
+    const { wholeEdges, shared } = await this.viewable(userId, orgId);
+    return this.statesCache.render(wholeEdges, shared, () => this.sharedStates(shared));
   }
 
   /** Current states the user may view, from the mirror (answers while edges are offline). */
   async states(userId: string, orgId: string | null = null): Promise<EntityState[]> {
-    const [edgeList, shared] = await Promise.all([this.edgeGrants(userId, orgId), this.entityGrants(userId, orgId)]);
-    const edgeIds = edgeList.map((e) => e.edgeId);
-    const out = (await this.s.mirror.states(edgeIds)).map((s) => ({ ...s }));
-    const whole = new Set(edgeIds);
+    const { wholeEdges, shared } = await this.viewable(userId, orgId);
+    const out = (await this.s.mirror.states(wholeEdges)).map((s) => ({ ...s }));
+    out.push(...await this.sharedStates(shared));
+    return out;
+  }
+
+  /** The edges the user sees whole, and the entities shared with it from other edges. */
+  private async viewable(userId: string, orgId: string | null): Promise<{ wholeEdges: number[]; shared: EntityGrant[] }> {
+    const [edgeList, grants] = await Promise.all([this.edgeGrants(userId, orgId), this.entityGrants(userId, orgId)]);
+    const wholeEdges = edgeList.map((e) => e.edgeId);
+    const whole = new Set(wholeEdges);
+    return { wholeEdges, shared: grants.filter((g) => g.canView && !whole.has(g.edgeId)) };
+  }
+
+  private async sharedStates(shared: EntityGrant[]): Promise<EntityState[]> {
+    const out: EntityState[] = [];
     for (const g of shared) {
-      if (!g.canView || whole.has(g.edgeId)) continue;
       const st = await this.s.mirror.state([g.edgeId], g.entityId);
       if (st) out.push(st);
     }
