@@ -197,6 +197,7 @@ export class TunnelHub extends EventEmitter {
     void next.then(() => { if (this.queues.get(edgeId) === next) this.queues.delete(edgeId); });
   }
 
+  /** Every message but deltas (applyBatch takes those). */
   private async handle(conn: EdgeConnection, msg: tunnel.EdgeToCloud, greet: () => void): Promise<void> {
     const edgeId = conn.edgeId;
     switch (msg.type) {
@@ -220,8 +221,6 @@ export class TunnelHub extends EventEmitter {
         conn.send({ type: 'ack', seq: msg.seq });
         this.emit('snapshot', edgeId);
         return;
-      case 'delta':
-        return this.applyBatch(conn, [msg]);
       case 'event':
         this.emit('edge_event', { edgeId, event_type: msg.event_type, data: msg.data });
         return;
