@@ -40,6 +40,11 @@ export interface RouteSpec<
   response?: R;
   /** response without a JSON body (e.g. 200 empty, 101 upgrade) */
   emptyResponse?: boolean;
+  /**
+   * The success carries a (weak) ETag and the route honours If-None-Match with 304, and gzip
+   * with Accept-Encoding: documented as such in OpenAPI; the handler does the work.
+   */
+  conditional?: boolean;
   errors: number[];
   /**
    * Per-route override of the error body shape for a status (default: errorShapeByStatus),
@@ -62,6 +67,15 @@ export function errorShapeOf(spec: Pick<RouteSpec, 'errorShapes'>, status: numbe
 
 export const ORG_HEADER = 'X-Organization-Id';
 
+const CONDITIONAL_REQUEST_HEADERS = z.object({
+  'if-none-match': z.string().optional().meta({ description: 'an ETag from an earlier answer: 304 while it is still current' }),
+  'accept-encoding': z.string().optional().meta({ description: 'gzip: the body comes gzip-compressed (Content-Encoding: gzip)' }),
+});
+const CONDITIONAL_RESPONSE_HEADERS = z.object({
+  etag: z.string().meta({ description: 'weak entity tag of this content' }),
+  vary: z.string().meta({ description: 'Accept-Encoding' }),
+});
+
 /** OpenAPI 3.1 document for the routes a server actually mounts. */
 export function buildOpenApiDocument(routes: RouteSpec[], info: { title: string; description?: string; serverUrl?: string }) {
   const registry = new OpenAPIRegistry();
@@ -69,10 +83,14 @@ export function buildOpenApiDocument(routes: RouteSpec[], info: { title: string;
   registry.registerComponent('securitySchemes', 'fleet', { type: 'http', scheme: 'bearer', description: 'FLEET_TOKEN of the cloud' });
   registry.registerComponent('securitySchemes', 'edge', { type: 'http', scheme: 'bearer', description: 'edge pairing token' });
   for (const r of routes) {
-    const responses: Record<string, { description: string; content?: Record<string, { schema: z.ZodType }> }> = {};
+    const responses: Record<string, { description: string; content?: Record<string, { schema: z.ZodType }>; headers?: z.ZodObject }> = {};
     responses[String(r.status)] = r.response && !r.emptyResponse
       ? { description: 'success', content: { 'application/json': { schema: r.response } } }
       : { description: 'success' };
+    if (r.conditional) {
+      responses[String(r.status)]!.headers = CONDITIONAL_RESPONSE_HEADERS;
+      responses['304'] = { description: 'not modified: the If-None-Match tag is still current (no body)', headers: CONDITIONAL_RESPONSE_HEADERS };
+    }
     for (const status of r.errors) {
       const shape = errorShapeOf(r, status);
       responses[String(status)] = {
@@ -81,6 +99,7 @@ export function buildOpenApiDocument(routes: RouteSpec[], info: { title: string;
       };
     }
     let headers = r.headers;
+    if (r.conditional) headers = headers ? headers.extend(CONDITIONAL_REQUEST_HEADERS.shape) : CONDITIONAL_REQUEST_HEADERS;
     if (r.orgContext) {
       const org = z.object({ [ORG_HEADER.toLowerCase()]: z.string().optional().meta({ description: 'organization context; the caller must be a member' }) });
       headers = headers ? headers.extend(org.shape) : org;

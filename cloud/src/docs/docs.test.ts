@@ -19,6 +19,12 @@ describe('API documentation', () => {
     expect(token.responses['401'].content['application/json'].schema.$ref).toBe('#/components/schemas/ErrorCode');
     expect(token.responses['400'].content['application/json'].schema.$ref).toBe('#/components/schemas/ErrorMessage');
     expect(res.body.components.schemas.TokenResponse.properties.token_type).toBeDefined();
+    // the states listing documents its ETag, 304 and gzip
+    const states = res.body.paths['/v1/entities/states'].get;
+    expect(Object.keys(states.responses).sort()).toEqual(['200', '304', '401', '403']);
+    expect(Object.keys(states.responses['200'].headers).sort()).toEqual(['etag', 'vary']);
+    expect(states.parameters.filter((p: { in: string }) => p.in === 'header').map((p: { name: string }) => p.name).sort())
+      .toEqual(['accept-encoding', 'if-none-match', 'x-organization-id']);
   });
   it('serves a rendered reference at /docs without auth', async () => {
     const res = await t.get('/docs');

@@ -27,7 +27,7 @@ export const getDeviceRoute = defineRoute({
   params: CloudDeviceParams, query: EdgeQuery, status: 200, response: DeviceWithEntities, errors: [401, 404],
 });
 export const listStatesRoute = defineRoute({
-  method: 'get', path: '/v1/entities/states', summary: 'Every entity the caller may view, with its current state (mirror). Weak ETag: If-None-Match answers 304 while nothing visible changed; gzip with Accept-Encoding: gzip', tag: 'devices', auth: 'bearer', orgContext: true,
+  method: 'get', path: '/v1/entities/states', summary: 'Every entity the caller may view, with its current state (mirror)', tag: 'devices', auth: 'bearer', orgContext: true, conditional: true,
   status: 200, response: z.array(EntityState), errors: [401, 403],
 });
 export const getStateRoute = defineRoute({
