@@ -77,7 +77,11 @@ const CONDITIONAL_RESPONSE_HEADERS = z.object({
 });
 
 /** OpenAPI 3.1 document for the routes a server actually mounts. */
-export function buildOpenApiDocument(routes: RouteSpec[], info: { title: string; description?: string; serverUrl?: string }) {
+/**
+ * `everyRoute`: responses any route of this server may give besides its own `errors` (status →
+ * description), e.g. the cloud's 503 while its database is unreachable.
+ */
+export function buildOpenApiDocument(routes: RouteSpec[], info: { title: string; description?: string; serverUrl?: string; everyRoute?: Record<number, string> }) {
   const registry = new OpenAPIRegistry();
   registry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer', description: 'access token (JWT) or personal access token' });
   registry.registerComponent('securitySchemes', 'fleet', { type: 'http', scheme: 'bearer', description: 'FLEET_TOKEN of the cloud' });
@@ -91,10 +95,11 @@ export function buildOpenApiDocument(routes: RouteSpec[], info: { title: string;
       responses[String(r.status)]!.headers = CONDITIONAL_RESPONSE_HEADERS;
       responses['304'] = { description: 'not modified: the If-None-Match tag is still current (no body)', headers: CONDITIONAL_RESPONSE_HEADERS };
     }
-    for (const status of r.errors) {
+    const common = Object.entries(info.everyRoute ?? {}).map(([status, description]) => [Number(status), description] as const);
+    for (const [status, description] of [...r.errors.map((s) => [s, errorDescriptions[s] ?? 'error'] as const), ...common.filter(([s]) => !r.errors.includes(s))]) {
       const shape = errorShapeOf(r, status);
       responses[String(status)] = {
-        description: errorDescriptions[status] ?? 'error',
+        description,
         content: { 'application/json': { schema: shape === 'message' ? ErrorMessage : ErrorCode } },
       };
     }

@@ -21,7 +21,12 @@ describe('API documentation', () => {
     expect(res.body.components.schemas.TokenResponse.properties.token_type).toBeDefined();
     // the states listing documents its ETag, 304 and gzip
     const states = res.body.paths['/v1/entities/states'].get;
-    expect(Object.keys(states.responses).sort()).toEqual(['200', '304', '401', '403']);
+    expect(Object.keys(states.responses).sort()).toEqual(['200', '304', '401', '403', '503']);
+    expect(states.responses['503'].content['application/json'].schema.$ref).toBe('#/components/schemas/ErrorCode');
+    // every route may answer 503 while the database is unreachable
+    for (const item of Object.values(res.body.paths as Record<string, Record<string, { responses: object }>>)) {
+      for (const op of Object.values(item)) expect(Object.keys(op.responses)).toContain('503');
+    }
     expect(Object.keys(states.responses['200'].headers).sort()).toEqual(['etag', 'vary']);
     expect(states.parameters.filter((p: { in: string }) => p.in === 'header').map((p: { name: string }) => p.name).sort())
       .toEqual(['accept-encoding', 'if-none-match', 'x-organization-id']);

@@ -15,6 +15,7 @@ export function mountDocs(app: Hono<any>, mounted: () => RouteSpec[]): void {
         doc: buildOpenApiDocument(list, {
           title: 'Smart-Home Control Portal API',
           description: 'Cloud relay of the smart-home platform. See portal-api.md and contract.md.',
+          everyRoute: { 503: 'database unavailable ({error:"database_unavailable"}, Retry-After)' },
         }),
       };
     }

@@ -403,12 +403,12 @@ describe('POST /v1/webhooks/store-iap: rejections change nothing', () => {
 // ---- mounting, docs, configuration ---------------------------------------------------------
 
 describe('store receiver wiring', () => {
-  it('is in the OpenAPI document with its body, no security, and 400/413', async () => {
+  it('is in the OpenAPI document with its body, no security, and 400/413 (and the 503 of a database outage)', async () => {
     const doc = (await t.get('/openapi.json')).body;
     const op = doc.paths[URL_PATH].post;
     expect(op.security).toEqual([]);
     expect(op.requestBody.content['application/json'].schema.$ref).toBe('#/components/schemas/StoreNotification');
-    expect(Object.keys(op.responses).sort()).toEqual(['200', '400', '413']);
+    expect(Object.keys(op.responses).sort()).toEqual(['200', '400', '413', '503']);
   });
 
   it('documents its 400 as {error} (ErrorCode, as it answers), 413 as {message}, and the StoreNotification body', async () => {
