@@ -3,10 +3,12 @@ import pg from 'pg';
 import { DatabaseUnavailable, NoSuchValue, UniqueViolation, bindParams, type Migration, type Row, type SqlDriver } from './driver.ts';
 import { FILL_ID_FUNCTION, toPostgresDdl, toPostgresSql } from './postgres-sql.ts';
 
+/** type oids of BIGINT and NUMERIC */
 const INT8 = 20;
+const NUMERIC = 1700;
+/** a SERIALIZABLE transaction runs at most this often after serialization failures */
 const MAX_ATTEMPTS = 10;
 const PING_TIMEOUT_MS = 2000;
-const NUMERIC = 1700;
 
 /**
  * PostgreSQL through a pg pool. Transactions take a client of their own (queries in their
@@ -23,8 +25,6 @@ export class PostgresDriver implements SqlDriver {
   private readonly transactionClient = new AsyncLocalStorage<pg.PoolClient>();
   private readonly running = new Set<Promise<unknown>>();
   private transactionTail: Promise<void> = Promise.resolve();
-  /** transactions run again after a serialization failure (for tests and logs) */
-  retries = 0;
   private readonly sqlCache = new Map<string, string>();
 
   constructor(url: string) {
@@ -119,7 +119,6 @@ export class PostgresDriver implements SqlDriver {
         const code = (err as { code?: string }).code ?? ((err as { cause?: { code?: string } }).cause?.code);
         // serialization_failure, deadlock_detected: nothing was committed; run it again.
         if ((code !== '40001' && code !== '40P01') || attempt >= MAX_ATTEMPTS) throw err;
-        this.retries++;
         await new Promise((r) => setTimeout(r, Math.random() * 5 * attempt));
       }
     }
@@ -185,7 +184,6 @@ export class PostgresDriver implements SqlDriver {
     await pool?.end();
   }
 }
-
 
 async function translate<T>(pending: Promise<T>): Promise<T> {
   try {

@@ -156,7 +156,6 @@ export class SqliteDriver implements SqlDriver {
   }
 }
 
-
 function translate<T>(fn: () => T): T {
   try {
     return fn();

@@ -115,11 +115,9 @@ export class EntityAccess {
 
   /** Finds the entity the user may act on: 404 when invisible, 403 when visible but not allowed. */
   async resolveEntity(userId: string, entityId: string, action: 'view' | 'control'): Promise<{ edgeId: number; state: EntityState }> {
-    const edgeList = await this.edgeGrants(userId);
-    for (const e of edgeList) {
-      const st = await this.s.mirror.state([e.edgeId], entityId);
-      if (st) return { edgeId: e.edgeId, state: { ...st, edge_id: e.edgeId } };
-    }
+    // One lookup over all of the user's edges (the lowest edge id wins when several hold the entity).
+    const own = await this.s.mirror.state((await this.edgeGrants(userId)).map((e) => e.edgeId), entityId);
+    if (own) return { edgeId: own.edge_id!, state: { ...own } };
     for (const g of await this.entityGrants(userId)) {
       if (g.entityId !== entityId || !g.canView) continue;
       const st = await this.s.mirror.state([g.edgeId], entityId);
