@@ -97,7 +97,7 @@ export function createEdge(config: EdgeConfig): Edge {
   const prefix = config.discoveryPrefix ?? 'homeassistant';
   const acl = new MqttAcl(prefix);
   const broker = new MqttBroker({
-    port: config.mqttPort, host: config.host, users, acl, log, retained: new RetainedStore(database, log),
+    port: config.mqttPort, host: config.host, users, acl, log, retained: new RetainedStore(database),
     declaredCommandTopics: (topic, payload) => declaredCommandTopics(prefix, topic, payload),
   });
   const discovery = new MqttDiscovery({ broker, registry, states, acl, templates, log, prefix });

@@ -1,5 +1,6 @@
 import type { Statement } from 'better-sqlite3';
 import type { EdgeDatabase } from '../db/database.ts';
+import { WriteBehind } from '../db/write-behind.ts';
 
 export interface StoredState {
   entity_id: string;
@@ -10,26 +11,20 @@ export interface StoredState {
 }
 
 /**
- * Write-behind for states: changes are coalesced per entity and written in one
- * transaction at most `delayMs` after the first pending change, or at once when
- * `maxBatch` entities are pending. stop() writes everything still pending, so a
- * state the broker acknowledged before SIGTERM is on disk when the process exits.
+ * Write-behind for states (WriteBehind keyed by entity_id): changes are coalesced per entity
+ * and written in one transaction at most `delayMs` after the first pending change, or at once
+ * when `maxBatch` entities are pending. stop() writes everything still pending, so a state the
+ * broker acknowledged before SIGTERM is on disk when the process exits.
  */
 export class StateWriter {
   private readonly database: EdgeDatabase;
-  private readonly delayMs: number;
-  private readonly maxBatch: number;
-  private pendingRows = new Map<string, StoredState | null>();
-  private timer: NodeJS.Timeout | null = null;
-  private immediate: NodeJS.Immediate | null = null;
+  private readonly rows: WriteBehind<StoredState>;
   private upsert: Statement | null = null;
   private del: Statement | null = null;
-  private running = false;
 
   constructor(database: EdgeDatabase, delayMs: number, maxBatch: number) {
     this.database = database;
-    this.delayMs = delayMs;
-    this.maxBatch = maxBatch;
+    this.rows = new WriteBehind({ delayMs, maxBatch, write: (batch) => this.write(batch) });
   }
 
   loadAll(): StoredState[] {
@@ -44,72 +39,46 @@ export class StateWriter {
       ON CONFLICT(entity_id) DO UPDATE SET state = excluded.state, attributes = excluded.attributes,
       last_changed = excluded.last_changed, last_updated = excluded.last_updated`);
     this.del = sqlite.prepare('DELETE FROM states WHERE entity_id = ?');
-    this.running = true;
+    this.rows.start();
   }
 
   get pending(): number {
-    return this.pendingRows.size;
-  }
-
-  put(row: StoredState): void {
-    this.pendingRows.set(row.entity_id, row);
-    this.schedule();
-  }
-
-  delete(entityId: string): void {
-    this.pendingRows.set(entityId, null);
-    this.schedule();
-  }
-
-  private schedule(): void {
-    if (!this.running) return;
-    if (this.pendingRows.size >= this.maxBatch) {
-      this.immediate ??= setImmediate(() => { this.immediate = null; this.flushInBackground(); });
-      return;
-    }
-    this.timer ??= setTimeout(() => { this.timer = null; this.flushInBackground(); }, this.delayMs);
-  }
-
-  /** A failed background write (disk full, locked) keeps its rows and retries after the delay. */
-  private flushInBackground(): void {
-    try {
-      this.flush();
-    } catch (err) {
-      this.lastError = err;
-      this.timer ??= setTimeout(() => { this.timer = null; this.flushInBackground(); }, Math.max(this.delayMs, 1000));
-    }
+    return this.rows.pending;
   }
 
   /** The last background write error, if any (for diagnostics). */
-  lastError: unknown = null;
+  get lastError(): unknown {
+    return this.rows.lastError;
+  }
+
+  put(row: StoredState): void {
+    this.rows.set(row.entity_id, row);
+  }
+
+  delete(entityId: string): void {
+    this.rows.set(entityId, null);
+  }
 
   flush(): void {
-    if (this.timer) { clearTimeout(this.timer); this.timer = null; }
-    if (this.immediate) { clearImmediate(this.immediate); this.immediate = null; }
-    if (this.pendingRows.size === 0 || !this.upsert || !this.del) return;
-    const batch = this.pendingRows;
-    this.pendingRows = new Map();
-    const upsert = this.upsert;
-    const del = this.del;
-    try {
-      this.database.sqlite.transaction(() => {
-        for (const [entityId, row] of batch) {
-          if (row) upsert.run(entityId, row.state, JSON.stringify(row.attributes), row.last_changed, row.last_updated);
-          else del.run(entityId);
-        }
-      })();
-    } catch (err) {
-      // keep what was not written; newer changes that arrived meanwhile win
-      for (const [entityId, row] of batch) if (!this.pendingRows.has(entityId)) this.pendingRows.set(entityId, row);
-      throw err;
-    }
+    this.rows.flush();
   }
 
   stop(): void {
-    this.flush();
-    this.running = false;
+    this.rows.stop();
     this.upsert = null;
     this.del = null;
+  }
+
+  private write(batch: ReadonlyMap<string, StoredState | null>): void {
+    const upsert = this.upsert;
+    const del = this.del;
+    if (!upsert || !del) throw new Error('state writer not started');
+    this.database.sqlite.transaction(() => {
+      for (const [entityId, row] of batch) {
+        if (row) upsert.run(entityId, row.state, JSON.stringify(row.attributes), row.last_changed, row.last_updated);
+        else del.run(entityId);
+      }
+    })();
   }
 }
 
