@@ -70,17 +70,23 @@ class FakeEdge {
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => { for (const c of cleanups.splice(0).reverse()) await c(); });
 
+/** A hub and an edge (id 7) holding one entity, connected and synced. */
+async function connectedEdge(entityId: string, value: string) {
+  const mirror = new FakeMirror();
+  const { hub, server, url } = await startHub({ good: 7 }, mirror);
+  cleanups.push(() => new Promise((r) => server.close(() => r())), () => hub.stop());
+  const edge = new FakeEdge();
+  edge.set(entityId, value);
+  const client = edge.client(url, 'good');
+  client.start();
+  cleanups.push(() => client.stop());
+  await until(() => mirror.snapshots === 1);
+  return { mirror, hub, edge, client };
+}
+
 describe('edge↔cloud tunnel', () => {
   it('syncs a snapshot, then deltas with sequence numbers, and answers RPCs', async () => {
-    const mirror = new FakeMirror();
-    const { hub, server, url } = await startHub({ good: 7 }, mirror);
-    cleanups.push(() => new Promise((r) => server.close(() => r())), () => hub.stop());
-    const edge = new FakeEdge();
-    edge.set('light.a', 'off');
-    const client = edge.client(url, 'good');
-    client.start();
-    cleanups.push(() => client.stop());
-    await until(() => mirror.snapshots === 1);
+    const { mirror, hub, edge, client } = await connectedEdge('light.a', 'off');
     expect(mirror.online.has(7)).toBe(true);
     expect(client.edgeId).toBe(7);
     expect(mirror.states.get('light.a')?.state).toBe('off');
@@ -95,15 +101,7 @@ describe('edge↔cloud tunnel', () => {
   });
 
   it('applies a burst of deltas in a few batches, in order, with one state_changed per delta', async () => {
-    const mirror = new FakeMirror();
-    const { hub, server, url } = await startHub({ good: 7 }, mirror);
-    cleanups.push(() => new Promise((r) => server.close(() => r())), () => hub.stop());
-    const edge = new FakeEdge();
-    edge.set('sensor.power', '0');
-    const client = edge.client(url, 'good');
-    client.start();
-    cleanups.push(() => client.stop());
-    await until(() => mirror.snapshots === 1);
+    const { mirror, hub, edge } = await connectedEdge('sensor.power', '0');
     const changes: { old_state: EntityState | null; new_state: EntityState }[] = [];
     hub.on('state_changed', (e) => changes.push(e));
     mirror.delayMs = 20;
