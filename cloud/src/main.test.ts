@@ -3,8 +3,18 @@ import os from 'node:os';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
-import { NODE, REPO_ROOT, spawnReady } from './testing/process.ts';
+import { NODE, REPO_ROOT, spawnReady, type Spawned } from './testing/process.ts';
 import { createTestSchema, testDatabaseUrl } from './testing/database.ts';
+
+const postJson = (url: string, body: unknown) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+
+/** The account registered before the restart logs in on the restarted process, which then stops cleanly. */
+async function expectLoginThenStop(p: Spawned, email: string): Promise<void> {
+  const login = await postJson(`http://127.0.0.1:${p.ready.http}/v1/auth/token`, { grant_type: 'password', email, password: 'password123' });
+  expect(login.status).toBe(200);
+  p.child.kill('SIGTERM');
+  expect(await p.exit).toBe(0);
+}
 
 async function runToExit(args: string[]): Promise<{ code: unknown; err: string }> {
   const child = spawn(NODE, [path.join(REPO_ROOT, 'cloud/src/main.ts'), ...args]);
@@ -26,10 +36,7 @@ describe('pnpm cloud process', () => {
     const base = `http://127.0.0.1:${p.ready.http}`;
     expect(await (await fetch(`${base}/healthz`)).json()).toEqual({ status: 'ok' });
     // Registration runs the full-cost scrypt: still in flight when SIGTERM arrives.
-    const inflight = fetch(`${base}/v1/auth/register`, {
-      method: 'POST', headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ email: 'inflight@example.test', password: 'password123' }),
-    });
+    const inflight = postJson(`${base}/v1/auth/register`, { email: 'inflight@example.test', password: 'password123' });
     await new Promise((r) => setTimeout(r, 15));
     p.child.kill('SIGTERM');
     const res = await inflight;
@@ -39,13 +46,7 @@ describe('pnpm cloud process', () => {
     expect(fs.existsSync(path.join(dataDir, 'jwt-signing-key.json'))).toBe(true);
     // The account was committed: a second start on the same data dir knows it.
     const again = await spawnReady('cloud/src/main.ts', ['--data-dir', dataDir], { PORT: '0' });
-    const login = await fetch(`http://127.0.0.1:${again.ready.http}/v1/auth/token`, {
-      method: 'POST', headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ grant_type: 'password', email: 'inflight@example.test', password: 'password123' }),
-    });
-    expect(login.status).toBe(200);
-    again.child.kill('SIGTERM');
-    expect(await again.exit).toBe(0);
+    await expectLoginThenStop(again, 'inflight@example.test');
   });
 
   it('says clearly when the port is taken, without a stack trace', async () => {
@@ -76,22 +77,12 @@ describe('pnpm cloud process', () => {
       const dataDir = tmp();
       const first = await spawnReady('cloud/src/main.ts', ['--port', '0', '--data-dir', dataDir, '--database-url', schema.url]);
       const base = `http://127.0.0.1:${first.ready.http}`;
-      const reg = await fetch(`${base}/v1/auth/register`, {
-        method: 'POST', headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ email: 'pg@example.test', password: 'password123' }),
-      });
-      expect(reg.status).toBe(201);
+      expect((await postJson(`${base}/v1/auth/register`, { email: 'pg@example.test', password: 'password123' })).status).toBe(201);
       first.child.kill('SIGTERM');
       expect(await first.exit).toBe(0);
       expect(fs.existsSync(path.join(dataDir, 'cloud.db'))).toBe(false);
       const again = await spawnReady('cloud/src/main.ts', ['--port', '0', '--data-dir', dataDir], { DATABASE_URL: schema.url });
-      const login = await fetch(`http://127.0.0.1:${again.ready.http}/v1/auth/token`, {
-        method: 'POST', headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ grant_type: 'password', email: 'pg@example.test', password: 'password123' }),
-      });
-      expect(login.status).toBe(200);
-      again.child.kill('SIGTERM');
-      expect(await again.exit).toBe(0);
+      await expectLoginThenStop(again, 'pg@example.test');
     } finally {
       await schema.drop();
     }
