@@ -137,9 +137,8 @@ export class AuthService {
     const userId = await this.deps.signer.verify(token);
     if (!userId) return null;
     // A deleted account's tokens stop working at once.
-    const exists = this.deps.accessCache
-      ? await this.deps.accessCache.get(`user:${userId}`, async () => Boolean(await this.perRequest().userExists.get({ id: userId })))
-      : Boolean(await this.perRequest().userExists.get({ id: userId }));
+    const load = async () => Boolean(await this.perRequest().userExists.get({ id: userId }));
+    const exists = this.deps.accessCache ? await this.deps.accessCache.get(`user:${userId}`, load) : await load();
     return exists ? { userId, via: 'jwt' } : null;
   }
 
