@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { startTestCloud, type TestCloud } from '../testing/harness.ts';
 import { TEST_REDIS_URL, redisReachable, testRedisPrefix } from './testing.ts';
 
@@ -16,8 +16,10 @@ describe.skipIf(!reachable)('health of a cloud replica', () => {
     clouds.push(t);
     expect((await t.get('/healthz')).body).toEqual({ status: 'ok' });
     // Lose the Redis connections the way a network cut would leave them.
-    const cluster = (t.cloud as unknown as { cluster: { redis: { disconnect(): void } } }).cluster;
+    const cluster = (t.cloud as unknown as { cluster: { redis: { disconnect(): void }; healthy: boolean } }).cluster;
     cluster.redis.disconnect();
+    // ioredis reports the loss on the socket's close event, a moment after disconnect() returns.
+    await vi.waitFor(() => expect(cluster.healthy).toBe(false), { timeout: 2000 });
     const res = await t.get('/healthz');
     expect(res.status).toBe(503);
     expect(res.body).toEqual({ error: 'redis_unavailable' });
