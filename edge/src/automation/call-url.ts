@@ -5,6 +5,9 @@ import net from 'node:net';
 import type { LookupFunction, Socket } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import type { UrlPolicy } from './ports.ts';
+import { isPublicAddress, parseAddress } from './public-address.ts';
+
+export { isPublicAddress };
 
 /**
  * The call_url action's HTTP client (node:http/https, so we own the socket):
@@ -13,8 +16,9 @@ import type { UrlPolicy } from './ports.ts';
  *  - redirects are followed by hand (at most 5), each hop checked again; Authorization
  *    and Cookie are dropped when a redirect leaves the original host;
  *  - policy `public-only` (cloud replica): the address the socket connects to must be
- *    public unicast (ipaddr.js range "unicast"): private, loopback, link-local, metadata,
- *    CGNAT, unique-local, multicast, unspecified and reserved ranges are refused. The check
+ *    public unicast (isPublicAddress: IPv6 forms embedding IPv4 are judged by that IPv4):
+ *    private, loopback, link-local, metadata, CGNAT, unique-local, multicast, unspecified
+ *    and reserved ranges are refused. The check
  *    runs in the socket's DNS `lookup` hook and again on the connected socket's
  *    remoteAddress, so a name that re-resolves to a private address (DNS rebinding)
  *    fails at connect time. `allowList` (hostnames, IPs or CIDRs) opts targets back in.
@@ -62,13 +66,6 @@ export class CallUrlError extends Error {
 
 const DEFAULTS = { defaultTimeoutMs: 10_000, maxTimeoutMs: 60_000, maxResponseBytes: 1_048_576, maxRedirects: 5 };
 
-/** Is this address acceptable as a `public-only` target? (exported for tests) */
-export function isPublicAddress(address: string): boolean {
-  if (!ipaddr.isValid(address)) return false;
-  const parsed = ipaddr.process(address.replace(/^\[|\]$/g, '').split('%')[0]);
-  return parsed.range() === 'unicast';
-}
-
 interface AllowEntry { host?: string; cidr?: [ipaddr.IPv4 | ipaddr.IPv6, number] }
 function compileAllowList(list: string[]): AllowEntry[] {
   return list.map((e) => {
@@ -81,8 +78,10 @@ function compileAllowList(list: string[]): AllowEntry[] {
   });
 }
 function addressAllowed(entries: AllowEntry[], address: string): boolean {
-  if (!ipaddr.isValid(address)) return false;
-  const ip = ipaddr.process(address.split('%')[0]);
+  const parsed = parseAddress(address);
+  if (!parsed) return false;
+  // A dual-stack socket reports an IPv4 peer as ::ffff:a.b.c.d: match it against IPv4 entries.
+  const ip = parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress() ? (parsed as ipaddr.IPv6).toIPv4Address() : parsed;
   return entries.some((e) => e.cidr && ip.kind() === e.cidr[0].kind() && ip.match(e.cidr));
 }
 
