@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { LOG_LEVELS, type LogLevel } from '@smarthome/protocol/server';
 import type { EdgeConfig } from './edge.ts';
+import { parseCallUrlAllowList } from './automation/call-url.ts';
 
 export class UsageError extends Error {
   constructor(message: string) {
@@ -23,7 +24,7 @@ export type Command =
   | { kind: 'help' };
 
 export const USAGE = `usage:
-  pnpm edge [--port P] [--mqtt-port M] [--data-dir D] [--cloud-url URL --token T] [--cloud-replica]
+  pnpm edge [--port P] [--mqtt-port M] [--data-dir D] [--cloud-url URL --token T] [--cloud-replica] [--call-url-allow LIST]
   pnpm edge token create [--name N] [--data-dir D]
   pnpm edge backup --out FILE [--data-dir D]      online copy of the database (edge may run)
   pnpm edge restore --from FILE [--data-dir D]    replace the database (edge stopped)
@@ -31,7 +32,9 @@ export const USAGE = `usage:
   --port        HTTP port of the local API (EDGE_PORT, default 8123; 0 = any free port)
   --mqtt-port   MQTT broker port (MQTT_PORT, default 1883; 0 = any free port)
   --data-dir    where the SQLite database lives (DATA_DIR, default ./data/edge)
-  --cloud-url, --token, --cloud-replica  pairing with a cloud (CLOUD_URL, EDGE_TOKEN)`;
+  --cloud-url, --token, --cloud-replica  pairing with a cloud (CLOUD_URL, EDGE_TOKEN)
+  --call-url-allow  comma-separated IPs, CIDRs and host names a cloud replica's call_url may
+                    reach although they are not public (CALL_URL_ALLOW; default none)`;
 
 /** Flags win over environment variables. */
 export function parseCommand(argv: string[], env: NodeJS.ProcessEnv): Command {
@@ -48,6 +51,7 @@ export function parseCommand(argv: string[], env: NodeJS.ProcessEnv): Command {
         'cloud-url': { type: 'string' },
         token: { type: 'string' },
         'cloud-replica': { type: 'boolean' },
+        'call-url-allow': { type: 'string' },
         name: { type: 'string' },
         out: { type: 'string' },
         from: { type: 'string' },
@@ -77,6 +81,12 @@ export function parseCommand(argv: string[], env: NodeJS.ProcessEnv): Command {
   }
   const logLevel = values['log-level'] ?? env.LOG_LEVEL;
   if (logLevel !== undefined && !LOG_LEVELS.includes(logLevel as LogLevel)) throw new UsageError(`unknown log level ${logLevel}`);
+  let callUrlAllow: string[];
+  try {
+    callUrlAllow = parseCallUrlAllowList(values['call-url-allow'] ?? env.CALL_URL_ALLOW ?? '');
+  } catch (err) {
+    throw new UsageError(`--call-url-allow: ${(err as Error).message}`);
+  }
   return {
     kind: 'run',
     config: {
@@ -86,6 +96,7 @@ export function parseCommand(argv: string[], env: NodeJS.ProcessEnv): Command {
       cloudUrl: values['cloud-url'] ?? (env.CLOUD_URL || undefined),
       token: values.token ?? (env.EDGE_TOKEN || undefined),
       cloudReplica: values['cloud-replica'] ?? false,
+      callUrlAllow,
       logLevel: logLevel as EdgeConfig['logLevel'],
     },
   };

@@ -32,6 +32,8 @@ export interface EdgeConfig {
   cloudUrl?: string;
   token?: string;
   cloudReplica?: boolean;
+  /** targets a cloud replica's call_url may reach although not public (IPs, CIDRs, host names) */
+  callUrlAllow?: string[];
   discoveryPrefix?: string;
   logLevel?: LogLevel;
   logger?: Logger;
@@ -112,7 +114,7 @@ export function createEdge(config: EdgeConfig): Edge {
     return removed;
   };
   const features = new EdgeFeatures({
-    dataDir: config.dataDir, cloudReplica: config.cloudReplica ?? false, log, bus, database, registry, states, services, broker,
+    dataDir: config.dataDir, cloudReplica: config.cloudReplica ?? false, callUrlAllow: config.callUrlAllow ?? [], log, bus, database, registry, states, services, broker,
     oauth: oauthFromEnv(process.env),
   });
   const app = createApiApp({

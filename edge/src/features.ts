@@ -21,6 +21,8 @@ import { topicMatches } from './automation/triggers.ts';
 export interface FeatureCore {
   dataDir: string;
   cloudReplica: boolean;
+  /** --call-url-allow: opts non-public targets back in on a cloud replica */
+  callUrlAllow: string[];
   log: Logger;
   bus: EventBus;
   database: EdgeDatabase;
@@ -118,8 +120,8 @@ export class EdgeFeatures {
         }),
         publish: (topic, payload, options) => core.broker.publish(topic, payload, options),
       },
-      // A home edge may call LAN targets; a cloud replica only public addresses.
-      callUrl: { policy: core.cloudReplica ? 'public-only' : 'lan-allowed' },
+      // A home edge may call LAN targets; a cloud replica only public addresses, and allow-listed ones.
+      callUrl: { policy: core.cloudReplica ? 'public-only' : 'lan-allowed', allowList: core.callUrlAllow },
       log,
       onChange: (change) => { for (const l of this.changeListeners) l(change); },
     });

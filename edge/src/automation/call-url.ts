@@ -67,16 +67,30 @@ export class CallUrlError extends Error {
 const DEFAULTS = { defaultTimeoutMs: 10_000, maxTimeoutMs: 60_000, maxResponseBytes: 1_048_576, maxRedirects: 5 };
 
 interface AllowEntry { host?: string; cidr?: [ipaddr.IPv4 | ipaddr.IPv6, number] }
+const HOST_NAME = /^(?=.{1,253}$)[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?(\.[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?)*$/;
 function compileAllowList(list: string[]): AllowEntry[] {
   return list.map((e) => {
     const s = e.trim().toLowerCase();
     if (s.includes('/')) {
       try { return { cidr: ipaddr.parseCIDR(s) }; } catch { throw new Error(`call_url allow-list: bad CIDR "${e}"`); }
     }
-    if (ipaddr.isValid(s)) { const ip = ipaddr.process(s); return { cidr: [ip, ip.kind() === 'ipv4' ? 32 : 128] as [ipaddr.IPv4 | ipaddr.IPv6, number] }; }
+    const ip = parseAddress(s);
+    if (ip) return { cidr: [ip, ip.kind() === 'ipv4' ? 32 : 128] as [ipaddr.IPv4 | ipaddr.IPv6, number] };
+    if (!HOST_NAME.test(s)) throw new Error(`call_url allow-list: "${e}" is neither an IP address, a CIDR nor a host name`);
     return { host: s };
   });
 }
+
+/**
+ * A comma-separated allow-list (--call-url-allow / CALL_URL_ALLOW): IP addresses, CIDRs and
+ * exact host names. Throws on an entry that is none of these.
+ */
+export function parseCallUrlAllowList(text: string): string[] {
+  const entries = text.split(',').map((e) => e.trim()).filter(Boolean);
+  compileAllowList(entries);
+  return entries;
+}
+
 function addressAllowed(entries: AllowEntry[], address: string): boolean {
   const parsed = parseAddress(address);
   if (!parsed) return false;
