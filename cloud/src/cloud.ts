@@ -13,7 +13,8 @@ import { AccessTokenSigner } from './auth/jwt.ts';
 import { AuthService } from './auth/service.ts';
 import { LoginThrottle, MemoryFailureStore } from './auth/throttle.ts';
 import { safeEqual } from './auth/secrets.ts';
-import type { Caller, CloudServices } from './context.ts';
+import { peerAddress, type Caller, type CloudServices } from './context.ts';
+import { TrustedProxies } from './http/client-address.ts';
 import { mountDocs } from './docs/routes.ts';
 import { EdgeRegistry } from './edges/registry.ts';
 import { MirrorStore } from './mirror/store.ts';
@@ -125,6 +126,12 @@ export class Cloud {
     // Scale-out: state_changed from tunnels on other replicas reaches this replica's app sockets.
     this.clusterEdges?.on('state_changed', (e) => {
       this.appSocket.fanOut(e).catch((err) => this.log.error('state_changed fan-out failed', err));
+    });
+    // Before every route: who the client is (throttling, the origin relayed to edges).
+    const proxies = new TrustedProxies(config.trustProxy);
+    this.app.use('*', async (c, next) => {
+      c.set('clientAddress', proxies.clientAddress(peerAddress(c), c.req.header('x-forwarded-for')));
+      await next();
     });
     this.router = new SpecRouter<Caller>(this.app, {
       authenticate: (c, spec) => this.authenticate(c.req.header('authorization'), spec),

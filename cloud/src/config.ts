@@ -5,6 +5,7 @@ import type { JWK } from 'jose';
 import { isPostgresUrl } from './db/database.ts';
 import { parseSigningKey } from './auth/jwt.ts';
 import { parseSecretKey } from './voip/secret-box.ts';
+import { parseTrustProxy } from './http/client-address.ts';
 
 export interface CloudConfig {
   port: number;
@@ -14,6 +15,8 @@ export interface CloudConfig {
   redisUrl?: string;
   /** FLEET_TOKEN: authorizes cloud replicas' register-cloud calls. */
   fleetToken?: string;
+  /** TRUST_PROXY: proxies (IPs, CIDRs, loopback/linklocal/uniquelocal) whose X-Forwarded-For names the client. */
+  trustProxy: string[];
   /** Public base URL used in links the cloud hands out (media, invitations). */
   publicUrl?: string;
   accessTokenTtlSeconds: number;
@@ -41,6 +44,7 @@ export function defaultCloudConfig(overrides: Partial<CloudConfig> = {}): CloudC
     accessTokenTtlSeconds: 900,
     refreshTokenTtlSeconds: 30 * 24 * 3600,
     bodyLimitBytes: 1024 * 1024,
+    trustProxy: [],
     storeIapEnvironment: 'Production',
     ...overrides,
   };
@@ -57,6 +61,7 @@ export function parseCloudArgs(argv: string[], env: NodeJS.ProcessEnv): CloudCon
       'database-url': { type: 'string' },
       'redis-url': { type: 'string' },
       'public-url': { type: 'string' },
+      'trust-proxy': { type: 'string' },
     },
     strict: true,
   });
@@ -74,6 +79,7 @@ export function parseCloudArgs(argv: string[], env: NodeJS.ProcessEnv): CloudCon
     databaseUrl,
     redisUrl: values['redis-url'] ?? env.REDIS_URL ?? undefined,
     publicUrl: values['public-url'] ?? env.PUBLIC_URL ?? undefined,
+    trustProxy: parseTrustProxy(values['trust-proxy'] ?? env.TRUST_PROXY ?? ''),
     fleetToken: env.FLEET_TOKEN || undefined,
     storeIapRootsFile: env.STORE_IAP_ROOTS_FILE || undefined,
     storeIapBundleId: env.STORE_IAP_BUNDLE_ID || undefined,

@@ -39,7 +39,20 @@ export type Caller = Principal | { userId: ''; via: 'anonymous' | 'fleet' } | { 
 export type CloudRouter = SpecRouter<Caller>;
 export type H<P = unknown, Q = unknown, B = unknown> = Handled<P, Q, B, Caller>;
 
+declare module 'hono' {
+  interface ContextVariableMap {
+    /** set once per request by the cloud (the TCP peer, or the client a trusted proxy names) */
+    clientAddress: string;
+  }
+}
+
+/** The client's address: behind --trust-proxy, what the proxies' X-Forwarded-For says. */
 export function clientAddress(c: Context): string {
+  return c.get('clientAddress') ?? peerAddress(c);
+}
+
+/** The TCP peer of the request. */
+export function peerAddress(c: Context): string {
   try {
     return getConnInfo(c).remote.address ?? 'unknown';
   } catch {
