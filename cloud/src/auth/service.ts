@@ -71,8 +71,7 @@ export class AuthService {
 
   async passwordGrant(input: { email: string; password: string; mfa_code?: string }, address: string): Promise<TokenResponse> {
     const { throttle } = this.deps;
-    const wait = await throttle.retryAfter(input.email, address);
-    if (wait > 0) throw rateLimited(wait);
+    await this.throttleGuess(input.email, address);
     const user = await this.db.select().from(users).where(eq(users.email, input.email)).get();
     // Unknown accounts cost the same scrypt work, so timing does not reveal which e-mails exist.
     const ok = await verifyPassword(input.password, user?.passwordHash ?? (await dummyPasswordHash(this.deps.fastHashing)));
@@ -84,8 +83,17 @@ export class AuthService {
       await throttle.fail(input.email, address);
       throw unauthorized('invalid_mfa_code');
     }
-    await throttle.succeed(input.email);
+    await throttle.succeed(input.email, address);
     return this.issueSession(toUser(user), randomUUID());
+  }
+
+  /** Before checking a password guess: 429 while this address is locked out, a pause while the account is under attack. */
+  private async throttleGuess(account: string, address: string): Promise<void> {
+    const { throttle } = this.deps;
+    const wait = await throttle.retryAfter(account, address);
+    if (wait > 0) throw rateLimited(wait);
+    const slowdown = await throttle.slowdownMs(account);
+    if (slowdown > 0) await new Promise((resolve) => setTimeout(resolve, slowdown));
   }
 
   /** Rotation: a refresh token works once; presenting a used one revokes its whole family. */

@@ -1,7 +1,4 @@
-/**
- * Slows down repeated failed logins per account and per client address.
- * The store is an interface so replicas can share it (Redis) later.
- */
+/** The failure counters behind LoginThrottle: in memory, or shared by replicas (scale/failure-store.ts). */
 export interface FailureStore {
   /** failures recorded for key within the window, and when the key is locked until (ms epoch) */
   get(key: string): Promise<{ failures: number; lockedUntil: number }>;
@@ -39,20 +36,38 @@ export class MemoryFailureStore implements FailureStore {
 
 export interface ThrottlePolicy {
   windowMs: number;
-  /** failures allowed per account before delays start */
-  accountFreeFailures: number;
-  /** failures allowed per address before delays start (an address may serve many users) */
+  /** failures allowed per account+address before that pair is locked (1 s, 2 s, 4 s … capped) */
+  pairFreeFailures: number;
+  /**
+   * failures allowed per address across all accounts before the address is locked: far more
+   * than the people behind one address (an office, a carrier NAT) get wrong, far fewer than
+   * credential stuffing needs
+   */
   addressFreeFailures: number;
+  /** failures on one account (from any address) after which every attempt on it waits … */
+  accountSlowdownAfter: number;
+  /** … this long: a slowdown, never a lock, so its owner still gets in from anywhere */
+  accountSlowdownMs: number;
   maxLockMs: number;
 }
 
 export const defaultThrottlePolicy: ThrottlePolicy = {
   windowMs: 15 * 60_000,
-  accountFreeFailures: 5,
-  addressFreeFailures: 20,
+  pairFreeFailures: 5,
+  addressFreeFailures: 100,
+  accountSlowdownAfter: 20,
+  accountSlowdownMs: 1000,
   maxLockMs: 15 * 60_000,
 };
 
+/**
+ * Password guessing (logins, X-Account-Verification) counted three ways:
+ *  - per account+address: the guesser is locked out of that account, its owner elsewhere is not;
+ *  - per address: one address failing on many accounts (credential stuffing) is locked out of all;
+ *  - per account: a distributed attack on one account slows every attempt on it down a little.
+ * Successes clear only their own account+address pair, so an attacker cannot reset the
+ * address count by signing in to an account of its own.
+ */
 export class LoginThrottle {
   private readonly store: FailureStore;
   private readonly policy: ThrottlePolicy;
@@ -63,29 +78,35 @@ export class LoginThrottle {
     this.now = now;
   }
 
-  private keys(account: string, address: string) {
-    return [`acct:${account}`, `addr:${address}`];
+  private static pair(account: string, address: string) {
+    return `pair:${account}|${address}`;
   }
 
   /** Seconds the caller must wait, or 0. */
   async retryAfter(account: string, address: string): Promise<number> {
     let until = 0;
-    for (const key of this.keys(account, address)) until = Math.max(until, (await this.store.get(key)).lockedUntil);
+    for (const key of [LoginThrottle.pair(account, address), `addr:${address}`]) until = Math.max(until, (await this.store.get(key)).lockedUntil);
     const wait = until - this.now();
     return wait > 0 ? Math.ceil(wait / 1000) : 0;
   }
 
+  /** Milliseconds every attempt on this account waits while it is under attack, or 0. */
+  async slowdownMs(account: string): Promise<number> {
+    const { failures } = await this.store.get(`acct:${account}`);
+    return failures > this.policy.accountSlowdownAfter ? this.policy.accountSlowdownMs : 0;
+  }
+
   async fail(account: string, address: string): Promise<void> {
-    const { windowMs, accountFreeFailures, addressFreeFailures, maxLockMs } = this.policy;
+    const { windowMs, pairFreeFailures, addressFreeFailures, maxLockMs } = this.policy;
     // Exponential delay once the free failures are used up: 1 s, 2 s, 4 s … capped.
     const lock = (free: number) => (failures: number) =>
       failures <= free ? 0 : Math.min(maxLockMs, 1000 * 2 ** (failures - free - 1));
-    const [acct, addr] = this.keys(account, address);
-    await this.store.recordFailure(acct, windowMs, lock(accountFreeFailures));
-    await this.store.recordFailure(addr, windowMs, lock(addressFreeFailures));
+    await this.store.recordFailure(LoginThrottle.pair(account, address), windowMs, lock(pairFreeFailures));
+    await this.store.recordFailure(`addr:${address}`, windowMs, lock(addressFreeFailures));
+    await this.store.recordFailure(`acct:${account}`, windowMs, () => 0);
   }
 
-  async succeed(account: string): Promise<void> {
-    await this.store.clear(`acct:${account}`);
+  async succeed(account: string, address: string): Promise<void> {
+    await this.store.clear(LoginThrottle.pair(account, address));
   }
 }
