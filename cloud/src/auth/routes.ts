@@ -43,6 +43,6 @@ export function mountAuthRoutes(router: CloudRouter, s: CloudServices): void {
   });
 
   router.add(routes.backupCodesRoute, async ({ auth, c }) => ({
-    codes: await s.auth.generateBackupCodes(userOf(auth), c.req.header('x-account-verification')),
+    codes: await s.auth.generateBackupCodes(userOf(auth), c.req.header('x-account-verification'), clientAddress(c)),
   }));
 }

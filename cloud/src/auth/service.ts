@@ -181,10 +181,19 @@ export class AuthService {
     if (result.length !== 1) throw notFound('token not found');
   }
 
-  /** X-Account-Verification: the current password (TOTP enrolment is not offered yet). */
-  async generateBackupCodes(userId: string, verification: string | undefined): Promise<string[]> {
+  /**
+   * X-Account-Verification: the current password (TOTP enrolment is not offered yet). A
+   * password guess like a login: throttled and counted per account+address.
+   */
+  async generateBackupCodes(userId: string, verification: string | undefined, address: string): Promise<string[]> {
     const user = await this.getUser(userId);
-    if (!verification || !(await verifyPassword(verification, user.passwordHash))) throw forbidden('verification_failed');
+    if (!verification) throw forbidden('verification_failed');
+    await this.throttleGuess(user.email, address);
+    if (!(await verifyPassword(verification, user.passwordHash))) {
+      await this.deps.throttle.fail(user.email, address);
+      throw forbidden('verification_failed');
+    }
+    await this.deps.throttle.succeed(user.email, address);
     // 10 codes of 10 base32 characters: 50 bits each, enough against online guessing (throttled).
     const alphabet = 'abcdefghijkmnpqrstuvwxyz23456789';
     const codes = Array.from({ length: BACKUP_CODE_COUNT }, () => {

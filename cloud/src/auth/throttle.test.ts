@@ -55,6 +55,25 @@ describe('login throttling over HTTP', () => {
   });
 });
 
+describe('X-Account-Verification (password re-check) is throttled like login', () => {
+  const verify = (token: string, address: string, value: string) =>
+    t.post('/v1/account/mfa/backup-codes', { token, headers: { ...from(address), 'x-account-verification': value } });
+
+  it('30 wrong values, then the right one answers 429; the owner at another address is not locked out', async () => {
+    const u = await t.user();
+    const statuses = new Set<number>();
+    for (let i = 0; i < 30; i++) statuses.add((await verify(u.token, '203.0.113.70', `guess-${i}`)).status);
+    expect([...statuses].sort()).toEqual([403, 429]);
+    const right = await verify(u.token, '203.0.113.70', u.password);
+    expect(right.status).toBe(429);
+    expect(right.body).toEqual({ error: 'rate_limited' });
+    expect(Number(right.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    // the same guesses count against signing in to that account from that address
+    expect((await login('203.0.113.70', u.email, u.password)).status).toBe(429);
+    expect((await verify(u.token, '198.51.100.70', u.password)).status).toBe(200);
+  });
+});
+
 describe('LoginThrottle', () => {
   it('locks an account+address pair after its free failures, and the success of that pair clears it', async () => {
     let now = 1_000_000;

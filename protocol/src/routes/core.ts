@@ -38,5 +38,5 @@ export const deletePatRoute = defineRoute({
 export const backupCodesRoute = defineRoute({
   method: 'post', path: '/v1/account/mfa/backup-codes', summary: 'Generate 10 MFA backup codes (replaces earlier ones)', tag: 'account', auth: 'bearer',
   headers: z.object({ 'x-account-verification': z.string().meta({ description: 'current password, or a current TOTP code once TOTP is enrolled' }) }),
-  status: 200, response: BackupCodes, errors: [401, 403, 500],
+  status: 200, response: BackupCodes, errors: [401, 403, 429, 500],
 });
