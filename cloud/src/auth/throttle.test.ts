@@ -93,6 +93,17 @@ describe('LoginThrottle', () => {
     expect(await throttle.retryAfter('a@x', '10.0.0.1')).toBe(0);
   });
 
+  it('counts an IPv6 client by its /64 (one host may hold all of it)', async () => {
+    const throttle = new LoginThrottle(new MemoryFailureStore());
+    for (let i = 1; i <= defaultThrottlePolicy.pairFreeFailures + 1; i++) await throttle.fail('a@x', `2001:db8:1:2::${i}`);
+    expect(await throttle.retryAfter('a@x', '2001:db8:1:2:ffff:ffff:ffff:ffff')).toBeGreaterThan(0);
+    expect(await throttle.retryAfter('a@x', '2001:DB8:1:2:0::9')).toBeGreaterThan(0);
+    expect(await throttle.retryAfter('a@x', '2001:db8:1:3::1')).toBe(0);
+    expect(await throttle.retryAfter('a@x', '10.0.0.1')).toBe(0);
+    for (let i = 1; i <= defaultThrottlePolicy.addressFreeFailures + 1; i++) await throttle.fail(`u${i}@x`, `2001:db8:9:9:${i.toString(16)}::1`);
+    expect(await throttle.retryAfter('someone@x', '2001:db8:9:9::abcd')).toBeGreaterThan(0);
+  });
+
   it('slows an account down once it has failed often from anywhere, without a lock', async () => {
     const throttle = new LoginThrottle(new MemoryFailureStore());
     for (let i = 0; i < defaultThrottlePolicy.accountSlowdownAfter; i++) await throttle.fail('a@x', `10.0.1.${i}`);

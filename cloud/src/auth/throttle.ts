@@ -1,3 +1,5 @@
+import net from 'node:net';
+
 /** The failure counters behind LoginThrottle: in memory, or shared by replicas (scale/failure-store.ts). */
 export interface FailureStore {
   /** failures recorded for key within the window, and when the key is locked until (ms epoch) */
@@ -79,13 +81,17 @@ export class LoginThrottle {
   }
 
   private static pair(account: string, address: string) {
-    return `pair:${account}|${address}`;
+    return `pair:${account}|${clientKey(address)}`;
+  }
+
+  private static address(address: string) {
+    return `addr:${clientKey(address)}`;
   }
 
   /** Seconds the caller must wait, or 0. */
   async retryAfter(account: string, address: string): Promise<number> {
     let until = 0;
-    for (const key of [LoginThrottle.pair(account, address), `addr:${address}`]) until = Math.max(until, (await this.store.get(key)).lockedUntil);
+    for (const key of [LoginThrottle.pair(account, address), LoginThrottle.address(address)]) until = Math.max(until, (await this.store.get(key)).lockedUntil);
     const wait = until - this.now();
     return wait > 0 ? Math.ceil(wait / 1000) : 0;
   }
@@ -102,11 +108,25 @@ export class LoginThrottle {
     const lock = (free: number) => (failures: number) =>
       failures <= free ? 0 : Math.min(maxLockMs, 1000 * 2 ** (failures - free - 1));
     await this.store.recordFailure(LoginThrottle.pair(account, address), windowMs, lock(pairFreeFailures));
-    await this.store.recordFailure(`addr:${address}`, windowMs, lock(addressFreeFailures));
+    await this.store.recordFailure(LoginThrottle.address(address), windowMs, lock(addressFreeFailures));
     await this.store.recordFailure(`acct:${account}`, windowMs, () => 0);
   }
 
   async succeed(account: string, address: string): Promise<void> {
     await this.store.clear(LoginThrottle.pair(account, address));
   }
+}
+
+/**
+ * An IPv6 client is counted by its /64: one host, or one customer line, is usually given a
+ * whole /64 and could otherwise change address on every attempt.
+ */
+function clientKey(address: string): string {
+  if (!net.isIPv6(address)) return address;
+  const [head, tail = ''] = address.toLowerCase().split('::');
+  const left = head ? head.split(':') : [];
+  const right = tail ? tail.split(':') : [];
+  const width = (groups: string[]) => groups.reduce((n, g) => n + (g.includes('.') ? 2 : 1), 0);
+  const groups = [...left, ...Array<string>(Math.max(0, 8 - width(left) - width(right))).fill('0'), ...right];
+  return `${groups.slice(0, 4).map((g) => parseInt(g, 16).toString(16)).join(':')}::/64`;
 }
