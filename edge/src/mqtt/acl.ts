@@ -45,31 +45,36 @@ export class MqttAcl {
     return this.commandOwners.get(topic);
   }
 
-  canSubscribe(user: AuthenticatedUser | undefined, filter: string): boolean {
-    if (!user) return false;
-    if (filter.startsWith('$')) return false;
-    if (user.role === 'integration') return true;
+  /** Why `user` may not subscribe to `filter`, or null when it may. */
+  subscribeRefusal(user: AuthenticatedUser | undefined, filter: string): string | null {
+    if (!user) return 'not authenticated';
+    if (filter.startsWith('$')) return '$ topics are the broker\'s';
+    if (user.role === 'integration') return null;
     const first = filter.split('/', 1)[0];
-    return first !== '#' && first !== '+';
+    if (first === '#' || first === '+') return 'a device may not subscribe to a filter starting with a wildcard';
+    return null;
   }
 
-  /** `declaredCommandTopics`: for a discovery config publish, the command topics its payload names. */
-  canPublish(user: AuthenticatedUser | undefined, topic: string, declaredCommandTopics?: () => string[]): boolean {
-    if (!user) return false;
-    if (topic.startsWith('$')) return false;
-    if (user.role === 'integration') return true;
-    if (topic === `${this.discoveryPrefix}/status`) return false;
+  /**
+   * Why `user` may not publish to `topic`, or null when it may. `declaredCommandTopics`: for
+   * a discovery config publish, the command topics its payload names.
+   */
+  publishRefusal(user: AuthenticatedUser | undefined, topic: string, declaredCommandTopics?: () => string[]): string | null {
+    if (!user) return 'not authenticated';
+    if (topic.startsWith('$')) return '$ topics are the broker\'s';
+    if (user.role === 'integration') return null;
+    if (topic === `${this.discoveryPrefix}/status`) return 'the birth topic is the edge\'s';
     const cmdOwner = this.commandOwners.get(topic);
-    if (cmdOwner !== undefined && cmdOwner !== user.username) return false;
+    if (cmdOwner !== undefined && cmdOwner !== user.username) return `command topic owned by ${cmdOwner}`;
     if (topic.startsWith(`${this.discoveryPrefix}/`)) {
       const owner = this.discoveryOwners.get(topic)?.owner;
-      if (owner !== undefined && owner !== user.username) return false;
+      if (owner !== undefined && owner !== user.username) return `discovery config owned by ${owner}`;
       for (const t of declaredCommandTopics?.() ?? []) {
         const o = this.commandOwners.get(t);
-        if (o !== undefined && o !== user.username) return false;
+        if (o !== undefined && o !== user.username) return `the config declares ${t}, a command topic owned by ${o}`;
       }
     }
-    return true;
+    return null;
   }
 
   canReceive(user: AuthenticatedUser | undefined, topic: string): boolean {

@@ -82,15 +82,16 @@ export class MqttBroker {
       if (!client) return done(null); // a will published after its client is gone
       const user = client[USER];
       const declared = this.options.declaredCommandTopics;
-      const ok = acl.canPublish(user, packet.topic, declared ? () => declared(packet.topic, toBuffer(packet.payload)) : undefined);
-      if (ok) return done(null);
-      log.warn(`mqtt: refused publish to ${packet.topic} by ${user?.username ?? '?'}`);
+      const refusal = acl.publishRefusal(user, packet.topic, declared ? () => declared(packet.topic, toBuffer(packet.payload)) : undefined);
+      if (refusal === null) return done(null);
+      log.warn(`mqtt: refused publish to ${packet.topic} by ${user?.username ?? '?'}: ${refusal}`);
       done(new Error('publish not authorized'));
     };
     aedes.authorizeSubscribe = (client: UserClient, sub, done) => {
-      if (acl.canSubscribe(client[USER], sub.topic)) return done(null, sub);
-      log.warn(`mqtt: refused subscription to ${sub.topic} by ${client[USER]?.username ?? '?'}`);
-      done(null, null);
+      const refusal = acl.subscribeRefusal(client[USER], sub.topic);
+      if (refusal === null) return done(null, sub);
+      log.warn(`mqtt: refused subscription to ${sub.topic} by ${client[USER]?.username ?? '?'}: ${refusal}`);
+      done(null, null); // granted 0x80 (failure); the connection stays
     };
     aedes.authorizeForward = (client: UserClient, packet) => (acl.canReceive(client[USER], packet.topic) ? packet : null);
     aedes.on('publish', (packet, client: UserClient | null) => {
