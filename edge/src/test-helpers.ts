@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process';
 import mqtt, { type MqttClient, type IClientOptions } from 'mqtt';
 import type { MqttCredentials } from '@smarthome/protocol';
 import { createEdge, type Edge, type EdgeConfig } from './edge.ts';
-import { silentLogger } from './log.ts';
+import { silentLogger, type Logger } from './log.ts';
 
 /** Test support (not a test file): a whole edge in-process on free ports in a temp dir. */
 
@@ -18,6 +18,16 @@ export async function startEdge(dataDir: string, extra: Partial<EdgeConfig> = {}
   const edge = createEdge({ port: 0, mqttPort: 0, dataDir, host: '127.0.0.1', logger: silentLogger, ...extra });
   await edge.start();
   return edge;
+}
+
+/** A logger that keeps what it is told, to assert on log lines. */
+export function recordingLogger(): Logger & { lines: { level: string; msg: string }[]; warnings: () => string[] } {
+  const lines: { level: string; msg: string }[] = [];
+  const add = (level: string) => (msg: string) => { lines.push({ level, msg }); };
+  return {
+    lines, debug: add('debug'), info: add('info'), warn: add('warn'), error: add('error'),
+    warnings: () => lines.filter((l) => l.level === 'warn').map((l) => l.msg),
+  };
 }
 
 export async function connect(edge: Edge, creds: MqttCredentials | null, options: IClientOptions = {}): Promise<MqttClient> {

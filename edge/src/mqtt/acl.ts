@@ -8,7 +8,7 @@ import type { AuthenticatedUser } from './users.ts';
  *   except `$SYS`-style topics, which only the broker writes.
  * - A `device` user
  *   - may not subscribe to a filter whose first level is a wildcard (`#`, `+/…`) or starts
- *     with `$`: no listening to the whole house;
+ *     with `$`: no listening to the whole house; nor to a command topic owned by another user;
  *   - may publish anywhere except: `$…` topics; the birth topic `<prefix>/status`; a command
  *     topic owned by another user; a discovery config topic owned by another user; a discovery
  *     config that declares command topics owned by another user;
@@ -52,6 +52,9 @@ export class MqttAcl {
     if (user.role === 'integration') return null;
     const first = filter.split('/', 1)[0];
     if (first === '#' || first === '+') return 'a device may not subscribe to a filter starting with a wildcard';
+    // a wildcard filter may also match others' command topics: those are held back at delivery
+    const owner = this.commandOwners.get(filter);
+    if (owner !== undefined && owner !== user.username) return `command topic owned by ${owner}`;
     return null;
   }
 

@@ -2,17 +2,18 @@ import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MqttCredentials } from '@smarthome/protocol';
 import type { Edge } from '../edge.ts';
-import { MOSQUITTO, collector, connect, startEdge, tempDir, waitFor } from '../test-helpers.ts';
+import { MOSQUITTO, collector, connect, recordingLogger, startEdge, tempDir, waitFor } from '../test-helpers.ts';
 
 let edge: Edge;
 let tmp: ReturnType<typeof tempDir>;
 let dev1: MqttCredentials;
 let dev2: MqttCredentials;
 let integration: MqttCredentials;
+const logs = recordingLogger();
 
 beforeAll(async () => {
   tmp = tempDir();
-  edge = await startEdge(tmp.dir);
+  edge = await startEdge(tmp.dir, { logger: logs });
   dev1 = await edge.createMqttCredentials({ username: 'dev1' });
   dev2 = await edge.createMqttCredentials({ username: 'dev2' });
   integration = await edge.createMqttCredentials({ username: 'z2m', role: 'integration' });
@@ -108,6 +109,22 @@ describe('authorization', () => {
     await d.endAsync();
     const z = await connect(edge, integration);
     expect(await granted(z, '#')).toBe(1);
+    await z.endAsync();
+  });
+
+  it("refuses (SUBACK 0x80, one warn line) a device subscribing to another user's command topic", async () => {
+    const spy = await connect(edge, dev2);
+    const before = logs.warnings().length;
+    expect(await granted(spy, 'cmnd/plug1/POWER')).toBe(128);
+    expect(spy.connected).toBe(true);
+    expect(logs.warnings().slice(before)).toEqual(['mqtt: refused subscription to cmnd/plug1/POWER by dev2: command topic owned by dev1']);
+    await spy.endAsync();
+    // the owner and integration users may
+    const owner = await connect(edge, dev1);
+    expect(await granted(owner, 'cmnd/plug1/POWER')).toBe(1);
+    await owner.endAsync();
+    const z = await connect(edge, integration);
+    expect(await granted(z, 'cmnd/plug1/POWER')).toBe(1);
     await z.endAsync();
   });
 
