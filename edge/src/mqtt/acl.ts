@@ -17,8 +17,9 @@ import type { AuthenticatedUser } from './users.ts';
  * - Ownership: the user who published an accepted discovery config owns that config topic and
  *   every `*command_topic` it declares. Ownership is rebuilt from the entity registry on start.
  *
- * A refused publish closes the connection (MQTT 3.1.1 has no negative PUBACK: MQTT-3.3.5-2);
- * a refused subscription is granted as 0x80 (failure) and the connection stays up.
+ * A refused publish is acknowledged as its QoS requires and dropped (MQTT 3.1.1 has no negative
+ * PUBACK; MQTT-3.3.5-2 allows this or closing the connection); a refused subscription is granted
+ * as 0x80 (failure). Either way the broker logs a warn line and the connection stays up.
  */
 export class MqttAcl {
   private readonly discoveryPrefix: string;

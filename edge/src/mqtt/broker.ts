@@ -78,6 +78,19 @@ export class MqttBroker {
         done(authError(5, 'not authorized'), false);
       });
     };
+    // A refused publish is acknowledged as its QoS requires and then dropped, rather than
+    // closing the connection (aedes' answer to an authorizePublish error): MQTT 3.1.1 allows
+    // either (MQTT-3.3.5-2), and a device whose one publish is refused (a config owned by
+    // someone else) keeps working instead of reconnecting and re-publishing in a loop.
+    const refused = new WeakSet<object>();
+    // aedes calls publish(packet, client, done) for client publishes and wills (typed as (packet, done))
+    type AnyPublish = (packet: PublishPacket, ...rest: unknown[]) => void;
+    const publish = (aedes.publish as AnyPublish).bind(aedes);
+    (aedes as unknown as { publish: AnyPublish }).publish = (packet, ...rest) => {
+      if (!refused.has(packet)) return publish(packet, ...rest);
+      refused.delete(packet);
+      (rest.find((a) => typeof a === 'function') as (() => void) | undefined)?.();
+    };
     aedes.authorizePublish = (client: UserClient | null, packet, done) => {
       if (!client) return done(null); // a will published after its client is gone
       const user = client[USER];
@@ -85,7 +98,8 @@ export class MqttBroker {
       const refusal = acl.publishRefusal(user, packet.topic, declared ? () => declared(packet.topic, toBuffer(packet.payload)) : undefined);
       if (refusal === null) return done(null);
       log.warn(`mqtt: refused publish to ${packet.topic} by ${user?.username ?? '?'}: ${refusal}`);
-      done(new Error('publish not authorized'));
+      refused.add(packet);
+      done(null);
     };
     aedes.authorizeSubscribe = (client: UserClient, sub, done) => {
       const refusal = acl.subscribeRefusal(client[USER], sub.topic);
