@@ -46,6 +46,18 @@ export async function waitFor<T>(fn: () => T | undefined | null | false, timeout
   }
 }
 
+/** The granted QoS of a subscription (128 = refused; mqtt.js rejects those). */
+export async function granted(client: MqttClient, topic: string): Promise<number> {
+  try {
+    return (await client.subscribeAsync(topic, { qos: 1 }))[0].qos;
+  } catch (err) {
+    const packet = (err as { packet?: { granted?: (number | { qos: number })[] } }).packet;
+    const g = packet?.granted?.[0];
+    if (g === undefined) throw err;
+    return typeof g === 'number' ? g : g.qos;
+  }
+}
+
 /** Collects messages a client receives on the topics it subscribes to. */
 export async function collector(client: MqttClient, topics: string | string[]): Promise<{ messages: { topic: string; payload: string }[]; next: (n?: number) => Promise<{ topic: string; payload: string }[]> }> {
   const messages: { topic: string; payload: string }[] = [];

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MqttCredentials } from '@smarthome/protocol';
 import type { Edge } from '../edge.ts';
-import { MOSQUITTO, collector, connect, recordingLogger, startEdge, tempDir, waitFor } from '../test-helpers.ts';
+import { MOSQUITTO, collector, connect, granted, recordingLogger, startEdge, tempDir, waitFor } from '../test-helpers.ts';
 
 let edge: Edge;
 let tmp: ReturnType<typeof tempDir>;
@@ -38,17 +38,6 @@ function run(cmd: string, args: string[], timeoutMs = 5000): Promise<{ code: num
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
     child.on('close', (code) => { clearTimeout(timer); resolve({ code, stdout, stderr }); });
   });
-}
-/** The granted QoS of a subscription (128 = refused; mqtt.js rejects those). */
-async function granted(client: import('mqtt').MqttClient, topic: string): Promise<number> {
-  try {
-    return (await client.subscribeAsync(topic, { qos: 1 }))[0].qos;
-  } catch (err) {
-    const packet = (err as { packet?: { granted?: (number | { qos: number })[] } }).packet;
-    const g = packet?.granted?.[0];
-    if (g === undefined) throw err;
-    return typeof g === 'number' ? g : g.qos;
-  }
 }
 const mosq = (creds: MqttCredentials | null) => ['-h', '127.0.0.1', '-p', String(edge.ports.mqtt), ...(creds ? ['-u', creds.username, '-P', creds.password] : [])];
 
