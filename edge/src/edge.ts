@@ -108,7 +108,12 @@ export function createEdge(config: EdgeConfig): Edge {
   const listMqttUsers = () => users.list();
   const deleteMqttUser = (username: string) => {
     const removed = users.remove(username);
-    if (removed) broker.disconnectUser(username);
+    if (removed) {
+      broker.disconnectUser(username);
+      // what it owned is free again: the next user publishing a config claims it
+      const released = discovery.releaseOwner(username);
+      if (released > 0) log.info(`mqtt: released ${released} discovery config(s) owned by deleted user ${username}`);
+    }
     return removed;
   };
   const features = new EdgeFeatures({

@@ -27,10 +27,14 @@ export interface DiscoveryDeps {
   prefix?: string;
 }
 
+/** The discovery config topic an entity came from (device-based discovery keys add `#<component id>`). */
+const configTopicOf = (key: string) => key.split('#')[0];
+
 /** What the entity registry keeps per MQTT entity, so it works again right after a restart. */
 interface StoredConfig {
   discovery_key: string;
-  owner: string;
+  /** null: released (see MqttEntity.owner) */
+  owner: string | null;
   component: string;
   cfg: Cfg;
 }
@@ -106,6 +110,24 @@ export class MqttDiscovery implements PlatformServices {
       entity.apply(result.optimistic);
       this.emit(entity, entity.component.domain === 'button');
     }
+  }
+
+  // ---- ownership ----
+
+  /** Releases every discovery config `username` owns (its credentials are gone); returns how many. */
+  releaseOwner(username: string): number {
+    const topics = new Set([...this.byKey.values()].filter((e) => e.owner === username).map((e) => configTopicOf(e.key)));
+    this.assignOwner(topics, null);
+    return topics.size;
+  }
+
+  /** Gives whole discovery configs to `owner` (null releases them): registry first, then memory and ACL. */
+  private assignOwner(configTopics: Set<string>, owner: string | null): void {
+    const { registry } = this.deps;
+    const entities = [...this.byKey.values()].filter((e) => configTopics.has(configTopicOf(e.key)));
+    registry.setEntityConfigs(entities.map((e) => ({ entity_id: e.entityId, config: { ...registry.getEntity(e.entityId)?.config, owner } })));
+    for (const e of entities) e.owner = owner;
+    for (const topic of configTopics) this.refreshOwnership(topic);
   }
 
   // ---- messages ----
@@ -230,12 +252,12 @@ export class MqttDiscovery implements PlatformServices {
       if (!list) this.topics.set(topic, (list = []));
       list.push({ entity, sub });
     }
-    this.refreshOwnership(entity.key.split('#')[0]);
+    this.refreshOwnership(configTopicOf(entity.key));
   }
 
   /** ACL: the owner of a config topic owns the command topics of every entity it declares. */
   private refreshOwnership(configTopic: string): void {
-    const entities = [...this.byKey.values()].filter((e) => e.key.split('#')[0] === configTopic);
+    const entities = [...this.byKey.values()].filter((e) => configTopicOf(e.key) === configTopic);
     this.deps.acl.setDiscoveryOwner(configTopic, entities.length ? entities[0].owner : null, entities.flatMap((e) => commandTopicsOf(e.cfg)));
   }
 
@@ -249,7 +271,7 @@ export class MqttDiscovery implements PlatformServices {
       if (rest.length) this.topics.set(topic, rest);
       else this.topics.delete(topic);
     }
-    this.refreshOwnership(entity.key.split('#')[0]);
+    this.refreshOwnership(configTopicOf(entity.key));
   }
 
   private removeEntity(entity: MqttEntity): void {

@@ -82,7 +82,8 @@ export class MqttAcl {
   }
 
   canReceive(user: AuthenticatedUser | undefined, topic: string): boolean {
-    if (!user || user.role === 'integration') return true;
+    if (!user) return false;
+    if (user.role === 'integration') return true;
     const owner = this.commandOwners.get(topic);
     return owner === undefined || owner === user.username;
   }

@@ -22,7 +22,12 @@ export interface BrokerOptions {
 export type MessageListener = (topic: string, payload: Buffer, user: AuthenticatedUser | null, packet: { retain: boolean; qos: number }) => void;
 
 const USER = Symbol('smarthome.user');
-type UserClient = Client & { [USER]?: AuthenticatedUser };
+/** the username a client authenticated as, once that user was deleted (it has no USER then) */
+const DELETED = Symbol('smarthome.deletedUser');
+type UserClient = Client & { [USER]?: AuthenticatedUser; [DELETED]?: string };
+
+/** Who a client is, for log lines. */
+const who = (client: UserClient) => client[USER]?.username ?? (client[DELETED] ? `${client[DELETED]} (deleted)` : '?');
 
 /** MQTT CONNACK return code 4 (bad user name or password) / 5 (not authorized). */
 function authError(code: 4 | 5, message: string): AuthenticateError {
@@ -97,14 +102,14 @@ export class MqttBroker {
       const declared = this.options.declaredCommandTopics;
       const refusal = acl.publishRefusal(user, packet.topic, declared ? () => declared(packet.topic, toBuffer(packet.payload)) : undefined);
       if (refusal === null) return done(null);
-      log.warn(`mqtt: refused publish to ${packet.topic} by ${user?.username ?? '?'}: ${refusal}`);
+      log.warn(`mqtt: refused publish to ${packet.topic} by ${who(client)}: ${refusal}`);
       refused.add(packet);
       done(null);
     };
     aedes.authorizeSubscribe = (client: UserClient, sub, done) => {
       const refusal = acl.subscribeRefusal(client[USER], sub.topic);
       if (refusal === null) return done(null, sub);
-      log.warn(`mqtt: refused subscription to ${sub.topic} by ${client[USER]?.username ?? '?'}: ${refusal}`);
+      log.warn(`mqtt: refused subscription to ${sub.topic} by ${who(client)}: ${refusal}`);
       done(null, null); // granted 0x80 (failure); the connection stays
     };
     aedes.authorizeForward = (client: UserClient, packet) => (acl.canReceive(client[USER], packet.topic) ? packet : null);
@@ -160,12 +165,19 @@ export class MqttBroker {
     return found;
   }
 
-  /** Disconnects every client authenticated as `username` (after its credentials were deleted). */
+  /**
+   * Disconnects every client authenticated as `username` (after its credentials were deleted).
+   * They lose their identity first, so nothing more from them passes the ACL, not even a will.
+   */
   disconnectUser(username: string): number {
     const aedes = this.aedes as (Aedes & { clients?: Record<string, UserClient> }) | null;
     let n = 0;
     for (const client of Object.values(aedes?.clients ?? {})) {
-      if (client[USER]?.username === username) { client.close(); n++; }
+      if (client[USER]?.username !== username) continue;
+      client[DELETED] = username;
+      delete client[USER];
+      client.close();
+      n++;
     }
     return n;
   }
