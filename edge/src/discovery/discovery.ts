@@ -1,3 +1,4 @@
+import type { MqttOwnership } from '@smarthome/protocol/edge-local';
 import type { Logger } from '../log.ts';
 import type { MqttAcl } from '../mqtt/acl.ts';
 import type { MqttBroker } from '../mqtt/broker.ts';
@@ -113,6 +114,42 @@ export class MqttDiscovery implements PlatformServices {
   }
 
   // ---- ownership ----
+
+  /** Every discovery config with its owner, by topic. */
+  ownership(): MqttOwnership[] {
+    const byTopic = new Map<string, MqttEntity[]>();
+    for (const e of this.byKey.values()) {
+      const topic = configTopicOf(e.key);
+      byTopic.set(topic, [...(byTopic.get(topic) ?? []), e]);
+    }
+    return [...byTopic.keys()].sort().map((topic) => this.describeOwnership(topic, byTopic.get(topic) as MqttEntity[]));
+  }
+
+  /**
+   * Gives the configs of one device, or one config, to `owner` (null releases them); returns
+   * them as they are now, or null when nothing matches. `owner` must be an existing MQTT user.
+   */
+  setOwner(target: { device_id: number } | { discovery_topic: string }, owner: string | null): MqttOwnership[] | null {
+    const { registry } = this.deps;
+    const matches = (e: MqttEntity) => ('device_id' in target
+      ? registry.getEntity(e.entityId)?.device_registry_id === target.device_id
+      : configTopicOf(e.key) === target.discovery_topic);
+    const topics = new Set([...this.byKey.values()].filter(matches).map((e) => configTopicOf(e.key)));
+    if (topics.size === 0) return null;
+    this.assignOwner(topics, owner);
+    return this.ownership().filter((o) => topics.has(o.discovery_topic));
+  }
+
+  private describeOwnership(topic: string, entities: MqttEntity[]): MqttOwnership {
+    const records = entities.map((e) => this.deps.registry.getEntity(e.entityId));
+    return {
+      discovery_topic: topic,
+      owner: entities[0].owner,
+      device_id: records.find((r) => r?.device_registry_id != null)?.device_registry_id ?? null,
+      entity_ids: entities.map((e) => e.entityId).sort(),
+      command_topics: [...new Set(entities.flatMap((e) => commandTopicsOf(e.cfg)))],
+    };
+  }
 
   /** Releases every discovery config `username` owns (its credentials are gone); returns how many. */
   releaseOwner(username: string): number {
