@@ -137,6 +137,16 @@ describe('MQTT ownership through the local API', () => {
     expect(ownerOf('switch.plug_4')).toBe(null);
   });
 
+  it('an integration user re-publishing an owned config takes it over', async () => {
+    expect(ownerOf('switch.plug_3')).toBe('lister');
+    const c = await connect(edge, await edge.createMqttCredentials({ username: 'bridge', role: 'integration' }));
+    await c.publishAsync(configTopic(3), plugConfig(3), { qos: 1, retain: true });
+    await waitFor(() => ownerOf('switch.plug_3') === 'bridge', 3000, 'plug 3 taken over');
+    await c.endAsync();
+    const back = await api('PUT', '/v1/mqtt/owners', { discovery_topic: configTopic(3), username: 'lister' });
+    expect(back.body).toMatchObject([{ owner: 'lister' }]);
+  });
+
   it('answers 400/404 {message} for what it cannot do, and changes nothing', async () => {
     const deviceId = edge.registry.getEntity('switch.plug_3')?.device_registry_id;
     const cases: [unknown, number, string][] = [
