@@ -16,6 +16,9 @@ import type { AuthenticatedUser } from './users.ts';
  *     wildcard such as `cmnd/+/POWER` (checked at delivery).
  * - Ownership: the user who published an accepted discovery config owns that config topic and
  *   every `*command_topic` it declares. Ownership is rebuilt from the entity registry on start.
+ *   Deleting the owner releases it (no owner: the next publisher claims it); the account owner
+ *   may reassign or release it (MqttDiscovery.setOwner, `PUT /v1/mqtt/owners`).
+ * - A client whose user was deleted has no user: nothing it sends passes, nothing reaches it.
  *
  * A refused publish is acknowledged as its QoS requires and dropped (MQTT 3.1.1 has no negative
  * PUBACK; MQTT-3.3.5-2 allows this or closing the connection); a refused subscription is granted
