@@ -187,5 +187,5 @@ describe('pnpm edge mqtt-owner (against the running edge)', () => {
 
     expect(new LocalTokenStore(database).list().map((t) => t.name)).toEqual(['ci']);
     database.close();
-  }, 60_000);
+  }, 90_000);
 });
