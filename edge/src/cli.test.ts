@@ -20,3 +20,33 @@ describe('edge command line', () => {
     }
   });
 });
+
+const parse = (argv: string[], env: NodeJS.ProcessEnv = {}) => parseCommand(argv, env);
+
+describe('pnpm edge mqtt-owner arguments', () => {
+  it('reads list, set and release; a number is a device id, anything else a discovery topic', () => {
+    expect(parse(['mqtt-owner', 'list'])).toEqual({ kind: 'mqtt-owner', dataDir: './data/edge', port: 8123, action: { kind: 'list' } });
+    expect(parse(['mqtt-owner', 'set', '12', 'plug-new', '--port', '9000', '--data-dir', '/d'])).toEqual({
+      kind: 'mqtt-owner', dataDir: '/d', port: 9000, action: { kind: 'set', target: { device_id: 12 }, username: 'plug-new' },
+    });
+    expect(parse(['mqtt-owner', 'release', 'homeassistant/switch/p/config'], { EDGE_PORT: '8200', DATA_DIR: '/e' })).toEqual({
+      kind: 'mqtt-owner', dataDir: '/e', port: 8200, action: { kind: 'set', target: { discovery_topic: 'homeassistant/switch/p/config' }, username: null },
+    });
+  });
+
+  it('refuses incomplete or unknown forms with a usage error', () => {
+    const cases: [string[], string][] = [
+      [['mqtt-owner', 'set', '12'], 'mqtt-owner set needs <device-id|discovery-topic> <username>'],
+      [['mqtt-owner', 'set', '12', 'a', 'b'], 'mqtt-owner set needs <device-id|discovery-topic> <username>'],
+      [['mqtt-owner', 'release'], 'mqtt-owner release needs <device-id|discovery-topic>'],
+      [['mqtt-owner'], 'mqtt-owner needs list, set or release'],
+      [['mqtt-owner', 'give', '1', 'a'], 'unknown command: mqtt-owner give 1 a (list, set or release)'],
+      [['mqtt-owner', 'list', '--port', '0'], "mqtt-owner needs the running edge's --port (not 0)"],
+      [['mqtt-owner', 'list', '--port', 'x'], '--port must be a port number (0-65535), got "x"'],
+    ];
+    for (const [argv, message] of cases) {
+      expect(() => parse(argv), argv.join(' ')).toThrow(UsageError);
+      expect(() => parse(argv), argv.join(' ')).toThrow(message);
+    }
+  });
+});

@@ -21,13 +21,24 @@ export type Command =
   | { kind: 'token-create'; dataDir: string; name: string }
   | { kind: 'backup'; dataDir: string; out: string }
   | { kind: 'restore'; dataDir: string; from: string }
+  | { kind: 'mqtt-owner'; dataDir: string; port: number; action: MqttOwnerAction }
   | { kind: 'help' };
+
+/** What `pnpm edge mqtt-owner …` asks the running edge (`target`: a device id or a discovery topic). */
+export type MqttOwnerAction =
+  | { kind: 'list' }
+  | { kind: 'set'; target: { device_id: number } | { discovery_topic: string }; username: string | null };
 
 export const USAGE = `usage:
   pnpm edge [--port P] [--mqtt-port M] [--data-dir D] [--cloud-url URL --token T] [--cloud-replica] [--call-url-allow LIST]
   pnpm edge token create [--name N] [--data-dir D]
   pnpm edge backup --out FILE [--data-dir D]      online copy of the database (edge may run)
   pnpm edge restore --from FILE [--data-dir D]    replace the database (edge stopped)
+  pnpm edge mqtt-owner list [--port P] [--data-dir D]
+  pnpm edge mqtt-owner set <device-id|discovery-topic> <username> [--port P] [--data-dir D]
+  pnpm edge mqtt-owner release <device-id|discovery-topic> [--port P] [--data-dir D]
+                who owns MQTT discovery configs, and giving them to another MQTT user (or
+                releasing them); asks the edge running on 127.0.0.1:P with a one-off token
 
   --port        HTTP port of the local API (EDGE_PORT, default 8123; 0 = any free port)
   --mqtt-port   MQTT broker port (MQTT_PORT, default 1883; 0 = any free port)
@@ -77,6 +88,11 @@ export function parseCommand(argv: string[], env: NodeJS.ProcessEnv): Command {
       if (!values.from) throw new UsageError('restore needs --from FILE');
       return { kind: 'restore', dataDir, from: values.from };
     }
+    if (positionals[0] === 'mqtt-owner') {
+      const runningPort = port(values.port ?? env.EDGE_PORT, 8123, '--port');
+      if (runningPort === 0) throw new UsageError("mqtt-owner needs the running edge's --port (not 0)");
+      return { kind: 'mqtt-owner', dataDir, port: runningPort, action: mqttOwnerAction(positionals.slice(1)) };
+    }
     throw new UsageError(`unknown command: ${positionals.join(' ')}`);
   }
   const logLevel = values['log-level'] ?? env.LOG_LEVEL;
@@ -100,4 +116,19 @@ export function parseCommand(argv: string[], env: NodeJS.ProcessEnv): Command {
       logLevel: logLevel as EdgeConfig['logLevel'],
     },
   };
+}
+
+function mqttOwnerAction(args: string[]): MqttOwnerAction {
+  const target = (t: string) => (/^[0-9]{1,15}$/.test(t) ? { device_id: Number(t) } : { discovery_topic: t });
+  if (args[0] === 'list' && args.length === 1) return { kind: 'list' };
+  if (args[0] === 'set') {
+    if (args.length !== 3) throw new UsageError('mqtt-owner set needs <device-id|discovery-topic> <username>');
+    return { kind: 'set', target: target(args[1]), username: args[2] };
+  }
+  if (args[0] === 'release') {
+    if (args.length !== 2) throw new UsageError('mqtt-owner release needs <device-id|discovery-topic>');
+    return { kind: 'set', target: target(args[1]), username: null };
+  }
+  if (args.length === 0) throw new UsageError('mqtt-owner needs list, set or release');
+  throw new UsageError(`unknown command: mqtt-owner ${args.join(' ')} (list, set or release)`);
 }

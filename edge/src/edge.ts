@@ -1,5 +1,5 @@
 import type { EntityState, MqttCredentials, tunnel } from '@smarthome/protocol';
-import type { CreateMqttCredentialsBody, MqttUser } from '@smarthome/protocol/edge-local';
+import type { CreateMqttCredentialsBody, MqttOwnership, MqttUser, SetMqttOwnerBody } from '@smarthome/protocol/edge-local';
 import type { Hono } from 'hono';
 import { createApiApp, type TrustedEnv } from './api/app.ts';
 import { HttpServer } from './api/server.ts';
@@ -19,6 +19,7 @@ import { StateMachine } from './states/state-machine.ts';
 import { TemplateEngine } from './templates/template.ts';
 import { EdgeFeatures } from './features.ts';
 import { EdgeLink } from './link.ts';
+import { InvalidInputError, NotFoundError } from './errors.ts';
 
 export interface EdgeConfig {
   /** HTTP port of the local API (0 = any free port) */
@@ -77,6 +78,8 @@ export interface Edge {
   createMqttCredentials(input?: CreateMqttCredentialsBody): Promise<MqttCredentials>;
   listMqttUsers(): MqttUser[];
   deleteMqttUser(username: string): boolean;
+  /** Gives the discovery configs of a device, or one config, to an MQTT user (null releases them). */
+  setMqttOwner(input: SetMqttOwnerBody): MqttOwnership[];
   snapshot(): EdgeSnapshot;
   /** A local API request on behalf of a trusted caller (the cloud tunnel): no bearer token needed. */
   handleTrusted(request: Request, via?: string): Promise<Response>;
@@ -110,8 +113,23 @@ export function createEdge(config: EdgeConfig): Edge {
   const listMqttUsers = () => users.list();
   const deleteMqttUser = (username: string) => {
     const removed = users.remove(username);
-    if (removed) broker.disconnectUser(username);
+    if (removed) {
+      broker.disconnectUser(username);
+      // what it owned is free again: the next user publishing a config claims it
+      const released = discovery.releaseOwner(username);
+      if (released > 0) log.info(`mqtt: released ${released} discovery config(s) owned by deleted user ${username}`);
+    }
     return removed;
+  };
+  const setMqttOwner = (input: SetMqttOwnerBody) => {
+    if (input.username !== null && !users.get(input.username)) throw new InvalidInputError(`MQTT user ${input.username} not found`);
+    const target = input.device_id !== undefined ? { device_id: input.device_id } : { discovery_topic: input.discovery_topic ?? '' };
+    const changed = discovery.setOwner(target, input.username);
+    if (!changed) {
+      throw new NotFoundError('device_id' in target ? `device ${target.device_id} has no MQTT discovery configs` : `no discovery config on ${target.discovery_topic}`);
+    }
+    log.info(`mqtt: ${changed.map((o) => o.discovery_topic).join(', ')} ${input.username === null ? 'released' : `now owned by ${input.username}`}`);
+    return changed;
   };
   const features = new EdgeFeatures({
     dataDir: config.dataDir, cloudReplica: config.cloudReplica ?? false, callUrlAllow: config.callUrlAllow ?? [], log, bus, database, registry, states, services, broker,
@@ -119,6 +137,7 @@ export function createEdge(config: EdgeConfig): Edge {
   });
   const app = createApiApp({
     registry, states, services, tokens, log, createMqttCredentials, listMqttUsers, deleteMqttUser,
+    listMqttOwnership: () => discovery.ownership(), setMqttOwner,
     mountMore: (router) => features.mount(router),
   });
   const http = new HttpServer(app, config.port, config.host);
@@ -191,6 +210,7 @@ export function createEdge(config: EdgeConfig): Edge {
     createMqttCredentials,
     listMqttUsers,
     deleteMqttUser,
+    setMqttOwner,
 
     snapshot,
     handleTrusted,

@@ -19,6 +19,22 @@ export class ConflictError extends Error {
   }
 }
 
+/** Something the input names does not exist (→ 404). */
+export class NotFoundError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'NotFoundError';
+  }
+}
+
+/** The input is well-formed but cannot be used, e.g. it names an unknown MQTT user (→ 400). */
+export class InvalidInputError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'InvalidInputError';
+  }
+}
+
 /** Listens and resolves with the bound port; EADDRINUSE becomes PortInUseError. */
 export function listen(
   server: { listen(port: number, host: string | undefined, cb: () => void): unknown; once(e: 'error', l: (err: NodeJS.ErrnoException) => void): unknown; off(e: 'error', l: (err: NodeJS.ErrnoException) => void): unknown; address(): unknown },

@@ -5,7 +5,11 @@ import { fileURLToPath } from 'node:url';
 import { existsSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import mqtt from 'mqtt';
-import { tempDir } from './test-helpers.ts';
+import { LocalTokenStore } from './auth/tokens.ts';
+import { EdgeDatabase } from './db/database.ts';
+import type { MqttOwnerAction } from './cli.ts';
+import { runMqttOwnerCommand } from './mqtt/owner-cli.ts';
+import { granted, tempDir } from './test-helpers.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 // node_modules/.bin/node is a shell wrapper that does not exec (signals would stop the
@@ -119,4 +123,69 @@ describe('edge process (main.ts)', () => {
     expect(await p.exited).toBe(2);
     expect(p.out().stderr).toMatch(/^error: .*nope/);
   });
+});
+
+describe('pnpm edge mqtt-owner (against the running edge)', () => {
+  it('lists, reassigns and releases; the broker follows at once; errors are one line; no token is left behind', async () => {
+    const tmp = tempDir(); tmps.push(tmp);
+    const p = startMain(['--port', '0', '--mqtt-port', '0', '--data-dir', tmp.dir]);
+    const ports = await p.ready;
+    const database = new EdgeDatabase(tmp.dir);
+    database.open();
+    const token = new LocalTokenStore(database).create('ci').token;
+    const api = async (method: string, path: string, body?: unknown) => (await fetch(`http://127.0.0.1:${ports.http}${path}`, {
+      method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),
+    })).json() as any;
+    const dev1 = await api('POST', '/v1/mqtt/credentials', { username: 'dev1' });
+    const dev2 = await api('POST', '/v1/mqtt/credentials', { username: 'dev2' });
+    const url = `mqtt://127.0.0.1:${ports.mqtt}`;
+    const c1 = await mqtt.connectAsync(url, { ...dev1, reconnectPeriod: 0 });
+    await c1.publishAsync('homeassistant/switch/plug1/config', JSON.stringify({ name: 'Plug', uniq_id: 'plug1', cmd_t: 'cmnd/plug1/POWER', dev: { ids: 'plug-1', name: 'Plug' } }), { qos: 1, retain: true });
+    await c1.endAsync();
+    let devices: { id: number }[] = [];
+    for (let i = 0; i < 100 && devices.length === 0; i++) {
+      devices = await api('GET', '/v1/devices');
+      if (devices.length === 0) await new Promise((r) => setTimeout(r, 30));
+    }
+    const deviceId = devices[0].id;
+    const row = (who: string) => `homeassistant/switch/plug1/config\t${who}\t${deviceId}\tswitch.plug\n`;
+
+    // the command as a process (node startup is slow on a loaded machine: the rest runs in-process)
+    const set = spawnSync(NODE, [MAIN, 'mqtt-owner', 'set', String(deviceId), 'dev2', '--port', String(ports.http), '--data-dir', tmp.dir], { cwd: root, encoding: 'utf8' });
+    expect([set.status, set.stdout, set.stderr]).toEqual([0, row('dev2'), 'homeassistant/switch/plug1/config now owned by dev2\n']);
+    const newOwner = await mqtt.connectAsync(url, { ...dev2, reconnectPeriod: 0 });
+    expect(await granted(newOwner, 'cmnd/plug1/POWER')).toBe(1);
+    await newOwner.endAsync();
+    const formerOwner = await mqtt.connectAsync(url, { ...dev1, reconnectPeriod: 0 });
+    expect(await granted(formerOwner, 'cmnd/plug1/POWER')).toBe(128);
+    await formerOwner.endAsync();
+
+    const owner = async (action: MqttOwnerAction, dataDir = tmp.dir) => {
+      const out = { status: 0, stdout: '', stderr: '' };
+      out.status = await runMqttOwnerCommand({ dataDir, port: ports.http, action }, { stdout: (t) => { out.stdout += t; }, stderr: (t) => { out.stderr += t; } });
+      return out;
+    };
+    expect(await owner({ kind: 'list' })).toEqual({ status: 0, stdout: row('dev2'), stderr: '' });
+    expect(await owner({ kind: 'set', target: { discovery_topic: 'homeassistant/switch/plug1/config' }, username: null }))
+      .toEqual({ status: 0, stdout: row('-'), stderr: 'homeassistant/switch/plug1/config released\n' });
+    expect(await owner({ kind: 'set', target: { device_id: deviceId }, username: 'nobody' }))
+      .toEqual({ status: 1, stdout: '', stderr: 'error: MQTT user nobody not found\n' });
+    const elsewhere = tempDir(); tmps.push(elsewhere);
+    expect(await owner({ kind: 'list' }, elsewhere.dir))
+      .toEqual({ status: 1, stdout: '', stderr: `error: no edge database in ${elsewhere.dir} (pass the running edge's --data-dir)\n` });
+    const otherEdge = tempDir(); tmps.push(otherEdge);
+    const otherDatabase = new EdgeDatabase(otherEdge.dir);
+    otherDatabase.open();
+    otherDatabase.close();
+    expect(await owner({ kind: 'list' }, otherEdge.dir))
+      .toEqual({ status: 1, stdout: '', stderr: `error: the edge on port ${ports.http} does not use the data dir ${otherEdge.dir} (pass its --data-dir)\n` });
+
+    p.child.kill('SIGTERM');
+    expect(await p.exited).toBe(0);
+    expect(await owner({ kind: 'list' }))
+      .toEqual({ status: 1, stdout: '', stderr: `error: no edge answers on 127.0.0.1:${ports.http} (start it, or pass its --port)\n` });
+
+    expect(new LocalTokenStore(database).list().map((t) => t.name)).toEqual(['ci']);
+    database.close();
+  }, 90_000);
 });

@@ -3,6 +3,7 @@ import { parseCommand, USAGE, UsageError } from './cli.ts';
 import { EdgeDatabase } from './db/database.ts';
 import { backupDatabase, restoreDatabase } from './db/backup.ts';
 import { createEdge } from './edge.ts';
+import { runMqttOwnerCommand } from './mqtt/owner-cli.ts';
 import { PortInUseError } from './errors.ts';
 
 /** `pnpm edge …`: one process, one edge. stdout carries only the ready line (or CLI output). */
@@ -34,6 +35,10 @@ async function main(): Promise<number> {
     const file = restoreDatabase(command.from, command.dataDir);
     process.stderr.write(`restored ${command.from} to ${file}; start the edge to use it\n`);
     return 0;
+  }
+
+  if (command.kind === 'mqtt-owner') {
+    return runMqttOwnerCommand(command, { stdout: (t) => process.stdout.write(t), stderr: (t) => process.stderr.write(t) });
   }
 
   if (command.kind === 'token-create') {

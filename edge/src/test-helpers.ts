@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process';
 import mqtt, { type MqttClient, type IClientOptions } from 'mqtt';
 import type { MqttCredentials } from '@smarthome/protocol';
 import { createEdge, type Edge, type EdgeConfig } from './edge.ts';
-import { silentLogger } from './log.ts';
+import { silentLogger, type Logger } from './log.ts';
 
 /** Test support (not a test file): a whole edge in-process on free ports in a temp dir. */
 
@@ -18,6 +18,16 @@ export async function startEdge(dataDir: string, extra: Partial<EdgeConfig> = {}
   const edge = createEdge({ port: 0, mqttPort: 0, dataDir, host: '127.0.0.1', logger: silentLogger, ...extra });
   await edge.start();
   return edge;
+}
+
+/** A logger that keeps what it is told, to assert on log lines. */
+export function recordingLogger(): Logger & { lines: { level: string; msg: string }[]; warnings: () => string[] } {
+  const lines: { level: string; msg: string }[] = [];
+  const add = (level: string) => (msg: string) => { lines.push({ level, msg }); };
+  return {
+    lines, debug: add('debug'), info: add('info'), warn: add('warn'), error: add('error'),
+    warnings: () => lines.filter((l) => l.level === 'warn').map((l) => l.msg),
+  };
 }
 
 export async function connect(edge: Edge, creds: MqttCredentials | null, options: IClientOptions = {}): Promise<MqttClient> {
@@ -33,6 +43,18 @@ export async function waitFor<T>(fn: () => T | undefined | null | false, timeout
     if (v) return v;
     if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+/** The granted QoS of a subscription (128 = refused; mqtt.js rejects those). */
+export async function granted(client: MqttClient, topic: string): Promise<number> {
+  try {
+    return (await client.subscribeAsync(topic, { qos: 1 }))[0].qos;
+  } catch (err) {
+    const packet = (err as { packet?: { granted?: (number | { qos: number })[] } }).packet;
+    const g = packet?.granted?.[0];
+    if (g === undefined) throw err;
+    return typeof g === 'number' ? g : g.qos;
   }
 }
 

@@ -7,7 +7,7 @@ import { Health } from './routes/core.ts';
 
 /**
  * The edge's local HTTP API: the same paths and shapes as the cloud for what the edge
- * owns, plus MQTT credential management. Bearer auth with local tokens
+ * owns, plus MQTT credential and ownership management. Bearer auth with local tokens
  * (`pnpm edge token create`); `/healthz` is public.
  */
 
@@ -31,6 +31,27 @@ export const MqttUser = z.object({
 }).meta({ id: 'MqttUser' });
 export type MqttUser = z.infer<typeof MqttUser>;
 
+/**
+ * Who owns one MQTT discovery config on the edge's broker: that user alone (besides
+ * integration users) may re-publish it and publish to or subscribe to its command topics.
+ */
+export const MqttOwnership = z.object({
+  discovery_topic: z.string(),
+  owner: z.string().nullable().describe('MQTT username; null: released, the next user publishing this config claims it'),
+  device_id: z.number().int().nullable(),
+  entity_ids: z.array(z.string()),
+  command_topics: z.array(z.string()),
+}).meta({ id: 'MqttOwnership' });
+export type MqttOwnership = z.infer<typeof MqttOwnership>;
+
+/** `PUT /v1/mqtt/owners`: the configs of one device, or one config, go to `username` (null releases them). */
+export const SetMqttOwnerBody = z.object({
+  device_id: z.number().int().positive().optional(),
+  discovery_topic: z.string().min(1).max(1024).optional(),
+  username: MqttUsername.nullable(),
+}).refine((b) => (b.device_id === undefined) !== (b.discovery_topic === undefined), { message: 'give exactly one of device_id or discovery_topic' })
+  .meta({ id: 'SetMqttOwner' });
+export type SetMqttOwnerBody = z.infer<typeof SetMqttOwnerBody>;
 
 export const DeviceIdParams = z.object({ id: IntIdParam });
 export const EntityIdParams = z.object({ entity_id: EntityIdParam });
@@ -76,6 +97,15 @@ export const edgeDeleteMqttUserRoute = defineRoute({
   params: MqttUserParams, status: 200, response: MessageBody, errors: [401, 404],
 });
 
+export const edgeListMqttOwnersRoute = defineRoute({
+  method: 'get', path: '/v1/mqtt/owners', summary: 'Who owns each MQTT discovery config (and its command topics)', tag: TAG, auth: 'bearer',
+  status: 200, response: z.array(MqttOwnership), errors: [401],
+});
+export const edgeSetMqttOwnerRoute = defineRoute({
+  method: 'put', path: '/v1/mqtt/owners', summary: 'Give the MQTT discovery configs of a device, or one config, to an MQTT user (null releases them)', tag: TAG, auth: 'bearer',
+  body: SetMqttOwnerBody, status: 200, response: z.array(MqttOwnership), errors: [400, 401, 404],
+});
+
 export const edgeLocalRoutes = [
   edgeHealthRoute,
   edgeListDevicesRoute,
@@ -86,4 +116,6 @@ export const edgeLocalRoutes = [
   edgeCreateMqttCredentialsRoute,
   edgeListMqttUsersRoute,
   edgeDeleteMqttUserRoute,
+  edgeListMqttOwnersRoute,
+  edgeSetMqttOwnerRoute,
 ];

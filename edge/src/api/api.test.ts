@@ -40,10 +40,11 @@ describe('local API', () => {
     const routes: [string, string][] = [
       ['GET', '/v1/devices'], ['GET', '/v1/devices/1'], ['GET', '/v1/entities/states'], ['GET', '/v1/entities/states/light.desk_lamp_desk'],
       ['POST', '/v1/services/light/turn_on'], ['POST', '/v1/mqtt/credentials'], ['GET', '/v1/mqtt/credentials'], ['DELETE', '/v1/mqtt/credentials/dev'],
+      ['GET', '/v1/mqtt/owners'], ['PUT', '/v1/mqtt/owners'],
     ];
     for (const [method, path] of routes) {
       for (const auth of [null, 'sht_wrong', 'garbage']) {
-        const r = await req(path, { method, auth, body: method === 'POST' ? '{}' : undefined });
+        const r = await req(path, { method, auth, body: method === 'POST' || method === 'PUT' ? '{}' : undefined });
         expect(r.status, `${method} ${path} ${auth}`).toBe(401);
         expect(await r.json() as any).toEqual({ error: 'unauthorized' });
       }
@@ -137,5 +138,7 @@ describe('local API', () => {
     const doc = await (await req('/openapi.json', { auth: null })).json() as any;
     expect(doc.openapi).toBe('3.1.0');
     expect(Object.keys(doc.paths)).toContain('/v1/services/{domain}/{service}');
+    expect(Object.keys(doc.paths['/v1/mqtt/owners'])).toEqual(['get', 'put']);
+    expect(doc.components.schemas.SetMqttOwner.required).toEqual(['username']);
   });
 });

@@ -2,12 +2,13 @@ import { Hono, type Context } from 'hono';
 import { buildOpenApiDocument, type MqttCredentials } from '@smarthome/protocol';
 import {
   edgeCallServiceRoute, edgeCreateMqttCredentialsRoute, edgeDeleteMqttUserRoute, edgeGetDeviceRoute, edgeGetStateRoute,
-  edgeHealthRoute, edgeListDevicesRoute, edgeListMqttUsersRoute, edgeListStatesRoute, type CreateMqttCredentialsBody, type MqttUser,
+  edgeHealthRoute, edgeListDevicesRoute, edgeListMqttOwnersRoute, edgeListMqttUsersRoute, edgeListStatesRoute, edgeSetMqttOwnerRoute,
+  type CreateMqttCredentialsBody, type MqttOwnership, type MqttUser, type SetMqttOwnerBody,
 } from '@smarthome/protocol/edge-local';
 import { SpecRouter, badRequest, conflict, installErrorHandling, notFound, unauthorized, type Handled } from '@smarthome/protocol/server';
 import type { RouteSpec } from '@smarthome/protocol';
 import type { LocalTokenStore } from '../auth/tokens.ts';
-import { ConflictError } from '../errors.ts';
+import { ConflictError, InvalidInputError, NotFoundError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type { Registry } from '../registry/registry.ts';
 import { ServiceCallError, UnknownEntityError, type ServiceRegistry } from '../services/services.ts';
@@ -30,6 +31,9 @@ export interface ApiDeps {
   createMqttCredentials(input: CreateMqttCredentialsBody): Promise<MqttCredentials>;
   listMqttUsers(): MqttUser[];
   deleteMqttUser(username: string): boolean;
+  listMqttOwnership(): MqttOwnership[];
+  /** throws InvalidInputError (unknown user) or NotFoundError (nothing to reassign) */
+  setMqttOwner(input: SetMqttOwnerBody): MqttOwnership[];
   /** more capabilities' routes (config flows, media, automations) */
   mountMore?: (router: SpecRouter<Caller>) => void;
 }
@@ -99,6 +103,18 @@ export function createApiApp(deps: ApiDeps): Hono {
   router.add(edgeDeleteMqttUserRoute, ({ params }) => {
     if (!deps.deleteMqttUser(params.username)) throw notFound(`MQTT user ${params.username} not found`);
     return { message: `MQTT user ${params.username} deleted` };
+  });
+
+  router.add(edgeListMqttOwnersRoute, () => deps.listMqttOwnership());
+
+  router.add(edgeSetMqttOwnerRoute, ({ body }) => {
+    try {
+      return deps.setMqttOwner(body);
+    } catch (err) {
+      if (err instanceof InvalidInputError) throw badRequest(err.message);
+      if (err instanceof NotFoundError) throw notFound(err.message);
+      throw err;
+    }
   });
 
   deps.mountMore?.(router);

@@ -1,3 +1,4 @@
+import type { MqttOwnership } from '@smarthome/protocol/edge-local';
 import type { Logger } from '../log.ts';
 import type { MqttAcl } from '../mqtt/acl.ts';
 import type { MqttBroker } from '../mqtt/broker.ts';
@@ -27,10 +28,14 @@ export interface DiscoveryDeps {
   prefix?: string;
 }
 
+/** The discovery config topic an entity came from (device-based discovery keys add `#<component id>`). */
+const configTopicOf = (key: string) => key.split('#')[0];
+
 /** What the entity registry keeps per MQTT entity, so it works again right after a restart. */
 interface StoredConfig {
   discovery_key: string;
-  owner: string;
+  /** null: released (see MqttEntity.owner) */
+  owner: string | null;
   component: string;
   cfg: Cfg;
 }
@@ -106,6 +111,60 @@ export class MqttDiscovery implements PlatformServices {
       entity.apply(result.optimistic);
       this.emit(entity, entity.component.domain === 'button');
     }
+  }
+
+  // ---- ownership ----
+
+  /** Every discovery config with its owner, by topic. */
+  ownership(): MqttOwnership[] {
+    const byTopic = new Map<string, MqttEntity[]>();
+    for (const e of this.byKey.values()) {
+      const topic = configTopicOf(e.key);
+      byTopic.set(topic, [...(byTopic.get(topic) ?? []), e]);
+    }
+    return [...byTopic.keys()].sort().map((topic) => this.describeOwnership(topic, byTopic.get(topic) as MqttEntity[]));
+  }
+
+  /**
+   * Gives the configs of one device, or one config, to `owner` (null releases them); returns
+   * them as they are now, or null when nothing matches. `owner` must be an existing MQTT user.
+   */
+  setOwner(target: { device_id: number } | { discovery_topic: string }, owner: string | null): MqttOwnership[] | null {
+    const { registry } = this.deps;
+    const matches = (e: MqttEntity) => ('device_id' in target
+      ? registry.getEntity(e.entityId)?.device_registry_id === target.device_id
+      : configTopicOf(e.key) === target.discovery_topic);
+    const topics = new Set([...this.byKey.values()].filter(matches).map((e) => configTopicOf(e.key)));
+    if (topics.size === 0) return null;
+    this.assignOwner(topics, owner);
+    return this.ownership().filter((o) => topics.has(o.discovery_topic));
+  }
+
+  private describeOwnership(topic: string, entities: MqttEntity[]): MqttOwnership {
+    const records = entities.map((e) => this.deps.registry.getEntity(e.entityId));
+    return {
+      discovery_topic: topic,
+      owner: entities[0].owner,
+      device_id: records.find((r) => r?.device_registry_id != null)?.device_registry_id ?? null,
+      entity_ids: entities.map((e) => e.entityId).sort(),
+      command_topics: [...new Set(entities.flatMap((e) => commandTopicsOf(e.cfg)))],
+    };
+  }
+
+  /** Releases every discovery config `username` owns (its credentials are gone); returns how many. */
+  releaseOwner(username: string): number {
+    const topics = new Set([...this.byKey.values()].filter((e) => e.owner === username).map((e) => configTopicOf(e.key)));
+    this.assignOwner(topics, null);
+    return topics.size;
+  }
+
+  /** Gives whole discovery configs to `owner` (null releases them): registry first, then memory and ACL. */
+  private assignOwner(configTopics: Set<string>, owner: string | null): void {
+    const { registry } = this.deps;
+    const entities = [...this.byKey.values()].filter((e) => configTopics.has(configTopicOf(e.key)));
+    registry.setEntityConfigs(entities.map((e) => ({ entity_id: e.entityId, config: { ...registry.getEntity(e.entityId)?.config, owner } })));
+    for (const e of entities) e.owner = owner;
+    for (const topic of configTopics) this.refreshOwnership(topic);
   }
 
   // ---- messages ----
@@ -230,12 +289,12 @@ export class MqttDiscovery implements PlatformServices {
       if (!list) this.topics.set(topic, (list = []));
       list.push({ entity, sub });
     }
-    this.refreshOwnership(entity.key.split('#')[0]);
+    this.refreshOwnership(configTopicOf(entity.key));
   }
 
   /** ACL: the owner of a config topic owns the command topics of every entity it declares. */
   private refreshOwnership(configTopic: string): void {
-    const entities = [...this.byKey.values()].filter((e) => e.key.split('#')[0] === configTopic);
+    const entities = [...this.byKey.values()].filter((e) => configTopicOf(e.key) === configTopic);
     this.deps.acl.setDiscoveryOwner(configTopic, entities.length ? entities[0].owner : null, entities.flatMap((e) => commandTopicsOf(e.cfg)));
   }
 
@@ -249,7 +308,7 @@ export class MqttDiscovery implements PlatformServices {
       if (rest.length) this.topics.set(topic, rest);
       else this.topics.delete(topic);
     }
-    this.refreshOwnership(entity.key.split('#')[0]);
+    this.refreshOwnership(configTopicOf(entity.key));
   }
 
   private removeEntity(entity: MqttEntity): void {

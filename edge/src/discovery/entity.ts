@@ -24,7 +24,8 @@ export class MqttEntity {
   readonly key: string;
   readonly component: Component;
   readonly cfg: Cfg;
-  readonly owner: string;
+  /** the MQTT user who owns its discovery config; null once released (the next publisher claims it) */
+  owner: string | null;
   readonly staticAttrs: Record<string, unknown>;
   readonly availability: AvailabilityEntry[];
   private readonly availabilityMode: string;
@@ -34,7 +35,7 @@ export class MqttEntity {
   attrs: Record<string, unknown> = {};
   jsonAttrs: Record<string, unknown> = {};
 
-  constructor(entityId: string, key: string, component: Component, cfg: Cfg, owner: string) {
+  constructor(entityId: string, key: string, component: Component, cfg: Cfg, owner: string | null) {
     this.entityId = entityId;
     this.key = key;
     this.component = component;

@@ -8,7 +8,7 @@ import type { AuthenticatedUser } from './users.ts';
  *   except `$SYS`-style topics, which only the broker writes.
  * - A `device` user
  *   - may not subscribe to a filter whose first level is a wildcard (`#`, `+/…`) or starts
- *     with `$`: no listening to the whole house;
+ *     with `$`: no listening to the whole house; nor to a command topic owned by another user;
  *   - may publish anywhere except: `$…` topics; the birth topic `<prefix>/status`; a command
  *     topic owned by another user; a discovery config topic owned by another user; a discovery
  *     config that declares command topics owned by another user;
@@ -16,9 +16,13 @@ import type { AuthenticatedUser } from './users.ts';
  *     wildcard such as `cmnd/+/POWER` (checked at delivery).
  * - Ownership: the user who published an accepted discovery config owns that config topic and
  *   every `*command_topic` it declares. Ownership is rebuilt from the entity registry on start.
+ *   Deleting the owner releases it (no owner: the next publisher claims it); the account owner
+ *   may reassign or release it (MqttDiscovery.setOwner, `PUT /v1/mqtt/owners`).
+ * - A client whose user was deleted has no user: nothing it sends passes, nothing reaches it.
  *
- * A refused publish closes the connection (MQTT 3.1.1 has no negative PUBACK: MQTT-3.3.5-2);
- * a refused subscription is granted as 0x80 (failure) and the connection stays up.
+ * A refused publish is acknowledged as its QoS requires and dropped (MQTT 3.1.1 has no negative
+ * PUBACK; MQTT-3.3.5-2 allows this or closing the connection); a refused subscription is granted
+ * as 0x80 (failure). Either way the broker logs a warn line and the connection stays up.
  */
 export class MqttAcl {
   private readonly discoveryPrefix: string;
@@ -45,35 +49,44 @@ export class MqttAcl {
     return this.commandOwners.get(topic);
   }
 
-  canSubscribe(user: AuthenticatedUser | undefined, filter: string): boolean {
-    if (!user) return false;
-    if (filter.startsWith('$')) return false;
-    if (user.role === 'integration') return true;
+  /** Why `user` may not subscribe to `filter`, or null when it may. */
+  subscribeRefusal(user: AuthenticatedUser | undefined, filter: string): string | null {
+    if (!user) return 'not authenticated';
+    if (filter.startsWith('$')) return '$ topics are the broker\'s';
+    if (user.role === 'integration') return null;
     const first = filter.split('/', 1)[0];
-    return first !== '#' && first !== '+';
+    if (first === '#' || first === '+') return 'a device may not subscribe to a filter starting with a wildcard';
+    // a wildcard filter may also match others' command topics: those are held back at delivery
+    const owner = this.commandOwners.get(filter);
+    if (owner !== undefined && owner !== user.username) return `command topic owned by ${owner}`;
+    return null;
   }
 
-  /** `declaredCommandTopics`: for a discovery config publish, the command topics its payload names. */
-  canPublish(user: AuthenticatedUser | undefined, topic: string, declaredCommandTopics?: () => string[]): boolean {
-    if (!user) return false;
-    if (topic.startsWith('$')) return false;
-    if (user.role === 'integration') return true;
-    if (topic === `${this.discoveryPrefix}/status`) return false;
+  /**
+   * Why `user` may not publish to `topic`, or null when it may. `declaredCommandTopics`: for
+   * a discovery config publish, the command topics its payload names.
+   */
+  publishRefusal(user: AuthenticatedUser | undefined, topic: string, declaredCommandTopics?: () => string[]): string | null {
+    if (!user) return 'not authenticated';
+    if (topic.startsWith('$')) return '$ topics are the broker\'s';
+    if (user.role === 'integration') return null;
+    if (topic === `${this.discoveryPrefix}/status`) return 'the birth topic is the edge\'s';
     const cmdOwner = this.commandOwners.get(topic);
-    if (cmdOwner !== undefined && cmdOwner !== user.username) return false;
+    if (cmdOwner !== undefined && cmdOwner !== user.username) return `command topic owned by ${cmdOwner}`;
     if (topic.startsWith(`${this.discoveryPrefix}/`)) {
       const owner = this.discoveryOwners.get(topic)?.owner;
-      if (owner !== undefined && owner !== user.username) return false;
+      if (owner !== undefined && owner !== user.username) return `discovery config owned by ${owner}`;
       for (const t of declaredCommandTopics?.() ?? []) {
         const o = this.commandOwners.get(t);
-        if (o !== undefined && o !== user.username) return false;
+        if (o !== undefined && o !== user.username) return `the config declares ${t}, a command topic owned by ${o}`;
       }
     }
-    return true;
+    return null;
   }
 
   canReceive(user: AuthenticatedUser | undefined, topic: string): boolean {
-    if (!user || user.role === 'integration') return true;
+    if (!user) return false;
+    if (user.role === 'integration') return true;
     const owner = this.commandOwners.get(topic);
     return owner === undefined || owner === user.username;
   }

@@ -2,17 +2,18 @@ import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MqttCredentials } from '@smarthome/protocol';
 import type { Edge } from '../edge.ts';
-import { MOSQUITTO, collector, connect, startEdge, tempDir, waitFor } from '../test-helpers.ts';
+import { MOSQUITTO, collector, connect, granted, recordingLogger, startEdge, tempDir, waitFor } from '../test-helpers.ts';
 
 let edge: Edge;
 let tmp: ReturnType<typeof tempDir>;
 let dev1: MqttCredentials;
 let dev2: MqttCredentials;
 let integration: MqttCredentials;
+const logs = recordingLogger();
 
 beforeAll(async () => {
   tmp = tempDir();
-  edge = await startEdge(tmp.dir);
+  edge = await startEdge(tmp.dir, { logger: logs });
   dev1 = await edge.createMqttCredentials({ username: 'dev1' });
   dev2 = await edge.createMqttCredentials({ username: 'dev2' });
   integration = await edge.createMqttCredentials({ username: 'z2m', role: 'integration' });
@@ -37,17 +38,6 @@ function run(cmd: string, args: string[], timeoutMs = 5000): Promise<{ code: num
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
     child.on('close', (code) => { clearTimeout(timer); resolve({ code, stdout, stderr }); });
   });
-}
-/** The granted QoS of a subscription (128 = refused; mqtt.js rejects those). */
-async function granted(client: import('mqtt').MqttClient, topic: string): Promise<number> {
-  try {
-    return (await client.subscribeAsync(topic, { qos: 1 }))[0].qos;
-  } catch (err) {
-    const packet = (err as { packet?: { granted?: (number | { qos: number })[] } }).packet;
-    const g = packet?.granted?.[0];
-    if (g === undefined) throw err;
-    return typeof g === 'number' ? g : g.qos;
-  }
 }
 const mosq = (creds: MqttCredentials | null) => ['-h', '127.0.0.1', '-p', String(edge.ports.mqtt), ...(creds ? ['-u', creds.username, '-P', creds.password] : [])];
 
@@ -84,11 +74,14 @@ describe('a second, independent client (mosquitto)', () => {
     expect(r.code).toBe(0);
     await waitFor(() => edge.states.get('switch.plug_one')?.state === 'on', 3000, 'state from mosquitto_pub');
 
-    const sub = run('mosquitto_sub', [...mosq(dev1), '-q', '1', '-t', 'cmnd/plug1/POWER', '-C', '1', '-v', '-W', '5']);
-    // wait until mosquitto_sub is subscribed before calling the service
-    await waitFor(() => edge.broker.connectedClients >= 1, 3000, 'mosquitto_sub connected');
-    await new Promise((r2) => setTimeout(r2, 150));
-    await edge.callService('switch', 'turn_off', 'switch.plug_one');
+    let exited = false;
+    const sub = run('mosquitto_sub', [...mosq(dev1), '-q', '1', '-t', 'cmnd/plug1/POWER', '-C', '1', '-v', '-W', '5']).finally(() => { exited = true; });
+    // mosquitto_sub subscribes at its own pace (slow on a loaded machine) and exits after one
+    // message: repeat the command until it has printed one
+    while (!exited) {
+      await edge.callService('switch', 'turn_off', 'switch.plug_one');
+      await new Promise((r2) => setTimeout(r2, 200));
+    }
     const out = await sub;
     expect(out.stdout.trim()).toBe('cmnd/plug1/POWER OFF');
   });
@@ -108,13 +101,40 @@ describe('authorization', () => {
     await z.endAsync();
   });
 
-  it("closes a device's connection when it publishes to another user's command topic; nothing is delivered", async () => {
+  it("refuses (SUBACK 0x80, one warn line) a device subscribing to another user's command topic", async () => {
+    const spy = await connect(edge, dev2);
+    const before = logs.warnings().length;
+    expect(await granted(spy, 'cmnd/plug1/POWER')).toBe(128);
+    expect(spy.connected).toBe(true);
+    expect(logs.warnings().slice(before)).toEqual(['mqtt: refused subscription to cmnd/plug1/POWER by dev2: command topic owned by dev1']);
+    await spy.endAsync();
+    // the owner and integration users may
+    const owner = await connect(edge, dev1);
+    expect(await granted(owner, 'cmnd/plug1/POWER')).toBe(1);
+    await owner.endAsync();
+    const z = await connect(edge, integration);
+    expect(await granted(z, 'cmnd/plug1/POWER')).toBe(1);
+    await z.endAsync();
+  });
+
+  it("drops a device's publish to another user's command topic: acknowledged, not delivered, logged, connection kept", async () => {
     const owner = await connect(edge, dev1);
     const inbox = await collector(owner, 'cmnd/plug1/POWER');
     const intruder = await connect(edge, dev2);
-    const closed = new Promise<void>((resolve) => intruder.once('close', () => resolve()));
-    intruder.publish('cmnd/plug1/POWER', 'ON', { qos: 0 });
-    await closed;
+    const before = logs.warnings().length;
+    await intruder.publishAsync('cmnd/plug1/POWER', 'ON', { qos: 1 });
+    await intruder.publishAsync('cmnd/plug1/POWER', 'ON', { qos: 2 });
+    await intruder.publishAsync('cmnd/plug1/POWER', 'ON', { qos: 0 });
+    await waitFor(() => logs.warnings().length >= before + 3, 3000, 'the QoS 0 refusal');
+    expect(logs.warnings().slice(before)).toEqual(Array(3).fill('mqtt: refused publish to cmnd/plug1/POWER by dev2: command topic owned by dev1'));
+    // still connected and still allowed its own topics
+    expect(intruder.connected).toBe(true);
+    await intruder.publishAsync('stat/dev2thing/POWER', 'ON', { qos: 1 });
+    // nor through a last will
+    const willer = await connect(edge, dev2, { will: { topic: 'cmnd/plug1/POWER', payload: Buffer.from('OFF'), qos: 1, retain: false } });
+    willer.stream.destroy();
+    await waitFor(() => logs.warnings().length >= before + 4, 3000, 'the will refusal');
+    willer.end(true);
     await new Promise((r) => setTimeout(r, 100));
     expect(inbox.messages).toEqual([]);
     // the owner and integration users may
@@ -122,7 +142,7 @@ describe('authorization', () => {
     await z.publishAsync('cmnd/plug1/POWER', 'ON', { qos: 1 });
     expect((await inbox.next(1))[0]).toEqual({ topic: 'cmnd/plug1/POWER', payload: 'ON' });
     await z.endAsync();
-    intruder.end(true);
+    await intruder.endAsync();
     await owner.endAsync();
   });
 
@@ -139,23 +159,43 @@ describe('authorization', () => {
     await own.endAsync();
   });
 
-  it("refuses a device hijacking another user's discovery config or command topics", async () => {
+  it("refuses a device hijacking another user's discovery config or command topics, without taking it over", async () => {
+    const configBefore = (await edge.broker.retained('homeassistant/switch/plug1/config'))?.toString();
+    expect(configBefore).toContain('Plug one');
     const intruder = await connect(edge, dev2);
-    const closed = new Promise<void>((resolve) => intruder.once('close', () => resolve()));
-    intruder.publish('homeassistant/switch/plug1/config', '', { qos: 0, retain: true });
-    await closed;
-    const intruder2 = await connect(edge, dev2);
-    const closed2 = new Promise<void>((resolve) => intruder2.once('close', () => resolve()));
-    intruder2.publish('homeassistant/switch/evil/config', JSON.stringify({ name: 'Evil', cmd_t: 'cmnd/plug1/POWER' }), { qos: 0 });
-    await closed2;
+    const before = logs.warnings().length;
+    await intruder.publishAsync('homeassistant/switch/plug1/config', '', { qos: 1, retain: true });
+    await intruder.publishAsync('homeassistant/switch/evil/config', JSON.stringify({ name: 'Evil', cmd_t: 'cmnd/plug1/POWER' }), { qos: 1 });
+    // and the birth topic is the edge's
+    await intruder.publishAsync('homeassistant/status', 'offline', { qos: 1, retain: true });
+    expect(logs.warnings().slice(before)).toEqual([
+      'mqtt: refused publish to homeassistant/switch/plug1/config by dev2: discovery config owned by dev1',
+      'mqtt: refused publish to homeassistant/switch/evil/config by dev2: the config declares cmnd/plug1/POWER, a command topic owned by dev1',
+      "mqtt: refused publish to homeassistant/status by dev2: the birth topic is the edge's",
+    ]);
+    expect(intruder.connected).toBe(true);
     await new Promise((r) => setTimeout(r, 50));
     expect(edge.registry.getEntity('switch.plug_one')).toBeDefined();
     expect(edge.registry.getEntity('switch.evil')).toBeUndefined();
-    // and the birth topic is the edge's
-    const intruder3 = await connect(edge, dev2);
-    const closed3 = new Promise<void>((resolve) => intruder3.once('close', () => resolve()));
-    intruder3.publish('homeassistant/status', 'offline', { qos: 0 });
-    await closed3;
+    // nothing retained from a refused publish
+    expect((await edge.broker.retained('homeassistant/switch/plug1/config'))?.toString()).toBe(configBefore);
+    expect((await edge.broker.retained('homeassistant/status'))?.toString()).toBe('online');
+    await intruder.endAsync();
+  });
+
+  it('refuses new credentials re-publishing an owned config visibly, keeps them connected, and keeps the owner', async () => {
+    const replacement = await edge.createMqttCredentials({ username: 'plug1-new' });
+    const c = await connect(edge, replacement);
+    const before = logs.warnings().length;
+    await c.publishAsync('homeassistant/switch/plug1/config', JSON.stringify({ name: 'Plug one', uniq_id: 'plug1', cmd_t: 'cmnd/plug1/POWER', stat_t: 'stat/plug1/POWER' }), { qos: 1, retain: true });
+    expect(logs.warnings().slice(before)).toEqual(['mqtt: refused publish to homeassistant/switch/plug1/config by plug1-new: discovery config owned by dev1']);
+    expect(c.connected).toBe(true);
+    expect(edge.registry.getEntity('switch.plug_one')?.config.owner).toBe('dev1');
+    expect(await granted(c, 'cmnd/plug1/POWER')).toBe(128);
+    // its state still reaches the entity (state topics are not owned)
+    await c.publishAsync('stat/plug1/POWER', 'ON', { qos: 1 });
+    await waitFor(() => edge.states.get('switch.plug_one')?.state === 'on', 3000, 'state from the new credentials');
+    await c.endAsync();
   });
 });
 

@@ -22,7 +22,12 @@ export interface BrokerOptions {
 export type MessageListener = (topic: string, payload: Buffer, user: AuthenticatedUser | null, packet: { retain: boolean; qos: number }) => void;
 
 const USER = Symbol('smarthome.user');
-type UserClient = Client & { [USER]?: AuthenticatedUser };
+/** the username a client authenticated as, once that user was deleted (it has no USER then) */
+const DELETED = Symbol('smarthome.deletedUser');
+type UserClient = Client & { [USER]?: AuthenticatedUser; [DELETED]?: string };
+
+/** Who a client is, for log lines. */
+const who = (client: UserClient) => client[USER]?.username ?? (client[DELETED] ? `${client[DELETED]} (deleted)` : '?');
 
 /** MQTT CONNACK return code 4 (bad user name or password) / 5 (not authorized). */
 function authError(code: 4 | 5, message: string): AuthenticateError {
@@ -78,19 +83,34 @@ export class MqttBroker {
         done(authError(5, 'not authorized'), false);
       });
     };
+    // A refused publish is acknowledged as its QoS requires and then dropped, rather than
+    // closing the connection (aedes' answer to an authorizePublish error): MQTT 3.1.1 allows
+    // either (MQTT-3.3.5-2), and a device whose one publish is refused (a config owned by
+    // someone else) keeps working instead of reconnecting and re-publishing in a loop.
+    const refused = new WeakSet<object>();
+    // aedes calls publish(packet, client, done) for client publishes and wills (typed as (packet, done))
+    type AnyPublish = (packet: PublishPacket, ...rest: unknown[]) => void;
+    const publish = (aedes.publish as AnyPublish).bind(aedes);
+    (aedes as unknown as { publish: AnyPublish }).publish = (packet, ...rest) => {
+      if (!refused.has(packet)) return publish(packet, ...rest);
+      refused.delete(packet);
+      (rest.find((a) => typeof a === 'function') as (() => void) | undefined)?.();
+    };
     aedes.authorizePublish = (client: UserClient | null, packet, done) => {
       if (!client) return done(null); // a will published after its client is gone
       const user = client[USER];
       const declared = this.options.declaredCommandTopics;
-      const ok = acl.canPublish(user, packet.topic, declared ? () => declared(packet.topic, toBuffer(packet.payload)) : undefined);
-      if (ok) return done(null);
-      log.warn(`mqtt: refused publish to ${packet.topic} by ${user?.username ?? '?'}`);
-      done(new Error('publish not authorized'));
+      const refusal = acl.publishRefusal(user, packet.topic, declared ? () => declared(packet.topic, toBuffer(packet.payload)) : undefined);
+      if (refusal === null) return done(null);
+      log.warn(`mqtt: refused publish to ${packet.topic} by ${who(client)}: ${refusal}`);
+      refused.add(packet);
+      done(null);
     };
     aedes.authorizeSubscribe = (client: UserClient, sub, done) => {
-      if (acl.canSubscribe(client[USER], sub.topic)) return done(null, sub);
-      log.warn(`mqtt: refused subscription to ${sub.topic} by ${client[USER]?.username ?? '?'}`);
-      done(null, null);
+      const refusal = acl.subscribeRefusal(client[USER], sub.topic);
+      if (refusal === null) return done(null, sub);
+      log.warn(`mqtt: refused subscription to ${sub.topic} by ${who(client)}: ${refusal}`);
+      done(null, null); // granted 0x80 (failure); the connection stays
     };
     aedes.authorizeForward = (client: UserClient, packet) => (acl.canReceive(client[USER], packet.topic) ? packet : null);
     aedes.on('publish', (packet, client: UserClient | null) => {
@@ -145,12 +165,19 @@ export class MqttBroker {
     return found;
   }
 
-  /** Disconnects every client authenticated as `username` (after its credentials were deleted). */
+  /**
+   * Disconnects every client authenticated as `username` (after its credentials were deleted).
+   * They lose their identity first, so nothing more from them passes the ACL, not even a will.
+   */
   disconnectUser(username: string): number {
     const aedes = this.aedes as (Aedes & { clients?: Record<string, UserClient> }) | null;
     let n = 0;
     for (const client of Object.values(aedes?.clients ?? {})) {
-      if (client[USER]?.username === username) { client.close(); n++; }
+      if (client[USER]?.username !== username) continue;
+      client[DELETED] = username;
+      delete client[USER];
+      client.close();
+      n++;
     }
     return n;
   }

@@ -253,6 +253,18 @@ export class Registry {
     return entity;
   }
 
+  /**
+   * Replaces the platform config of existing entities, all in one transaction (no event: the
+   * config is not part of the wire record). Unknown entity ids are skipped.
+   */
+  setEntityConfigs(changes: { entity_id: string; config: Record<string, unknown> }[]): void {
+    const known = changes.filter((c) => this.entityById.has(c.entity_id));
+    this.database.db.transaction((tx) => {
+      for (const c of known) tx.update(entities).set({ config: c.config }).where(eq(entities.entityId, c.entity_id)).run();
+    });
+    for (const c of known) this.indexEntity({ ...(this.entityById.get(c.entity_id) as RegistryEntity), config: c.config });
+  }
+
   removeEntity(entityId: string): boolean {
     const entity = this.entityById.get(entityId);
     if (!entity) return false;
