@@ -20,6 +20,7 @@ import { MirrorStore } from './mirror/store.ts';
 import { migrations, routeModules } from './modules.ts';
 import { TunnelHub } from './tunnel/hub.ts';
 import { AppSocketServer } from './websocket/app-socket.ts';
+import { SessionRegistry } from './websocket/sessions.ts';
 import { EntityAccess } from './devices/access.ts';
 import { Cluster, redisPrefixFromEnv } from './scale/cluster.ts';
 import { ClusterEdges } from './scale/edges.ts';
@@ -111,9 +112,13 @@ export class Cloud {
     const core = { config, database: this.database, log: this.log, auth, throttle, edges, mirror, tunnel, webhookLimiter, accessCache };
     const access = new EntityAccess(core, tunnel);
     this.services = { ...core, access };
+    // Open sockets' sessions: they drop cached visibility whenever grants change, on any replica.
+    const sessions = new SessionRegistry();
+    accessCache.onInvalidate(() => sessions.accessChanged());
     this.appSocket = new AppSocketServer({
       hub: tunnel,
       log: this.log,
+      sessions,
       api: {
         authenticate: (token) => auth.authenticate(token),
         visibility: (userId) => access.visibility(userId),

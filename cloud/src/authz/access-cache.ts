@@ -18,6 +18,7 @@ export class AccessCache {
   private readonly maxAgeMs: number;
   private readonly enabled: () => boolean;
   private readonly now: () => number;
+  private readonly listeners: Array<() => void> = [];
 
   constructor(opts: { max?: number; maxAgeMs?: number; enabled?: () => boolean; now?: () => number } = {}) {
     this.max = opts.max ?? 10_000;
@@ -48,6 +49,12 @@ export class AccessCache {
   invalidate(): void {
     this.generation++;
     this.entries.clear();
+    for (const listener of this.listeners) listener();
+  }
+
+  /** Calls `listener` on every invalidation: for what keeps answers derived from this cache's (open sockets). */
+  onInvalidate(listener: () => void): void {
+    this.listeners.push(listener);
   }
 
   get size(): number {

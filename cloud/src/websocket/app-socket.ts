@@ -5,6 +5,7 @@ import { ws as proto, type EntityState } from '@smarthome/protocol';
 import { HttpError, describeZodError } from '@smarthome/protocol/server';
 import type { Logger } from '../log.ts';
 import type { StateChanged, TunnelHub } from '../tunnel/hub.ts';
+import type { SessionRegistry } from './sessions.ts';
 
 export const APP_SOCKET_PATH = '/v1/websocket';
 const HA_VERSION = '2026.11.0';
@@ -27,6 +28,10 @@ interface Session {
   userId: string | null;
   subscriptions: Map<number, string | undefined>;
   visibility: { value: Visibility; at: number } | null;
+  /** bumped when grants change: a visibility loaded across a bump is not kept */
+  visibilityGeneration: number;
+  /** leaves the session registry (set once authenticated) */
+  unregister: () => void;
 }
 
 /**
@@ -37,6 +42,7 @@ export class AppSocketServer {
   private readonly hub: TunnelHub;
   private readonly api: AppApi;
   private readonly log: Logger;
+  private readonly registry: SessionRegistry;
   private readonly wss = new WebSocketServer({ noServer: true, maxPayload: 256 * 1024 });
   private readonly sessions = new Map<WebSocket, Session>();
   private server: Server | null = null;
@@ -44,11 +50,16 @@ export class AppSocketServer {
   private readonly onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => this.upgrade(req, socket, head);
   private readonly onStateChanged = (e: StateChanged) => void this.fanOut(e);
 
-  constructor(deps: { hub: TunnelHub; api: AppApi; log: Logger; visibilityTtlMs?: number }) {
+  /**
+   * deps.sessions: where authenticated sessions register (told of grant changes);
+   * visibilityTtlMs bounds a session's cached visibility when no change notice reaches it.
+   */
+  constructor(deps: { hub: TunnelHub; api: AppApi; log: Logger; sessions: SessionRegistry; visibilityTtlMs?: number }) {
     this.hub = deps.hub;
     this.api = deps.api;
     this.log = deps.log;
-    this.visibilityTtlMs = deps.visibilityTtlMs ?? 2000;
+    this.registry = deps.sessions;
+    this.visibilityTtlMs = deps.visibilityTtlMs ?? 1000;
   }
 
   start(server: Server): void {
@@ -60,7 +71,10 @@ export class AppSocketServer {
   stop(): void {
     this.server?.off('upgrade', this.onUpgrade);
     this.hub.off('state_changed', this.onStateChanged);
-    for (const socket of this.sessions.keys()) socket.close(1001, 'going away');
+    for (const [socket, session] of this.sessions) {
+      session.unregister();
+      socket.close(1001, 'going away');
+    }
     this.sessions.clear();
     this.wss.close();
   }
@@ -83,10 +97,12 @@ export class AppSocketServer {
 
   private async visibilityOf(session: Session): Promise<Visibility> {
     const now = Date.now();
-    if (!session.visibility || now - session.visibility.at > this.visibilityTtlMs) {
-      session.visibility = { value: await this.api.visibility(session.userId!), at: now };
-    }
-    return session.visibility.value;
+    if (session.visibility && now - session.visibility.at <= this.visibilityTtlMs) return session.visibility.value;
+    const generation = session.visibilityGeneration;
+    const value = await this.api.visibility(session.userId!);
+    // Grants changed while loading: use the answer this once, keep nothing.
+    if (generation === session.visibilityGeneration) session.visibility = { value, at: now };
+    return value;
   }
 
   private upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
@@ -97,9 +113,12 @@ export class AppSocketServer {
   }
 
   private attach(socket: WebSocket): void {
-    const session: Session = { userId: null, subscriptions: new Map(), visibility: null };
+    const session: Session = { userId: null, subscriptions: new Map(), visibility: null, visibilityGeneration: 0, unregister: () => {} };
     this.sessions.set(socket, session);
-    socket.on('close', () => this.sessions.delete(socket));
+    socket.on('close', () => {
+      session.unregister();
+      this.sessions.delete(socket);
+    });
     socket.on('error', () => socket.terminate());
     socket.on('message', (data) => void this.receive(socket, session, data.toString()).catch((err) => {
       this.log.error('app socket message failed', err);
@@ -131,7 +150,14 @@ export class AppSocketServer {
       if (msg.type !== 'auth') { this.send(socket, { type: 'auth_invalid', message: 'authenticate first' }); socket.close(4001, 'auth required'); return; }
       const principal = await this.api.authenticate(msg.access_token);
       if (!principal) { this.send(socket, { type: 'auth_invalid', message: 'invalid access token' }); socket.close(4001, 'auth invalid'); return; }
+      if (socket.readyState !== socket.OPEN) return; // the client left while we checked
       session.userId = principal.userId;
+      session.unregister = this.registry.add({ userId: principal.userId }, {
+        accessChanged: () => {
+          session.visibility = null;
+          session.visibilityGeneration++;
+        },
+      });
       this.send(socket, { type: 'auth_ok', ha_version: HA_VERSION });
       return;
     }
