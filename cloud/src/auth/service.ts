@@ -1,4 +1,5 @@
 import { randomUUID, randomBytes } from 'node:crypto';
+import { EventEmitter } from 'node:events';
 import { and, desc, eq, isNull, sql } from 'drizzle-orm';
 import type { TokenResponse, User } from '@smarthome/protocol';
 import { conflict, forbidden, notFound, rateLimited, unauthorized } from '@smarthome/protocol/server';
@@ -9,7 +10,29 @@ import { dummyPasswordHash, hashPassword, newSecret, sha256, verifyPassword } fr
 import type { AccessTokenSigner } from './jwt.ts';
 import type { LoginThrottle } from './throttle.ts';
 
-export type Principal = { userId: string; via: 'jwt' | 'pat'; tokenId?: string };
+export type Principal = {
+  userId: string;
+  via: 'jwt' | 'pat';
+  tokenId?: string;
+  /** what a revocation names (see CredentialsRevoked); null: nothing revokes it before it expires */
+  credential: string | null;
+  /** ms since the epoch when it stops working; null: never (a PAT, until revoked) */
+  expiresAt: number | null;
+};
+
+/**
+ * Credentials that stopped working before their time: whatever stays open on them (app
+ * sockets) must end. A credential is "pat:<id>" for a personal access token.
+ */
+export interface CredentialsRevoked {
+  userId: string;
+  credentials: string[];
+  /** a short close reason ("token revoked") and what the client is told */
+  reason: string;
+  message: string;
+}
+
+export const patCredential = (id: string) => `pat:${id}`;
 
 const PAT_PREFIX = 'shp_pat';
 const REFRESH_PREFIX = 'shp_rt';
@@ -30,12 +53,16 @@ export interface AuthServiceDeps {
 
 const PAT_LAST_USED_GRANULARITY_MS = 60_000;
 
-/** Accounts, sessions (access + rotating refresh tokens), personal access tokens, MFA backup codes. */
-export class AuthService {
+/**
+ * Accounts, sessions (access + rotating refresh tokens), personal access tokens, MFA backup
+ * codes. Emits 'revoked' once a revocation is stored.
+ */
+export class AuthService extends EventEmitter<{ revoked: [CredentialsRevoked] }> {
   private readonly deps: AuthServiceDeps;
   /** what authenticate() runs on every request */
   private readonly perRequest;
   constructor(deps: AuthServiceDeps) {
+    super();
     this.deps = deps;
     this.perRequest = deps.database.prepared((db) => ({
       patByHash: db.select().from(personalAccessTokens).where(eq(personalAccessTokens.tokenHash, sql.placeholder('hash'))).prepare(),
@@ -132,14 +159,15 @@ export class AuthService {
       if (!row.lastUsedAt || Date.parse(at) - Date.parse(row.lastUsedAt) >= PAT_LAST_USED_GRANULARITY_MS) {
         await this.db.update(personalAccessTokens).set({ lastUsedAt: at }).where(eq(personalAccessTokens.id, row.id));
       }
-      return { userId: row.userId, via: 'pat', tokenId: row.id };
+      return { userId: row.userId, via: 'pat', tokenId: row.id, credential: patCredential(row.id), expiresAt: null };
     }
-    const userId = await this.deps.signer.verify(token);
-    if (!userId) return null;
+    const claims = await this.deps.signer.verify(token);
+    if (!claims) return null;
+    const { userId } = claims;
     // A deleted account's tokens stop working at once.
     const load = async () => Boolean(await this.perRequest().userExists.get({ id: userId }));
     const exists = this.deps.accessCache ? await this.deps.accessCache.get(`user:${userId}`, load) : await load();
-    return exists ? { userId, via: 'jwt' } : null;
+    return exists ? { userId, via: 'jwt', credential: null, expiresAt: claims.expiresAt } : null;
   }
 
   async getUser(userId: string) {
@@ -171,6 +199,7 @@ export class AuthService {
       .where(and(eq(personalAccessTokens.id, id), eq(personalAccessTokens.userId, userId), isNull(personalAccessTokens.revokedAt)))
       .returning({ id: personalAccessTokens.id }).all();
     if (result.length !== 1) throw notFound('token not found');
+    this.emit('revoked', { userId, credentials: [patCredential(id)], reason: 'token revoked', message: 'personal access token revoked' });
   }
 
   /** X-Account-Verification: the current password (TOTP enrolment is not offered yet). */

@@ -10,6 +10,8 @@ import { until } from './support.ts';
  * An open app WebSocket lives no longer than its credential, and sees no more than its user
  * may: one real cloud, two real edges paired over the tunnel (A's personal edge with a desk
  * lamp, organization O's edge with a hall lamp), real MQTT devices, a real ws client.
+ * - revoking a PAT closes the sockets opened with it within a second (auth_invalid, then 4001);
+ * - an access token's socket closes at the token's exp, by a timer;
  * - a share deleted or a member removed downgrades the socket within a second: no more
  *   state_changed, get_states or call_service for what was lost.
  */
@@ -92,6 +94,16 @@ async function appSocket(cloud: TestCloud, token: string): Promise<AppSocket> {
   return { inbox, ask, fire, events, closed, isOpen: () => ws.readyState === ws.OPEN };
 }
 
+/** What a closed socket was told: the auth_invalid message before the close, and the close. */
+async function expectEnded(socket: AppSocket, since: number, reason: string): Promise<void> {
+  const close = await Promise.race([socket.closed, new Promise<null>((r) => setTimeout(() => r(null), 3000))]);
+  expect(close, 'the socket to be closed').not.toBeNull();
+  expect(close!.code).toBe(4001);
+  expect(close!.reason).toBe(reason);
+  expect(close!.at - since).toBeLessThanOrEqual(1000);
+  expect(socket.inbox.find((m) => m.type === 'auth_invalid')).toMatchObject({ type: 'auth_invalid', message: expect.any(String) });
+}
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 let cloud: TestCloud;
@@ -114,6 +126,43 @@ beforeAll(async () => {
   await until(async () => (await cloud.get(`/v1/entities/states/${DESK}`, { token: a.token })).body?.state === 'off'
     && (await cloud.get(`/v1/entities/states/${HALL}`, { token: m.token })).body?.state === 'off', 10_000, 'the mirror');
 }, 30_000);
+
+describe('app WebSocket sessions end with their credentials', () => {
+  it('a revoked PAT closes its socket within 1 s (auth_invalid, 4001), and a call_service sent after the revocation does not run', async () => {
+    const pat = await cloud.post('/v1/account/tokens', { token: a.token, body: { name: 'app' } });
+    expect(pat.status).toBe(201);
+    const socket = await appSocket(cloud, pat.body.token);
+    expect((await socket.ask({ type: 'call_service', domain: 'light', service: 'turn_on', target: { entity_id: DESK } })).success).toBe(true);
+    await until(() => desk.commands.includes('desk/set ON'), 5000, 'the command before revocation');
+    desk.commands.length = 0;
+
+    expect((await cloud.delete(`/v1/account/tokens/${pat.body.id}`, { token: a.token })).status).toBe(200);
+    const revokedAt = Date.now();
+    socket.fire({ type: 'call_service', domain: 'light', service: 'turn_off', target: { entity_id: DESK } });
+    await expectEnded(socket, revokedAt, 'token revoked');
+    expect((await cloud.get('/v1/account', { token: pat.body.token })).status).toBe(401);
+    await sleep(300);
+    expect(desk.commands).toEqual([]);
+    expect(socket.inbox.filter((m) => m.type === 'result' && m.success && m.result?.changed_states)).toHaveLength(1);
+  });
+
+  it('an access token\'s socket closes at the token\'s expiry by a timer (auth_invalid, 4001 token expired)', async () => {
+    const shortLived = await startTestCloud({ accessTokenTtlSeconds: 2 });
+    cleanups.push(() => shortLived.stop());
+    const u = await shortLived.user();
+    const exp = JSON.parse(Buffer.from(u.token.split('.')[1], 'base64url').toString()).exp as number;
+    const socket = await appSocket(shortLived, u.token);
+    expect((await socket.ask({ type: 'ping' })).type).toBe('pong');
+    const close = await Promise.race([socket.closed, new Promise<null>((r) => setTimeout(() => r(null), 4000))]);
+    expect(close, 'the socket to be closed at expiry without any message from the client').not.toBeNull();
+    expect(close!.code).toBe(4001);
+    expect(close!.reason).toBe('token expired');
+    expect(close!.at).toBeGreaterThanOrEqual(exp * 1000 - 50);
+    expect(close!.at).toBeLessThanOrEqual(exp * 1000 + 1000);
+    expect(socket.inbox.find((m) => m.type === 'auth_invalid')).toEqual({ type: 'auth_invalid', message: 'access token expired' });
+  });
+
+});
 
 describe('app WebSocket sessions lose what their user loses', () => {
   /** A state change of `lamp` reaches (or not) the socket: the event of the new state within `ms`. */
