@@ -22,6 +22,8 @@ const ISSUER = 'smarthome-cloud';
 /** What a verified access token says. */
 export interface AccessClaims {
   userId: string;
+  /** the sign-in session (refresh-token family) it was issued for; null in tokens from before sessions had ids */
+  sessionId: string | null;
   /** ms since the epoch (the exp claim) */
   expiresAt: number;
 }
@@ -74,9 +76,10 @@ export class AccessTokenSigner {
     return this.ttlSeconds;
   }
 
-  async sign(userId: string): Promise<string> {
+  /** sessionId: the refresh-token family, so that revoking the family reaches its access tokens. */
+  async sign(userId: string, sessionId: string): Promise<string> {
     if (!this.privateKey) throw new Error('signer not started');
-    return new SignJWT({ typ: 'access' })
+    return new SignJWT({ typ: 'access', sid: sessionId })
       .setProtectedHeader({ alg: ALG })
       .setSubject(userId)
       .setIssuer(ISSUER)
@@ -102,7 +105,8 @@ export class AccessTokenSigner {
       const { payload } = await jwtVerify(token, this.publicKey, { algorithms: [ALG], issuer: ISSUER, audience: AUDIENCE });
       if (payload.typ !== 'access' || typeof payload.sub !== 'string' || typeof payload.exp !== 'number') return null;
       if (this.verified.size >= 10_000) this.verified.delete(this.verified.keys().next().value!);
-      const claims: AccessClaims = Object.freeze({ userId: payload.sub, expiresAt: payload.exp * 1000 });
+      const sessionId = typeof payload.sid === 'string' ? payload.sid : null;
+      const claims: AccessClaims = Object.freeze({ userId: payload.sub, sessionId, expiresAt: payload.exp * 1000 });
       this.verified.set(token, claims);
       return claims;
     } catch {

@@ -1,11 +1,11 @@
 import { randomUUID, randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import { and, desc, eq, isNull, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNull, lt, sql } from 'drizzle-orm';
 import type { TokenResponse, User } from '@smarthome/protocol';
 import { conflict, forbidden, notFound, rateLimited, unauthorized } from '@smarthome/protocol/server';
 import type { CloudDatabase } from '../db/database.ts';
 import type { AccessCache } from '../authz/access-cache.ts';
-import { mfaBackupCodes, personalAccessTokens, refreshTokens, users } from './tables.ts';
+import { mfaBackupCodes, personalAccessTokens, refreshTokens, sessionRevocations, users } from './tables.ts';
 import { dummyPasswordHash, hashPassword, newSecret, sha256, verifyPassword } from './secrets.ts';
 import type { AccessTokenSigner } from './jwt.ts';
 import type { LoginThrottle } from './throttle.ts';
@@ -22,7 +22,8 @@ export type Principal = {
 
 /**
  * Credentials that stopped working before their time: whatever stays open on them (app
- * sockets) must end. A credential is "pat:<id>" for a personal access token.
+ * sockets) must end. A credential is "pat:<id>" for a personal access token, "session:<id>"
+ * for the access tokens of a sign-in session (a refresh-token family).
  */
 export interface CredentialsRevoked {
   userId: string;
@@ -33,6 +34,7 @@ export interface CredentialsRevoked {
 }
 
 export const patCredential = (id: string) => `pat:${id}`;
+export const sessionCredential = (familyId: string) => `session:${familyId}`;
 
 const PAT_PREFIX = 'shp_pat';
 const REFRESH_PREFIX = 'shp_rt';
@@ -67,6 +69,8 @@ export class AuthService extends EventEmitter<{ revoked: [CredentialsRevoked] }>
     this.perRequest = deps.database.prepared((db) => ({
       patByHash: db.select().from(personalAccessTokens).where(eq(personalAccessTokens.tokenHash, sql.placeholder('hash'))).prepare(),
       userExists: db.select({ id: users.id }).from(users).where(eq(users.id, sql.placeholder('id'))).prepare(),
+      sessionRevoked: db.select({ id: sessionRevocations.sessionId }).from(sessionRevocations)
+        .where(eq(sessionRevocations.sessionId, sql.placeholder('id'))).prepare(),
     }));
   }
   private get db() {
@@ -121,8 +125,7 @@ export class AuthService extends EventEmitter<{ revoked: [CredentialsRevoked] }>
     const row = await this.db.select().from(refreshTokens).where(eq(refreshTokens.tokenHash, hash)).get();
     if (!row) throw unauthorized('invalid_grant');
     if (row.usedAt || row.revokedAt) {
-      await this.db.update(refreshTokens).set({ revokedAt: now() })
-        .where(and(eq(refreshTokens.familyId, row.familyId), isNull(refreshTokens.revokedAt)));
+      await this.revokeSessions(row.userId, [row.familyId], 'session revoked: its refresh token was used twice');
       throw unauthorized('invalid_grant');
     }
     if (row.expiresAt < now()) throw unauthorized('invalid_grant');
@@ -142,7 +145,7 @@ export class AuthService extends EventEmitter<{ revoked: [CredentialsRevoked] }>
     });
     return {
       user,
-      access_token: await this.deps.signer.sign(user.id),
+      access_token: await this.deps.signer.sign(user.id, familyId),
       refresh_token: refresh,
       token_type: 'Bearer',
       expires_in: this.deps.signer.expiresIn,
@@ -163,11 +166,35 @@ export class AuthService extends EventEmitter<{ revoked: [CredentialsRevoked] }>
     }
     const claims = await this.deps.signer.verify(token);
     if (!claims) return null;
-    const { userId } = claims;
-    // A deleted account's tokens stop working at once.
-    const load = async () => Boolean(await this.perRequest().userExists.get({ id: userId }));
-    const exists = this.deps.accessCache ? await this.deps.accessCache.get(`user:${userId}`, load) : await load();
-    return exists ? { userId, via: 'jwt', credential: null, expiresAt: claims.expiresAt } : null;
+    const { userId, sessionId } = claims;
+    // A deleted account's tokens, and a revoked session's, stop working at once.
+    const load = async () => {
+      const q = this.perRequest();
+      if (!(await q.userExists.get({ id: userId }))) return false;
+      return sessionId === null || !(await q.sessionRevoked.get({ id: sessionId }));
+    };
+    const key = sessionId === null ? `user:${userId}` : `session:${userId}:${sessionId}`;
+    const valid = this.deps.accessCache ? await this.deps.accessCache.get(key, load) : await load();
+    return valid ? { userId, via: 'jwt', credential: sessionId === null ? null : sessionCredential(sessionId), expiresAt: claims.expiresAt } : null;
+  }
+
+  /**
+   * Ends sign-in sessions: their refresh tokens stop working, and so do their access tokens
+   * (session_revocations, which the access cache follows on every replica) and the sockets
+   * opened with them ('revoked').
+   */
+  private async revokeSessions(userId: string, familyIds: string[], message: string): Promise<void> {
+    if (familyIds.length === 0) return;
+    const at = now();
+    // Past the access-token lifetime a revocation stops nothing more: the refresh tokens are revoked themselves.
+    const useless = new Date(Date.now() - (this.deps.signer.expiresIn + 60) * 1000).toISOString();
+    await this.deps.database.transaction(async () => {
+      await this.db.update(refreshTokens).set({ revokedAt: at })
+        .where(and(eq(refreshTokens.userId, userId), inArray(refreshTokens.familyId, familyIds), isNull(refreshTokens.revokedAt)));
+      await this.db.insert(sessionRevocations).values(familyIds.map((sessionId) => ({ sessionId, userId, revokedAt: at }))).onConflictDoNothing();
+      await this.db.delete(sessionRevocations).where(lt(sessionRevocations.revokedAt, useless));
+    });
+    this.emit('revoked', { userId, credentials: familyIds.map(sessionCredential), reason: 'session revoked', message });
   }
 
   async getUser(userId: string) {

@@ -10,7 +10,8 @@ import { until } from './support.ts';
  * An open app WebSocket lives no longer than its credential, and sees no more than its user
  * may: one real cloud, two real edges paired over the tunnel (A's personal edge with a desk
  * lamp, organization O's edge with a hall lamp), real MQTT devices, a real ws client.
- * - revoking a PAT closes the sockets opened with it within a second (auth_invalid, then 4001);
+ * - revoking a PAT or a refresh-token family (reuse detected) closes the sockets opened with
+ *   what was revoked within a second (auth_invalid, then 4001);
  * - an access token's socket closes at the token's exp, by a timer;
  * - a share deleted or a member removed downgrades the socket within a second: no more
  *   state_changed, get_states or call_service for what was lost.
@@ -160,6 +161,31 @@ describe('app WebSocket sessions end with their credentials', () => {
     expect(close!.at).toBeGreaterThanOrEqual(exp * 1000 - 50);
     expect(close!.at).toBeLessThanOrEqual(exp * 1000 + 1000);
     expect(socket.inbox.find((m) => m.type === 'auth_invalid')).toEqual({ type: 'auth_invalid', message: 'access token expired' });
+  });
+
+  it('a refresh-token family revoked on reuse closes the sockets of its access tokens, and those tokens answer 401 at once', async () => {
+    const u = await cloud.user();
+    const other = await cloud.post('/v1/auth/token', { body: { grant_type: 'password', email: u.email, password: u.password } });
+    const rotated = await cloud.post('/v1/auth/token', { body: { grant_type: 'refresh_token', refresh_token: u.refresh } });
+    expect(rotated.status).toBe(200);
+    // Both of the family's access tokens are verified (and cached) before the revocation.
+    expect((await cloud.get('/v1/account', { token: u.token })).status).toBe(200);
+    expect((await cloud.get('/v1/account', { token: rotated.body.access_token })).status).toBe(200);
+    const first = await appSocket(cloud, u.token);
+    const second = await appSocket(cloud, rotated.body.access_token);
+    const unrelated = await appSocket(cloud, other.body.access_token);
+
+    // The used refresh token again: reuse detected, the whole family is revoked.
+    expect((await cloud.post('/v1/auth/token', { body: { grant_type: 'refresh_token', refresh_token: u.refresh } })).status).toBe(401);
+    const revokedAt = Date.now();
+    await expectEnded(first, revokedAt, 'session revoked');
+    await expectEnded(second, revokedAt, 'session revoked');
+    expect((await cloud.get('/v1/account', { token: u.token })).status).toBe(401);
+    expect((await cloud.get('/v1/account', { token: rotated.body.access_token })).status).toBe(401);
+    // Another sign-in of the same user is another family: untouched.
+    expect(unrelated.isOpen()).toBe(true);
+    expect((await unrelated.ask({ type: 'ping' })).type).toBe('pong');
+    expect((await cloud.get('/v1/account', { token: other.body.access_token })).status).toBe(200);
   });
 
 });
