@@ -1,6 +1,6 @@
 import { randomUUID, randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import { and, desc, eq, inArray, isNull, lt, sql } from 'drizzle-orm';
+import { and, desc, eq, gt, inArray, isNull, lt, sql } from 'drizzle-orm';
 import type { TokenResponse, User } from '@smarthome/protocol';
 import { conflict, forbidden, notFound, rateLimited, unauthorized } from '@smarthome/protocol/server';
 import type { CloudDatabase } from '../db/database.ts';
@@ -129,6 +129,8 @@ export class AuthService extends EventEmitter<{ revoked: [CredentialsRevoked] }>
       throw unauthorized('invalid_grant');
     }
     if (row.expiresAt < now()) throw unauthorized('invalid_grant');
+    // A token its family's revocation missed (issued by a refresh racing with it) is dead too.
+    if (await this.perRequest().sessionRevoked.get({ id: row.familyId })) throw unauthorized('invalid_grant');
     const claimed = await this.db.update(refreshTokens).set({ usedAt: now() })
       .where(and(eq(refreshTokens.id, row.id), isNull(refreshTokens.usedAt))).returning({ id: refreshTokens.id }).all();
     if (claimed.length !== 1) throw unauthorized('invalid_grant');
@@ -184,17 +186,48 @@ export class AuthService extends EventEmitter<{ revoked: [CredentialsRevoked] }>
    * opened with them ('revoked').
    */
   private async revokeSessions(userId: string, familyIds: string[], message: string): Promise<void> {
+    await this.deps.database.transaction(() => this.storeSessionRevocations(userId, familyIds));
+    this.announceSessionsRevoked(userId, familyIds, message);
+  }
+
+  /** The database half of revokeSessions(), for a caller's transaction. */
+  private async storeSessionRevocations(userId: string, familyIds: string[]): Promise<void> {
     if (familyIds.length === 0) return;
     const at = now();
-    // Past the access-token lifetime a revocation stops nothing more: the refresh tokens are revoked themselves.
-    const useless = new Date(Date.now() - (this.deps.signer.expiresIn + 60) * 1000).toISOString();
-    await this.deps.database.transaction(async () => {
-      await this.db.update(refreshTokens).set({ revokedAt: at })
-        .where(and(eq(refreshTokens.userId, userId), inArray(refreshTokens.familyId, familyIds), isNull(refreshTokens.revokedAt)));
-      await this.db.insert(sessionRevocations).values(familyIds.map((sessionId) => ({ sessionId, userId, revokedAt: at }))).onConflictDoNothing();
-      await this.db.delete(sessionRevocations).where(lt(sessionRevocations.revokedAt, useless));
-    });
+    // Kept while a token of the session could still be alive: a refresh token issued by a
+    // refresh racing with this revocation, and the access tokens it would give.
+    const useless = new Date(Date.now() - (this.deps.refreshTtlSeconds + this.deps.signer.expiresIn + 60) * 1000).toISOString();
+    await this.db.update(refreshTokens).set({ revokedAt: at })
+      .where(and(eq(refreshTokens.userId, userId), inArray(refreshTokens.familyId, familyIds), isNull(refreshTokens.revokedAt)));
+    await this.db.insert(sessionRevocations).values(familyIds.map((sessionId) => ({ sessionId, userId, revokedAt: at }))).onConflictDoNothing();
+    await this.db.delete(sessionRevocations).where(lt(sessionRevocations.revokedAt, useless));
+  }
+
+  /** Once committed: sockets opened with these sessions end. */
+  private announceSessionsRevoked(userId: string, familyIds: string[], message: string): void {
+    if (familyIds.length === 0) return;
     this.emit('revoked', { userId, credentials: familyIds.map(sessionCredential), reason: 'session revoked', message });
+  }
+
+  /**
+   * Sets a new password (the current one as verification) and ends every other sign-in
+   * session of the user. The caller's own session stays (when it called with an access
+   * token), and so do personal access tokens: they are listed and revoked one by one.
+   */
+  async changePassword(caller: Principal, verification: string | undefined, password: string): Promise<void> {
+    const user = await this.getUser(caller.userId);
+    if (!verification || !(await verifyPassword(verification, user.passwordHash))) throw forbidden('verification_failed');
+    const passwordHash = await hashPassword(password, this.deps.fastHashing);
+    const current = caller.via === 'jwt' ? caller.credential : null;
+    const ended = await this.deps.database.transaction(async () => {
+      await this.db.update(users).set({ passwordHash }).where(eq(users.id, user.id));
+      const live = await this.db.selectDistinct({ familyId: refreshTokens.familyId }).from(refreshTokens)
+        .where(and(eq(refreshTokens.userId, user.id), isNull(refreshTokens.revokedAt), gt(refreshTokens.expiresAt, now()))).all();
+      const others = live.map((r) => r.familyId).filter((id) => sessionCredential(id) !== current);
+      await this.storeSessionRevocations(user.id, others);
+      return others;
+    });
+    this.announceSessionsRevoked(user.id, ended, 'session revoked: the password was changed');
   }
 
   async getUser(userId: string) {

@@ -10,8 +10,8 @@ import { until } from './support.ts';
  * An open app WebSocket lives no longer than its credential, and sees no more than its user
  * may: one real cloud, two real edges paired over the tunnel (A's personal edge with a desk
  * lamp, organization O's edge with a hall lamp), real MQTT devices, a real ws client.
- * - revoking a PAT or a refresh-token family (reuse detected) closes the sockets opened with
- *   what was revoked within a second (auth_invalid, then 4001);
+ * - revoking a PAT, a refresh-token family (reuse detected) or changing the password closes
+ *   the sockets opened with what was revoked within a second (auth_invalid, then 4001);
  * - an access token's socket closes at the token's exp, by a timer;
  * - a share deleted or a member removed downgrades the socket within a second: no more
  *   state_changed, get_states or call_service for what was lost.
@@ -188,6 +188,47 @@ describe('app WebSocket sessions end with their credentials', () => {
     expect((await cloud.get('/v1/account', { token: other.body.access_token })).status).toBe(200);
   });
 
+  it('a password change ends every other sign-in session (sockets closed, tokens 401) and keeps the current one and PATs', async () => {
+    const u = await cloud.user();
+    const phone = await cloud.post('/v1/auth/token', { body: { grant_type: 'password', email: u.email, password: u.password } });
+    const pat = await cloud.post('/v1/account/tokens', { token: u.token, body: { name: 'script' } });
+    expect((await cloud.get('/v1/account', { token: phone.body.access_token })).status).toBe(200);
+    const phoneSocket = await appSocket(cloud, phone.body.access_token);
+    const currentSocket = await appSocket(cloud, u.token);
+    const patSocket = await appSocket(cloud, pat.body.token);
+
+    const changed = await cloud.post('/v1/account/password', {
+      token: u.token, headers: { 'x-account-verification': u.password }, body: { password: 'a brand new password' },
+    });
+    expect(changed.status).toBe(200);
+    expect(changed.body).toEqual({ message: 'password changed' });
+    const changedAt = Date.now();
+    await expectEnded(phoneSocket, changedAt, 'session revoked');
+    expect((await cloud.get('/v1/account', { token: phone.body.access_token })).status).toBe(401);
+    expect((await cloud.post('/v1/auth/token', { body: { grant_type: 'refresh_token', refresh_token: phone.body.refresh_token } })).status).toBe(401);
+    // The session that changed the password, and personal access tokens, stay.
+    expect((await currentSocket.ask({ type: 'ping' })).type).toBe('pong');
+    expect((await patSocket.ask({ type: 'ping' })).type).toBe('pong');
+    expect((await cloud.get('/v1/account', { token: u.token })).status).toBe(200);
+    expect((await cloud.get('/v1/account', { token: pat.body.token })).status).toBe(200);
+    // The new password signs in, the old one does not.
+    expect((await cloud.post('/v1/auth/token', { body: { grant_type: 'password', email: u.email, password: u.password } })).status).toBe(401);
+    expect((await cloud.post('/v1/auth/token', { body: { grant_type: 'password', email: u.email, password: 'a brand new password' } })).status).toBe(200);
+  });
+
+  it('a password change needs the current password (403) and a valid new one (400), and a bearer token (401)', async () => {
+    const u = await cloud.user();
+    const wrong = await cloud.post('/v1/account/password', { token: u.token, headers: { 'x-account-verification': 'not my password' }, body: { password: 'a brand new password' } });
+    expect(wrong.status).toBe(403);
+    expect(wrong.body).toEqual({ error: 'verification_failed' });
+    const missing = await cloud.post('/v1/account/password', { token: u.token, body: { password: 'a brand new password' } });
+    expect(missing.status).toBe(403);
+    const short = await cloud.post('/v1/account/password', { token: u.token, headers: { 'x-account-verification': u.password }, body: { password: 'short' } });
+    expect(short.status).toBe(400);
+    expect(short.body.message).toMatch(/^password: /);
+    expect((await cloud.post('/v1/account/password', { headers: { 'x-account-verification': u.password }, body: { password: 'a brand new password' } })).status).toBe(401);
+    expect((await cloud.post('/v1/auth/token', { body: { grant_type: 'password', email: u.email, password: u.password } })).status).toBe(200);
+  });
 });
 
 describe('app WebSocket sessions lose what their user loses', () => {
