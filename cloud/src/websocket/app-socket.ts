@@ -182,12 +182,13 @@ export class AppSocketServer {
       if (msg.type !== 'auth') { this.send(socket, { type: 'auth_invalid', message: 'authenticate first' }); socket.close(4001, 'auth required'); return; }
       const principal = await this.api.authenticate(msg.access_token);
       if (!principal) { this.send(socket, { type: 'auth_invalid', message: 'invalid access token' }); socket.close(4001, 'auth invalid'); return; }
-      if (socket.readyState !== socket.OPEN) return; // the client left while we checked
+      // The client left, or a second auth message won, while we checked.
+      if (socket.readyState !== socket.OPEN || session.userId) return;
       session.userId = principal.userId;
       session.token = msg.access_token;
       session.expiresAt = principal.expiresAt;
       this.send(socket, { type: 'auth_ok', ha_version: HA_VERSION });
-      session.unregister = this.registry.add(principal, {
+      session.unregister = this.registry.add({ userId: principal.userId, credential: principal.credential, expiresAt: principal.expiresAt }, {
         end: (why) => this.end(socket, session, why),
         accessChanged: () => {
           session.visibility = null;
