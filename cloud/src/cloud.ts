@@ -21,6 +21,8 @@ import { MirrorStore } from './mirror/store.ts';
 import { migrations, routeModules } from './modules.ts';
 import { TunnelHub } from './tunnel/hub.ts';
 import { AppSocketServer } from './websocket/app-socket.ts';
+import { SessionRegistry } from './websocket/sessions.ts';
+import { linkSessions } from './websocket/session-links.ts';
 import { EntityAccess } from './devices/access.ts';
 import { Cluster, redisPrefixFromEnv } from './scale/cluster.ts';
 import { ClusterEdges } from './scale/edges.ts';
@@ -112,9 +114,14 @@ export class Cloud {
     const core = { config, database: this.database, log: this.log, auth, throttle, edges, mirror, tunnel, webhookLimiter, accessCache };
     const access = new EntityAccess(core, tunnel);
     this.services = { ...core, access };
+    // Open sockets' sessions end when their credential is revoked or expires, and drop cached
+    // visibility whenever grants change, on any replica.
+    const sessions = new SessionRegistry();
+    linkSessions(sessions, { auth, accessCache, cluster: this.cluster, log: this.log });
     this.appSocket = new AppSocketServer({
       hub: tunnel,
       log: this.log,
+      sessions,
       api: {
         authenticate: (token) => auth.authenticate(token),
         visibility: (userId) => access.visibility(userId),

@@ -1,6 +1,6 @@
 import type { Migration } from './db/database.ts';
 import type { RouteModule } from './context.ts';
-import { authMigrations } from './auth/tables.ts';
+import { authMigrations, sessionRevocationMigrations } from './auth/tables.ts';
 import { orgMigrations } from './orgs/tables.ts';
 import { shareMigrations } from './authz/shares-table.ts';
 import { mountAuthRoutes } from './auth/routes.ts';
@@ -43,6 +43,7 @@ export const migrations: Migration[] = [
   ...voiceMigrations,
   ...storeIapMigrations,
   ...flowMigrations,
+  ...sessionRevocationMigrations,
 ];
 
 /** Every capability's routes; one line per module. */

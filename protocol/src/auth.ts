@@ -3,11 +3,17 @@ import { Email, NonEmpty, Timestamp, Uuid } from './common.ts';
 
 export const User = z.object({ id: z.string(), email: z.string(), name: z.string().nullable() }).meta({ id: 'User' });
 
+const NewPassword = z.string().min(8, 'password must be at least 8 characters').max(1024);
+
 export const RegisterBody = z.object({
   email: Email,
-  password: z.string().min(8, 'password must be at least 8 characters').max(1024),
+  password: NewPassword,
   name: z.string().trim().max(200).optional(),
 }).meta({ id: 'RegisterRequest' });
+
+export const ChangePasswordBody = z.object({
+  password: NewPassword.meta({ description: 'the new password' }),
+}).meta({ id: 'ChangePasswordRequest' });
 
 export const PasswordGrant = z.object({
   grant_type: z.literal('password'),

@@ -18,6 +18,15 @@ export function parseSigningKey(text: string): JWK {
   return jwk;
 }
 const ISSUER = 'smarthome-cloud';
+
+/** What a verified access token says. */
+export interface AccessClaims {
+  userId: string;
+  /** the sign-in session (refresh-token family) it was issued for; null in tokens from before sessions had ids */
+  sessionId: string | null;
+  /** ms since the epoch (the exp claim) */
+  expiresAt: number;
+}
 const AUDIENCE = 'smarthome-api';
 
 /**
@@ -32,7 +41,7 @@ export class AccessTokenSigner {
   private privateKey: CryptoKey | null = null;
   private publicKey: CryptoKey | null = null;
   /** verified tokens until they expire: verifying the same JWT again gives the same answer */
-  private readonly verified = new Map<string, { sub: string; exp: number }>();
+  private readonly verified = new Map<string, AccessClaims>();
 
   constructor(dataDir: string, ttlSeconds: number, providedKey: JWK | null = null) {
     this.keyFile = path.join(dataDir, 'jwt-signing-key.json');
@@ -67,9 +76,10 @@ export class AccessTokenSigner {
     return this.ttlSeconds;
   }
 
-  async sign(userId: string): Promise<string> {
+  /** sessionId: the refresh-token family, so that revoking the family reaches its access tokens. */
+  async sign(userId: string, sessionId: string): Promise<string> {
     if (!this.privateKey) throw new Error('signer not started');
-    return new SignJWT({ typ: 'access' })
+    return new SignJWT({ typ: 'access', sid: sessionId })
       .setProtectedHeader({ alg: ALG })
       .setSubject(userId)
       .setIssuer(ISSUER)
@@ -79,12 +89,15 @@ export class AccessTokenSigner {
       .sign(this.privateKey);
   }
 
-  /** Returns the user id, or null for anything not a valid, unexpired access token of ours. */
-  async verify(token: string): Promise<string | null> {
+  /**
+   * The token's claims, or null for anything not a valid, unexpired access token of ours.
+   * Says nothing of revocation: that is the caller's to check.
+   */
+  async verify(token: string): Promise<AccessClaims | null> {
     if (!this.publicKey) throw new Error('signer not started');
     const hit = this.verified.get(token);
     if (hit) {
-      if (hit.exp * 1000 > Date.now()) return hit.sub;
+      if (hit.expiresAt > Date.now()) return hit;
       this.verified.delete(token);
       return null;
     }
@@ -92,8 +105,10 @@ export class AccessTokenSigner {
       const { payload } = await jwtVerify(token, this.publicKey, { algorithms: [ALG], issuer: ISSUER, audience: AUDIENCE });
       if (payload.typ !== 'access' || typeof payload.sub !== 'string' || typeof payload.exp !== 'number') return null;
       if (this.verified.size >= 10_000) this.verified.delete(this.verified.keys().next().value!);
-      this.verified.set(token, { sub: payload.sub, exp: payload.exp });
-      return payload.sub;
+      const sessionId = typeof payload.sid === 'string' ? payload.sid : null;
+      const claims: AccessClaims = Object.freeze({ userId: payload.sub, sessionId, expiresAt: payload.exp * 1000 });
+      this.verified.set(token, claims);
+      return claims;
     } catch {
       return null;
     }

@@ -42,6 +42,12 @@ export function mountAuthRoutes(router: CloudRouter, s: CloudServices): void {
     return { message: 'token revoked' };
   });
 
+  router.add(routes.changePasswordRoute, async ({ auth, body, c }) => {
+    if (auth.via !== 'jwt' && auth.via !== 'pat') throw unauthorized();
+    await s.auth.changePassword(auth, c.req.header('x-account-verification'), body.password);
+    return { message: 'password changed' };
+  });
+
   router.add(routes.backupCodesRoute, async ({ auth, c }) => ({
     codes: await s.auth.generateBackupCodes(userOf(auth), c.req.header('x-account-verification'), clientAddress(c)),
   }));

@@ -1,15 +1,40 @@
 import { randomUUID, randomBytes } from 'node:crypto';
-import { and, desc, eq, isNull, sql } from 'drizzle-orm';
+import { EventEmitter } from 'node:events';
+import { and, desc, eq, gt, inArray, isNull, lt, sql } from 'drizzle-orm';
 import type { TokenResponse, User } from '@smarthome/protocol';
 import { conflict, forbidden, notFound, rateLimited, unauthorized } from '@smarthome/protocol/server';
 import type { CloudDatabase } from '../db/database.ts';
 import type { AccessCache } from '../authz/access-cache.ts';
-import { mfaBackupCodes, personalAccessTokens, refreshTokens, users } from './tables.ts';
+import { mfaBackupCodes, personalAccessTokens, refreshTokens, sessionRevocations, users } from './tables.ts';
 import { dummyPasswordHash, hashPassword, newSecret, sha256, verifyPassword } from './secrets.ts';
 import type { AccessTokenSigner } from './jwt.ts';
 import type { LoginThrottle } from './throttle.ts';
 
-export type Principal = { userId: string; via: 'jwt' | 'pat'; tokenId?: string };
+export type Principal = {
+  userId: string;
+  via: 'jwt' | 'pat';
+  tokenId?: string;
+  /** what a revocation names (see CredentialsRevoked); null: nothing revokes it before it expires */
+  credential: string | null;
+  /** ms since the epoch when it stops working; null: never (a PAT, until revoked) */
+  expiresAt: number | null;
+};
+
+/**
+ * Credentials that stopped working before their time: whatever stays open on them (app
+ * sockets) must end. A credential is "pat:<id>" for a personal access token, "session:<id>"
+ * for the access tokens of a sign-in session (a refresh-token family).
+ */
+export interface CredentialsRevoked {
+  userId: string;
+  credentials: string[];
+  /** a short close reason ("token revoked") and what the client is told */
+  reason: string;
+  message: string;
+}
+
+export const patCredential = (id: string) => `pat:${id}`;
+export const sessionCredential = (familyId: string) => `session:${familyId}`;
 
 const PAT_PREFIX = 'shp_pat';
 const REFRESH_PREFIX = 'shp_rt';
@@ -30,16 +55,22 @@ export interface AuthServiceDeps {
 
 const PAT_LAST_USED_GRANULARITY_MS = 60_000;
 
-/** Accounts, sessions (access + rotating refresh tokens), personal access tokens, MFA backup codes. */
-export class AuthService {
+/**
+ * Accounts, sessions (access + rotating refresh tokens), personal access tokens, MFA backup
+ * codes. Emits 'revoked' once a revocation is stored.
+ */
+export class AuthService extends EventEmitter<{ revoked: [CredentialsRevoked] }> {
   private readonly deps: AuthServiceDeps;
   /** what authenticate() runs on every request */
   private readonly perRequest;
   constructor(deps: AuthServiceDeps) {
+    super();
     this.deps = deps;
     this.perRequest = deps.database.prepared((db) => ({
       patByHash: db.select().from(personalAccessTokens).where(eq(personalAccessTokens.tokenHash, sql.placeholder('hash'))).prepare(),
       userExists: db.select({ id: users.id }).from(users).where(eq(users.id, sql.placeholder('id'))).prepare(),
+      sessionRevoked: db.select({ id: sessionRevocations.sessionId }).from(sessionRevocations)
+        .where(eq(sessionRevocations.sessionId, sql.placeholder('id'))).prepare(),
     }));
   }
   private get db() {
@@ -102,11 +133,12 @@ export class AuthService {
     const row = await this.db.select().from(refreshTokens).where(eq(refreshTokens.tokenHash, hash)).get();
     if (!row) throw unauthorized('invalid_grant');
     if (row.usedAt || row.revokedAt) {
-      await this.db.update(refreshTokens).set({ revokedAt: now() })
-        .where(and(eq(refreshTokens.familyId, row.familyId), isNull(refreshTokens.revokedAt)));
+      await this.revokeSessions(row.userId, [row.familyId], 'session revoked: its refresh token was used twice');
       throw unauthorized('invalid_grant');
     }
     if (row.expiresAt < now()) throw unauthorized('invalid_grant');
+    // A token its family's revocation missed (issued by a refresh racing with it) is dead too.
+    if (await this.perRequest().sessionRevoked.get({ id: row.familyId })) throw unauthorized('invalid_grant');
     const claimed = await this.db.update(refreshTokens).set({ usedAt: now() })
       .where(and(eq(refreshTokens.id, row.id), isNull(refreshTokens.usedAt))).returning({ id: refreshTokens.id }).all();
     if (claimed.length !== 1) throw unauthorized('invalid_grant');
@@ -123,7 +155,7 @@ export class AuthService {
     });
     return {
       user,
-      access_token: await this.deps.signer.sign(user.id),
+      access_token: await this.deps.signer.sign(user.id, familyId),
       refresh_token: refresh,
       token_type: 'Bearer',
       expires_in: this.deps.signer.expiresIn,
@@ -140,14 +172,70 @@ export class AuthService {
       if (!row.lastUsedAt || Date.parse(at) - Date.parse(row.lastUsedAt) >= PAT_LAST_USED_GRANULARITY_MS) {
         await this.db.update(personalAccessTokens).set({ lastUsedAt: at }).where(eq(personalAccessTokens.id, row.id));
       }
-      return { userId: row.userId, via: 'pat', tokenId: row.id };
+      return { userId: row.userId, via: 'pat', tokenId: row.id, credential: patCredential(row.id), expiresAt: null };
     }
-    const userId = await this.deps.signer.verify(token);
-    if (!userId) return null;
-    // A deleted account's tokens stop working at once.
-    const load = async () => Boolean(await this.perRequest().userExists.get({ id: userId }));
-    const exists = this.deps.accessCache ? await this.deps.accessCache.get(`user:${userId}`, load) : await load();
-    return exists ? { userId, via: 'jwt' } : null;
+    const claims = await this.deps.signer.verify(token);
+    if (!claims) return null;
+    const { userId, sessionId } = claims;
+    // A deleted account's tokens, and a revoked session's, stop working at once.
+    const load = async () => {
+      const q = this.perRequest();
+      if (!(await q.userExists.get({ id: userId }))) return false;
+      return sessionId === null || !(await q.sessionRevoked.get({ id: sessionId }));
+    };
+    const key = sessionId === null ? `user:${userId}` : `session:${userId}:${sessionId}`;
+    const valid = this.deps.accessCache ? await this.deps.accessCache.get(key, load) : await load();
+    return valid ? { userId, via: 'jwt', credential: sessionId === null ? null : sessionCredential(sessionId), expiresAt: claims.expiresAt } : null;
+  }
+
+  /**
+   * Ends sign-in sessions: their refresh tokens stop working, and so do their access tokens
+   * (session_revocations, which the access cache follows on every replica) and the sockets
+   * opened with them ('revoked').
+   */
+  private async revokeSessions(userId: string, familyIds: string[], message: string): Promise<void> {
+    await this.deps.database.transaction(() => this.storeSessionRevocations(userId, familyIds));
+    this.announceSessionsRevoked(userId, familyIds, message);
+  }
+
+  /** The database half of revokeSessions(), for a caller's transaction. */
+  private async storeSessionRevocations(userId: string, familyIds: string[]): Promise<void> {
+    if (familyIds.length === 0) return;
+    const at = now();
+    // Kept while a token of the session could still be alive: a refresh token issued by a
+    // refresh racing with this revocation, and the access tokens it would give.
+    const useless = new Date(Date.now() - (this.deps.refreshTtlSeconds + this.deps.signer.expiresIn + 60) * 1000).toISOString();
+    await this.db.update(refreshTokens).set({ revokedAt: at })
+      .where(and(eq(refreshTokens.userId, userId), inArray(refreshTokens.familyId, familyIds), isNull(refreshTokens.revokedAt)));
+    await this.db.insert(sessionRevocations).values(familyIds.map((sessionId) => ({ sessionId, userId, revokedAt: at }))).onConflictDoNothing();
+    await this.db.delete(sessionRevocations).where(lt(sessionRevocations.revokedAt, useless));
+  }
+
+  /** Once committed: sockets opened with these sessions end. */
+  private announceSessionsRevoked(userId: string, familyIds: string[], message: string): void {
+    if (familyIds.length === 0) return;
+    this.emit('revoked', { userId, credentials: familyIds.map(sessionCredential), reason: 'session revoked', message });
+  }
+
+  /**
+   * Sets a new password (the current one as verification) and ends every other sign-in
+   * session of the user. The caller's own session stays (when it called with an access
+   * token), and so do personal access tokens: they are listed and revoked one by one.
+   */
+  async changePassword(caller: Principal, verification: string | undefined, password: string): Promise<void> {
+    const user = await this.getUser(caller.userId);
+    if (!verification || !(await verifyPassword(verification, user.passwordHash))) throw forbidden('verification_failed');
+    const passwordHash = await hashPassword(password, this.deps.fastHashing);
+    const current = caller.via === 'jwt' ? caller.credential : null;
+    const ended = await this.deps.database.transaction(async () => {
+      await this.db.update(users).set({ passwordHash }).where(eq(users.id, user.id));
+      const live = await this.db.selectDistinct({ familyId: refreshTokens.familyId }).from(refreshTokens)
+        .where(and(eq(refreshTokens.userId, user.id), isNull(refreshTokens.revokedAt), gt(refreshTokens.expiresAt, now()))).all();
+      const others = live.map((r) => r.familyId).filter((id) => sessionCredential(id) !== current);
+      await this.storeSessionRevocations(user.id, others);
+      return others;
+    });
+    this.announceSessionsRevoked(user.id, ended, 'session revoked: the password was changed');
   }
 
   async getUser(userId: string) {
@@ -179,6 +267,7 @@ export class AuthService {
       .where(and(eq(personalAccessTokens.id, id), eq(personalAccessTokens.userId, userId), isNull(personalAccessTokens.revokedAt)))
       .returning({ id: personalAccessTokens.id }).all();
     if (result.length !== 1) throw notFound('token not found');
+    this.emit('revoked', { userId, credentials: [patCredential(id)], reason: 'token revoked', message: 'personal access token revoked' });
   }
 
   /**

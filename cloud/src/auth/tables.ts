@@ -32,6 +32,16 @@ export const personalAccessTokens = sqliteTable('personal_access_tokens', {
   revokedAt: text('revoked_at'),
 });
 
+/**
+ * Sign-in sessions (refresh-token families) ended before their time. Their refresh tokens are
+ * revoked in refresh_tokens; a row here is what stops their access tokens, until those expire.
+ */
+export const sessionRevocations = sqliteTable('session_revocations', {
+  sessionId: text('session_id').primaryKey(),
+  userId: text('user_id').notNull(),
+  revokedAt: text('revoked_at').notNull(),
+});
+
 export const mfaBackupCodes = sqliteTable('mfa_backup_codes', {
   id: integer('id').primaryKey({ autoIncrement: true }),
   userId: text('user_id').notNull(),
@@ -82,6 +92,21 @@ export const authMigrations: Migration[] = [
         created_at TEXT NOT NULL
       );
       CREATE INDEX mfa_backup_codes_user ON mfa_backup_codes(user_id);
+    `,
+  },
+];
+
+/** After every other capability's (migrations apply in list order). */
+export const sessionRevocationMigrations: Migration[] = [
+  {
+    id: 'auth-002-session-revocations',
+    sql: `
+      CREATE TABLE session_revocations (
+        session_id TEXT PRIMARY KEY,
+        user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        revoked_at TEXT NOT NULL
+      );
+      CREATE INDEX session_revocations_revoked_at ON session_revocations(revoked_at);
     `,
   },
 ];

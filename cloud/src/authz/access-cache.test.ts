@@ -28,6 +28,16 @@ describe('AccessCache', () => {
     expect(await cache.get('k', load)).toEqual({ n: 3 });
   });
 
+  it('tells its listeners of every invalidation', async () => {
+    const cache = new AccessCache();
+    let told = 0;
+    cache.onInvalidate(() => { told++; });
+    await cache.get('k', async () => 1);
+    cache.invalidate();
+    cache.invalidate();
+    expect(told).toBe(2);
+  });
+
   it('keeps no answer longer than maxAgeMs', async () => {
     let now = 1000;
     const cache = new AccessCache({ maxAgeMs: 5000, now: () => now });

@@ -1,13 +1,13 @@
 /**
- * What every request asks before it may touch an edge: does the token's user still exist,
- * which edges and shared entities it reaches. Cached per process and emptied by any write to
+ * What every request asks before it may touch an edge: does the token's user still exist
+ * (and its sign-in session unrevoked), which edges and shared entities it reaches. Cached per process and emptied by any write to
  * a table those answers come from (see ACCESS_TABLES), here as soon as the database layer
  * has run it (and again once its transaction ends), and on the other replicas over Redis.
  * A replica cut off from Redis would miss their writes: it caches nothing until it is back.
  * No answer is older than `maxAgeMs` either: a bound for what no notice reaches (a message
  * lost in transit, a second process run without Redis against the same database).
  */
-export const ACCESS_TABLES: ReadonlySet<string> = new Set(['users', 'organizations', 'org_members', 'edges', 'shares']);
+export const ACCESS_TABLES: ReadonlySet<string> = new Set(['users', 'organizations', 'org_members', 'edges', 'shares', 'session_revocations']);
 
 interface Entry { generation: number; value: unknown; expires: number }
 
@@ -18,6 +18,7 @@ export class AccessCache {
   private readonly maxAgeMs: number;
   private readonly enabled: () => boolean;
   private readonly now: () => number;
+  private readonly listeners: Array<() => void> = [];
 
   constructor(opts: { max?: number; maxAgeMs?: number; enabled?: () => boolean; now?: () => number } = {}) {
     this.max = opts.max ?? 10_000;
@@ -48,6 +49,12 @@ export class AccessCache {
   invalidate(): void {
     this.generation++;
     this.entries.clear();
+    for (const listener of this.listeners) listener();
+  }
+
+  /** Calls `listener` on every invalidation: for what keeps answers derived from this cache's (open sockets). */
+  onInvalidate(listener: () => void): void {
+    this.listeners.push(listener);
   }
 
   get size(): number {

@@ -5,6 +5,7 @@ import { ws as proto, type EntityState } from '@smarthome/protocol';
 import { HttpError, describeZodError } from '@smarthome/protocol/server';
 import type { Logger } from '../log.ts';
 import type { StateChanged, TunnelHub } from '../tunnel/hub.ts';
+import { TOKEN_EXPIRED, type SessionCredential, type SessionEnd, type SessionRegistry } from './sessions.ts';
 
 export const APP_SOCKET_PATH = '/v1/websocket';
 const HA_VERSION = '2026.11.0';
@@ -17,7 +18,8 @@ export interface Visibility {
 
 /** The app-facing operations the socket needs (the same ones the HTTP routes use). */
 export interface AppApi {
-  authenticate(token: string): Promise<{ userId: string } | null>;
+  /** the token's user and credential, or null when it is not (or no longer) valid */
+  authenticate(token: string): Promise<SessionCredential | null>;
   visibility(userId: string): Promise<Visibility>;
   states(userId: string): Promise<EntityState[]>;
   callService(userId: string, domain: string, service: string, data: Record<string, unknown>): Promise<unknown>;
@@ -25,8 +27,17 @@ export interface AppApi {
 
 interface Session {
   userId: string | null;
+  /** what the session authenticated with: checked again before every command */
+  token: string | null;
+  expiresAt: number | null;
+  /** its credential expired or was revoked: the socket is closing, nothing more is served */
+  ended: boolean;
   subscriptions: Map<number, string | undefined>;
   visibility: { value: Visibility; at: number } | null;
+  /** bumped when grants change: a visibility loaded across a bump is not kept */
+  visibilityGeneration: number;
+  /** leaves the session registry (set once authenticated) */
+  unregister: () => void;
 }
 
 /**
@@ -37,6 +48,7 @@ export class AppSocketServer {
   private readonly hub: TunnelHub;
   private readonly api: AppApi;
   private readonly log: Logger;
+  private readonly registry: SessionRegistry;
   private readonly wss = new WebSocketServer({ noServer: true, maxPayload: 256 * 1024 });
   private readonly sessions = new Map<WebSocket, Session>();
   private server: Server | null = null;
@@ -44,11 +56,16 @@ export class AppSocketServer {
   private readonly onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => this.upgrade(req, socket, head);
   private readonly onStateChanged = (e: StateChanged) => void this.fanOut(e);
 
-  constructor(deps: { hub: TunnelHub; api: AppApi; log: Logger; visibilityTtlMs?: number }) {
+  /**
+   * deps.sessions: where authenticated sessions register (ended on revocation and expiry, told of grant changes);
+   * visibilityTtlMs bounds a session's cached visibility when no change notice reaches it.
+   */
+  constructor(deps: { hub: TunnelHub; api: AppApi; log: Logger; sessions: SessionRegistry; visibilityTtlMs?: number }) {
     this.hub = deps.hub;
     this.api = deps.api;
     this.log = deps.log;
-    this.visibilityTtlMs = deps.visibilityTtlMs ?? 2000;
+    this.registry = deps.sessions;
+    this.visibilityTtlMs = deps.visibilityTtlMs ?? 1000;
   }
 
   start(server: Server): void {
@@ -60,7 +77,10 @@ export class AppSocketServer {
   stop(): void {
     this.server?.off('upgrade', this.onUpgrade);
     this.hub.off('state_changed', this.onStateChanged);
-    for (const socket of this.sessions.keys()) socket.close(1001, 'going away');
+    for (const [socket, session] of this.sessions) {
+      session.unregister();
+      socket.close(1001, 'going away');
+    }
     this.sessions.clear();
     this.wss.close();
   }
@@ -83,10 +103,12 @@ export class AppSocketServer {
 
   private async visibilityOf(session: Session): Promise<Visibility> {
     const now = Date.now();
-    if (!session.visibility || now - session.visibility.at > this.visibilityTtlMs) {
-      session.visibility = { value: await this.api.visibility(session.userId!), at: now };
-    }
-    return session.visibility.value;
+    if (session.visibility && now - session.visibility.at <= this.visibilityTtlMs) return session.visibility.value;
+    const generation = session.visibilityGeneration;
+    const value = await this.api.visibility(session.userId!);
+    // Grants changed while loading: use the answer this once, keep nothing.
+    if (generation === session.visibilityGeneration) session.visibility = { value, at: now };
+    return value;
   }
 
   private upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
@@ -97,9 +119,14 @@ export class AppSocketServer {
   }
 
   private attach(socket: WebSocket): void {
-    const session: Session = { userId: null, subscriptions: new Map(), visibility: null };
+    const session: Session = {
+      userId: null, token: null, expiresAt: null, ended: false, subscriptions: new Map(), visibility: null, visibilityGeneration: 0, unregister: () => {},
+    };
     this.sessions.set(socket, session);
-    socket.on('close', () => this.sessions.delete(socket));
+    socket.on('close', () => {
+      session.unregister();
+      this.sessions.delete(socket);
+    });
     socket.on('error', () => socket.terminate());
     socket.on('message', (data) => void this.receive(socket, session, data.toString()).catch((err) => {
       this.log.error('app socket message failed', err);
@@ -109,11 +136,35 @@ export class AppSocketServer {
     this.send(socket, { type: 'auth_required', ha_version: HA_VERSION });
   }
 
+  /** The credential is gone: say why (auth_invalid), close with 4001 and the reason, serve nothing more. */
+  private end(socket: WebSocket, session: Session, why: SessionEnd): void {
+    if (session.ended) return;
+    session.ended = true;
+    session.unregister();
+    session.subscriptions.clear();
+    this.send(socket, { type: 'auth_invalid', message: why.message });
+    socket.close(4001, why.reason);
+  }
+
+  /**
+   * Before a command: is the credential still good? The registry ends sessions on revocation
+   * already; this also covers a notice that has not arrived (yet) from another replica.
+   */
+  private async stillValid(socket: WebSocket, session: Session): Promise<boolean> {
+    const principal = await this.api.authenticate(session.token!);
+    if (session.ended) return false;
+    if (principal?.userId === session.userId) return true;
+    const expired = session.expiresAt !== null && session.expiresAt <= Date.now();
+    this.end(socket, session, expired ? TOKEN_EXPIRED : { reason: 'token revoked', message: 'credential revoked' });
+    return false;
+  }
+
   private send(socket: WebSocket, msg: proto.WsServerMessage): void {
     if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(msg));
   }
 
   private async receive(socket: WebSocket, session: Session, text: string): Promise<void> {
+    if (session.ended) return;
     let raw: unknown;
     try { raw = JSON.parse(text); } catch {
       this.send(socket, { id: 0, type: 'result', success: false, error: { code: 'invalid_format', message: 'malformed JSON' } });
@@ -131,8 +182,19 @@ export class AppSocketServer {
       if (msg.type !== 'auth') { this.send(socket, { type: 'auth_invalid', message: 'authenticate first' }); socket.close(4001, 'auth required'); return; }
       const principal = await this.api.authenticate(msg.access_token);
       if (!principal) { this.send(socket, { type: 'auth_invalid', message: 'invalid access token' }); socket.close(4001, 'auth invalid'); return; }
+      // The client left, or a second auth message won, while we checked.
+      if (socket.readyState !== socket.OPEN || session.userId) return;
       session.userId = principal.userId;
+      session.token = msg.access_token;
+      session.expiresAt = principal.expiresAt;
       this.send(socket, { type: 'auth_ok', ha_version: HA_VERSION });
+      session.unregister = this.registry.add({ userId: principal.userId, credential: principal.credential, expiresAt: principal.expiresAt }, {
+        end: (why) => this.end(socket, session, why),
+        accessChanged: () => {
+          session.visibility = null;
+          session.visibilityGeneration++;
+        },
+      });
       return;
     }
     switch (msg.type) {
@@ -151,9 +213,11 @@ export class AppSocketServer {
         return;
       }
       case 'get_states':
+        if (!(await this.stillValid(socket, session))) return;
         this.send(socket, { id: msg.id, type: 'result', success: true, result: await this.api.states(session.userId) });
         return;
       case 'call_service': {
+        if (!(await this.stillValid(socket, session))) return;
         const data: Record<string, unknown> = { ...msg.service_data };
         if (msg.target?.entity_id !== undefined) data.entity_id = msg.target.entity_id;
         try {

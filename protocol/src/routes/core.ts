@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineRoute } from '../route.ts';
 import {
-  Account, BackupCodes, CreatePatBody, CreatedPersonalAccessToken, PersonalAccessToken, RegisterBody, TokenBody, TokenResponse,
+  Account, BackupCodes, ChangePasswordBody, CreatePatBody, CreatedPersonalAccessToken, PersonalAccessToken, RegisterBody, TokenBody, TokenResponse,
 } from '../auth.ts';
 import { IdParams, MessageBody } from '../common.ts';
 
@@ -39,4 +39,10 @@ export const backupCodesRoute = defineRoute({
   method: 'post', path: '/v1/account/mfa/backup-codes', summary: 'Generate 10 MFA backup codes (replaces earlier ones)', tag: 'account', auth: 'bearer',
   headers: z.object({ 'x-account-verification': z.string().meta({ description: 'current password, or a current TOTP code once TOTP is enrolled' }) }),
   status: 200, response: BackupCodes, errors: [401, 403, 429, 500],
+});
+export const changePasswordRoute = defineRoute({
+  method: 'post', path: '/v1/account/password', tag: 'account', auth: 'bearer',
+  summary: "Change the password; every other sign-in session ends (its refresh and access tokens, and app WebSockets opened with them). The caller's own session and personal access tokens stay",
+  headers: z.object({ 'x-account-verification': z.string().meta({ description: 'the current password' }) }),
+  body: ChangePasswordBody, status: 200, response: MessageBody, errors: [400, 401, 403, 413],
 });

@@ -30,7 +30,8 @@ async function provisionSharedKeys(dirs: string[]): Promise<void> {
  * TEST_DATABASE_URL one PostgreSQL schema and a data dir each, holding the same keys) and one
  * Redis (REDIS_URL), acting as one: an edge whose
  * tunnel is on replica B is reachable through replica A, its state changes reach A's app
- * sockets, login throttling is shared, revocation on A drops B's tunnel, and when B is killed
+ * sockets, login throttling is shared, revocation on A drops B's tunnel and ends B's app sockets
+ * opened with a revoked PAT, and when B is killed
  * the edge reconnects through the "load balancer" (a failover TCP proxy: B first, then A) to A.
  */
 const reachable = await redisReachable();
@@ -181,6 +182,31 @@ describe.skipIf(!reachable)('two cloud replicas behind a load balancer', () => {
     expect(event.event.data.old_state.state).toBe('off');
     await new Promise((r) => setTimeout(r, 200));
     expect(inbox.filter((m) => m.type === 'event' && m.event.data.new_state?.state === 'on')).toHaveLength(1);
+  });
+
+  it('a PAT revoked on A closes the app WebSocket opened with it on B within 1 s (auth_invalid, 4001)', async () => {
+    const pat = await call(A.url, 'POST', '/v1/account/tokens', { token: owner.token, body: { name: 'app on B' } });
+    expect(pat.status).toBe(201);
+    const ws = new WebSocket(`${B.url.replace('http', 'ws')}/v1/websocket`);
+    cleanups.push(() => ws.close());
+    const inbox: any[] = [];
+    ws.on('message', (d) => inbox.push(JSON.parse(d.toString())));
+    const closed = new Promise<{ code: number; reason: string; at: number }>((resolve) => {
+      ws.on('close', (code, reason) => resolve({ code, reason: reason.toString(), at: Date.now() }));
+    });
+    await until(() => inbox.find((m) => m.type === 'auth_required'));
+    ws.send(JSON.stringify({ type: 'auth', access_token: pat.body.token }));
+    await until(() => inbox.find((m) => m.type === 'auth_ok'));
+    ws.send(JSON.stringify({ id: 1, type: 'get_states' }));
+    await until(() => inbox.find((m) => m.id === 1 && m.success));
+
+    expect((await call(A.url, 'DELETE', `/v1/account/tokens/${pat.body.id}`, { token: owner.token })).status).toBe(200);
+    const revokedAt = Date.now();
+    const close = await Promise.race([closed, new Promise<null>((r) => setTimeout(() => r(null), 3000))]);
+    expect(close, 'the socket on B to be closed').not.toBeNull();
+    expect(close).toMatchObject({ code: 4001, reason: 'token revoked' });
+    expect(close!.at - revokedAt).toBeLessThanOrEqual(1000);
+    expect(inbox.find((m) => m.type === 'auth_invalid')).toEqual({ type: 'auth_invalid', message: 'personal access token revoked' });
   });
 
   it('continues on B a config flow started on A (the flow directory is shared), and forgets it when done', async () => {
