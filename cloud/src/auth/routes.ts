@@ -44,7 +44,7 @@ export function mountAuthRoutes(router: CloudRouter, s: CloudServices): void {
 
   router.add(routes.changePasswordRoute, async ({ auth, body, c }) => {
     if (auth.via !== 'jwt' && auth.via !== 'pat') throw unauthorized();
-    await s.auth.changePassword(auth, c.req.header('x-account-verification'), body.password);
+    await s.auth.changePassword(auth, c.req.header('x-account-verification'), body.password, clientAddress(c));
     return { message: 'password changed' };
   });
 

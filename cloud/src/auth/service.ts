@@ -222,9 +222,9 @@ export class AuthService extends EventEmitter<{ revoked: [CredentialsRevoked] }>
    * session of the user. The caller's own session stays (when it called with an access
    * token), and so do personal access tokens: they are listed and revoked one by one.
    */
-  async changePassword(caller: Principal, verification: string | undefined, password: string): Promise<void> {
+  async changePassword(caller: Principal, verification: string | undefined, password: string, address: string): Promise<void> {
     const user = await this.getUser(caller.userId);
-    if (!verification || !(await verifyPassword(verification, user.passwordHash))) throw forbidden('verification_failed');
+    await this.checkVerification(user, verification, address);
     const passwordHash = await hashPassword(password, this.deps.fastHashing);
     const current = caller.via === 'jwt' ? caller.credential : null;
     const ended = await this.deps.database.transaction(async () => {
@@ -271,11 +271,10 @@ export class AuthService extends EventEmitter<{ revoked: [CredentialsRevoked] }>
   }
 
   /**
-   * X-Account-Verification: the current password (TOTP enrolment is not offered yet). A
-   * password guess like a login: throttled and counted per account+address.
+   * X-Account-Verification: the caller's current password. A password guess like a login:
+   * throttled and counted per account+address (403 verification_failed when missing or wrong).
    */
-  async generateBackupCodes(userId: string, verification: string | undefined, address: string): Promise<string[]> {
-    const user = await this.getUser(userId);
+  private async checkVerification(user: { email: string; passwordHash: string }, verification: string | undefined, address: string): Promise<void> {
     if (!verification) throw forbidden('verification_failed');
     await this.throttleGuess(user.email, address);
     if (!(await verifyPassword(verification, user.passwordHash))) {
@@ -283,6 +282,15 @@ export class AuthService extends EventEmitter<{ revoked: [CredentialsRevoked] }>
       throw forbidden('verification_failed');
     }
     await this.deps.throttle.succeed(user.email, address);
+  }
+
+  /**
+   * X-Account-Verification: the current password (TOTP enrolment is not offered yet). A
+   * password guess like a login: throttled and counted per account+address.
+   */
+  async generateBackupCodes(userId: string, verification: string | undefined, address: string): Promise<string[]> {
+    const user = await this.getUser(userId);
+    await this.checkVerification(user, verification, address);
     // 10 codes of 10 base32 characters: 50 bits each, enough against online guessing (throttled).
     const alphabet = 'abcdefghijkmnpqrstuvwxyz23456789';
     const codes = Array.from({ length: BACKUP_CODE_COUNT }, () => {

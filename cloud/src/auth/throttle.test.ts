@@ -74,6 +74,22 @@ describe('X-Account-Verification (password re-check) is throttled like login', (
   });
 });
 
+describe('the password change verification is throttled like login', () => {
+  const change = (token: string, address: string, value: string) =>
+    t.post('/v1/account/password', { token, headers: { ...from(address), 'x-account-verification': value }, body: { password: 'a brand new password' } });
+
+  it('30 wrong current passwords, then the right one answers 429 from that address; 200 from another', async () => {
+    const u = await t.user();
+    const statuses = new Set<number>();
+    for (let i = 0; i < 30; i++) statuses.add((await change(u.token, '203.0.113.71', `guess-${i}`)).status);
+    expect([...statuses].sort()).toEqual([403, 429]);
+    const right = await change(u.token, '203.0.113.71', u.password);
+    expect(right.status).toBe(429);
+    expect(right.body).toEqual({ error: 'rate_limited' });
+    expect((await change(u.token, '198.51.100.71', u.password)).status).toBe(200);
+  });
+});
+
 describe('LoginThrottle', () => {
   it('locks an account+address pair after its free failures, and the success of that pair clears it', async () => {
     let now = 1_000_000;

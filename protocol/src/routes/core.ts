@@ -44,5 +44,5 @@ export const changePasswordRoute = defineRoute({
   method: 'post', path: '/v1/account/password', tag: 'account', auth: 'bearer',
   summary: "Change the password; every other sign-in session ends (its refresh and access tokens, and app WebSockets opened with them). The caller's own session and personal access tokens stay",
   headers: z.object({ 'x-account-verification': z.string().meta({ description: 'the current password' }) }),
-  body: ChangePasswordBody, status: 200, response: MessageBody, errors: [400, 401, 403, 413],
+  body: ChangePasswordBody, status: 200, response: MessageBody, errors: [400, 401, 403, 413, 429],
 });
