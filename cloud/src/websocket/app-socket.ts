@@ -1,8 +1,8 @@
-import type { IncomingMessage, Server } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { ws as proto, type EntityState } from '@smarthome/protocol';
-import { HttpError, describeZodError } from '@smarthome/protocol/server';
+import { HttpError, describeZodError, type UpgradeRegistry } from '@smarthome/protocol/server';
 import type { Logger } from '../log.ts';
 import type { StateChanged, TunnelHub } from '../tunnel/hub.ts';
 
@@ -39,7 +39,7 @@ export class AppSocketServer {
   private readonly log: Logger;
   private readonly wss = new WebSocketServer({ noServer: true, maxPayload: 256 * 1024 });
   private readonly sessions = new Map<WebSocket, Session>();
-  private server: Server | null = null;
+  private upgrades: UpgradeRegistry | null = null;
   private readonly visibilityTtlMs: number;
   private readonly onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => this.upgrade(req, socket, head);
   private readonly onStateChanged = (e: StateChanged) => void this.fanOut(e);
@@ -51,14 +51,14 @@ export class AppSocketServer {
     this.visibilityTtlMs = deps.visibilityTtlMs ?? 2000;
   }
 
-  start(server: Server): void {
-    this.server = server;
-    server.on('upgrade', this.onUpgrade);
+  start(upgrades: UpgradeRegistry): void {
+    this.upgrades = upgrades;
+    upgrades.register(APP_SOCKET_PATH, this.onUpgrade);
     this.hub.on('state_changed', this.onStateChanged);
   }
 
   stop(): void {
-    this.server?.off('upgrade', this.onUpgrade);
+    this.upgrades?.unregister(APP_SOCKET_PATH);
     this.hub.off('state_changed', this.onStateChanged);
     for (const socket of this.sessions.keys()) socket.close(1001, 'going away');
     this.sessions.clear();
@@ -90,9 +90,6 @@ export class AppSocketServer {
   }
 
   private upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
-    const url = new URL(req.url ?? '/', 'http://cloud');
-    if (url.pathname !== APP_SOCKET_PATH) return;
-    socket.on('error', () => socket.destroy());
     this.wss.handleUpgrade(req, socket, head, (ws) => this.attach(ws));
   }
 

@@ -3,3 +3,4 @@ export * from './body.ts';
 export * from './router.ts';
 export * from './app.ts';
 export * from './log.ts';
+export * from './upgrade.ts';

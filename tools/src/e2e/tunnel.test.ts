@@ -2,6 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { EntityState, tunnel } from '@smarthome/protocol';
+import { UpgradeDispatcher } from '@smarthome/protocol/server';
 import { TunnelHub, type TunnelDeps } from '@smarthome/cloud/tunnel/hub';
 import { EdgeBusyError, EdgeTimeoutError, EdgeOfflineError } from '@smarthome/cloud/tunnel/connection';
 import WebSocket from 'ws';
@@ -25,7 +26,9 @@ class FakeMirror {
 }
 
 async function startHub(tokens: Record<string, number>, mirror: FakeMirror, limits?: TunnelDeps['limits'], port = 0) {
-  const server = http.createServer((_req, res) => { res.statusCode = 404; res.end(); });
+  const upgrades = new UpgradeDispatcher(silent);
+  const server = http.createServer(upgrades.serverOptions(), (_req, res) => { res.statusCode = 404; res.end(); });
+  upgrades.attach(server);
   const hub = new TunnelHub({
     log: silent,
     limits,
@@ -46,7 +49,7 @@ async function startHub(tokens: Record<string, number>, mirror: FakeMirror, limi
     markOnline: async (id) => { mirror.online.add(id); },
     markOffline: async (id) => { mirror.online.delete(id); },
   });
-  hub.start(server);
+  hub.start(upgrades);
   await new Promise<void>((r) => server.listen(port, '127.0.0.1', r));
   return { hub, server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }
