@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { ws as proto, type EntityState } from '@smarthome/protocol';
-import { HttpError, describeZodError, type UpgradeRegistry } from '@smarthome/protocol/server';
+import { HttpError, JsonTooDeepError, describeZodError, parseJson, type UpgradeRegistry } from '@smarthome/protocol/server';
 import type { Logger } from '../log.ts';
 import type { StateChanged, TunnelHub } from '../tunnel/hub.ts';
 
@@ -112,8 +112,8 @@ export class AppSocketServer {
 
   private async receive(socket: WebSocket, session: Session, text: string): Promise<void> {
     let raw: unknown;
-    try { raw = JSON.parse(text); } catch {
-      this.send(socket, { id: 0, type: 'result', success: false, error: { code: 'invalid_format', message: 'malformed JSON' } });
+    try { raw = parseJson(text); } catch (err) {
+      this.send(socket, { id: 0, type: 'result', success: false, error: { code: 'invalid_format', message: err instanceof JsonTooDeepError ? err.message : 'malformed JSON' } });
       return;
     }
     const parsed = proto.WsClientMessage.safeParse(raw);

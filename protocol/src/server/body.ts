@@ -1,5 +1,6 @@
 import type { Context } from 'hono';
 import { badRequest, payloadTooLarge } from './errors.ts';
+import { parseJsonBody } from './json.ts';
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
@@ -37,16 +38,11 @@ export async function readStreamLimited(stream: ReadableStream<Uint8Array> | nul
   return out;
 }
 
-/** Reads and parses a JSON body; anything that is not a JSON object is a 400. */
+/** Reads and parses a JSON body (parseJsonBody: depth-bounded); anything that is not a JSON object is a 400. */
 export async function readJsonObject(c: Context, limit = DEFAULT_BODY_LIMIT): Promise<Record<string, unknown>> {
   const bytes = await readBodyBytes(c, limit);
   if (bytes.byteLength === 0) return {};
-  let value: unknown;
-  try {
-    value = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
-  } catch (err) {
-    throw badRequest('malformed JSON body', err);
-  }
+  const value = parseJsonBody(bytes);
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw badRequest('body must be a JSON object');
   return value as Record<string, unknown>;
 }

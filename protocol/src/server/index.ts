@@ -1,5 +1,6 @@
 export * from './errors.ts';
 export * from './body.ts';
+export * from './json.ts';
 export * from './router.ts';
 export * from './app.ts';
 export * from './log.ts';

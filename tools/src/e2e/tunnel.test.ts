@@ -233,6 +233,27 @@ describe('edge↔cloud tunnel', () => {
     expect(hub.isOnline(6)).toBe(false);
   });
 
+  it('reports a message nested too deep as a protocol error without applying it, and keeps the tunnel (issue #13)', async () => {
+    const mirror = new FakeMirror();
+    const { hub, server, url } = await startHub({ good: 9 }, mirror);
+    cleanups.push(() => new Promise((r) => server.close(() => r())), () => hub.stop());
+    const ws = new WebSocket(`${url.replace('http', 'ws')}/v1/edge/connect`, { headers: { authorization: 'Bearer good' } });
+    cleanups.push(() => ws.terminate());
+    const messages: any[] = [];
+    ws.on('message', (d) => messages.push(JSON.parse(d.toString())));
+    await new Promise((r) => ws.once('open', r));
+    ws.send(JSON.stringify({ type: 'hello', protocol: 1, edge_version: 'test', resume_from: null }));
+    await until(() => mirror.online.has(9));
+    const deep = '{"a":'.repeat(5000) + '1' + '}'.repeat(5000);
+    ws.send(`{"type":"delta","seq":1,"delta":{"kind":"state","state":{"entity_id":"light.x","name":"x","domain":"light","platform":"mqtt","state":"on","attributes":${deep}}}}`);
+    const error = await until(() => messages.find((m) => m.type === 'error'));
+    expect(error).toMatchObject({ code: 'protocol_error', message: expect.stringContaining('nested deeper than') });
+    expect(mirror.batches).toEqual([]);
+    ws.send(JSON.stringify({ type: 'ping', ts: 42 }));
+    expect(await until(() => messages.find((m) => m.type === 'pong'))).toMatchObject({ ts: 42 });
+    expect(hub.isOnline(9)).toBe(true);
+  });
+
   it('refuses a hello with another protocol version and anything before hello', async () => {
     const mirror = new FakeMirror();
     const { hub, server, url } = await startHub({ good: 8 }, mirror);
