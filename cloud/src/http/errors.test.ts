@@ -68,6 +68,15 @@ describe('error model', () => {
     // Only 10 bytes of JSON arrive: malformed, not a bypass.
     expect(res.status).toBe(400);
   });
+  it('a body not declared as JSON answers 415 {message}; a JSON type with parameters is fine (issue #13)', async () => {
+    const body = JSON.stringify({ email: 'typed@example.test', password: 'password123' });
+    for (const headers of [{ 'content-type': 'text/plain' }, {}, { 'content-type': 'application/x-www-form-urlencoded' }] as Record<string, string>[]) {
+      const res = await rawRequest({ path: '/v1/auth/register', headers, chunks: [Buffer.from(body)] });
+      expect([headers['content-type'], res.status, JSON.parse(res.body)]).toEqual([headers['content-type'], 415, { message: 'Content-Type must be application/json' }]);
+    }
+    const ok = await t.post('/v1/auth/register', { raw: body, headers: { 'content-type': 'application/json; charset=utf-8' } });
+    expect(ok.status).toBe(201);
+  });
   it('the server keeps serving after all of the above', async () => {
     expect((await t.get('/healthz')).body).toEqual({ status: 'ok' });
   });

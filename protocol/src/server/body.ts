@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import { badRequest, payloadTooLarge } from './errors.ts';
+import { badRequest, payloadTooLarge, unsupportedMediaType } from './errors.ts';
 import { parseJsonBody } from './json.ts';
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
@@ -38,10 +38,21 @@ export async function readStreamLimited(stream: ReadableStream<Uint8Array> | nul
   return out;
 }
 
-/** Reads and parses a JSON body (parseJsonBody: depth-bounded); anything that is not a JSON object is a 400. */
+/** application/json, or any `+json` type (application/merge-patch+json), with or without parameters. */
+export function isJsonContentType(header: string | undefined): boolean {
+  const type = header?.split(';', 1)[0].trim().toLowerCase();
+  return type !== undefined && /^application\/(?:[\w.-]+\+)?json$/.test(type);
+}
+
+/**
+ * Reads and parses a JSON body (parseJsonBody: depth-bounded). A body must be declared JSON
+ * (415 otherwise; an empty one needs no Content-Type, as for routes whose fields are all
+ * optional); anything that is not a JSON object is a 400.
+ */
 export async function readJsonObject(c: Context, limit = DEFAULT_BODY_LIMIT): Promise<Record<string, unknown>> {
   const bytes = await readBodyBytes(c, limit);
   if (bytes.byteLength === 0) return {};
+  if (!isJsonContentType(c.req.header('content-type'))) throw unsupportedMediaType();
   const value = parseJsonBody(bytes);
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw badRequest('body must be a JSON object');
   return value as Record<string, unknown>;
