@@ -30,5 +30,10 @@ describe('bounded JSON', () => {
     expect(fail(utf8('{"a":'))).toEqual([400, { message: 'malformed JSON body' }]);
     expect(fail(new Uint8Array([0x7b, 0xff, 0x7d]))).toEqual([400, { message: 'malformed JSON body' }]);
     expect(parseJsonBody(utf8('{"a":[1,{"b":"]]]]"}]}'))).toEqual({ a: [1, { b: ']]]]' }] });
+    // NUL, in a value or a key, at any depth; an escaped backslash before "u0000" is not NUL
+    const nul = [400, { message: 'JSON body strings may not contain NUL (U+0000)' }];
+    expect(fail(utf8('{"a":"x\\u0000"}'))).toEqual(nul);
+    expect(fail(utf8('{"a":[{"b\\u0000":1}]}'))).toEqual(nul);
+    expect(parseJsonBody(utf8('{"a":"\\\\u0000"}'))).toEqual({ a: '\\u0000' });
   });
 });

@@ -50,8 +50,8 @@ export function parseJson(text: string, maxDepth = MAX_JSON_DEPTH): unknown {
 }
 
 /**
- * A request body as JSON: UTF-8, well-formed, at most MAX_JSON_DEPTH deep; anything else is a
- * 400 `{message}` saying which. An empty body is malformed here (callers decide what empty means).
+ * A request body as JSON: UTF-8, well-formed, at most MAX_JSON_DEPTH deep, no NUL in its strings;
+ * anything else is a 400 `{message}` saying which. An empty body is malformed here (callers decide what empty means).
  */
 export function parseJsonBody(bytes: Uint8Array, maxDepth = MAX_JSON_DEPTH): unknown {
   let text: string;
@@ -61,9 +61,25 @@ export function parseJsonBody(bytes: Uint8Array, maxDepth = MAX_JSON_DEPTH): unk
     throw badRequest('malformed JSON body', err);
   }
   if (jsonDeeperThan(text, maxDepth)) throw badRequest(`JSON body nested deeper than ${maxDepth} levels`);
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch (err) {
     throw badRequest('malformed JSON body', err);
   }
+  // JSON can carry NUL only as the escape \u0000: without one in the text, no walk is needed.
+  if (text.includes('\\u0000') && containsNul(value)) throw badRequest('JSON body strings may not contain NUL (U+0000)');
+  return value;
+}
+
+/**
+ * Whether a string or key anywhere in a parsed body holds NUL: PostgreSQL cannot store it (the
+ * same request would answer 500 there and store a string SQLite truncates in places), and no
+ * real input needs it. Recursion is safe here: the value is depth-bounded.
+ */
+function containsNul(value: unknown): boolean {
+  if (typeof value === 'string') return value.includes('\0');
+  if (!value || typeof value !== 'object') return false;
+  if (Array.isArray(value)) return value.some(containsNul);
+  return Object.entries(value).some(([k, v]) => k.includes('\0') || containsNul(v));
 }
