@@ -100,5 +100,7 @@ describe('SpecRouter readBody / errorShapes', () => {
     // the router refuses a body not declared as JSON; a manual reader decides for itself
     expect(doc.paths['/router'].post.responses['415'].content['application/json'].schema.$ref).toBe('#/components/schemas/ErrorMessage');
     expect(manual.responses['415']).toBeUndefined();
+    // every body is read within a byte limit, documented or not in the route's own errors
+    expect(doc.paths['/router'].post.responses['413'].content['application/json'].schema.$ref).toBe('#/components/schemas/ErrorMessage');
   });
 });
