@@ -3,7 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { tunnel, type EntityState } from '@smarthome/protocol';
-import { rejectUpgrade, type UpgradeRegistry } from '@smarthome/protocol/server';
+import { rejectUpgrade, toHttpError, type UpgradeRegistry } from '@smarthome/protocol/server';
 import type { Logger } from '../log.ts';
 import { EdgeConnection, EdgeOfflineError, defaultConnectionLimits, type ConnectionLimits, type RpcResult } from './connection.ts';
 
@@ -122,8 +122,10 @@ export class TunnelHub extends EventEmitter {
     try {
       edge = m ? await this.deps.authenticateEdge(m[1]) : null;
     } catch (err) {
-      this.deps.log.error('edge authentication failed', err);
-      rejectUpgrade(socket, 500, { error: 'internal_error' });
+      // the database away answers 503 database_unavailable (the edge retries), as on any route
+      const answer = toHttpError(err);
+      if (answer.status === 500) this.deps.log.error('edge authentication failed', err);
+      rejectUpgrade(socket, answer.status, answer.body(), answer.headers);
       return;
     }
     if (!edge) { rejectUpgrade(socket, 401, { error: 'unauthorized' }, { 'WWW-Authenticate': 'Bearer' }); return; }

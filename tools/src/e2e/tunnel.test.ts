@@ -2,7 +2,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { EntityState, tunnel } from '@smarthome/protocol';
-import { UpgradeDispatcher } from '@smarthome/protocol/server';
+import { HttpError, UpgradeDispatcher } from '@smarthome/protocol/server';
+import { probeUpgrade } from '@smarthome/protocol/server/upgrade-probe';
 import { TunnelHub, type TunnelDeps } from '@smarthome/cloud/tunnel/hub';
 import { EdgeBusyError, EdgeTimeoutError, EdgeOfflineError } from '@smarthome/cloud/tunnel/connection';
 import WebSocket from 'ws';
@@ -252,6 +253,22 @@ describe('edge↔cloud tunnel', () => {
     ws.send(JSON.stringify({ type: 'ping', ts: 42 }));
     expect(await until(() => messages.find((m) => m.type === 'pong'))).toMatchObject({ ts: 42 });
     expect(hub.isOnline(9)).toBe(true);
+  });
+
+  it('answers 503 database_unavailable, not 500, when edge tokens cannot be checked, and closes the socket', async () => {
+    const upgrades = new UpgradeDispatcher(silent);
+    const server = http.createServer(upgrades.serverOptions());
+    upgrades.attach(server);
+    const unavailable = new HttpError(503, 'database_unavailable', { headers: { 'Retry-After': '1' } });
+    const hub = new TunnelHub({
+      log: silent, authenticateEdge: async () => { throw new Error('Failed query', { cause: unavailable }); },
+      lastSeq: async () => null, applySnapshot: async () => {}, applyDeltas: async () => [], markOnline: async () => {}, markOffline: async () => {},
+    });
+    hub.start(upgrades);
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    cleanups.push(() => new Promise((r) => server.close(() => r())), () => hub.stop());
+    const res = await probeUpgrade(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, '/v1/edge/connect', { upgrade: 'websocket', headers: { authorization: 'Bearer good' } });
+    expect([res.status, res.body, res.headers['retry-after'], res.closed]).toEqual([503, { error: 'database_unavailable' }, '1', true]);
   });
 
   it('refuses a hello with another protocol version and anything before hello', async () => {
