@@ -5,7 +5,7 @@ import type { Server } from 'node:http';
 import { Hono } from 'hono';
 import { serve } from '@hono/node-server';
 import { ServiceCallBody, routes, type RouteSpec } from '@smarthome/protocol';
-import { HttpError, SpecRouter, installErrorHandling, parseOr400, unauthorized } from '@smarthome/protocol/server';
+import { HttpError, SpecRouter, UpgradeDispatcher, installErrorHandling, parseOr400, unauthorized } from '@smarthome/protocol/server';
 import type { CloudConfig } from './config.ts';
 import { CloudDatabase } from './db/database.ts';
 import { createLogger, type Logger } from './log.ts';
@@ -52,6 +52,8 @@ export class Cloud {
   private readonly signer: AccessTokenSigner;
   private readonly router: SpecRouter<Caller>;
   private readonly appSocket: AppSocketServer;
+  /** the one owner of the server's upgrades: the tunnel and the app WebSocket register here */
+  private readonly upgrades: UpgradeDispatcher;
   private server: Server | null = null;
   /** Scale-out (REDIS_URL set): this replica's link to the others; null on a single replica. */
   private readonly cluster: Cluster | null;
@@ -63,6 +65,7 @@ export class Cloud {
     this.config = config;
     this.log = opts.log ?? createLogger('cloud');
     this.database = new CloudDatabase(config.databaseUrl ?? path.join(config.dataDir, 'cloud.db'), migrations);
+    this.upgrades = new UpgradeDispatcher(this.log);
     this.signer = new AccessTokenSigner(config.dataDir, config.accessTokenTtlSeconds, config.jwtSigningKey ?? null);
     // Scale-out: with REDIS_URL, replicas share tunnels, state_changed and login throttling through Redis (scale/).
     this.cluster = config.redisUrl
@@ -217,15 +220,16 @@ export class Cloud {
     this.clusterEdges?.start();
     this.sweeper?.start();
     this.server = await new Promise<Server>((resolve, reject) => {
-      const server = serve({ fetch: this.app.fetch, port: this.config.port, hostname: this.config.host }) as Server;
+      const server = serve({ fetch: this.app.fetch, port: this.config.port, hostname: this.config.host, serverOptions: this.upgrades.serverOptions() }) as Server;
       server.once('listening', () => resolve(server));
       server.once('error', reject);
     });
     // Bound how long a client may take to send its request (slowloris).
     this.server.requestTimeout = 30_000;
     this.server.headersTimeout = 10_000;
-    this.services.tunnel.start(this.server);
-    this.appSocket.start(this.server);
+    this.upgrades.attach(this.server);
+    this.services.tunnel.start(this.upgrades);
+    this.appSocket.start(this.upgrades);
   }
 
   /** Stops accepting, lets in-flight requests finish, then closes the database. */
@@ -239,6 +243,7 @@ export class Cloud {
         server.close(() => resolve());
         server.closeIdleConnections();
       });
+      this.upgrades.detach();
     }
     // Scale-out: release the edges still owned here, then leave Redis.
     await this.sweeper?.stop();

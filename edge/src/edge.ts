@@ -140,7 +140,7 @@ export function createEdge(config: EdgeConfig): Edge {
     listMqttOwnership: () => discovery.ownership(), setMqttOwner,
     mountMore: (router) => features.mount(router),
   });
-  const http = new HttpServer(app, config.port, config.host);
+  const http = new HttpServer(app, config.port, config.host, log);
 
   const ports: EdgePorts = { http: 0, mqtt: 0 };
   const snapshot = () => ({

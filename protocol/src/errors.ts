@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** 400 / 404 / 409 / 413 bodies carry a human-readable message. */
+/** 400 / 404 / 409 / 413 / 415 bodies carry a human-readable message. */
 export const ErrorMessage = z.object({ message: z.string() }).meta({ id: 'ErrorMessage', example: { message: 'validation error' } });
 /** 401 / 403 / 429 / 500 / 503 / 504 bodies carry a machine-readable error code. */
 export const ErrorCode = z.object({ error: z.string() }).meta({ id: 'ErrorCode', example: { error: 'unauthorized' } });
@@ -16,6 +16,7 @@ export const errorShapeByStatus: Record<number, 'message' | 'error'> = {
   404: 'message',
   409: 'message',
   413: 'message',
+  415: 'message',
   429: 'error',
   500: 'error',
   502: 'error',
@@ -30,6 +31,7 @@ export const errorDescriptions: Record<number, string> = {
   404: 'resource not found',
   409: 'conflict',
   413: 'body too large',
+  415: 'the body is not declared as JSON (Content-Type must be application/json)',
   429: 'rate limited (see Retry-After)',
   500: 'internal server error',
   503: 'edge offline',

@@ -96,6 +96,10 @@ export function buildOpenApiDocument(routes: RouteSpec[], info: { title: string;
       responses['304'] = { description: 'not modified: the If-None-Match tag is still current (no body)', headers: CONDITIONAL_RESPONSE_HEADERS };
     }
     const common = Object.entries(info.everyRoute ?? {}).map(([status, description]) => [Number(status), description] as const);
+    // Every body is read within a byte limit (413); one the router reads must be declared JSON
+    // (readJsonObject: 415), while manual readers decide for themselves.
+    if (r.body) common.push([413, errorDescriptions[413]!]);
+    if (r.body && r.readBody !== 'manual') common.push([415, errorDescriptions[415]!]);
     for (const [status, description] of [...r.errors.map((s) => [s, errorDescriptions[s] ?? 'error'] as const), ...common.filter(([s]) => !r.errors.includes(s))]) {
       const shape = errorShapeOf(r, status);
       responses[String(status)] = {

@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import { redactAutomationSecrets } from './redact.ts';
 import { Automation, routes, type AutomationBody } from '@smarthome/protocol';
-import { HttpError, badRequest, edgeOffline, notFound, rateLimited, readBodyBytes } from '@smarthome/protocol/server';
+import { HttpError, badRequest, edgeOffline, notFound, parseJsonBody, rateLimited, readBodyBytes } from '@smarthome/protocol/server';
 import { clientAddress, type CloudRouter, type CloudServices, type RouteModule } from '../context.ts';
 import { userOf } from '../auth/routes.ts';
 import { resolveScope } from '../orgs/scope.ts';
@@ -146,12 +146,8 @@ function header(res: RpcResult, name: string): string | undefined {
 
 /** The webhook body must be one JSON object (an empty body is not). */
 function parseObject(bytes: Uint8Array): Record<string, unknown> {
-  let value: unknown;
-  try {
-    value = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
-  } catch (err) {
-    throw badRequest(bytes.byteLength === 0 ? 'body must be a JSON object' : 'malformed JSON body', err);
-  }
+  if (bytes.byteLength === 0) throw badRequest('body must be a JSON object');
+  const value = parseJsonBody(bytes);
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw badRequest('body must be a JSON object');
   return value as Record<string, unknown>;
 }

@@ -18,6 +18,10 @@ describe('API documentation', () => {
     const token = res.body.paths['/v1/auth/token'].post;
     expect(token.responses['401'].content['application/json'].schema.$ref).toBe('#/components/schemas/ErrorCode');
     expect(token.responses['400'].content['application/json'].schema.$ref).toBe('#/components/schemas/ErrorMessage');
+    // a JSON body the router reads must be declared JSON: 415 {message}; the receivers that read their own body take any type
+    expect(token.responses['415'].content['application/json'].schema.$ref).toBe('#/components/schemas/ErrorMessage');
+    expect(res.body.paths['/v1/automations/webhook/{webhook_id}'].post.responses['415']).toBeUndefined();
+    expect(res.body.paths['/v1/webhooks/store-iap'].post.responses['415']).toBeUndefined();
     expect(res.body.components.schemas.TokenResponse.properties.token_type).toBeDefined();
     // the states listing documents its ETag, 304 and gzip
     const states = res.body.paths['/v1/entities/states'].get;

@@ -68,6 +68,29 @@ describe('error model', () => {
     // Only 10 bytes of JSON arrive: malformed, not a bypass.
     expect(res.status).toBe(400);
   });
+  it('a body not declared as JSON answers 415 {message}; a JSON type with parameters is fine (issue #13)', async () => {
+    const body = JSON.stringify({ email: 'typed@example.test', password: 'password123' });
+    for (const headers of [{ 'content-type': 'text/plain' }, {}, { 'content-type': 'application/x-www-form-urlencoded' }] as Record<string, string>[]) {
+      const res = await rawRequest({ path: '/v1/auth/register', headers, chunks: [Buffer.from(body)] });
+      expect([headers['content-type'], res.status, JSON.parse(res.body)]).toEqual([headers['content-type'], 415, { message: 'Content-Type must be application/json' }]);
+    }
+    const ok = await t.post('/v1/auth/register', { raw: body, headers: { 'content-type': 'application/json; charset=utf-8' } });
+    expect(ok.status).toBe(201);
+  });
+  it('NUL in a body string answers 400 and in a path parameter 404, on either engine (PostgreSQL cannot store it; issue #13 fuzz)', async () => {
+    const owner = await t.user();
+    const created = await t.post('/v1/organizations', { token: owner.token, raw: '{"name":"a\\u0000b"}' });
+    expect([created.status, created.body]).toEqual([400, { message: 'JSON body strings may not contain NUL (U+0000)' }]);
+    const key = await t.post('/v1/organizations', { token: owner.token, raw: '{"name":"fine","x\\u0000":1}' });
+    expect(key.status).toBe(400);
+    // an escaped backslash followed by "u0000" is six ordinary characters, not NUL
+    const literal = await t.post('/v1/organizations', { token: owner.token, raw: '{"name":"a\\\\u0000b"}' });
+    expect([literal.status, literal.body.name]).toEqual([201, 'a\\u0000b']);
+    for (const path of ['/v1/organizations/%00', `/v1/organizations/${literal.body.id}/members/%00`, '/v1/account/tokens/%00']) {
+      const res = await t.request(path.startsWith('/v1/account') ? 'DELETE' : 'PATCH', path, { token: owner.token, body: { name: 'x', role: 'member' } });
+      expect([path, res.status, res.body]).toEqual([path, 404, { message: 'not found' }]);
+    }
+  });
   it('the server keeps serving after all of the above', async () => {
     expect((await t.get('/healthz')).body).toEqual({ status: 'ok' });
   });

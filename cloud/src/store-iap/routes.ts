@@ -9,7 +9,7 @@
  */
 import type { Context } from 'hono';
 import { routes } from '@smarthome/protocol';
-import { readBodyBytes } from '@smarthome/protocol/server';
+import { parseJsonBody, readBodyBytes } from '@smarthome/protocol/server';
 import type { CloudRouter, CloudServices } from '../context.ts';
 import type { Logger } from '../log.ts';
 import { productPlanMap } from './product-plans.ts';
@@ -32,14 +32,14 @@ export function buildStoreVerifier(config: StoreIapConfig): StoreVerifierSetup {
   }
 }
 
-/** The raw body as JSON: empty → undefined (a missing signedPayload); not JSON → 400 `{error}`. */
+/** The raw body as JSON: empty → undefined (a missing signedPayload); not JSON, or nested too deep → 400 `{error}`. */
 async function readStoreBody(c: Context): Promise<unknown> {
   const bytes = await readBodyBytes(c, STORE_IAP_BODY_LIMIT);
   if (bytes.byteLength === 0) return undefined;
   try {
-    return JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+    return parseJsonBody(bytes);
   } catch (err) {
-    throw storeError('malformed JSON body', err);
+    throw storeError((err as Error).message, err);
   }
 }
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type WebSocket from 'ws';
 import { tunnel } from '@smarthome/protocol';
-import { describeZodError } from '@smarthome/protocol/server';
+import { JsonTooDeepError, MAX_TUNNEL_JSON_DEPTH, describeZodError, parseJson } from '@smarthome/protocol/server';
 
 export interface RpcResult { status: number; body: unknown; headers?: Record<string, string>; encoding?: 'base64' }
 
@@ -66,7 +66,12 @@ export class EdgeConnection {
   private receive(data: Buffer, isBinary: boolean): void {
     if (isBinary) { this.onProtocolError('binary frames are not part of the protocol'); return; }
     let raw: unknown;
-    try { raw = JSON.parse(data.toString('utf8')); } catch { this.onProtocolError('malformed JSON'); return; }
+    try {
+      raw = parseJson(data.toString('utf8'), MAX_TUNNEL_JSON_DEPTH);
+    } catch (err) {
+      this.onProtocolError(err instanceof JsonTooDeepError ? err.message : 'malformed JSON');
+      return;
+    }
     const parsed = tunnel.EdgeToCloud.safeParse(raw);
     if (!parsed.success) { this.onProtocolError(describeZodError(parsed.error)); return; }
     const msg = parsed.data;

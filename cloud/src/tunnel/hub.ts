@@ -1,8 +1,9 @@
 import { EventEmitter } from 'node:events';
-import type { IncomingMessage, Server } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { tunnel, type EntityState } from '@smarthome/protocol';
+import { rejectUpgrade, toHttpError, type UpgradeRegistry } from '@smarthome/protocol/server';
 import type { Logger } from '../log.ts';
 import { EdgeConnection, EdgeOfflineError, defaultConnectionLimits, type ConnectionLimits, type RpcResult } from './connection.ts';
 
@@ -57,7 +58,7 @@ export class TunnelHub extends EventEmitter {
   private readonly connections = new Map<number, EdgeConnection>();
   /** serialises each edge's mirror writes so deltas apply in order */
   private readonly queues = new Map<number, Promise<void>>();
-  private server: Server | null = null;
+  private upgrades: UpgradeRegistry | null = null;
   /** scale-out: other replicas' tunnels (see useRemote) */
   private remote: RemoteTunnel | null = null;
   private readonly onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => void this.upgrade(req, socket, head);
@@ -68,13 +69,14 @@ export class TunnelHub extends EventEmitter {
     this.limits = { ...defaultConnectionLimits, ...deps.limits };
   }
 
-  start(server: Server): void {
-    this.server = server;
-    server.on('upgrade', this.onUpgrade);
+  /** Takes the tunnel's WebSocket upgrades (TUNNEL_PATH) from the server's dispatcher. */
+  start(upgrades: UpgradeRegistry): void {
+    this.upgrades = upgrades;
+    upgrades.register(TUNNEL_PATH, this.onUpgrade);
   }
 
   async stop(): Promise<void> {
-    this.server?.off('upgrade', this.onUpgrade);
+    this.upgrades?.unregister(TUNNEL_PATH);
     for (const conn of this.connections.values()) conn.close(1001, 'cloud shutting down');
     await Promise.allSettled([...this.queues.values()]);
     this.connections.clear();
@@ -114,25 +116,19 @@ export class TunnelHub extends EventEmitter {
     return conn.request(req, timeoutMs);
   }
 
-  private reject(socket: Duplex, status: number, body: object): void {
-    const text = JSON.stringify(body);
-    socket.end(`HTTP/1.1 ${status} ${status === 401 ? 'Unauthorized' : 'Error'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`);
-  }
-
   private async upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
-    const url = new URL(req.url ?? '/', 'http://cloud');
-    if (url.pathname !== TUNNEL_PATH) return; // other upgrade handlers (app WebSocket) own other paths
-    socket.on('error', () => socket.destroy());
     const m = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '');
     let edge: { id: number } | null = null;
     try {
       edge = m ? await this.deps.authenticateEdge(m[1]) : null;
     } catch (err) {
-      this.deps.log.error('edge authentication failed', err);
-      this.reject(socket, 500, { error: 'internal_error' });
+      // the database away answers 503 database_unavailable (the edge retries), as on any route
+      const answer = toHttpError(err);
+      if (answer.status === 500) this.deps.log.error('edge authentication failed', err);
+      rejectUpgrade(socket, answer.status, answer.body(), answer.headers);
       return;
     }
-    if (!edge) { this.reject(socket, 401, { error: 'unauthorized' }); return; }
+    if (!edge) { rejectUpgrade(socket, 401, { error: 'unauthorized' }, { 'WWW-Authenticate': 'Bearer' }); return; }
     const edgeId = edge.id;
     this.wss.handleUpgrade(req, socket, head, (ws) => this.attach(edgeId, ws));
   }

@@ -1,8 +1,8 @@
-import type { IncomingMessage, Server } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { ws as proto, type EntityState } from '@smarthome/protocol';
-import { HttpError, describeZodError } from '@smarthome/protocol/server';
+import { HttpError, JsonTooDeepError, describeZodError, parseJson, type UpgradeRegistry } from '@smarthome/protocol/server';
 import type { Logger } from '../log.ts';
 import type { StateChanged, TunnelHub } from '../tunnel/hub.ts';
 import { TOKEN_EXPIRED, type SessionCredential, type SessionEnd, type SessionRegistry } from './sessions.ts';
@@ -51,7 +51,7 @@ export class AppSocketServer {
   private readonly registry: SessionRegistry;
   private readonly wss = new WebSocketServer({ noServer: true, maxPayload: 256 * 1024 });
   private readonly sessions = new Map<WebSocket, Session>();
-  private server: Server | null = null;
+  private upgrades: UpgradeRegistry | null = null;
   private readonly visibilityTtlMs: number;
   private readonly onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => this.upgrade(req, socket, head);
   private readonly onStateChanged = (e: StateChanged) => void this.fanOut(e);
@@ -68,14 +68,14 @@ export class AppSocketServer {
     this.visibilityTtlMs = deps.visibilityTtlMs ?? 1000;
   }
 
-  start(server: Server): void {
-    this.server = server;
-    server.on('upgrade', this.onUpgrade);
+  start(upgrades: UpgradeRegistry): void {
+    this.upgrades = upgrades;
+    upgrades.register(APP_SOCKET_PATH, this.onUpgrade);
     this.hub.on('state_changed', this.onStateChanged);
   }
 
   stop(): void {
-    this.server?.off('upgrade', this.onUpgrade);
+    this.upgrades?.unregister(APP_SOCKET_PATH);
     this.hub.off('state_changed', this.onStateChanged);
     for (const [socket, session] of this.sessions) {
       session.unregister();
@@ -112,9 +112,6 @@ export class AppSocketServer {
   }
 
   private upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
-    const url = new URL(req.url ?? '/', 'http://cloud');
-    if (url.pathname !== APP_SOCKET_PATH) return;
-    socket.on('error', () => socket.destroy());
     this.wss.handleUpgrade(req, socket, head, (ws) => this.attach(ws));
   }
 
@@ -166,8 +163,8 @@ export class AppSocketServer {
   private async receive(socket: WebSocket, session: Session, text: string): Promise<void> {
     if (session.ended) return;
     let raw: unknown;
-    try { raw = JSON.parse(text); } catch {
-      this.send(socket, { id: 0, type: 'result', success: false, error: { code: 'invalid_format', message: 'malformed JSON' } });
+    try { raw = parseJson(text); } catch (err) {
+      this.send(socket, { id: 0, type: 'result', success: false, error: { code: 'invalid_format', message: err instanceof JsonTooDeepError ? err.message : 'malformed JSON' } });
       return;
     }
     const parsed = proto.WsClientMessage.safeParse(raw);

@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import { routes } from '@smarthome/protocol';
-import { HttpError, badRequest, notFound, rateLimited, readBodyBytes, type SpecRouter } from '@smarthome/protocol/server';
+import { HttpError, badRequest, notFound, parseJsonBody, rateLimited, readBodyBytes, type SpecRouter } from '@smarthome/protocol/server';
 import { AutomationError, type AutomationEngine, type WebhookOrigin, type WebhookResult } from './engine.ts';
 
 /** 1 MiB, counted on the bytes actually read. */
@@ -66,12 +66,8 @@ export function mountAutomationRoutes(router: SpecRouter<any>, deps: AutomationR
     const pre = webhookError(engine.webhookPrecheck(params.webhook_id, origin));
     if (pre) throw pre;
     const bytes = await readBodyBytes(c, WEBHOOK_BODY_LIMIT);
-    let body: unknown;
-    try {
-      body = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
-    } catch (err) {
-      throw badRequest(bytes.byteLength === 0 ? 'body must be a JSON object' : 'malformed JSON body', err);
-    }
+    if (bytes.byteLength === 0) throw badRequest('body must be a JSON object');
+    const body = parseJsonBody(bytes);
     const out = webhookError(engine.dispatchWebhook(params.webhook_id, body, origin, { remote_addr: origin === 'local' ? remoteAddress(c) : null, method: c.req.method }));
     if (out) throw out;
     return c.body(null, 200);

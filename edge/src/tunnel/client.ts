@@ -1,6 +1,7 @@
 import os from 'node:os';
 import WebSocket from 'ws';
 import { tunnel } from '@smarthome/protocol';
+import { MAX_TUNNEL_JSON_DEPTH, parseJson } from '@smarthome/protocol/server';
 
 export interface TunnelLogger {
   info(msg: string, fields?: Record<string, unknown>): void;
@@ -124,9 +125,9 @@ export class TunnelClient {
   private receive(text: string): void {
     let parsed;
     try {
-      parsed = tunnel.CloudToEdge.safeParse(JSON.parse(text));
-    } catch {
-      this.deps.log.warn('malformed message from cloud');
+      parsed = tunnel.CloudToEdge.safeParse(parseJson(text, MAX_TUNNEL_JSON_DEPTH));
+    } catch (err) {
+      this.deps.log.warn('malformed message from cloud', { reason: (err as Error).message });
       return;
     }
     if (!parsed.success) { this.deps.log.warn('invalid message from cloud', { issues: parsed.error.issues.length }); return; }

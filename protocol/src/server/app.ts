@@ -4,7 +4,17 @@ import { HttpError } from './errors.ts';
 
 export interface ErrorLogger {
   error(msg: string, err: unknown): void;
+  /** expected unavailability (503, 504): one line, no stack; without it, nothing is logged for those */
+  info?(msg: string, fields?: Record<string, unknown>): void;
 }
+
+/**
+ * A 503 or 504 is always one a handler or driver answers on purpose (edge_offline, edge_busy,
+ * edge_timeout, database_unavailable, redis_unavailable; toHttpError makes anything unexpected a
+ * 500): the system working as designed while something it depends on is away. Worth a line, not
+ * an error with a stack.
+ */
+const isExpectedUnavailability = (httpError: HttpError) => httpError.status === 503 || httpError.status === 504;
 
 /** Maps any thrown value to the spec's error bodies; nothing else ever reaches the client. */
 export function toHttpError(err: unknown): HttpError {
@@ -25,7 +35,12 @@ export function toHttpError(err: unknown): HttpError {
 export function installErrorHandling(app: Hono<any>, log: ErrorLogger): void {
   app.onError((err, c: Context) => {
     const httpError = toHttpError(err);
-    if (httpError.status >= 500) log.error(`${c.req.method} ${c.req.path} failed`, httpError.cause ?? err);
+    if (isExpectedUnavailability(httpError)) {
+      const cause = httpError.cause instanceof Error ? { cause: httpError.cause.message } : {};
+      log.info?.(`${c.req.method} ${c.req.path} answered ${httpError.status} ${httpError.expose}`, cause);
+    } else if (httpError.status >= 500) {
+      log.error(`${c.req.method} ${c.req.path} failed`, httpError.cause ?? err);
+    }
     for (const [k, v] of Object.entries(httpError.headers)) c.header(k, v);
     return c.json(httpError.body(), httpError.status as 500);
   });

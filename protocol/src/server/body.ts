@@ -1,5 +1,6 @@
 import type { Context } from 'hono';
-import { badRequest, payloadTooLarge } from './errors.ts';
+import { badRequest, payloadTooLarge, unsupportedMediaType } from './errors.ts';
+import { parseJsonBody } from './json.ts';
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
@@ -37,16 +38,22 @@ export async function readStreamLimited(stream: ReadableStream<Uint8Array> | nul
   return out;
 }
 
-/** Reads and parses a JSON body; anything that is not a JSON object is a 400. */
+/** application/json, or any `+json` type (application/merge-patch+json), with or without parameters. */
+export function isJsonContentType(header: string | undefined): boolean {
+  const type = header?.split(';', 1)[0].trim().toLowerCase();
+  return type !== undefined && /^application\/(?:[\w.-]+\+)?json$/.test(type);
+}
+
+/**
+ * Reads and parses a JSON body (parseJsonBody: depth-bounded). A body must be declared JSON
+ * (415 otherwise; an empty one needs no Content-Type, as for routes whose fields are all
+ * optional); anything that is not a JSON object is a 400.
+ */
 export async function readJsonObject(c: Context, limit = DEFAULT_BODY_LIMIT): Promise<Record<string, unknown>> {
   const bytes = await readBodyBytes(c, limit);
   if (bytes.byteLength === 0) return {};
-  let value: unknown;
-  try {
-    value = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
-  } catch (err) {
-    throw badRequest('malformed JSON body', err);
-  }
+  if (!isJsonContentType(c.req.header('content-type'))) throw unsupportedMediaType();
+  const value = parseJsonBody(bytes);
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw badRequest('body must be a JSON object');
   return value as Record<string, unknown>;
 }

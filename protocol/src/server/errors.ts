@@ -34,6 +34,7 @@ export const forbidden = (error = 'forbidden') => new HttpError(403, error);
 export const notFound = (message = 'not found') => new HttpError(404, message);
 export const conflict = (message: string) => new HttpError(409, message);
 export const payloadTooLarge = (message = 'body too large') => new HttpError(413, message);
+export const unsupportedMediaType = (message = 'Content-Type must be application/json') => new HttpError(415, message);
 export const rateLimited = (retryAfterSeconds: number) =>
   new HttpError(429, 'rate_limited', { headers: { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) } });
 export const edgeOffline = () => new HttpError(503, 'edge_offline');

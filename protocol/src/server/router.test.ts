@@ -13,6 +13,10 @@ const routerBodyRoute = defineRoute({
   method: 'post', path: '/router', summary: 'router reads the body', tag: 't', auth: 'none',
   body: Body, status: 200, response: z.object({ name: z.string() }), errors: [400],
 });
+const optionalBodyRoute = defineRoute({
+  method: 'post', path: '/optional', summary: 'every body field is optional', tag: 't', auth: 'none',
+  body: z.object({ name: z.string().optional() }), status: 200, response: z.object({ name: z.string() }), errors: [400],
+});
 const manualBodyRoute = defineRoute({
   method: 'post', path: '/manual', summary: 'handler reads the body', tag: 't', auth: 'none',
   query: z.object({ gate: z.enum(['open', 'closed']) }),
@@ -25,6 +29,7 @@ function app() {
   installErrorHandling(hono, { error: () => {} });
   const router = new SpecRouter<null>(hono, { authenticate: async () => null });
   router.add(routerBodyRoute, ({ body }) => ({ name: body.name }));
+  router.add(optionalBodyRoute, ({ body }) => ({ name: body.name ?? 'default' }));
   router.add(manualBodyRoute, async ({ c, query, body }) => {
     // a manual body is not parsed by the router: typed (and passed) as undefined
     const none: undefined = body;
@@ -36,7 +41,10 @@ function app() {
     return { got: read };
   });
   const post = (path: string, body: string) => hono.request(path, { method: 'POST', body, headers: { 'content-type': 'application/json' } });
-  return { router, post };
+  /** `contentType` null: no Content-Type header at all (a byte body gets none by default) */
+  const postAs = (path: string, body: string, contentType: string | null) =>
+    hono.request(path, { method: 'POST', body: new TextEncoder().encode(body), headers: contentType === null ? {} : { 'content-type': contentType } });
+  return { router, post, postAs };
 }
 
 describe('SpecRouter readBody / errorShapes', () => {
@@ -65,6 +73,22 @@ describe('SpecRouter readBody / errorShapes', () => {
     expect(await (await post('/manual?gate=open', '{"explicit":true}')).json()).toEqual({ message: 'explicit' });
   });
 
+  it('answers 415 {message} for a body not declared as JSON; an empty body needs no Content-Type (issue #13)', async () => {
+    const { postAs } = app();
+    for (const contentType of ['text/plain', 'text/plain;charset=UTF-8', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/jsonp', null]) {
+      const res = await postAs('/router', '{"name":"a"}', contentType);
+      expect([contentType, res.status, await res.json()]).toEqual([contentType, 415, { message: 'Content-Type must be application/json' }]);
+    }
+    for (const contentType of ['application/json', 'application/json; charset=utf-8', 'Application/JSON', 'application/merge-patch+json']) {
+      const res = await postAs('/router', '{"name":"a"}', contentType);
+      expect([contentType, res.status, await res.json()]).toEqual([contentType, 200, { name: 'a' }]);
+    }
+    for (const contentType of [null, 'text/plain']) {
+      const empty = await postAs('/optional', '', contentType);
+      expect([empty.status, await empty.json()]).toEqual([200, { name: 'default' }]);
+    }
+  });
+
   it('documents a manual body and the overridden error shapes in OpenAPI', () => {
     const { router } = app();
     const doc = buildOpenApiDocument(router.routes, { title: 't' }) as any;
@@ -73,5 +97,10 @@ describe('SpecRouter readBody / errorShapes', () => {
     expect(manual.responses['400'].content['application/json'].schema.$ref).toBe('#/components/schemas/ErrorCode');
     expect(manual.responses['404'].content['application/json'].schema.$ref).toBe('#/components/schemas/ErrorMessage');
     expect(doc.paths['/router'].post.responses['400'].content['application/json'].schema.$ref).toBe('#/components/schemas/ErrorMessage');
+    // the router refuses a body not declared as JSON; a manual reader decides for itself
+    expect(doc.paths['/router'].post.responses['415'].content['application/json'].schema.$ref).toBe('#/components/schemas/ErrorMessage');
+    expect(manual.responses['415']).toBeUndefined();
+    // every body is read within a byte limit, documented or not in the route's own errors
+    expect(doc.paths['/router'].post.responses['413'].content['application/json'].schema.$ref).toBe('#/components/schemas/ErrorMessage');
   });
 });

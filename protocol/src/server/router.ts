@@ -85,12 +85,15 @@ export class SpecRouter<A> {
     const auth = await authenticate(c, spec as unknown as RouteSpec);
     let params: unknown = undefined;
     if (spec.params) {
-      const result = spec.params.safeParse(c.req.param());
-      // A malformed id names nothing that exists.
-      if (!result.success) throw notFound();
+      const raw = c.req.param() as Record<string, string>;
+      const result = spec.params.safeParse(raw);
+      // A malformed id names nothing that exists; nor does one holding NUL (which PostgreSQL cannot even compare).
+      if (!result.success || Object.values(raw).some((v) => v.includes('\0'))) throw notFound();
       params = result.data;
     }
-    const query = spec.query ? parseOr400(spec.query, c.req.query(), 'query') : undefined;
+    const rawQuery = c.req.query();
+    if (Object.values(rawQuery).some((v) => v.includes('\0'))) throw badRequest('query parameters may not contain NUL (U+0000)');
+    const query = spec.query ? parseOr400(spec.query, rawQuery, 'query') : undefined;
     const body = readsBody && spec.body ? parseOr400(spec.body, await readJsonObject(c, bodyLimit), '') : undefined;
     const out = await handler({ c, params, query, body, auth } as Handled<In<P>, In<Q>, BodyIn<B, M>, A>);
     if (out instanceof Response) return out;

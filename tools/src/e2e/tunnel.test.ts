@@ -2,6 +2,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { EntityState, tunnel } from '@smarthome/protocol';
+import { HttpError, UpgradeDispatcher } from '@smarthome/protocol/server';
+import { probeUpgrade } from '@smarthome/protocol/server/upgrade-probe';
 import { TunnelHub, type TunnelDeps } from '@smarthome/cloud/tunnel/hub';
 import { EdgeBusyError, EdgeTimeoutError, EdgeOfflineError } from '@smarthome/cloud/tunnel/connection';
 import WebSocket from 'ws';
@@ -25,7 +27,9 @@ class FakeMirror {
 }
 
 async function startHub(tokens: Record<string, number>, mirror: FakeMirror, limits?: TunnelDeps['limits'], port = 0) {
-  const server = http.createServer((_req, res) => { res.statusCode = 404; res.end(); });
+  const upgrades = new UpgradeDispatcher(silent);
+  const server = http.createServer(upgrades.serverOptions(), (_req, res) => { res.statusCode = 404; res.end(); });
+  upgrades.attach(server);
   const hub = new TunnelHub({
     log: silent,
     limits,
@@ -46,7 +50,7 @@ async function startHub(tokens: Record<string, number>, mirror: FakeMirror, limi
     markOnline: async (id) => { mirror.online.add(id); },
     markOffline: async (id) => { mirror.online.delete(id); },
   });
-  hub.start(server);
+  hub.start(upgrades);
   await new Promise<void>((r) => server.listen(port, '127.0.0.1', r));
   return { hub, server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }
@@ -228,6 +232,43 @@ describe('edge↔cloud tunnel', () => {
     await until(() => !mirror.online.has(6), 3000);
     await closed;
     expect(hub.isOnline(6)).toBe(false);
+  });
+
+  it('reports a message nested too deep as a protocol error without applying it, and keeps the tunnel (issue #13)', async () => {
+    const mirror = new FakeMirror();
+    const { hub, server, url } = await startHub({ good: 9 }, mirror);
+    cleanups.push(() => new Promise((r) => server.close(() => r())), () => hub.stop());
+    const ws = new WebSocket(`${url.replace('http', 'ws')}/v1/edge/connect`, { headers: { authorization: 'Bearer good' } });
+    cleanups.push(() => ws.terminate());
+    const messages: any[] = [];
+    ws.on('message', (d) => messages.push(JSON.parse(d.toString())));
+    await new Promise((r) => ws.once('open', r));
+    ws.send(JSON.stringify({ type: 'hello', protocol: 1, edge_version: 'test', resume_from: null }));
+    await until(() => mirror.online.has(9));
+    const deep = '{"a":'.repeat(5000) + '1' + '}'.repeat(5000);
+    ws.send(`{"type":"delta","seq":1,"delta":{"kind":"state","state":{"entity_id":"light.x","name":"x","domain":"light","platform":"mqtt","state":"on","attributes":${deep}}}}`);
+    const error = await until(() => messages.find((m) => m.type === 'error'));
+    expect(error).toMatchObject({ code: 'protocol_error', message: expect.stringContaining('nested deeper than') });
+    expect(mirror.batches).toEqual([]);
+    ws.send(JSON.stringify({ type: 'ping', ts: 42 }));
+    expect(await until(() => messages.find((m) => m.type === 'pong'))).toMatchObject({ ts: 42 });
+    expect(hub.isOnline(9)).toBe(true);
+  });
+
+  it('answers 503 database_unavailable, not 500, when edge tokens cannot be checked, and closes the socket', async () => {
+    const upgrades = new UpgradeDispatcher(silent);
+    const server = http.createServer(upgrades.serverOptions());
+    upgrades.attach(server);
+    const unavailable = new HttpError(503, 'database_unavailable', { headers: { 'Retry-After': '1' } });
+    const hub = new TunnelHub({
+      log: silent, authenticateEdge: async () => { throw new Error('Failed query', { cause: unavailable }); },
+      lastSeq: async () => null, applySnapshot: async () => {}, applyDeltas: async () => [], markOnline: async () => {}, markOffline: async () => {},
+    });
+    hub.start(upgrades);
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    cleanups.push(() => new Promise((r) => server.close(() => r())), () => hub.stop());
+    const res = await probeUpgrade(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, '/v1/edge/connect', { upgrade: 'websocket', headers: { authorization: 'Bearer good' } });
+    expect([res.status, res.body, res.headers['retry-after'], res.closed]).toEqual([503, { error: 'database_unavailable' }, '1', true]);
   });
 
   it('refuses a hello with another protocol version and anything before hello', async () => {
