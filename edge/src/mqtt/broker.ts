@@ -134,15 +134,15 @@ export class MqttBroker {
     return new Promise((resolve, reject) => aedes.publish(packet, (err) => (err ? reject(err) : resolve())));
   }
 
-  /** The retained payload on a topic, if any. */
-  async retained(topic: string): Promise<Buffer | undefined> {
+  /** The retained message on a topic, if any, with when it was received (epoch ms; null when unknown). */
+  async retained(topic: string): Promise<{ payload: Buffer; receivedAt: number | null } | undefined> {
     const aedes = this.aedes as (Aedes & { persistence?: { createRetainedStream(p: string): AsyncIterable<PublishPacket> } }) | null;
     if (!aedes?.persistence) return undefined;
     let found: Buffer | undefined;
     for await (const packet of aedes.persistence.createRetainedStream(topic)) {
       if (packet.topic === topic) found = toBuffer(packet.payload);
     }
-    return found;
+    return found === undefined ? undefined : { payload: found, receivedAt: this.options.retained?.receivedAt(topic) ?? null };
   }
 
   /** Disconnects every client authenticated as `username` (after its credentials were deleted). */
