@@ -35,9 +35,11 @@ export interface EdgeConfig {
   discoveryPrefix?: string;
   logLevel?: LogLevel;
   logger?: Logger;
-  /** write-behind of states: longest delay (ms) and batch size */
+  /** write-behind of states: longest delay (ms, default 250) and batch size */
   stateFlushMs?: number;
   stateBatch?: number;
+  /** write-behind of retained MQTT messages: longest delay (ms, default 1000) */
+  retainedFlushMs?: number;
 }
 
 export interface EdgePorts {
@@ -97,7 +99,7 @@ export function createEdge(config: EdgeConfig): Edge {
   const prefix = config.discoveryPrefix ?? 'homeassistant';
   const acl = new MqttAcl(prefix);
   const broker = new MqttBroker({
-    port: config.mqttPort, host: config.host, users, acl, log, retained: new RetainedStore(database),
+    port: config.mqttPort, host: config.host, users, acl, log, retained: new RetainedStore(database, config.retainedFlushMs),
     declaredCommandTopics: (topic, payload) => declaredCommandTopics(prefix, topic, payload),
   });
   const discovery = new MqttDiscovery({ broker, registry, states, acl, templates, log, prefix });
