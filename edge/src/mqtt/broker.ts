@@ -42,6 +42,11 @@ export class MqttBroker {
   private readonly sockets = new Set<Socket>();
   private readonly listeners: MessageListener[] = [];
   private boundPort = 0;
+  /** false once stop() began: client publishes are refused (not acknowledged; the client sends them again later) */
+  private accepting = false;
+  /** publishes authorized but not yet through Aedes (which acknowledges QoS 1 before it processes the message), with their client */
+  private readonly unprocessed = new Map<PublishPacket, Client>();
+  private onDrained: (() => void) | null = null;
 
   constructor(options: BrokerOptions) {
     this.options = options;
@@ -80,12 +85,20 @@ export class MqttBroker {
     };
     aedes.authorizePublish = (client: UserClient | null, packet, done) => {
       if (!client) return done(null); // a will published after its client is gone
+      const isWill = packet === (client as Client & { will?: unknown }).will;
+      if (!this.accepting && !isWill) {
+        log.debug(`mqtt: refused publish to ${packet.topic}: the broker is stopping`);
+        return done(new Error('broker is stopping'));
+      }
       const user = client[USER];
       const declared = this.options.declaredCommandTopics;
       const ok = acl.canPublish(user, packet.topic, declared ? () => declared(packet.topic, toBuffer(packet.payload)) : undefined);
-      if (ok) return done(null);
-      log.warn(`mqtt: refused publish to ${packet.topic} by ${user?.username ?? '?'}`);
-      done(new Error('publish not authorized'));
+      if (!ok) {
+        log.warn(`mqtt: refused publish to ${packet.topic} by ${user?.username ?? '?'}`);
+        return done(new Error('publish not authorized'));
+      }
+      this.unprocessed.set(packet, client);
+      done(null);
     };
     aedes.authorizeSubscribe = (client: UserClient, sub, done) => {
       if (acl.canSubscribe(client[USER], sub.topic)) return done(null, sub);
@@ -94,17 +107,27 @@ export class MqttBroker {
     };
     aedes.authorizeForward = (client: UserClient, packet) => (acl.canReceive(client[USER], packet.topic) ? packet : null);
     aedes.on('publish', (packet, client: UserClient | null) => {
-      if (packet.topic.startsWith('$SYS')) return;
-      if (this.listeners.length === 0) return;
-      const user = client ? (client[USER] ?? null) : null;
-      const payload = toBuffer(packet.payload);
-      for (const l of this.listeners) {
-        try { l(packet.topic, payload, user, { retain: packet.retain, qos: packet.qos }); } catch (err) { log.error(`mqtt: handler for ${packet.topic} failed`, err); }
+      try {
+        if (packet.topic.startsWith('$SYS') || this.listeners.length === 0) return;
+        const user = client ? (client[USER] ?? null) : null;
+        const payload = toBuffer(packet.payload);
+        for (const l of this.listeners) {
+          try { l(packet.topic, payload, user, { retain: packet.retain, qos: packet.qos }); } catch (err) { log.error(`mqtt: handler for ${packet.topic} failed`, err); }
+        }
+      } finally {
+        if (this.unprocessed.delete(packet) && this.unprocessed.size === 0) this.onDrained?.();
       }
+    });
+    // a publish whose client went away before Aedes took it further will never come through
+    aedes.on('clientDisconnect', (client) => {
+      for (const [packet, from] of this.unprocessed) if (from === client) this.unprocessed.delete(packet);
+      if (this.unprocessed.size === 0) this.onDrained?.();
     });
     aedes.on('clientError', (client, err) => log.debug(`mqtt client ${client?.id} error: ${err.message}`));
     aedes.on('connectionError', (client, err) => log.debug(`mqtt connection ${client?.id} error: ${err.message}`));
     this.aedes = aedes;
+    this.unprocessed.clear();
+    this.accepting = true;
 
     const server = createServer((socket) => {
       this.sockets.add(socket);
@@ -121,6 +144,20 @@ export class MqttBroker {
       throw err;
     }
     return this.boundPort;
+  }
+
+  /** Resolves once no accepted publish is left unprocessed, or after `ms`. */
+  private async drain(ms: number): Promise<void> {
+    // a publish authorized in this very turn is added to the set before Aedes goes on
+    await new Promise((resolve) => setImmediate(resolve));
+    if (this.unprocessed.size === 0) return;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(done, ms);
+      this.onDrained = done;
+      function done() { clearTimeout(timer); resolve(); }
+    });
+    this.onDrained = null;
+    this.unprocessed.clear();
   }
 
   /** Publishes as the edge itself (no ACL; retained and QoS honoured). */
@@ -155,13 +192,19 @@ export class MqttBroker {
     return n;
   }
 
+  /**
+   * Takes no new connection and refuses new publishes, lets every publish already accepted (and
+   * so perhaps acknowledged) reach the listeners (bounded: 1 s), then disconnects everyone.
+   */
   async stop(): Promise<void> {
     const server = this.server;
     const aedes = this.aedes;
+    this.accepting = false;
     this.server = null;
     this.aedes = null;
     if (server) {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      await this.drain(1000);
       if (aedes) await new Promise<void>((resolve) => aedes.close(() => resolve()));
       for (const s of this.sockets) s.destroy();
       this.sockets.clear();
