@@ -19,6 +19,7 @@ import { StateMachine } from './states/state-machine.ts';
 import { TemplateEngine } from './templates/template.ts';
 import { EdgeFeatures } from './features.ts';
 import { EdgeLink } from './link.ts';
+import { UncommittedWritesError } from './errors.ts';
 
 export interface EdgeConfig {
   /** HTTP port of the local API (0 = any free port) */
@@ -72,7 +73,14 @@ export interface Edge {
   /** bound ports after start() */
   readonly ports: EdgePorts;
   start(): Promise<EdgePorts>;
+  /**
+   * Commits what was acknowledged, stops taking input, commits again, lets network peers go
+   * (each bounded), closes the database. Rejects with UncommittedWritesError when pending
+   * writes could not be committed (the edge is stopped all the same).
+   */
   stop(): Promise<void>;
+  /** Writes every pending write-behind row (states, retained messages) now; throws when the database refuses. */
+  commit(): void;
   callService(domain: string, service: string, entityIds: string | string[], data?: Record<string, unknown>): Promise<EntityState[]>;
   createMqttCredentials(input?: CreateMqttCredentialsBody): Promise<MqttCredentials>;
   listMqttUsers(): MqttUser[];
@@ -85,7 +93,8 @@ export interface Edge {
 /**
  * Wires every edge component in one place. Constructors only assign; start() opens the
  * database, restores registry and states, starts the broker (with discovery listening),
- * then HTTP; stop() unwinds in reverse and flushes states before the database closes.
+ * then HTTP and the tunnel. stop() commits first and never makes a commit wait behind a
+ * network peer (see stopAll).
  */
 export function createEdge(config: EdgeConfig): Edge {
   const log = config.logger ?? createLogger(config.logLevel ?? 'info');
@@ -98,8 +107,9 @@ export function createEdge(config: EdgeConfig): Edge {
   const users = new MqttUserStore(database);
   const prefix = config.discoveryPrefix ?? 'homeassistant';
   const acl = new MqttAcl(prefix);
+  const retained = new RetainedStore(database, config.retainedFlushMs);
   const broker = new MqttBroker({
-    port: config.mqttPort, host: config.host, users, acl, log, retained: new RetainedStore(database, config.retainedFlushMs),
+    port: config.mqttPort, host: config.host, users, acl, log, retained,
     declaredCommandTopics: (topic, payload) => declaredCommandTopics(prefix, topic, payload),
   });
   const discovery = new MqttDiscovery({ broker, registry, states, acl, templates, log, prefix });
@@ -138,14 +148,51 @@ export function createEdge(config: EdgeConfig): Edge {
       installMqttCredentials: (creds) => users.put({ ...creds, role: 'integration' }),
     })
     : null;
-  const undo: (() => Promise<void> | void)[] = [];
+  /** What start() brought up, so that stop() (also after a failed start) takes down exactly that. */
+  const up = { database: false, discovery: false, features: false, broker: false, http: false, link: false };
   let stopping: Promise<void> | null = null;
 
-  const unwind = async () => {
-    while (undo.length) {
-      const step = undo.pop() as () => Promise<void> | void;
-      try { await step(); } catch (err) { log.error('stop step failed', err); }
+  /** Every write-behind row to disk now; the first failure is thrown after both were tried. */
+  const commit = () => {
+    let failure: unknown = null;
+    for (const flush of [() => states.flush(), () => retained.flush()]) {
+      try { flush(); } catch (err) { failure ??= err; }
     }
+    if (failure !== null) throw failure;
+  };
+  const tryCommit = (when: string) => {
+    try { commit(); } catch (err) { log.warn(`stop: commit ${when} failed (tried again before the database closes): ${(err as Error)?.message ?? String(err)}`); }
+  };
+  /** Runs a stop step; its failure is logged, never thrown (the next steps still run). */
+  const settle = async (what: string, step: () => Promise<void> | void) => {
+    try { await step(); } catch (err) { log.error(`stop: ${what} failed`, err); }
+  };
+
+  /**
+   * 1. commit what was acknowledged until now, before anything else; 2. take no more input: HTTP
+   * stops accepting (in-flight requests get up to 1 s), the tunnel closes (up to 1 s), the broker
+   * disconnects every client; 3. commit what came in meanwhile (last publishes, wills) without
+   * waiting for those network peers; 4. let them go; 5. stop the features; 6. commit the rest
+   * and close the database. A write that still fails then is reported, not swallowed.
+   */
+  const stopAll = async () => {
+    tryCommit('at the start of stop');
+    const httpClosed = up.http ? settle('closing HTTP', () => http.stop()) : null;
+    const linkClosed = up.link && link ? settle('closing the tunnel', () => link.stop()) : null;
+    up.http = up.link = false;
+    if (up.broker) { up.broker = false; await settle('closing the MQTT broker', () => broker.stop()); }
+    tryCommit('after the inputs closed');
+    await httpClosed;
+    await linkClosed;
+    if (up.features) { up.features = false; await settle('stopping automations, config flows and media', () => features.stop()); }
+    if (up.discovery) { up.discovery = false; discovery.stop(); }
+    let failure: unknown = null;
+    for (const last of [() => states.stop(), () => retained.stop()]) {
+      try { last(); } catch (err) { failure ??= err; }
+    }
+    const unwritten = { states: states.pendingWrites, retained: retained.pending };
+    if (up.database) { up.database = false; database.close(); }
+    if (failure !== null) throw new UncommittedWritesError(unwritten.states, unwritten.retained, failure);
   };
 
   return {
@@ -155,25 +202,24 @@ export function createEdge(config: EdgeConfig): Edge {
       stopping = null;
       try {
         database.open();
-        undo.push(() => database.close());
+        up.database = true;
         registry.load();
         states.start();
-        undo.push(() => states.stop());
         discovery.start();
-        undo.push(() => discovery.stop());
+        up.discovery = true;
         await features.start();
-        undo.push(() => features.stop());
+        up.features = true;
         ports.mqtt = await broker.start();
-        undo.push(() => broker.stop());
+        up.broker = true;
         await discovery.announce();
         ports.http = await http.start();
-        undo.push(() => http.stop());
+        up.http = true;
         if (link) {
+          up.link = true;
           await link.start();
-          undo.push(() => link.stop());
         }
       } catch (err) {
-        await unwind();
+        await stopAll().catch((stopErr: unknown) => log.error('stop after a failed start', stopErr));
         throw err;
       }
       log.info(`edge ready: http ${ports.http}, mqtt ${ports.mqtt}, data ${database.file}`);
@@ -181,9 +227,11 @@ export function createEdge(config: EdgeConfig): Edge {
     },
 
     stop() {
-      stopping ??= unwind();
+      stopping ??= stopAll();
       return stopping;
     },
+
+    commit,
 
     callService(domain, service, entityIds, data = {}) {
       return services.call({ domain, service, entity_ids: Array.isArray(entityIds) ? entityIds : [entityIds], data });

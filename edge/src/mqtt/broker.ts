@@ -33,7 +33,7 @@ function authError(code: 4 | 5, message: string): AuthenticateError {
  * The embedded Aedes broker on a TCP port: authentication against MqttUserStore,
  * authorization through MqttAcl, QoS 0/1/2, retained messages (kept on disk with a
  * RetainedStore) and last wills. Lifecycle: start() listens, stop() disconnects everyone
- * and writes the retained messages still pending.
+ * (whoever owns the RetainedStore commits what it still holds: the edge's stop()).
  */
 export class MqttBroker {
   private readonly options: BrokerOptions;
@@ -212,7 +212,6 @@ export class MqttBroker {
     } else if (aedes) {
       await new Promise<void>((resolve) => aedes.close(() => resolve()));
     }
-    this.options.retained?.stop();
   }
 }
 
