@@ -130,6 +130,7 @@ export function createEdge(config: EdgeConfig): Edge {
   const app = createApiApp({
     registry, states, services, tokens, log, createMqttCredentials, listMqttUsers, deleteMqttUser,
     mountMore: (router) => features.mount(router),
+    commit: () => commit(),
   });
   const http = new HttpServer(app, config.port, config.host);
 
