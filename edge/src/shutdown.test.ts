@@ -49,13 +49,13 @@ async function stateOf(port: number, token: string, entityId: string): Promise<s
   return res.body.state;
 }
 
-/** A device user on the edge's broker (real mqtt.js, no reconnect). */
-async function device(edge: { http: number; mqtt: number }, token: string): Promise<MqttClient> {
-  const creds = await api(edge.http, token, 'POST', '/v1/mqtt/credentials', { role: 'device' });
-  const client = await mqtt.connectAsync(`mqtt://127.0.0.1:${edge.mqtt}`, { ...creds.body, reconnectPeriod: 0 });
+/** A new device user on the edge's broker, connected (real mqtt.js, no reconnect). */
+async function device(edge: { http: number; mqtt: number }, token: string): Promise<MqttClient & { creds: { username: string; password: string } }> {
+  const creds = (await api(edge.http, token, 'POST', '/v1/mqtt/credentials', { role: 'device' })).body;
+  const client = await mqtt.connectAsync(`mqtt://127.0.0.1:${edge.mqtt}`, { ...creds, reconnectPeriod: 0 });
   client.on('error', () => {});
   cleanups.push(() => client.end(true));
-  return client;
+  return Object.assign(client, { creds });
 }
 
 /** Sensors `sensor.load_<i>` announced over MQTT discovery, each reading `load/<i>`. */
@@ -81,7 +81,7 @@ async function pollOk(port: number, token: string, entityId: string): Promise<vo
  * QoS 1 publishes of increasing numbers on every sensor, as fast as the broker acknowledges
  * them, until the connection ends. Records, per sensor, each acknowledged value with its time.
  */
-function load(client: MqttClient, sensors: number) {
+function load(client: MqttClient, sensors: number, retain: (i: number) => boolean = () => false) {
   const sent = new Array<number>(sensors).fill(0);
   const acks: { value: number; at: number }[][] = Array.from({ length: sensors }, () => []);
   let running = true;
@@ -91,7 +91,7 @@ function load(client: MqttClient, sensors: number) {
       while (running) {
         const value = ++sent[i];
         try {
-          await client.publishAsync(`load/${i}`, String(value), { qos: 1 });
+          await client.publishAsync(`load/${i}`, String(value), { qos: 1, retain: retain(i) });
         } catch {
           return;
         }
@@ -206,5 +206,82 @@ describe('edge process: shutdown keeps what was acknowledged', () => {
     const errors = logLines(edge).filter((l) => l.level === 'error');
     expect(errors).toHaveLength(1);
     expect(errors[0].msg).toMatch(/could not commit 1 state to the database before stopping: disk full \(test\)/);
+  }, PROCESS_TEST_MS);
+});
+
+/** One value from the edge's database file, through a connection of its own. */
+function fromDisk(dir: string, sql: string, ...params: unknown[]): unknown {
+  const db = new Database(path.join(dir, 'edge.db'));
+  try {
+    return db.prepare(sql).pluck().get(...params);
+  } finally {
+    db.close();
+  }
+}
+
+describe('edge process: kill -9', () => {
+  it('loses only what was acknowledged within the write-behind window', async () => {
+    const STATE_MS = 100;
+    const RETAINED_MS = 200;
+    // how late a write-behind timer may fire on a busy 2-core machine shared with other tests
+    const SLACK_MS = 900;
+    const dir = dataDir();
+    const token = localToken(dir);
+    const edge = startEdgeProcess(['--port', '0', '--mqtt-port', '0', '--data-dir', dir, '--state-flush-ms', String(STATE_MS), '--retained-flush-ms', String(RETAINED_MS)]);
+    const ports = await edge.ready;
+    const client = await device(ports, token);
+    const sensors = await announce(client, 4, ports, token);
+    // sensor 0 publishes retained: its retained message is written behind too
+    const traffic = load(client, sensors.length, (i) => i === 0);
+    await waitFor(() => traffic.acks.every((a) => a.length >= 20), 20_000, 'MQTT load');
+    await sleep(1000);
+    const killedAt = Date.now();
+    edge.child.kill('SIGKILL');
+    expect(await edge.exited).toBeNull();
+    await traffic.ended;
+
+    const retainedOnDisk = Number((fromDisk(dir, 'SELECT payload FROM mqtt_retained WHERE topic = ?', 'load/0') as Buffer).toString());
+    expect(retainedOnDisk).toBeGreaterThanOrEqual(traffic.lastAcked(0, killedAt - RETAINED_MS - SLACK_MS));
+    const again = startEdgeProcess(['--port', '0', '--mqtt-port', '0', '--data-dir', dir]);
+    const ports2 = await again.ready;
+    for (const [i, id] of sensors.entries()) {
+      const value = Number(await stateOf(ports2.http, token, id));
+      expect(value, id).toBeGreaterThanOrEqual(traffic.lastAcked(i, killedAt - STATE_MS - SLACK_MS));
+      expect(value, id).toBeLessThanOrEqual(traffic.sent[i]);
+    }
+    again.child.kill('SIGTERM');
+    expect(await again.exited).toBe(0);
+  }, PROCESS_TEST_MS);
+
+  it('a device re-announcing after the crash does not roll its state back to the retained value the crash kept', async () => {
+    const dir = dataDir();
+    const token = localToken(dir);
+    // states committed within 50 ms, retained messages only after 3 s: a crash in between keeps the newer state and the older retained message
+    const edge = startEdgeProcess(['--port', '0', '--mqtt-port', '0', '--data-dir', dir, '--state-flush-ms', '50', '--retained-flush-ms', '3000']);
+    const ports = await edge.ready;
+    const client = await device(ports, token);
+    const [sensor] = await announce(client, 1, ports, token);
+    const retainedOnDisk = () => (fromDisk(dir, 'SELECT payload FROM mqtt_retained WHERE topic = ?', 'load/0') as Buffer | undefined)?.toString();
+    const stateOnDisk = () => fromDisk(dir, 'SELECT state FROM states WHERE entity_id = ?', sensor);
+    await client.publishAsync('load/0', 'A', { qos: 1, retain: true });
+    await waitFor(() => retainedOnDisk() === 'A', 10_000, 'retained A on disk');
+    await client.publishAsync('load/0', 'B', { qos: 1, retain: true });
+    await waitFor(() => stateOnDisk() === 'B', 10_000, 'state B on disk');
+    expect(retainedOnDisk()).toBe('A');
+    edge.child.kill('SIGKILL');
+    expect(await edge.exited).toBeNull();
+    client.end(true);
+
+    const again = startEdgeProcess(['--port', '0', '--mqtt-port', '0', '--data-dir', dir]);
+    const ports2 = await again.ready;
+    expect(await stateOf(ports2.http, token, sensor)).toBe('B');
+    // the same device comes back and announces its config again: the broker replays its retained A
+    const back = await mqtt.connectAsync(`mqtt://127.0.0.1:${ports2.mqtt}`, { ...client.creds, reconnectPeriod: 0 });
+    cleanups.push(() => back.end(true));
+    await back.publishAsync('homeassistant/sensor/load_0/config', JSON.stringify({ name: 'Load 0', uniq_id: 'load-0', stat_t: 'load/0' }), { qos: 1, retain: true });
+    await sleep(300);
+    expect(await stateOf(ports2.http, token, sensor)).toBe('B');
+    again.child.kill('SIGTERM');
+    expect(await again.exited).toBe(0);
   }, PROCESS_TEST_MS);
 });
