@@ -101,13 +101,17 @@ export function createEdge(config: EdgeConfig): Edge {
   const bus = new EventBus((err) => log.error('event listener failed', err));
   const database = new EdgeDatabase(config.dataDir);
   const registry = new Registry(database, bus);
-  const states = new StateMachine(database, registry, bus, { flushDelayMs: config.stateFlushMs, maxBatch: config.stateBatch });
+  // A refused write-behind is kept and retried, but never silently: until it succeeds, a crash loses it.
+  const writeFailed = (what: string) => (err: unknown) => log.warn(`${what} could not be written (kept and retried; a crash until then loses them): ${(err as Error)?.message ?? String(err)}`);
+  const states = new StateMachine(database, registry, bus, {
+    flushDelayMs: config.stateFlushMs, maxBatch: config.stateBatch, onWriteError: writeFailed('states'),
+  });
   const templates = new TemplateEngine();
   const tokens = new LocalTokenStore(database);
   const users = new MqttUserStore(database);
   const prefix = config.discoveryPrefix ?? 'homeassistant';
   const acl = new MqttAcl(prefix);
-  const retained = new RetainedStore(database, config.retainedFlushMs);
+  const retained = new RetainedStore(database, config.retainedFlushMs, writeFailed('retained MQTT messages'));
   const broker = new MqttBroker({
     port: config.mqttPort, host: config.host, users, acl, log, retained,
     declaredCommandTopics: (topic, payload) => declaredCommandTopics(prefix, topic, payload),

@@ -22,9 +22,10 @@ export class RetainedStore {
   private readonly messages: WriteBehind<RetainedMessage>;
   private readonly receivedTimes = new Map<string, number | null>();
 
-  constructor(database: EdgeDatabase, flushMs = 1000) {
+  /** onWriteError: told of each failed background write (the messages are kept and retried) */
+  constructor(database: EdgeDatabase, flushMs = 1000, onWriteError?: (err: unknown) => void) {
     this.database = database;
-    this.messages = new WriteBehind({ delayMs: flushMs, maxBatch: 1000, write: (batch) => this.write(batch) });
+    this.messages = new WriteBehind({ delayMs: flushMs, maxBatch: 1000, write: (batch) => this.write(batch), onError: onWriteError });
   }
 
   /** Everything stored, for the broker to serve again; writing starts from here on. */
