@@ -49,6 +49,21 @@ describe('pnpm cloud process', () => {
     await expectLoginThenStop(again, 'inflight@example.test');
   });
 
+  it('logs and ignores more SIGTERM/SIGINTs while stopping, and still finishes the request in flight', async () => {
+    const dataDir = tmp();
+    const p = await spawnReady('cloud/src/main.ts', ['--port', '0', '--data-dir', dataDir], {}, 60_000);
+    const base = `http://127.0.0.1:${p.ready.http}`;
+    // the full-cost scrypt of a registration keeps the stop waiting for it
+    const inflight = postJson(`${base}/v1/auth/register`, { email: 'twice@example.test', password: 'password123' });
+    await new Promise((r) => setTimeout(r, 15));
+    p.child.kill('SIGTERM');
+    p.child.kill('SIGINT');
+    expect((await inflight).status).toBe(201);
+    expect(await p.exit).toBe(0);
+    const lines = p.stderr().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { msg: string });
+    expect(lines.filter((l) => /while stopping: ignored/.test(l.msg))).toHaveLength(1);
+  }, 90_000);
+
   it('says clearly when the port is taken, without a stack trace', async () => {
     const first = await spawnReady('cloud/src/main.ts', ['--port', '0', '--data-dir', tmp()]);
     const { code, err } = await runToExit(['--port', String(first.ready.http), '--data-dir', tmp()]);

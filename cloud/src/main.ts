@@ -21,14 +21,27 @@ async function main(): Promise<void> {
   }
   process.stdout.write(`ready ${JSON.stringify({ http: cloud.port })}\n`);
 
+  // Every write is committed before its answer, so nothing waits in memory: the first signal
+  // stops taking requests and lets those in flight finish; later ones are logged and ignored.
   let stopping = false;
   const shutdown = async (signal: string) => {
-    if (stopping) return;
+    if (stopping) {
+      cloud.log.warn(`${signal} while stopping: ignored (requests in flight finish first; the cloud exits within 15 s)`);
+      return;
+    }
     stopping = true;
     cloud.log.info('shutting down', { signal });
-    const force = setTimeout(() => process.exit(1), 15_000);
+    const force = setTimeout(() => {
+      cloud.log.error('stop did not finish within 15 s: exiting (requests still in flight are cut; their transactions roll back)');
+      process.exit(1);
+    }, 15_000);
     force.unref();
-    await cloud.stop();
+    try {
+      await cloud.stop();
+    } catch (err) {
+      cloud.log.error('stop failed', err);
+      process.exit(1);
+    }
     process.exit(0);
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));

@@ -16,6 +16,17 @@ function port(value: string | undefined, fallback: number, what: string): number
   return Number(value);
 }
 
+/** Longest write-behind window accepted: beyond a minute, a crash would lose too much to be a setting. */
+export const MAX_FLUSH_MS = 60_000;
+
+function flushMs(value: string | undefined, fallback: number, flag: string): number {
+  if (value === undefined) return fallback;
+  if (!/^\d+$/.test(value) || Number(value) > MAX_FLUSH_MS) {
+    throw new UsageError(`${flag} must be whole milliseconds in 0-${MAX_FLUSH_MS}, got "${value}"`);
+  }
+  return Number(value);
+}
+
 export type Command =
   | { kind: 'run'; config: EdgeConfig }
   | { kind: 'token-create'; dataDir: string; name: string }
@@ -30,7 +41,8 @@ export type MqttOwnerAction =
   | { kind: 'set'; target: { device_id: number } | { discovery_topic: string }; username: string | null };
 
 export const USAGE = `usage:
-  pnpm edge [--port P] [--mqtt-port M] [--data-dir D] [--cloud-url URL --token T] [--cloud-replica] [--call-url-allow LIST]
+  pnpm edge [--port P] [--mqtt-port M] [--data-dir D] [--cloud-url URL --token T] [--cloud-replica]
+            [--call-url-allow LIST] [--state-flush-ms MS] [--retained-flush-ms MS]
   pnpm edge token create [--name N] [--data-dir D]
   pnpm edge backup --out FILE [--data-dir D]      online copy of the database (edge may run)
   pnpm edge restore --from FILE [--data-dir D]    replace the database (edge stopped)
@@ -45,7 +57,11 @@ export const USAGE = `usage:
   --data-dir    where the SQLite database lives (DATA_DIR, default ./data/edge)
   --cloud-url, --token, --cloud-replica  pairing with a cloud (CLOUD_URL, EDGE_TOKEN)
   --call-url-allow  comma-separated IPs, CIDRs and host names a cloud replica's call_url may
-                    reach although they are not public (CALL_URL_ALLOW; default none)`;
+                    reach although they are not public (CALL_URL_ALLOW; default none)
+  --state-flush-ms     longest time a state received over MQTT waits before it is committed
+                       to the database (STATE_FLUSH_MS, default 250; 0-60000): what a kill -9
+                       or a power cut can lose
+  --retained-flush-ms  the same for retained MQTT messages (RETAINED_FLUSH_MS, default 1000; 0-60000)`;
 
 /** Flags win over environment variables. */
 export function parseCommand(argv: string[], env: NodeJS.ProcessEnv): Command {
@@ -67,6 +83,8 @@ export function parseCommand(argv: string[], env: NodeJS.ProcessEnv): Command {
         out: { type: 'string' },
         from: { type: 'string' },
         'log-level': { type: 'string' },
+        'state-flush-ms': { type: 'string' },
+        'retained-flush-ms': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -114,6 +132,8 @@ export function parseCommand(argv: string[], env: NodeJS.ProcessEnv): Command {
       cloudReplica: values['cloud-replica'] ?? false,
       callUrlAllow,
       logLevel: logLevel as EdgeConfig['logLevel'],
+      stateFlushMs: flushMs(values['state-flush-ms'] ?? (env.STATE_FLUSH_MS || undefined), 250, '--state-flush-ms'),
+      retainedFlushMs: flushMs(values['retained-flush-ms'] ?? (env.RETAINED_FLUSH_MS || undefined), 1000, '--retained-flush-ms'),
     },
   };
 }

@@ -19,7 +19,7 @@ import { StateMachine } from './states/state-machine.ts';
 import { TemplateEngine } from './templates/template.ts';
 import { EdgeFeatures } from './features.ts';
 import { EdgeLink } from './link.ts';
-import { InvalidInputError, NotFoundError } from './errors.ts';
+import { InvalidInputError, NotFoundError, UncommittedWritesError } from './errors.ts';
 
 export interface EdgeConfig {
   /** HTTP port of the local API (0 = any free port) */
@@ -38,9 +38,11 @@ export interface EdgeConfig {
   discoveryPrefix?: string;
   logLevel?: LogLevel;
   logger?: Logger;
-  /** write-behind of states: longest delay (ms) and batch size */
+  /** write-behind of states: longest delay (ms, default 250) and batch size */
   stateFlushMs?: number;
   stateBatch?: number;
+  /** write-behind of retained MQTT messages: longest delay (ms, default 1000) */
+  retainedFlushMs?: number;
 }
 
 export interface EdgePorts {
@@ -73,7 +75,14 @@ export interface Edge {
   /** bound ports after start() */
   readonly ports: EdgePorts;
   start(): Promise<EdgePorts>;
+  /**
+   * Commits what was acknowledged, stops taking input, commits again, lets network peers go
+   * (each bounded), closes the database. Rejects with UncommittedWritesError when pending
+   * writes could not be committed (the edge is stopped all the same).
+   */
   stop(): Promise<void>;
+  /** Writes every pending write-behind row (states, retained messages) now; throws when the database refuses. */
+  commit(): void;
   callService(domain: string, service: string, entityIds: string | string[], data?: Record<string, unknown>): Promise<EntityState[]>;
   createMqttCredentials(input?: CreateMqttCredentialsBody): Promise<MqttCredentials>;
   listMqttUsers(): MqttUser[];
@@ -88,21 +97,27 @@ export interface Edge {
 /**
  * Wires every edge component in one place. Constructors only assign; start() opens the
  * database, restores registry and states, starts the broker (with discovery listening),
- * then HTTP; stop() unwinds in reverse and flushes states before the database closes.
+ * then HTTP and the tunnel. stop() commits first and never makes a commit wait behind a
+ * network peer (see stopAll).
  */
 export function createEdge(config: EdgeConfig): Edge {
   const log = config.logger ?? createLogger(config.logLevel ?? 'info');
   const bus = new EventBus((err) => log.error('event listener failed', err));
   const database = new EdgeDatabase(config.dataDir);
   const registry = new Registry(database, bus);
-  const states = new StateMachine(database, registry, bus, { flushDelayMs: config.stateFlushMs, maxBatch: config.stateBatch });
+  // A refused write-behind is kept and retried, but never silently: until it succeeds, a crash loses it.
+  const writeFailed = (what: string) => (err: unknown) => log.warn(`${what} could not be written (kept and retried; a crash until then loses them): ${(err as Error)?.message ?? String(err)}`);
+  const states = new StateMachine(database, registry, bus, {
+    flushDelayMs: config.stateFlushMs, maxBatch: config.stateBatch, onWriteError: writeFailed('states'),
+  });
   const templates = new TemplateEngine();
   const tokens = new LocalTokenStore(database);
   const users = new MqttUserStore(database);
   const prefix = config.discoveryPrefix ?? 'homeassistant';
   const acl = new MqttAcl(prefix);
+  const retained = new RetainedStore(database, config.retainedFlushMs, writeFailed('retained MQTT messages'));
   const broker = new MqttBroker({
-    port: config.mqttPort, host: config.host, users, acl, log, retained: new RetainedStore(database),
+    port: config.mqttPort, host: config.host, users, acl, log, retained,
     declaredCommandTopics: (topic, payload) => declaredCommandTopics(prefix, topic, payload),
   });
   const discovery = new MqttDiscovery({ broker, registry, states, acl, templates, log, prefix });
@@ -139,6 +154,7 @@ export function createEdge(config: EdgeConfig): Edge {
     registry, states, services, tokens, log, createMqttCredentials, listMqttUsers, deleteMqttUser,
     listMqttOwnership: () => discovery.ownership(), setMqttOwner,
     mountMore: (router) => features.mount(router),
+    commit: () => commit(),
   });
   const http = new HttpServer(app, config.port, config.host, log);
 
@@ -157,14 +173,51 @@ export function createEdge(config: EdgeConfig): Edge {
       installMqttCredentials: (creds) => users.put({ ...creds, role: 'integration' }),
     })
     : null;
-  const undo: (() => Promise<void> | void)[] = [];
+  /** What start() brought up, so that stop() (also after a failed start) takes down exactly that. */
+  const up = { database: false, discovery: false, features: false, broker: false, http: false, link: false };
   let stopping: Promise<void> | null = null;
 
-  const unwind = async () => {
-    while (undo.length) {
-      const step = undo.pop() as () => Promise<void> | void;
-      try { await step(); } catch (err) { log.error('stop step failed', err); }
+  /** Every write-behind row to disk now; the first failure is thrown after both were tried. */
+  const commit = () => {
+    let failure: unknown = null;
+    for (const flush of [() => states.flush(), () => retained.flush()]) {
+      try { flush(); } catch (err) { failure ??= err; }
     }
+    if (failure !== null) throw failure;
+  };
+  const tryCommit = (when: string) => {
+    try { commit(); } catch (err) { log.warn(`stop: commit ${when} failed (tried again before the database closes): ${(err as Error)?.message ?? String(err)}`); }
+  };
+  /** Runs a stop step; its failure is logged, never thrown (the next steps still run). */
+  const settle = async (what: string, step: () => Promise<void> | void) => {
+    try { await step(); } catch (err) { log.error(`stop: ${what} failed`, err); }
+  };
+
+  /**
+   * 1. commit what was acknowledged until now, before anything else; 2. take no more input: HTTP
+   * stops accepting (in-flight requests get up to 1 s), the tunnel closes (up to 1 s), the broker
+   * disconnects every client; 3. commit what came in meanwhile (last publishes, wills) without
+   * waiting for those network peers; 4. let them go; 5. stop the features; 6. commit the rest
+   * and close the database. A write that still fails then is reported, not swallowed.
+   */
+  const stopAll = async () => {
+    tryCommit('at the start of stop');
+    const httpClosed = up.http ? settle('closing HTTP', () => http.stop()) : null;
+    const linkClosed = up.link && link ? settle('closing the tunnel', () => link.stop()) : null;
+    up.http = up.link = false;
+    if (up.broker) { up.broker = false; await settle('closing the MQTT broker', () => broker.stop()); }
+    tryCommit('after the inputs closed');
+    await httpClosed;
+    await linkClosed;
+    if (up.features) { up.features = false; await settle('stopping automations, config flows and media', () => features.stop()); }
+    if (up.discovery) { up.discovery = false; discovery.stop(); }
+    let failure: unknown = null;
+    for (const last of [() => states.stop(), () => retained.stop()]) {
+      try { last(); } catch (err) { failure ??= err; }
+    }
+    const unwritten = { states: states.pendingWrites, retained: retained.pending };
+    if (up.database) { up.database = false; database.close(); }
+    if (failure !== null) throw new UncommittedWritesError(unwritten.states, unwritten.retained, failure);
   };
 
   return {
@@ -174,25 +227,24 @@ export function createEdge(config: EdgeConfig): Edge {
       stopping = null;
       try {
         database.open();
-        undo.push(() => database.close());
+        up.database = true;
         registry.load();
         states.start();
-        undo.push(() => states.stop());
         discovery.start();
-        undo.push(() => discovery.stop());
+        up.discovery = true;
         await features.start();
-        undo.push(() => features.stop());
+        up.features = true;
         ports.mqtt = await broker.start();
-        undo.push(() => broker.stop());
+        up.broker = true;
         await discovery.announce();
         ports.http = await http.start();
-        undo.push(() => http.stop());
+        up.http = true;
         if (link) {
+          up.link = true;
           await link.start();
-          undo.push(() => link.stop());
         }
       } catch (err) {
-        await unwind();
+        await stopAll().catch((stopErr: unknown) => log.error('stop after a failed start', stopErr));
         throw err;
       }
       log.info(`edge ready: http ${ports.http}, mqtt ${ports.mqtt}, data ${database.file}`);
@@ -200,9 +252,11 @@ export function createEdge(config: EdgeConfig): Edge {
     },
 
     stop() {
-      stopping ??= unwind();
+      stopping ??= stopAll();
       return stopping;
     },
+
+    commit,
 
     callService(domain, service, entityIds, data = {}) {
       return services.call({ domain, service, entity_ids: Array.isArray(entityIds) ? entityIds : [entityIds], data });

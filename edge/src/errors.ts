@@ -54,3 +54,16 @@ export function listen(
     });
   });
 }
+
+/** stop() could not commit every pending write-behind row: main.ts reports it and exits non-zero. */
+export class UncommittedWritesError extends Error {
+  readonly states: number;
+  readonly retained: number;
+  constructor(states: number, retained: number, cause: unknown) {
+    const what = [states ? `${states} state${states === 1 ? '' : 's'}` : '', retained ? `${retained} retained MQTT message${retained === 1 ? '' : 's'}` : ''].filter(Boolean).join(' and ');
+    super(`could not commit ${what} to the database before stopping: ${(cause as Error)?.message ?? String(cause)}`, { cause });
+    this.name = 'UncommittedWritesError';
+    this.states = states;
+    this.retained = retained;
+  }
+}

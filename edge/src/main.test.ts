@@ -1,8 +1,5 @@
-import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { createServer, type Server } from 'node:net';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { existsSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import mqtt from 'mqtt';
 import { LocalTokenStore } from './auth/tokens.ts';
@@ -10,40 +7,13 @@ import { EdgeDatabase } from './db/database.ts';
 import type { MqttOwnerAction } from './cli.ts';
 import { runMqttOwnerCommand } from './mqtt/owner-cli.ts';
 import { granted, tempDir } from './test-helpers.ts';
+import { killEdgeProcesses, MAIN, NODE, REPO_ROOT, startEdgeProcess as startMain } from './test-process.ts';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-// node_modules/.bin/node is a shell wrapper that does not exec (signals would stop the
-// wrapper, not the edge): spawn the Node 24 binary it wraps.
-const REAL_NODE = path.join(root, 'node_modules/node/bin/node');
-const NODE = existsSync(REAL_NODE) ? REAL_NODE : process.execPath;
-const MAIN = path.join(root, 'edge/src/main.ts');
-
-const children: ChildProcessWithoutNullStreams[] = [];
 const tmps: ReturnType<typeof tempDir>[] = [];
 afterEach(() => {
-  for (const c of children.splice(0)) if (c.exitCode === null) c.kill('SIGKILL');
+  killEdgeProcesses();
   for (const t of tmps.splice(0)) t.cleanup();
 });
-
-function startMain(args: string[], env: NodeJS.ProcessEnv = {}) {
-  const child = spawn(NODE, [MAIN, ...args], { cwd: root, env: { ...process.env, EDGE_PORT: '', MQTT_PORT: '', DATA_DIR: '', ...env } });
-  children.push(child);
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d) => { stdout += d; });
-  child.stderr.on('data', (d) => { stderr += d; });
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const ready = new Promise<{ http: number; mqtt: number }>((resolve, reject) => {
-    const check = () => {
-      const m = /^ready (\{.*\})$/m.exec(stdout);
-      if (m) resolve(JSON.parse(m[1]));
-    };
-    child.stdout.on('data', check);
-    child.on('exit', (code) => reject(new Error(`exited ${code}: ${stderr}`)));
-  });
-  ready.catch(() => {});
-  return { child, ready, exited, out: () => ({ stdout, stderr }) };
-}
 
 async function occupy(): Promise<{ server: Server; port: number }> {
   const server = createServer();
@@ -151,7 +121,7 @@ describe('pnpm edge mqtt-owner (against the running edge)', () => {
     const row = (who: string) => `homeassistant/switch/plug1/config\t${who}\t${deviceId}\tswitch.plug\n`;
 
     // the command as a process (node startup is slow on a loaded machine: the rest runs in-process)
-    const set = spawnSync(NODE, [MAIN, 'mqtt-owner', 'set', String(deviceId), 'dev2', '--port', String(ports.http), '--data-dir', tmp.dir], { cwd: root, encoding: 'utf8' });
+    const set = spawnSync(NODE, [MAIN, 'mqtt-owner', 'set', String(deviceId), 'dev2', '--port', String(ports.http), '--data-dir', tmp.dir], { cwd: REPO_ROOT, encoding: 'utf8' });
     expect([set.status, set.stdout, set.stderr]).toEqual([0, row('dev2'), 'homeassistant/switch/plug1/config now owned by dev2\n']);
     const newOwner = await mqtt.connectAsync(url, { ...dev2, reconnectPeriod: 0 });
     expect(await granted(newOwner, 'cmnd/plug1/POWER')).toBe(1);

@@ -6,6 +6,9 @@ import { createEdge } from './edge.ts';
 import { runMqttOwnerCommand } from './mqtt/owner-cli.ts';
 import { PortInUseError } from './errors.ts';
 
+/** Longest a stop may take (its steps are bounded well below this) before the process commits what it can and exits 1. */
+const STOP_LIMIT_MS = 10_000;
+
 /** `pnpm edge …`: one process, one edge. stdout carries only the ready line (or CLI output). */
 async function main(): Promise<number> {
   let command;
@@ -55,6 +58,23 @@ async function main(): Promise<number> {
   }
 
   const edge = createEdge(command.config);
+  // From before start on, the first SIGTERM/SIGINT stops the edge; later ones (pnpm forwards one,
+  // a terminal's Ctrl-C reaches every process of the group, operators press twice) are logged and
+  // ignored: pending writes are committed before the process may end, and STOP_LIMIT_MS bounds it.
+  let stopSignal: NodeJS.Signals | null = null;
+  let wake = () => {};
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (stopSignal) {
+      edge.log.warn(`${signal} while stopping: ignored (pending writes are committed first; the edge exits within ${STOP_LIMIT_MS / 1000} s)`);
+      return;
+    }
+    stopSignal = signal;
+    edge.log.info(`${signal}: stopping`);
+    wake();
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+
   let ports;
   try {
     ports = await edge.start();
@@ -67,18 +87,31 @@ async function main(): Promise<number> {
     return 1;
   }
 
-  await new Promise<void>((resolve) => {
-    const onSignal = (signal: NodeJS.Signals) => {
-      edge.log.info(`${signal}: stopping`);
-      process.off('SIGTERM', onSignal);
-      process.off('SIGINT', onSignal);
-      resolve();
-    };
-    process.on('SIGTERM', onSignal);
-    process.on('SIGINT', onSignal);
-    process.stdout.write(`ready ${JSON.stringify({ http: ports.http, mqtt: ports.mqtt })}\n`);
-  });
-  await edge.stop();
+  if (!stopSignal) {
+    await new Promise<void>((resolve) => {
+      wake = resolve;
+      process.stdout.write(`ready ${JSON.stringify({ http: ports.http, mqtt: ports.mqtt })}\n`);
+    });
+  }
+  // Every stop step is bounded (network peers get 1 s); this is the bound of last resort, and it commits first too.
+  const limit = setTimeout(() => {
+    try {
+      edge.commit();
+      edge.log.error(`stop did not finish within ${STOP_LIMIT_MS / 1000} s: pending writes committed, exiting`);
+    } catch (err) {
+      edge.log.error(`stop did not finish within ${STOP_LIMIT_MS / 1000} s, and pending writes could not be committed: ${(err as Error)?.message ?? String(err)}`, err);
+    }
+    process.exit(1);
+  }, STOP_LIMIT_MS);
+  limit.unref();
+  try {
+    await edge.stop();
+  } catch (err) {
+    edge.log.error(`stopped with data lost: ${(err as Error)?.message ?? String(err)}`, err);
+    return 1;
+  } finally {
+    clearTimeout(limit);
+  }
   return 0;
 }
 

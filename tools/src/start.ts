@@ -192,20 +192,31 @@ async function main(): Promise<void> {
   let cloud: Cloud | null = null;
   let edge: Edge | null = null;
   let sim: Simulator | null = null;
-  let stopping: Promise<void> | null = null;
+  /** Resolves true when every part stopped cleanly (the edge committed everything it holds). */
+  let stopping: Promise<boolean> | null = null;
   const stop = () => {
     stopping ??= (async () => {
-      for (const step of [() => sim?.stop(), () => edge?.stop(), () => cloud?.stop()]) {
-        try { await step(); } catch (err) { process.stderr.write(`stop failed: ${(err as Error).message}\n`); }
+      let clean = true;
+      for (const [what, step] of [['the simulator', () => sim?.stop()], ['the edge', () => edge?.stop()], ['the cloud', () => cloud?.stop()]] as const) {
+        try { await step(); } catch (err) { clean = false; process.stderr.write(`error: stopping ${what} failed: ${(err as Error)?.message ?? String(err)}\n`); }
       }
+      return clean;
     })();
     return stopping;
   };
+  // The first SIGTERM/SIGINT stops everything; later ones (pnpm forwards one, a terminal's Ctrl-C
+  // reaches the whole group) are ignored: the edge commits its pending writes before we exit.
+  let signalled = false;
   const onSignal = (signal: NodeJS.Signals) => {
+    if (signalled) {
+      process.stderr.write(`${signal} while stopping: ignored (pending writes are committed first)\n`);
+      return;
+    }
+    signalled = true;
     process.stderr.write(`${signal}: stopping\n`);
-    const force = setTimeout(() => process.exit(1), 15_000);
+    const force = setTimeout(() => { process.stderr.write('error: stop did not finish within 15 s\n'); process.exit(1); }, 15_000);
     force.unref();
-    void stop().then(() => process.exit(0));
+    void stop().then((clean) => process.exit(clean ? 0 : 1));
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);

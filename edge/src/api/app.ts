@@ -36,7 +36,11 @@ export interface ApiDeps {
   setMqttOwner(input: SetMqttOwnerBody): MqttOwnership[];
   /** more capabilities' routes (config flows, media, automations) */
   mountMore?: (router: SpecRouter<Caller>) => void;
+  /** writes what is written behind (states, retained messages) now; throws when the database refuses */
+  commit?: () => void;
 }
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 function authenticate(tokens: LocalTokenStore) {
   return async (c: Context, spec: RouteSpec): Promise<Caller> => {
@@ -55,6 +59,14 @@ function authenticate(tokens: LocalTokenStore) {
 export function createApiApp(deps: ApiDeps): Hono {
   const app = new Hono();
   installErrorHandling(app, deps.log);
+  // What a write answers is committed first: the states it changed too, which MQTT writes behind.
+  const commit = deps.commit;
+  if (commit) {
+    app.use('*', async (c, next) => {
+      await next();
+      if (!SAFE_METHODS.has(c.req.method)) commit();
+    });
+  }
   const router = new SpecRouter<Caller>(app, { authenticate: authenticate(deps.tokens) });
   const { registry, states, services } = deps;
 

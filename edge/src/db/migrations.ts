@@ -31,6 +31,9 @@ export const MIGRATIONS: string[] = [
   // Retained MQTT messages survive a restart, as with Mosquitto's persistence (mqtt/retained-store.ts).
   `CREATE TABLE mqtt_retained (
      topic TEXT PRIMARY KEY, payload BLOB NOT NULL, qos INTEGER NOT NULL, updated_at TEXT NOT NULL);`,
+  // When the broker received each retained message, so that replaying it (discovery) never rolls a newer
+  // stored state back; null for rows written before (treated as older than any stored state).
+  `ALTER TABLE mqtt_retained ADD COLUMN received_at TEXT;`,
 ];
 
 export function migrate(sqlite: Database.Database): number {

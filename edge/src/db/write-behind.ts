@@ -9,6 +9,7 @@ export class WriteBehind<V> {
   private readonly delayMs: number;
   private readonly maxBatch: number;
   private readonly write: (batch: ReadonlyMap<string, V | null>) => void;
+  private readonly onError: (err: unknown) => void;
   private rows = new Map<string, V | null>();
   private timer: NodeJS.Timeout | null = null;
   private immediate: NodeJS.Immediate | null = null;
@@ -16,10 +17,12 @@ export class WriteBehind<V> {
   /** The last background write error, if any (for diagnostics). */
   lastError: unknown = null;
 
-  constructor(options: { delayMs: number; maxBatch: number; write: (batch: ReadonlyMap<string, V | null>) => void }) {
+  /** onError: told of each failed background write (the rows are kept and retried) */
+  constructor(options: { delayMs: number; maxBatch: number; write: (batch: ReadonlyMap<string, V | null>) => void; onError?: (err: unknown) => void }) {
     this.delayMs = options.delayMs;
     this.maxBatch = options.maxBatch;
     this.write = options.write;
+    this.onError = options.onError ?? (() => {});
   }
 
   start(): void {
@@ -46,6 +49,7 @@ export class WriteBehind<V> {
       this.flush();
     } catch (err) {
       this.lastError = err;
+      this.onError(err);
       this.timer ??= setTimeout(() => { this.timer = null; this.flushInBackground(); }, Math.max(this.delayMs, 1000));
     }
   }

@@ -1,3 +1,5 @@
+import path from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MqttClient } from 'mqtt';
 import type { Edge } from '../edge.ts';
@@ -194,5 +196,82 @@ describe('MQTT discovery', () => {
     await waitFor(() => seen.length >= 1);
     off();
     expect(seen[0]).toEqual({ old: 'on', new: 'off' });
+  });
+});
+
+describe('MQTT discovery: a re-announced config never rolls a state back to an older retained value', () => {
+  const config = { name: 'Rollback', uniq_id: 'rollback', stat_t: 'rollback/state', avty_t: 'rollback/avail' };
+  const cleanups: (() => Promise<unknown> | unknown)[] = [];
+  afterAll(async () => { for (const c of cleanups.splice(0).reverse()) await c(); });
+
+  it('keeps the newer non-retained state while the edge runs', async () => {
+    await pub('homeassistant/sensor/rollback/config', config);
+    await waitFor(() => edge.registry.getEntity('sensor.rollback'));
+    await pub('rollback/state', 'A', true);
+    await waitState('sensor.rollback', (s) => s.state === 'A');
+    await pub('rollback/state', 'B', false);
+    await waitState('sensor.rollback', (s) => s.state === 'B');
+    // the device re-announces (as on the edge's birth message): its retained A is older than B
+    await pub('homeassistant/sensor/rollback/config', config);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(state('sensor.rollback')!.state).toBe('B');
+  });
+
+  it('keeps the newer stored state across a restart; a retained availability still applies', async () => {
+    const data = tempDir();
+    cleanups.push(data.cleanup);
+    const first = await startEdge(data.dir);
+    const creds = await first.createMqttCredentials({ username: 'dev-rollback' });
+    const dev = await connect(first, creds);
+    await dev.publishAsync('homeassistant/sensor/rollback/config', JSON.stringify(config), { qos: 1, retain: true });
+    await waitFor(() => first.registry.getEntity('sensor.rollback'));
+    await dev.publishAsync('rollback/state', 'A', { qos: 1, retain: true });
+    await dev.publishAsync('rollback/state', 'B', { qos: 1 });
+    await waitFor(() => first.states.get('sensor.rollback')?.state === 'B');
+    await dev.endAsync();
+    await first.stop();
+
+    const second = await startEdge(data.dir);
+    cleanups.push(() => second.stop());
+    expect(second.states.get('sensor.rollback')!.state).toBe('B');
+    const again = await connect(second, creds);
+    cleanups.push(() => again.endAsync());
+    await again.publishAsync('homeassistant/sensor/rollback/config', JSON.stringify(config), { qos: 1, retain: true });
+    await new Promise((r) => setTimeout(r, 200));
+    expect(second.states.get('sensor.rollback')!.state).toBe('B');
+    // availability is not a value that goes stale this way: the retained LWT is replayed as before
+    await again.publishAsync('rollback/avail', 'offline', { qos: 1, retain: true });
+    await waitFor(() => second.states.get('sensor.rollback')?.state === 'unavailable');
+    await again.publishAsync('homeassistant/sensor/rollback/config', JSON.stringify(config), { qos: 1, retain: true });
+    await new Promise((r) => setTimeout(r, 200));
+    expect(second.states.get('sensor.rollback')!.state).toBe('unavailable');
+  });
+
+  it('applies a retained state kept on disk that is newer than the stored state (the crash lost the state write)', async () => {
+    const data = tempDir();
+    cleanups.push(data.cleanup);
+    const first = await startEdge(data.dir);
+    const creds = await first.createMqttCredentials({ username: 'dev-newer' });
+    const dev = await connect(first, creds);
+    await dev.publishAsync('homeassistant/sensor/rollback/config', JSON.stringify(config), { qos: 1, retain: true });
+    await waitFor(() => first.registry.getEntity('sensor.rollback'));
+    await dev.publishAsync('rollback/state', 'A', { qos: 1 });
+    await waitFor(() => first.states.get('sensor.rollback')?.state === 'A');
+    const storedAt = Date.parse(first.states.get('sensor.rollback')!.last_updated!);
+    await dev.endAsync();
+    await first.stop();
+    // what a kill -9 can leave: the retained C (received after A) written, the state C not yet
+    const db = new Database(path.join(data.dir, 'edge.db'));
+    db.prepare('INSERT INTO mqtt_retained (topic, payload, qos, updated_at, received_at) VALUES (?, ?, 1, ?, ?)')
+      .run('rollback/state', Buffer.from('C'), new Date().toISOString(), new Date(storedAt + 5).toISOString());
+    db.close();
+
+    const second = await startEdge(data.dir);
+    cleanups.push(() => second.stop());
+    expect(second.states.get('sensor.rollback')!.state).toBe('A');
+    const again = await connect(second, creds);
+    cleanups.push(() => again.endAsync());
+    await again.publishAsync('homeassistant/sensor/rollback/config', JSON.stringify(config), { qos: 1, retain: true });
+    await waitFor(() => second.states.get('sensor.rollback')?.state === 'C', 3000, 'the newer retained state');
   });
 });

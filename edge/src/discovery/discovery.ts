@@ -180,6 +180,7 @@ export class MqttDiscovery implements PlatformServices {
     // one message may feed several parts of one entity (state + JSON attributes): emit once
     let changed: Map<MqttEntity, boolean> | null = null;
     for (const { entity, sub } of subs) {
+      entity.heard.add(topic);
       try {
         const force = this.onEntityMessage(entity, sub, text);
         if (force !== null) (changed ??= new Map()).set(entity, (changed.get(entity) ?? false) || force);
@@ -266,16 +267,30 @@ export class MqttDiscovery implements PlatformServices {
     this.attach(entity);
     this.emit(entity);
     if (!old) log.info(`mqtt discovery: added ${record.entity_id} (${d.key})`);
-    void this.replayRetained(entity);
+    void this.replayRetained(entity, raw?.last_updated ?? null, old ? new Set(old.subscriptions().map(([topic]) => topic)) : null);
   }
 
-  /** State published (retained) before the config arrived still counts. */
-  private async replayRetained(entity: MqttEntity): Promise<void> {
+  /**
+   * State published (retained) before the config arrived still counts. But a device re-announcing
+   * its config (after a restart of the edge, or on the birth message) must not roll a newer state
+   * back to its older retained one (a later non-retained publish, or a retained one the crash kept
+   * from the disk): a retained state or attribute message on a topic the entity already listened
+   * to is applied only when it was received after the stored state was last updated. Availability
+   * is always replayed: a new entity does not know it otherwise, and the retained LWT is its latest.
+   */
+  private async replayRetained(entity: MqttEntity, storedAt: string | null, knownTopics: Set<string> | null): Promise<void> {
+    const stored = storedAt === null ? null : Date.parse(storedAt);
     for (const [topic, sub] of entity.subscriptions()) {
       const retained = await this.deps.broker.retained(topic);
       if (retained === undefined || this.byEntityId.get(entity.entityId) !== entity) continue;
+      // a message that arrived while we were reading is newer than the retained one
+      if (entity.heard.has(topic)) continue;
+      if (sub.kind !== 'availability' && stored !== null && !Number.isNaN(stored) && (knownTopics === null || knownTopics.has(topic))) {
+        // equal times: the retained message is the one that produced the stored state (or older within the same ms)
+        if (retained.receivedAt === null || retained.receivedAt <= stored) continue;
+      }
       try {
-        const force = this.onEntityMessage(entity, sub, retained.toString('utf8'));
+        const force = this.onEntityMessage(entity, sub, retained.payload.toString('utf8'));
         if (force !== null) this.emit(entity, force);
       } catch { /* a bad retained payload is ignored */ }
     }

@@ -31,6 +31,8 @@ export class MqttEntity {
   private readonly availabilityMode: string;
   private readonly availabilityState: (boolean | undefined)[];
   private lastAvailability: boolean | undefined;
+  /** topics a live message reached this entity on (a retained replay of them would be older) */
+  readonly heard = new Set<string>();
   realState: string | null = null;
   attrs: Record<string, unknown> = {};
   jsonAttrs: Record<string, unknown> = {};

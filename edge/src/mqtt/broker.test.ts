@@ -160,7 +160,7 @@ describe('authorization', () => {
   });
 
   it("refuses a device hijacking another user's discovery config or command topics, without taking it over", async () => {
-    const configBefore = (await edge.broker.retained('homeassistant/switch/plug1/config'))?.toString();
+    const configBefore = (await edge.broker.retained('homeassistant/switch/plug1/config'))?.payload.toString();
     expect(configBefore).toContain('Plug one');
     const intruder = await connect(edge, dev2);
     const before = logs.warnings().length;
@@ -178,8 +178,8 @@ describe('authorization', () => {
     expect(edge.registry.getEntity('switch.plug_one')).toBeDefined();
     expect(edge.registry.getEntity('switch.evil')).toBeUndefined();
     // nothing retained from a refused publish
-    expect((await edge.broker.retained('homeassistant/switch/plug1/config'))?.toString()).toBe(configBefore);
-    expect((await edge.broker.retained('homeassistant/status'))?.toString()).toBe('online');
+    expect((await edge.broker.retained('homeassistant/switch/plug1/config'))?.payload.toString()).toBe(configBefore);
+    expect((await edge.broker.retained('homeassistant/status'))?.payload.toString()).toBe('online');
     await intruder.endAsync();
   });
 

@@ -38,7 +38,7 @@ function authError(code: 4 | 5, message: string): AuthenticateError {
  * The embedded Aedes broker on a TCP port: authentication against MqttUserStore,
  * authorization through MqttAcl, QoS 0/1/2, retained messages (kept on disk with a
  * RetainedStore) and last wills. Lifecycle: start() listens, stop() disconnects everyone
- * and writes the retained messages still pending.
+ * (whoever owns the RetainedStore commits what it still holds: the edge's stop()).
  */
 export class MqttBroker {
   private readonly options: BrokerOptions;
@@ -47,6 +47,11 @@ export class MqttBroker {
   private readonly sockets = new Set<Socket>();
   private readonly listeners: MessageListener[] = [];
   private boundPort = 0;
+  /** false once stop() began: client publishes are refused (not acknowledged; the client sends them again later) */
+  private accepting = false;
+  /** publishes authorized but not yet through Aedes (which acknowledges QoS 1 before it processes the message), with their client */
+  private readonly unprocessed = new Map<PublishPacket, Client>();
+  private onDrained: (() => void) | null = null;
 
   constructor(options: BrokerOptions) {
     this.options = options;
@@ -98,12 +103,20 @@ export class MqttBroker {
     };
     aedes.authorizePublish = (client: UserClient | null, packet, done) => {
       if (!client) return done(null); // a will published after its client is gone
+      const isWill = packet === (client as Client & { will?: unknown }).will;
+      if (!this.accepting && !isWill) {
+        log.debug(`mqtt: refused publish to ${packet.topic}: the broker is stopping`);
+        return done(new Error('broker is stopping'));
+      }
       const user = client[USER];
       const declared = this.options.declaredCommandTopics;
       const refusal = acl.publishRefusal(user, packet.topic, declared ? () => declared(packet.topic, toBuffer(packet.payload)) : undefined);
-      if (refusal === null) return done(null);
-      log.warn(`mqtt: refused publish to ${packet.topic} by ${who(client)}: ${refusal}`);
-      refused.add(packet);
+      if (refusal !== null) {
+        log.warn(`mqtt: refused publish to ${packet.topic} by ${who(client)}: ${refusal}`);
+        refused.add(packet);
+        return done(null);
+      }
+      this.unprocessed.set(packet, client);
       done(null);
     };
     aedes.authorizeSubscribe = (client: UserClient, sub, done) => {
@@ -114,17 +127,27 @@ export class MqttBroker {
     };
     aedes.authorizeForward = (client: UserClient, packet) => (acl.canReceive(client[USER], packet.topic) ? packet : null);
     aedes.on('publish', (packet, client: UserClient | null) => {
-      if (packet.topic.startsWith('$SYS')) return;
-      if (this.listeners.length === 0) return;
-      const user = client ? (client[USER] ?? null) : null;
-      const payload = toBuffer(packet.payload);
-      for (const l of this.listeners) {
-        try { l(packet.topic, payload, user, { retain: packet.retain, qos: packet.qos }); } catch (err) { log.error(`mqtt: handler for ${packet.topic} failed`, err); }
+      try {
+        if (packet.topic.startsWith('$SYS') || this.listeners.length === 0) return;
+        const user = client ? (client[USER] ?? null) : null;
+        const payload = toBuffer(packet.payload);
+        for (const l of this.listeners) {
+          try { l(packet.topic, payload, user, { retain: packet.retain, qos: packet.qos }); } catch (err) { log.error(`mqtt: handler for ${packet.topic} failed`, err); }
+        }
+      } finally {
+        if (this.unprocessed.delete(packet) && this.unprocessed.size === 0) this.onDrained?.();
       }
+    });
+    // a publish whose client went away before Aedes took it further will never come through
+    aedes.on('clientDisconnect', (client) => {
+      for (const [packet, from] of this.unprocessed) if (from === client) this.unprocessed.delete(packet);
+      if (this.unprocessed.size === 0) this.onDrained?.();
     });
     aedes.on('clientError', (client, err) => log.debug(`mqtt client ${client?.id} error: ${err.message}`));
     aedes.on('connectionError', (client, err) => log.debug(`mqtt connection ${client?.id} error: ${err.message}`));
     this.aedes = aedes;
+    this.unprocessed.clear();
+    this.accepting = true;
 
     const server = createServer((socket) => {
       this.sockets.add(socket);
@@ -143,6 +166,20 @@ export class MqttBroker {
     return this.boundPort;
   }
 
+  /** Resolves once no accepted publish is left unprocessed, or after `ms`. */
+  private async drain(ms: number): Promise<void> {
+    // a publish authorized in this very turn is added to the set before Aedes goes on
+    await new Promise((resolve) => setImmediate(resolve));
+    if (this.unprocessed.size === 0) return;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(done, ms);
+      this.onDrained = done;
+      function done() { clearTimeout(timer); resolve(); }
+    });
+    this.onDrained = null;
+    this.unprocessed.clear();
+  }
+
   /** Publishes as the edge itself (no ACL; retained and QoS honoured). */
   publish(topic: string, payload: string | Buffer, options: { qos?: 0 | 1 | 2; retain?: boolean } = {}): Promise<void> {
     const aedes = this.aedes;
@@ -154,15 +191,15 @@ export class MqttBroker {
     return new Promise((resolve, reject) => aedes.publish(packet, (err) => (err ? reject(err) : resolve())));
   }
 
-  /** The retained payload on a topic, if any. */
-  async retained(topic: string): Promise<Buffer | undefined> {
+  /** The retained message on a topic, if any, with when it was received (epoch ms; null when unknown). */
+  async retained(topic: string): Promise<{ payload: Buffer; receivedAt: number | null } | undefined> {
     const aedes = this.aedes as (Aedes & { persistence?: { createRetainedStream(p: string): AsyncIterable<PublishPacket> } }) | null;
     if (!aedes?.persistence) return undefined;
     let found: Buffer | undefined;
     for await (const packet of aedes.persistence.createRetainedStream(topic)) {
       if (packet.topic === topic) found = toBuffer(packet.payload);
     }
-    return found;
+    return found === undefined ? undefined : { payload: found, receivedAt: this.options.retained?.receivedAt(topic) ?? null };
   }
 
   /**
@@ -182,13 +219,19 @@ export class MqttBroker {
     return n;
   }
 
+  /**
+   * Takes no new connection and refuses new publishes, lets every publish already accepted (and
+   * so perhaps acknowledged) reach the listeners (bounded: 1 s), then disconnects everyone.
+   */
   async stop(): Promise<void> {
     const server = this.server;
     const aedes = this.aedes;
+    this.accepting = false;
     this.server = null;
     this.aedes = null;
     if (server) {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      await this.drain(1000);
       if (aedes) await new Promise<void>((resolve) => aedes.close(() => resolve()));
       for (const s of this.sockets) s.destroy();
       this.sockets.clear();
@@ -196,7 +239,6 @@ export class MqttBroker {
     } else if (aedes) {
       await new Promise<void>((resolve) => aedes.close(() => resolve()));
     }
-    this.options.retained?.stop();
   }
 }
 

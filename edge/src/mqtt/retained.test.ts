@@ -30,7 +30,7 @@ describe('retained messages', () => {
     await device.publishAsync('old/topic', 'x', { qos: 1, retain: true });
     await device.publishAsync('old/topic', '', { qos: 1, retain: true });
     await device.publishAsync('not/retained', 'y', { qos: 1 });
-    await waitFor(async () => (await first.broker.retained('porch/light/state'))?.toString() === 'ON');
+    await waitFor(async () => (await first.broker.retained('porch/light/state'))?.payload.toString() === 'ON');
     await device.endAsync();
     await first.stop();
 

@@ -9,6 +9,8 @@ export interface StateMachineOptions {
   flushDelayMs?: number;
   /** a batch this large is written at once */
   maxBatch?: number;
+  /** told of each failed background write (the rows are kept and retried) */
+  onWriteError?: (err: unknown) => void;
 }
 
 export interface SetStateOptions {
@@ -30,7 +32,7 @@ export class StateMachine {
   constructor(database: EdgeDatabase, registry: Registry, bus: EventBus, options: StateMachineOptions = {}) {
     this.registry = registry;
     this.bus = bus;
-    this.writer = new StateWriter(database, options.flushDelayMs ?? 250, options.maxBatch ?? 1000);
+    this.writer = new StateWriter(database, options.flushDelayMs ?? 250, options.maxBatch ?? 1000, options.onWriteError);
   }
 
   /** Restores the last state of every entity from SQLite. */

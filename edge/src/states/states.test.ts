@@ -2,6 +2,7 @@ import Database from 'better-sqlite3';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DB_FILE } from '../db/database.ts';
+import { silentLogger } from '../log.ts';
 import { connect, startEdge, tempDir, waitFor } from '../test-helpers.ts';
 
 const tmps: ReturnType<typeof tempDir>[] = [];
@@ -70,6 +71,28 @@ describe('state persistence', () => {
       await waitFor(() => read() === '199', 2000, 'write-behind flush');
       expect(edge.states.pendingWrites).toBe(0);
       reader.close();
+      await c.endAsync();
+    } finally {
+      await edge.stop();
+    }
+  });
+
+  it('logs a write-behind that the database refuses, keeps the rows and writes them once it can', async () => {
+    const tmp = tempDir(); tmps.push(tmp);
+    const warnings: string[] = [];
+    const logger = { ...silentLogger, warn: (msg: string) => { warnings.push(msg); } };
+    const edge = await startEdge(tmp.dir, { stateFlushMs: 20, logger });
+    try {
+      const c = await connect(edge, await edge.createMqttCredentials());
+      await c.publishAsync('homeassistant/sensor/outside/config', JSON.stringify(sensorConfig), { qos: 1 });
+      await waitFor(() => edge.registry.getEntity('sensor.outside'));
+      edge.states.flush();
+      edge.database.sqlite.exec("CREATE TRIGGER refuse BEFORE UPDATE ON states BEGIN SELECT RAISE(ABORT, 'disk full (test)'); END;");
+      await c.publishAsync('outside/t', '9', { qos: 1 });
+      await waitFor(() => warnings.some((w) => /states could not be written.*disk full \(test\)/.test(w)), 3000, 'a warning');
+      expect(edge.states.pendingWrites).toBe(1);
+      edge.database.sqlite.exec('DROP TRIGGER refuse');
+      await waitFor(() => edge.states.pendingWrites === 0, 5000, 'the retry');
       await c.endAsync();
     } finally {
       await edge.stop();

@@ -22,9 +22,9 @@ export class StateWriter {
   private upsert: Statement | null = null;
   private del: Statement | null = null;
 
-  constructor(database: EdgeDatabase, delayMs: number, maxBatch: number) {
+  constructor(database: EdgeDatabase, delayMs: number, maxBatch: number, onError?: (err: unknown) => void) {
     this.database = database;
-    this.rows = new WriteBehind({ delayMs, maxBatch, write: (batch) => this.write(batch) });
+    this.rows = new WriteBehind({ delayMs, maxBatch, write: (batch) => this.write(batch), onError });
   }
 
   loadAll(): StoredState[] {

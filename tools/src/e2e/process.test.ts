@@ -6,6 +6,7 @@ import readline from 'node:readline';
 import { afterEach, describe, expect, it } from 'vitest';
 import mqtt, { type MqttClient } from 'mqtt';
 import { NODE, REPO_ROOT, spawnReady, type Spawned } from '@smarthome/cloud/testing/process';
+import { EdgeDatabase } from '@smarthome/edge/db/database';
 import { until } from './support.ts';
 
 /**
@@ -148,6 +149,32 @@ describe('real processes', () => {
     second.child.kill('SIGTERM');
     expect(await second.exit).toBe(0);
   }, 60_000);
+
+  it('pnpm start: more signals while stopping are ignored; a failed final commit of the edge exits 1 and says why', async () => {
+    const data = tmp();
+    const p = await start(data);
+    const edgeUrl = `http://127.0.0.1:${p.ready.edge}`;
+    const edgeToken = await localToken(path.join(data, 'edge'));
+    const creds = await api(edgeUrl, 'POST', '/v1/mqtt/credentials', { token: edgeToken, body: { role: 'device' } });
+    const device = await mqttClient(p.ready.mqtt, creds.body.username, creds.body.password);
+    await device.publishAsync('homeassistant/sensor/probe/config', JSON.stringify({ name: 'Probe', uniq_id: 'probe', stat_t: 'probe/state' }), { qos: 1, retain: true });
+    await until(async () => (await api(edgeUrl, 'GET', '/v1/entities/states/sensor.probe', { token: edgeToken })).status === 200, 10_000, 'the probe entity');
+    // the edge's database starts refusing state writes (as a full or failing disk would)
+    const db = new EdgeDatabase(path.join(data, 'edge'));
+    db.open();
+    db.sqlite.exec(`CREATE TRIGGER refuse_insert BEFORE INSERT ON states BEGIN SELECT RAISE(ABORT, 'disk full (test)'); END;
+                    CREATE TRIGGER refuse_update BEFORE UPDATE ON states BEGIN SELECT RAISE(ABORT, 'disk full (test)'); END;`);
+    db.close();
+    await device.publishAsync('probe/state', '1', { qos: 1 });
+
+    // as a terminal's Ctrl-C after a supervisor's SIGTERM: the second arrives while the first stop runs
+    p.child.kill('SIGTERM');
+    p.child.kill('SIGINT');
+    expect(await p.exit).toBe(1);
+    // (pending signals reach the process lowest number first: SIGINT, then SIGTERM)
+    expect(p.stderr()).toMatch(/(SIGINT|SIGTERM) while stopping: ignored/);
+    expect(p.stderr()).toMatch(/error: stopping the edge failed: could not commit \d+ states? to the database before stopping: disk full \(test\)/);
+  }, 90_000);
 
   it('cloud and edge processes: pair, discovery over MQTT, service call through the cloud, SIGKILL → offline and 503, restart → consistent mirror', async () => {
     const data = tmp();

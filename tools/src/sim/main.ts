@@ -38,9 +38,18 @@ try {
   process.exit(1);
 }
 process.stdout.write(`ready ${JSON.stringify({ devices: sim.devices.length, entities: sim.devices.reduce((n, d) => n + d.kind.entities(d.base).length, 0) })}\n`);
-const stop = async () => {
-  await sim.stop();
-  process.exit(0);
+// The first SIGTERM/SIGINT stops the simulator (bounded: a broker that is down answers nothing);
+// later ones, as pnpm or a terminal send them, are ignored until it has.
+let stopping = false;
+const stop = (signal: NodeJS.Signals) => {
+  if (stopping) { process.stderr.write(`${new Date().toISOString()} sim ${signal} while stopping: ignored\n`); return; }
+  stopping = true;
+  const force = setTimeout(() => { process.stderr.write('error: the simulator did not stop within 5 s\n'); process.exit(1); }, 5000);
+  force.unref();
+  void sim.stop().then(() => process.exit(0), (err: unknown) => {
+    process.stderr.write(`error: stopping the simulator failed: ${(err as Error)?.message ?? String(err)}\n`);
+    process.exit(1);
+  });
 };
-process.once('SIGTERM', () => void stop());
-process.once('SIGINT', () => void stop());
+process.on('SIGTERM', stop);
+process.on('SIGINT', stop);

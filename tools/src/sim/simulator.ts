@@ -133,8 +133,10 @@ export class Simulator {
     const client = this.client;
     this.client = null;
     if (client) {
-      await client.publishAsync(this.availabilityTopic, 'offline', { qos: 1, retain: true }).catch(() => {});
-      await client.endAsync();
+      // Only a connected client can say goodbye; while the broker is away a publish would wait
+      // for it forever (its will already covers a dropped connection).
+      if (client.connected) await bounded(client.publishAsync(this.availabilityTopic, 'offline', { qos: 1, retain: true }), 2000).catch(() => {});
+      await bounded(client.endAsync(!client.connected), 2000).catch(() => client.end(true));
     }
   }
 
@@ -164,4 +166,11 @@ function titleCase(kind: string): string {
 
 function redact(url: string): string {
   return url.replace(/\/\/([^:@/]+):[^@/]*@/, '//$1:***@');
+}
+
+/** Rejects after `ms` when `promise` has not settled by then. */
+function bounded<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms); });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
