@@ -7,6 +7,7 @@ import { edgeResource } from '../edges/registry.ts';
 import { resolveScope, type Scope } from '../orgs/scope.ts';
 import { assertWithinLimit } from '../billing/plans.ts';
 import { passThrough } from './access.ts';
+import { edgeOwners, withOwner } from './owners.ts';
 import { FlowDirectory } from './flows.ts';
 import { VoiceExposure } from './voice.ts';
 
@@ -39,17 +40,19 @@ export function mountDeviceRoutes(router: CloudRouter, s: CloudServices): void {
 
   router.add(routes.listDevicesRoute, async ({ auth, c, query }) => {
     const scope = await resolveScope(s.database.db, c, userOf(auth));
-    let ids = (await access.edgeGrants(scope.userId, scope.orgId)).map((g) => g.edgeId);
-    if (query.edge_id) ids = ids.filter((id) => id === Number(query.edge_id));
-    return s.mirror.devices(ids);
+    let grants = await access.edgeGrants(scope.userId, scope.orgId);
+    if (query.edge_id) grants = grants.filter((g) => g.edgeId === Number(query.edge_id));
+    const owners = await edgeOwners(s.database.db, grants);
+    return (await s.mirror.devices(grants.map((g) => g.edgeId))).map((d) => withOwner(d, owners));
   });
 
   router.add(routes.getDeviceRoute, async ({ auth, params, query }) => {
-    let ids = (await access.edgeGrants(userOf(auth))).map((g) => g.edgeId);
-    if (query.edge_id) ids = ids.filter((id) => id === Number(query.edge_id));
-    const found = await s.mirror.findDevice(ids, Number(params.id));
+    let grants = await access.edgeGrants(userOf(auth));
+    if (query.edge_id) grants = grants.filter((g) => g.edgeId === Number(query.edge_id));
+    const found = await s.mirror.findDevice(grants.map((g) => g.edgeId), Number(params.id));
     if (!found) throw notFound('device not found');
-    return found;
+    const owners = await edgeOwners(s.database.db, grants.filter((g) => g.edgeId === found.device.edge_id));
+    return { ...found, device: withOwner(found.device, owners) };
   });
 
   // Served from the per-edge serialized cache (already in the response schema's shape), with an
