@@ -54,3 +54,34 @@ describe('device.user_id', () => {
     expect((await t.get('/v1/devices', { token: member.token, org })).body.map((d: any) => d.user_id)).toEqual([laterAdmin.id]);
   });
 });
+
+describe('with no edge in scope', () => {
+  it('GET /v1/media-source/browse answers the root listing with no providers; a provider node stays 404', async () => {
+    const u = await t.user();
+    const org = (await t.post('/v1/organizations', { token: u.token, body: { name: 'Empty' } })).body.id as string;
+    const root = {
+      title: 'Media Sources', media_class: 'directory', media_content_type: '', media_content_id: 'media-source://',
+      thumbnail: null, children_media_class: 'directory', can_play: false, can_expand: true, children: [],
+    };
+    for (const opts of [{}, { org }]) {
+      for (const path of ['/v1/media-source/browse', `/v1/media-source/browse?uri=${encodeURIComponent('media-source://')}`]) {
+        const res = await t.get(path, { token: u.token, ...opts });
+        expect(res.status, path).toBe(200);
+        expect(res.body).toEqual(root);
+      }
+    }
+    const node = await t.get(`/v1/media-source/browse?uri=${encodeURIComponent('media-source://demo/tones')}`, { token: u.token });
+    expect(node.status).toBe(404);
+    expect(node.body).toEqual({ message: 'no edge in scope' });
+  });
+
+  it('GET /v1/config_flow/handlers answers an empty list', async () => {
+    const u = await t.user();
+    const org = (await t.post('/v1/organizations', { token: u.token, body: { name: 'Empty' } })).body.id as string;
+    for (const opts of [{}, { org }]) {
+      const res = await t.get('/v1/config_flow/handlers', { token: u.token, ...opts });
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual([]);
+    }
+  });
+});
