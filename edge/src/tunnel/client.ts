@@ -23,11 +23,20 @@ export interface TunnelClientDeps {
   handleRequest(req: tunnel.TunnelRequest): Promise<{ status: number; body: unknown; headers?: Record<string, string>; encoding?: 'base64' }>;
   /** called with the edge id the cloud assigned, on every welcome */
   onWelcome?(edgeId: number): void;
-  backoff?: { initialMs: number; maxMs: number };
+  backoff?: Backoff;
   /** deltas kept for resuming after a reconnect */
   bufferSize?: number;
   /** bytes queued on the socket beyond which we stop sending deltas and resync with a snapshot */
   maxBufferedBytes?: number;
+}
+
+export interface Backoff { initialMs: number; maxMs: number }
+
+export const DEFAULT_BACKOFF: Backoff = { initialMs: 500, maxMs: 30_000 };
+
+/** The longest wait before reconnect attempt `attempt` (0-based): doubling, capped; full jitter picks below it. */
+export function backoffCeiling(attempt: number, backoff: Backoff = DEFAULT_BACKOFF): number {
+  return Math.min(backoff.maxMs, backoff.initialMs * 2 ** Math.min(attempt, 20));
 }
 
 /**
@@ -114,8 +123,7 @@ export class TunnelClient {
   /** Full jitter exponential backoff. */
   private scheduleReconnect(): void {
     if (this.stopped) return;
-    const { initialMs, maxMs } = this.deps.backoff ?? { initialMs: 500, maxMs: 30_000 };
-    const ceiling = Math.min(maxMs, initialMs * 2 ** Math.min(this.attempt, 20));
+    const ceiling = backoffCeiling(this.attempt, this.deps.backoff);
     this.attempt += 1;
     const delay = Math.random() * ceiling;
     this.reconnectTimer = setTimeout(() => this.connect(), delay);
