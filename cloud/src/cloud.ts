@@ -202,6 +202,9 @@ export class Cloud {
     await this.cluster?.start();
     this.clusterEdges?.start();
     this.sweeper?.start();
+    // No edge can be online before we listen: status left 'online' by a crash is corrected
+    // now, not when the edge happens to reconnect.
+    if (!this.cluster) await this.markEdgesOfflineAtStart();
     this.server = await new Promise<Server>((resolve, reject) => {
       const server = serve({ fetch: this.app.fetch, port: this.config.port, hostname: this.config.host }) as Server;
       server.once('listening', () => resolve(server));
@@ -212,6 +215,12 @@ export class Cloud {
     this.server.headersTimeout = 10_000;
     this.services.tunnel.start(this.server);
     this.appSocket.start(this.server);
+  }
+
+  /** One process (no Redis): no tunnel exists yet, so every edge marked online is not. */
+  private async markEdgesOfflineAtStart(): Promise<void> {
+    const stale = await this.services.edges.markAllOffline();
+    if (stale.length) this.log.info('edges marked offline at start: not connected', { edgeIds: stale });
   }
 
   /** Stops accepting, lets in-flight requests finish, then closes the database. */
