@@ -201,10 +201,10 @@ export class Cloud {
     await this.signer.start();
     await this.cluster?.start();
     this.clusterEdges?.start();
-    this.sweeper?.start();
-    // No edge can be online before we listen: status left 'online' by a crash is corrected
-    // now, not when the edge happens to reconnect.
-    if (!this.cluster) await this.markEdgesOfflineAtStart();
+    // No edge can be online before we listen, unless another replica holds its tunnel: status
+    // left 'online' by a crash is corrected now, not when the edge happens to reconnect.
+    if (this.sweeper) await this.sweeper.start();
+    else await this.markEdgesOfflineAtStart();
     this.server = await new Promise<Server>((resolve, reject) => {
       const server = serve({ fetch: this.app.fetch, port: this.config.port, hostname: this.config.host }) as Server;
       server.once('listening', () => resolve(server));

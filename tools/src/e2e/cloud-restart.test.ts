@@ -153,4 +153,36 @@ describe('edge status after the cloud is killed and restarted', () => {
     expect(back).toBeLessThan(15_000);
     expect((await probe(cloud.url, owner, dead.id)).call).toBe(503);
   }, 120_000);
+
+  it.skipIf(!redis)('with Redis: the restarted replica marks the dead replica\'s edges offline at once, leaves the live replica\'s alone', async () => {
+    const setup = await cloudSetup(true);
+    let a = await startCloud(setup);
+    const b = await startCloud(setup);
+    const proxy = await failoverProxy(() => [a.port]);
+    cleanups.push(() => proxy.close());
+    const viaProxy = `http://127.0.0.1:${proxy.port}`;
+    const owner = (await api(a.url, 'POST', '/v1/auth/register', { body: { email: `o${Date.now()}@example.test`, password: 'correct horse battery' } })).body.access_token as string;
+    const [live, dead, onB] = [await createEdge(a.url, owner, 'Live'), await createEdge(a.url, owner, 'Dead'), await createEdge(a.url, owner, 'On B')];
+    await liveEdge(viaProxy, live.token);
+    const deadProc = await edgeProcess(viaProxy, dead.token);
+    await liveEdge(b.url, onB.token);
+    await until(async () => {
+      const all = await Promise.all([live.id, dead.id, onB.id].map((id) => probe(a.url, owner, id)));
+      return all.every((p) => p.status === 'online');
+    }, 20_000, 'three edges online');
+
+    await kill(a.proc);
+    await kill(deadProc);
+    await new Promise((r) => setTimeout(r, 2000));
+    a = await startCloud(setup);
+
+    await until(async () => (await api(a.url, 'GET', `/v1/edges/${dead.id}`, { token: owner })).body.status === 'offline', 3000, 'the dead edge to read offline');
+    const onBStaysOnline = async () => {
+      for (const base of [a.url, b.url]) expect(await probe(base, owner, onB.id)).toEqual({ status: 'online', call: 200 });
+    };
+    const back = await watchReconnect(a.url, owner, live.id, onBStaysOnline);
+    expect(back).toBeLessThan(15_000);
+    await onBStaysOnline();
+    expect(await probe(b.url, owner, dead.id)).toEqual({ status: 'offline', call: 503 });
+  }, 120_000);
 });
