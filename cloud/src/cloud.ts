@@ -93,7 +93,13 @@ export class Cloud {
     });
     if (this.cluster) {
       // Requests and revocations for edges whose tunnel is on another replica go through Redis.
-      this.clusterEdges = new ClusterEdges({ cluster: this.cluster, local: tunnel, log: this.log });
+      this.clusterEdges = new ClusterEdges({
+        cluster: this.cluster, local: tunnel, log: this.log,
+        // What this replica holds is online, whatever a sweeper concluded while Redis could not tell.
+        onHeld: async (edgeIds) => {
+          for (const id of await edges.offlineAmong(edgeIds)) tunnel.ifConnected(id, () => edges.markOnline(id));
+        },
+      });
       tunnel.useRemote(this.clusterEdges);
       // Edges left 'online' by a replica that died without marking them offline.
       this.sweeper = new StaleEdgeSweeper({

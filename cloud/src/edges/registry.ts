@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { and, asc, eq, gt, gte, isNull, ne, type SQL } from 'drizzle-orm';
+import { and, asc, eq, gt, gte, inArray, isNull, ne, type SQL } from 'drizzle-orm';
 import type { Edge } from '@smarthome/protocol';
 import type { CloudDatabase } from '../db/database.ts';
 import type { Resource } from '../authz/can.ts';
@@ -184,6 +184,13 @@ export class EdgeRegistry extends EventEmitter<EdgeRegistryEvents> {
   /** Ids of the edges the database believes are online (the scale-out sweeper checks them). */
   async onlineIds(): Promise<number[]> {
     return (await this.db.select({ id: edges.id }).from(edges).where(eq(edges.status, 'online')).all()).map((r) => r.id);
+  }
+
+  /** Which of these edges the database shows offline (a replica holding their tunnels corrects that). */
+  async offlineAmong(ids: number[]): Promise<number[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.db.select({ id: edges.id }).from(edges).where(and(inArray(edges.id, ids), eq(edges.status, 'offline'))).all();
+    return rows.map((r) => r.id);
   }
 
   /**

@@ -258,3 +258,20 @@ describe.skipIf(!reachable)('StaleEdgeSweeper', () => {
     expect(Object.fromEntries(status)).toEqual({ 1: 'online', 2: 'offline', 3: 'offline' });
   });
 });
+
+describe.skipIf(!reachable)('ClusterEdges: the holder of a tunnel', () => {
+  it('reports the edges it holds after each heartbeat (to assert them online), not those taken by another replica', async () => {
+    const [cluster] = await clusters(1);
+    const local = new FakeTunnels();
+    const held: number[][] = [];
+    const edges = new ClusterEdges({ cluster, local, log, ownershipTtlMs: 300, onHeld: async (ids) => { held.push(ids); } });
+    edges.start();
+    cleanups.push(() => edges.stop());
+    for (const id of [11, 12]) { local.connected.add(id); await edges.claim(id); }
+    await until(() => held.some((ids) => ids.join() === '11,12'));
+    await cluster.redis.set(cluster.key('edge', 12), 'another-replica', 'PX', 10_000);
+    held.length = 0;
+    await until(() => held.length >= 2);
+    expect(held.at(-1)).toEqual([11]);
+  });
+});
