@@ -99,7 +99,13 @@ export class Cloud {
     });
     if (this.cluster) {
       // Requests and revocations for edges whose tunnel is on another replica go through Redis.
-      this.clusterEdges = new ClusterEdges({ cluster: this.cluster, local: tunnel, log: this.log });
+      this.clusterEdges = new ClusterEdges({
+        cluster: this.cluster, local: tunnel, log: this.log,
+        // What this replica holds is online, whatever a sweeper concluded while Redis could not tell.
+        onHeld: async (edgeIds) => {
+          for (const id of await edges.offlineAmong(edgeIds)) tunnel.ifConnected(id, () => edges.markOnline(id));
+        },
+      });
       tunnel.useRemote(this.clusterEdges);
       // Edges left 'online' by a replica that died without marking them offline.
       this.sweeper = new StaleEdgeSweeper({
@@ -218,7 +224,10 @@ export class Cloud {
     await this.signer.start();
     await this.cluster?.start();
     this.clusterEdges?.start();
-    this.sweeper?.start();
+    // No edge can be online before we listen, unless another replica holds its tunnel: status
+    // left 'online' by a crash is corrected now, not when the edge happens to reconnect.
+    if (this.sweeper) await this.sweeper.start();
+    else await this.markEdgesOfflineAtStart();
     this.server = await new Promise<Server>((resolve, reject) => {
       const server = serve({ fetch: this.app.fetch, port: this.config.port, hostname: this.config.host, serverOptions: this.upgrades.serverOptions() }) as Server;
       server.once('listening', () => resolve(server));
@@ -230,6 +239,12 @@ export class Cloud {
     this.upgrades.attach(this.server);
     this.services.tunnel.start(this.upgrades);
     this.appSocket.start(this.upgrades);
+  }
+
+  /** One process (no Redis): no tunnel exists yet, so every edge marked online is not. */
+  private async markEdgesOfflineAtStart(): Promise<void> {
+    const stale = await this.services.edges.markAllOffline();
+    if (stale.length) this.log.info('edges marked offline at start: not connected', { edgeIds: stale });
   }
 
   /** Stops accepting, lets in-flight requests finish, then closes the database. */

@@ -12,5 +12,10 @@ export const OkBody = z.object({ ok: z.literal(true) }).meta({ id: 'Ok' });
 export const Uuid = z.uuid();
 /** A free-form JSON object. */
 export const JsonObject = z.record(z.string(), z.unknown());
-export const Email = z.email().max(254).transform((s) => s.toLowerCase());
+/**
+ * The one form an e-mail address is stored and matched in: Unicode NFKC (so look-alike
+ * compatibility characters fold to one address), then lower-case.
+ */
+export const normalizeEmail = (email: string): string => email.normalize('NFKC').toLowerCase();
+export const Email = z.email().max(254).transform(normalizeEmail);
 export const NonEmpty = (max = 200) => z.string().trim().min(1).max(max);

@@ -26,6 +26,21 @@ export const MediaNode: z.ZodType<MediaNode> = z.object({
   get children() { return z.array(MediaNode); },
 }).meta({ id: 'MediaNode' });
 
+/** The URI of the root listing. */
+export const MEDIA_SOURCE_ROOT = 'media-source://';
+
+/** The root listing: one directory node per media provider. */
+export function mediaRoot(providers: { id: string; title: string }[]): MediaNode {
+  return {
+    title: 'Media Sources', media_class: 'directory', media_content_type: '', media_content_id: MEDIA_SOURCE_ROOT,
+    thumbnail: null, children_media_class: 'directory', can_play: false, can_expand: true,
+    children: providers.map((p) => ({
+      title: p.title, media_class: 'directory', media_content_type: '', media_content_id: `${MEDIA_SOURCE_ROOT}${p.id}`,
+      thumbnail: null, children_media_class: null, can_play: false, can_expand: true, children: [],
+    })),
+  };
+}
+
 export const BrowseQuery = z.object({
   uri: MediaSourceUri.optional(),
   target_media_player: z.string().max(255).optional(),

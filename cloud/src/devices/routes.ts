@@ -1,4 +1,4 @@
-import { routes, type Edge } from '@smarthome/protocol';
+import { MEDIA_SOURCE_ROOT, mediaRoot, routes, type Edge } from '@smarthome/protocol';
 import { badRequest, forbidden, notFound } from '@smarthome/protocol/server';
 import { clientAddress, type CloudRouter, type CloudServices } from '../context.ts';
 import { userOf } from '../auth/routes.ts';
@@ -7,6 +7,7 @@ import { edgeResource } from '../edges/registry.ts';
 import { resolveScope, type Scope } from '../orgs/scope.ts';
 import { assertWithinLimit } from '../billing/plans.ts';
 import { passThrough } from './access.ts';
+import { edgeOwners, withOwner } from './owners.ts';
 import { FlowDirectory } from './flows.ts';
 import { VoiceExposure } from './voice.ts';
 
@@ -18,17 +19,24 @@ async function loadEdge(s: CloudServices, userId: string, id: number, action: 'v
   return edge;
 }
 
-/** The edge a scoped call is about: the given edge_id, or the scope's only edge. */
-async function pickEdge(s: CloudServices, scope: Scope, edgeId: number | undefined, action: 'view' | 'edit'): Promise<Edge> {
+/** The edge a scoped call is about: the given edge_id, or the scope's only edge; null when the scope has none. */
+async function findEdge(s: CloudServices, scope: Scope, edgeId: number | undefined, action: 'view' | 'edit'): Promise<Edge | null> {
   if (edgeId !== undefined) {
     const edge = await loadEdge(s, scope.userId, edgeId, action);
     if (scope.orgId && edge.org_id !== scope.orgId) throw notFound('edge not found');
     return edge;
   }
   const candidates = (await s.edges.list(scope)).filter((e) => e.status !== 'revoked' && e.location === 'home');
-  if (candidates.length === 0) throw notFound('no edge in scope');
+  if (candidates.length === 0) return null;
   if (candidates.length > 1) throw badRequest('edge_id: required when the scope has several edges');
   return loadEdge(s, scope.userId, candidates[0].id, action);
+}
+
+/** findEdge, for calls that need an edge: 404 when the scope has none. */
+async function pickEdge(s: CloudServices, scope: Scope, edgeId: number | undefined, action: 'view' | 'edit'): Promise<Edge> {
+  const edge = await findEdge(s, scope, edgeId, action);
+  if (!edge) throw notFound('no edge in scope');
+  return edge;
 }
 
 export function mountDeviceRoutes(router: CloudRouter, s: CloudServices): void {
@@ -39,17 +47,19 @@ export function mountDeviceRoutes(router: CloudRouter, s: CloudServices): void {
 
   router.add(routes.listDevicesRoute, async ({ auth, c, query }) => {
     const scope = await resolveScope(s.database.db, c, userOf(auth));
-    let ids = (await access.edgeGrants(scope.userId, scope.orgId)).map((g) => g.edgeId);
-    if (query.edge_id) ids = ids.filter((id) => id === Number(query.edge_id));
-    return s.mirror.devices(ids);
+    let grants = await access.edgeGrants(scope.userId, scope.orgId);
+    if (query.edge_id) grants = grants.filter((g) => g.edgeId === Number(query.edge_id));
+    const owners = await edgeOwners(s.database.db, grants);
+    return (await s.mirror.devices(grants.map((g) => g.edgeId))).map((d) => withOwner(d, owners));
   });
 
   router.add(routes.getDeviceRoute, async ({ auth, params, query }) => {
-    let ids = (await access.edgeGrants(userOf(auth))).map((g) => g.edgeId);
-    if (query.edge_id) ids = ids.filter((id) => id === Number(query.edge_id));
-    const found = await s.mirror.findDevice(ids, Number(params.id));
+    let grants = await access.edgeGrants(userOf(auth));
+    if (query.edge_id) grants = grants.filter((g) => g.edgeId === Number(query.edge_id));
+    const found = await s.mirror.findDevice(grants.map((g) => g.edgeId), Number(params.id));
     if (!found) throw notFound('device not found');
-    return found;
+    const owners = await edgeOwners(s.database.db, grants.filter((g) => g.edgeId === found.device.edge_id));
+    return { ...found, device: withOwner(found.device, owners) };
   });
 
   // Served from the per-edge serialized cache (already in the response schema's shape), with an
@@ -92,7 +102,9 @@ export function mountDeviceRoutes(router: CloudRouter, s: CloudServices): void {
   // Config flows run on an edge; the cloud remembers which edge each flow lives on.
   router.add(routes.flowHandlersRoute, async ({ auth, c, query }) => {
     const scope = await resolveScope(s.database.db, c, userOf(auth));
-    const edge = await pickEdge(s, scope, query.edge_id ? Number(query.edge_id) : undefined, 'view');
+    const edge = await findEdge(s, scope, query.edge_id ? Number(query.edge_id) : undefined, 'view');
+    // The cloud has no integrations of its own: with no edge, there is nothing to set up.
+    if (!edge) return [];
     return passThrough(await access.relay(edge.id, 'GET', '/v1/config_flow/handlers', undefined, origin(scope.userId, c))) as never;
   });
   router.add(routes.startFlowRoute, async ({ auth, c, body }) => {
@@ -141,7 +153,12 @@ export function mountDeviceRoutes(router: CloudRouter, s: CloudServices): void {
 
   router.add(routes.browseMediaRoute, async ({ auth, c, query }) => {
     const scope = await resolveScope(s.database.db, c, userOf(auth));
-    const edge = await pickEdge(s, scope, query.edge_id ? Number(query.edge_id) : undefined, 'view');
+    const edge = await findEdge(s, scope, query.edge_id ? Number(query.edge_id) : undefined, 'view');
+    if (!edge) {
+      // Nothing in scope provides media: the root lists no providers, and no node below it exists.
+      if (query.uri === undefined || query.uri === MEDIA_SOURCE_ROOT) return mediaRoot([]);
+      throw notFound('no edge in scope');
+    }
     const qs = new URLSearchParams();
     if (query.uri) qs.set('uri', query.uri);
     if (query.target_media_player) qs.set('target_media_player', query.target_media_player);

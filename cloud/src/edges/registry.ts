@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { and, asc, eq, gt, gte, isNull, ne, type SQL } from 'drizzle-orm';
+import { and, asc, eq, gt, gte, inArray, isNull, ne, type SQL } from 'drizzle-orm';
 import type { Edge } from '@smarthome/protocol';
 import type { CloudDatabase } from '../db/database.ts';
 import type { Resource } from '../authz/can.ts';
@@ -181,12 +181,29 @@ export class EdgeRegistry extends EventEmitter<EdgeRegistryEvents> {
     return { edge, token, mqtt: { username: row.mqttUsername ?? `edge-${row.id}`, password } };
   }
 
-  /** Cloud replicas (not revoked) seen within FLEET_ALIVE_MS of `at`. */
   /** Ids of the edges the database believes are online (the scale-out sweeper checks them). */
   async onlineIds(): Promise<number[]> {
     return (await this.db.select({ id: edges.id }).from(edges).where(eq(edges.status, 'online')).all()).map((r) => r.id);
   }
 
+  /** Which of these edges the database shows offline (a replica holding their tunnels corrects that). */
+  async offlineAmong(ids: number[]): Promise<number[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.db.select({ id: edges.id }).from(edges).where(and(inArray(edges.id, ids), eq(edges.status, 'offline'))).all();
+    return rows.map((r) => r.id);
+  }
+
+  /**
+   * A cloud without Redis is one process, and it holds no tunnel before it listens: every
+   * edge still marked online was left so by a crash. Returns their ids, now offline.
+   */
+  async markAllOffline(): Promise<number[]> {
+    const rows = await this.db.update(edges).set({ status: 'offline', updatedAt: now() })
+      .where(eq(edges.status, 'online')).returning({ id: edges.id }).all();
+    return rows.map((r) => r.id);
+  }
+
+  /** Cloud replicas (not revoked) seen within FLEET_ALIVE_MS of `at`. */
   async cloudFleet(at = new Date()): Promise<Edge[]> {
     const since = new Date(at.getTime() - FLEET_ALIVE_MS).toISOString();
     const rows = await this.db.select().from(edges)

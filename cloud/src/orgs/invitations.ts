@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { and, desc, eq } from 'drizzle-orm';
-import type { Branding, InviteBranding, OrgRole } from '@smarthome/protocol';
+import { normalizeEmail, type Branding, type InviteBranding, type OrgRole } from '@smarthome/protocol';
 import { conflict, forbidden, notFound } from '@smarthome/protocol/server';
 import type { CloudDatabase } from '../db/database.ts';
 import { users } from '../auth/tables.ts';
+import { claimRefusal } from '../auth/claim.ts';
 import { newSecret, sha256 } from '../auth/secrets.ts';
 import { orgMembers, organizations } from './tables.ts';
 import { invitations } from './invitations-table.ts';
@@ -59,7 +60,7 @@ export class InvitationService {
   /** Admin only. Inviting an existing member answers 409; a new invitation replaces an earlier pending one for the same e-mail. */
   async create(callerId: string, orgId: string, input: { email: string; role: OrgRole }) {
     await requireOrgRole(this.db, orgId, callerId, 'admin');
-    const email = input.email.toLowerCase();
+    const email = normalizeEmail(input.email);
     const token = newSecret(TOKEN_PREFIX);
     const at = this.now();
     const row: InvitationRow = {
@@ -116,14 +117,18 @@ export class InvitationService {
   }
 
   /**
-   * The caller's e-mail must equal the invited one (403). Creates the membership and marks
+   * The caller's e-mail must equal the invited one, and the account must have existed when
+   * the invitation was sent (403 either way: see mayClaim). Creates the membership and marks
    * the invitation accepted in one transaction, so a token works once (then 404).
    */
   async accept(callerId: string, token: string): Promise<{ organization: { id: string; name: string }; role: OrgRole }> {
     return this.database.transaction(async () => {
       const row = await this.pendingByToken(token);
-      const user = await this.db.select({ email: users.email }).from(users).where(eq(users.id, callerId)).get();
-      if (!user || user.email.toLowerCase() !== row.email) throw forbidden('invitation_email_mismatch');
+      const user = await this.db.select({ email: users.email, createdAt: users.createdAt }).from(users).where(eq(users.id, callerId)).get();
+      const refusal = user ? claimRefusal(user, { email: row.email, sentAt: row.createdAt }) : 'address_mismatch';
+      // The caller holds the token, and the public page shows the invited address: naming the reason leaks nothing.
+      if (refusal === 'address_mismatch') throw forbidden('invitation_email_mismatch');
+      if (refusal === 'account_created_after_offer') throw forbidden('account_created_after_invitation');
       const org = await this.db.select({ id: organizations.id, name: organizations.name }).from(organizations)
         .where(eq(organizations.id, row.orgId)).get();
       if (!org) throw notFound('invitation not found or no longer valid');

@@ -107,6 +107,19 @@ export class Cluster extends EventEmitter<{ message: [msg: ClusterMessage] }> {
     this.emit('message', msg);
   }
 
+  /**
+   * Which of these replicas are alive: subscribed to their inbox right now. Redis drops a
+   * subscription as soon as the replica's connection closes (a killed process), so this
+   * knows before the replica's keys expire.
+   */
+  async liveReplicas(replicaIds: string[]): Promise<Set<string>> {
+    const ids = [...new Set(replicaIds)];
+    if (ids.length === 0) return new Set();
+    // [channel, subscribers, channel, subscribers, …] in the order asked
+    const reply = (await this.redis.call('PUBSUB', 'NUMSUB', ...ids.map((id) => this.inbox(id)))) as Array<string | number>;
+    return new Set(ids.filter((_, i) => Number(reply[2 * i + 1]) > 0));
+  }
+
   /** Publishes to one replica's inbox; resolves with how many subscribers got it (0: that replica is gone). */
   async send(replicaId: string, msg: { t: string; [field: string]: unknown }): Promise<number> {
     return this.redis.publish(this.inbox(replicaId), JSON.stringify({ ...msg, from: this.replicaId }));

@@ -21,6 +21,12 @@ export interface ClusterEdgesOptions {
   ownershipTtlMs?: number;
   /** extra wait on the caller's side beyond the edge's RPC timeout, for the two Redis hops */
   forwardMarginMs?: number;
+  /**
+   * Called after each heartbeat with the edges whose tunnel is held here and whose key is
+   * ours: the holder asserts that they are online (a sweeper that saw them unowned, e.g.
+   * while Redis had lost its keys, may have marked them offline).
+   */
+  onHeld?(edgeIds: number[]): Promise<void>;
 }
 
 // Compare-and-delete: the key goes only if it still names us. 1 = ours or nobody's, 0 = another replica's.
@@ -76,6 +82,7 @@ export class ClusterEdges extends EventEmitter<{ state_changed: [e: StateChanged
   private readonly log: Logger;
   private readonly ttlMs: number;
   private readonly marginMs: number;
+  private readonly onHeld: ((edgeIds: number[]) => Promise<void>) | undefined;
   /** edges whose tunnel is held here and whose key we keep alive */
   private readonly owned = new Set<number>();
   private readonly pending = new Map<string, Pending>();
@@ -92,6 +99,7 @@ export class ClusterEdges extends EventEmitter<{ state_changed: [e: StateChanged
     this.log = deps.log;
     this.ttlMs = deps.ownershipTtlMs ?? 15_000;
     this.marginMs = deps.forwardMarginMs ?? 2_000;
+    this.onHeld = deps.onHeld;
   }
 
   private edgeKey(edgeId: number): string {
@@ -234,11 +242,16 @@ export class ClusterEdges extends EventEmitter<{ state_changed: [e: StateChanged
         this.log.warn('edge ownership heartbeat failed', { err: (err as Error).message });
         return;
       }
+      const held: number[] = [];
       batch.forEach((edgeId, j) => {
-        if (out[j] === 1 || !this.owned.has(edgeId)) return;
+        if (!this.owned.has(edgeId)) return;
+        if (out[j] === 1) { held.push(edgeId); return; }
         this.owned.delete(edgeId);
         this.local.disconnectLocal(edgeId, 'replaced by a new connection', 4000);
       });
+      if (held.length && this.onHeld) {
+        await this.onHeld(held).catch((err: Error) => this.log.warn('asserting held edges online failed', { err: err.message }));
+      }
     }
   }
 }

@@ -228,19 +228,52 @@ describe.skipIf(!reachable)('ClusterEdges', () => {
 });
 
 describe.skipIf(!reachable)('StaleEdgeSweeper', () => {
-  it('marks offline an edge left online without an owner on two sweeps in a row, and only that one', async () => {
-    const [a] = await clusters(1);
-    const status = new Map<number, string>([[1, 'online'], [2, 'online'], [3, 'online'], [4, 'offline']]);
-    const sweeper = new StaleEdgeSweeper({
-      cluster: a, log,
+  function sweeperOn(cluster: Cluster, status: Map<number, string>) {
+    return new StaleEdgeSweeper({
+      cluster, log,
       listOnline: async () => [...status].filter(([, s]) => s === 'online').map(([id]) => id),
       markOffline: async (id) => { status.set(id, 'offline'); },
       markOnline: async (id) => { status.set(id, 'online'); },
     });
-    await a.redis.set(a.key('edge', 1), 'some-replica', 'PX', 10_000); // 1: owned; 2 and 3: nobody's
+  }
+
+  it('marks offline an edge left online without a live owner on two sweeps in a row, and only that one', async () => {
+    const [a, b] = await clusters(2);
+    const status = new Map<number, string>([[1, 'online'], [2, 'online'], [3, 'online'], [4, 'offline'], [5, 'online']]);
+    const sweeper = sweeperOn(a, status);
+    await a.redis.set(a.key('edge', 1), b.replicaId, 'PX', 10_000); // 1: held by a live replica; 2 and 3: nobody's
+    await a.redis.set(a.key('edge', 5), 'killed-replica', 'PX', 10_000); // 5: its replica died, the key lingers
     expect(await sweeper.sweep()).toEqual([]); // first miss: only suspected
-    await a.redis.set(a.key('edge', 3), 'another-replica', 'PX', 10_000); // 3 reconnected somewhere meanwhile
-    expect(await sweeper.sweep()).toEqual([2]);
-    expect(Object.fromEntries(status)).toEqual({ 1: 'online', 2: 'offline', 3: 'online', 4: 'offline' });
+    await a.redis.set(a.key('edge', 3), b.replicaId, 'PX', 10_000); // 3 reconnected somewhere meanwhile
+    expect(await sweeper.sweep()).toEqual([2, 5]);
+    expect(Object.fromEntries(status)).toEqual({ 1: 'online', 2: 'offline', 3: 'online', 4: 'offline', 5: 'offline' });
+  });
+
+  it('at start, marks every edge no live replica holds at once, and leaves the live replicas\' edges alone', async () => {
+    const [a, b] = await clusters(2);
+    const status = new Map<number, string>([[1, 'online'], [2, 'online'], [3, 'online']]);
+    await a.redis.set(a.key('edge', 1), b.replicaId, 'PX', 10_000);
+    await a.redis.set(a.key('edge', 2), 'killed-replica', 'PX', 10_000);
+    const sweeper = sweeperOn(a, status);
+    cleanups.push(() => sweeper.stop());
+    await sweeper.start();
+    expect(Object.fromEntries(status)).toEqual({ 1: 'online', 2: 'offline', 3: 'offline' });
+  });
+});
+
+describe.skipIf(!reachable)('ClusterEdges: the holder of a tunnel', () => {
+  it('reports the edges it holds after each heartbeat (to assert them online), not those taken by another replica', async () => {
+    const [cluster] = await clusters(1);
+    const local = new FakeTunnels();
+    const held: number[][] = [];
+    const edges = new ClusterEdges({ cluster, local, log, ownershipTtlMs: 300, onHeld: async (ids) => { held.push(ids); } });
+    edges.start();
+    cleanups.push(() => edges.stop());
+    for (const id of [11, 12]) { local.connected.add(id); await edges.claim(id); }
+    await until(() => held.some((ids) => ids.join() === '11,12'));
+    await cluster.redis.set(cluster.key('edge', 12), 'another-replica', 'PX', 10_000);
+    held.length = 0;
+    await until(() => held.length >= 2);
+    expect(held.at(-1)).toEqual([11]);
   });
 });

@@ -1,10 +1,11 @@
 import { and, desc, eq, lte, or } from 'drizzle-orm';
 import type { z } from 'zod';
-import type { CreateTransferBody, Transfer, TransferResourceType } from '@smarthome/protocol';
+import { normalizeEmail, type CreateTransferBody, type Transfer, type TransferResourceType } from '@smarthome/protocol';
 import { HttpError, badRequest, conflict, forbidden, notFound } from '@smarthome/protocol/server';
 import type { CloudDatabase, Db } from '../db/database.ts';
 import type { AuthService } from '../auth/service.ts';
 import { can } from '../authz/can.ts';
+import { mayClaim, type Claimant } from '../auth/claim.ts';
 import type { TransferResourceHandlers } from './resources.ts';
 import { transfers, type TransferRow } from './tables.ts';
 
@@ -20,6 +21,8 @@ export interface TransferServiceDeps {
 }
 
 type Action = 'accept' | 'decline' | 'cancel';
+
+const isRecipient = (account: Claimant, row: TransferRow) => mayClaim(account, { email: row.toEmail, sentAt: row.createdAt });
 
 /**
  * Transfers: pending → accepted | declined | cancelled | expired. Expiry is applied on
@@ -72,7 +75,7 @@ export class TransferService {
 
   async create(userId: string, input: z.output<typeof CreateTransferBody>): Promise<Transfer> {
     const me = await this.deps.auth.getUser(userId);
-    if (input.to_email === me.email.toLowerCase()) throw badRequest('to_email: cannot transfer a resource to yourself');
+    if (input.to_email === normalizeEmail(me.email)) throw badRequest('to_email: cannot transfer a resource to yourself');
     if (!(await this.owns(userId, input.resource_type, input.resource_id))) throw badRequest(NOT_OWNED);
     await this.expireDue();
     const pending = await this.db.select({ id: transfers.id }).from(transfers).where(and(
@@ -100,9 +103,9 @@ export class TransferService {
     const me = await this.deps.auth.getUser(userId);
     await this.expireDue();
     const rows = await this.db.select().from(transfers)
-      .where(or(eq(transfers.fromUserId, userId), eq(transfers.toEmail, me.email.toLowerCase())))
+      .where(or(eq(transfers.fromUserId, userId), eq(transfers.toEmail, normalizeEmail(me.email))))
       .orderBy(desc(transfers.id)).all();
-    return rows.map((r) => this.toTransfer(r, userId));
+    return rows.filter((r) => r.fromUserId === userId || isRecipient(me, r)).map((r) => this.toTransfer(r, userId));
   }
 
   /**
@@ -112,13 +115,13 @@ export class TransferService {
    */
   async act(userId: string, id: number | null, action: Action): Promise<Transfer> {
     const me = await this.deps.auth.getUser(userId);
-    const email = me.email.toLowerCase();
     await this.expireDue();
     const row = id === null ? undefined : await this.db.select().from(transfers).where(eq(transfers.id, id)).get();
     const isSender = row?.fromUserId === userId;
-    const isRecipient = row?.toEmail === email;
-    if (!row || (!isSender && !isRecipient)) throw notFound('transfer not found');
-    if (action === 'cancel' ? !isSender : !isRecipient) {
+    const recipient = row !== undefined && isRecipient(me, row);
+    // An account that may not claim it is a third party: 404, as if the transfer did not exist.
+    if (!row || (!isSender && !recipient)) throw notFound('transfer not found');
+    if (action === 'cancel' ? !isSender : !recipient) {
       throw forbidden(action === 'cancel' ? 'only the sender can cancel a transfer' : 'only the recipient can accept or decline a transfer');
     }
     if (row.status !== 'pending') throw conflict(`transfer is ${row.status}`);

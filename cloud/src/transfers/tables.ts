@@ -5,7 +5,7 @@ import type { Migration } from '../db/database.ts';
 export const transfers = sqliteTable('transfers', {
   id: integer('id').primaryKey({ autoIncrement: true }),
   fromUserId: text('from_user_id').notNull(),
-  /** lower-case */
+  /** normalizeEmail form (NFKC, lower-case) */
   toEmail: text('to_email').notNull(),
   resourceType: text('resource_type').notNull(),
   resourceId: text('resource_id').notNull(),

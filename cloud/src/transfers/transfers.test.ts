@@ -229,3 +229,47 @@ describe('lifecycle', () => {
     expect((await t.get('/v1/transfers', { token: c.token })).body).toEqual([]);
   });
 });
+
+describe('who may claim a transfer (no proof of owning an e-mail address yet)', () => {
+  it('an account registered after the transfer was sent to its address neither sees nor claims it; a new offer works', async () => {
+    const a = await t.user();
+    const zone = await zoneOf(a);
+    const address = `late-${Math.random().toString(36).slice(2)}@example.test`;
+    const tr = (await offer(a, address, 'zone', zone.id)).body;
+    const late = await t.user(address.toUpperCase());
+
+    expect((await t.get('/v1/transfers', { token: late.token })).body).toEqual([]);
+    for (const action of ['accept', 'decline']) {
+      const res = await t.post(`/v1/transfers/${tr.id}/${action}`, { token: late.token });
+      expect(res.status, action).toBe(404);
+      expect(res.body).toEqual({ message: 'transfer not found' });
+    }
+    expect((await t.get(`/v1/zones/${zone.id}`, { token: a.token })).body.user_id).toBe(a.id);
+    expect((await t.get('/v1/transfers', { token: a.token })).body).toEqual([tr]);
+
+    // The sender re-offers once the account exists: that one is claimable.
+    expect((await t.post(`/v1/transfers/${tr.id}/cancel`, { token: a.token })).status).toBe(200);
+    const again = (await offer(a, address, 'zone', zone.id)).body;
+    expect((await t.get('/v1/transfers', { token: late.token })).body.map((x: any) => [x.id, x.direction])).toEqual([[again.id, 'received']]);
+    const accepted = await t.post(`/v1/transfers/${again.id}/accept`, { token: late.token });
+    expect(accepted.status).toBe(200);
+    expect((await t.get(`/v1/zones/${zone.id}`, { token: late.token })).body.user_id).toBe(late.id);
+  });
+
+  it('an account that existed before matches case-insensitively, whatever the case it registered or is stored with', async () => {
+    const a = await t.user();
+    const b = await t.user(`Mixed.Case-${Math.random().toString(36).slice(2)}@Example.test`);
+    const legacy = await t.user();
+    // a row written before addresses were lower-cased on the way in
+    await t.sql('UPDATE users SET email = ? WHERE id = ?', [legacy.email.toUpperCase(), legacy.id]);
+    for (const [recipient, address] of [[b, b.email.toUpperCase()], [legacy, legacy.email]] as const) {
+      const zone = await zoneOf(a);
+      const tr = (await offer(a, address, 'zone', zone.id)).body;
+      expect(tr.to_email).toBe(address.toLowerCase());
+      expect((await t.get('/v1/transfers', { token: recipient.token })).body.map((x: any) => [x.id, x.direction])).toEqual([[tr.id, 'received']]);
+      const accepted = await t.post(`/v1/transfers/${tr.id}/accept`, { token: recipient.token });
+      expect(accepted.status).toBe(200);
+      expect((await t.get(`/v1/zones/${zone.id}`, { token: recipient.token })).body.user_id).toBe(recipient.id);
+    }
+  });
+});

@@ -93,6 +93,14 @@ export class TunnelHub extends EventEmitter {
     return this.connections.has(edgeId);
   }
 
+  /**
+   * Runs `work` in the edge's queue if its tunnel is still held here by then: ordered with
+   * the markOnline/markOffline of its connections, so it cannot overtake a disconnect.
+   */
+  ifConnected(edgeId: number, work: () => Promise<unknown>): void {
+    this.enqueue(edgeId, async () => { if (this.connections.has(edgeId)) await work(); });
+  }
+
   /** Drops an edge's tunnel at once (revocation), on whichever replica holds it. */
   disconnect(edgeId: number, reason = 'revoked'): void {
     this.disconnectLocal(edgeId, reason);

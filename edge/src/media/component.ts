@@ -4,7 +4,7 @@
  * constructor assigns only; start() prepares providers (e.g. the local folder's realpath).
  */
 import { randomBytes } from 'node:crypto';
-import type { MediaNode, ResolvedMedia } from '@smarthome/protocol';
+import { mediaRoot, type MediaNode, type ResolvedMedia } from '@smarthome/protocol';
 import { badRequest, notFound } from '@smarthome/protocol/server';
 import { silentLogger, type Logger } from '../log.ts';
 import { MediaUrlSigner, DEFAULT_URL_TTL_SECONDS } from './signer.ts';
@@ -67,16 +67,7 @@ export class MediaSourceComponent {
 
   async browse(uri: string | undefined, baseUrl: string, targetMediaPlayer?: string): Promise<MediaNode> {
     const loc = parseMediaSourceUri(uri ?? buildMediaSourceUri(null));
-    if (loc.provider === null) {
-      return {
-        title: 'Media Sources', media_class: 'directory', media_content_type: '', media_content_id: buildMediaSourceUri(null),
-        thumbnail: null, children_media_class: 'directory', can_play: false, can_expand: true,
-        children: [...this.providers.values()].map((p) => ({
-          title: p.title, media_class: 'directory', media_content_type: '', media_content_id: buildMediaSourceUri(p.id),
-          thumbnail: null, children_media_class: null, can_play: false, can_expand: true, children: [],
-        })),
-      };
-    }
+    if (loc.provider === null) return mediaRoot([...this.providers.values()]);
     const provider = this.provider(loc.provider);
     return provider.browse(loc.segments, {
       signedUrl: async (segments) => (await this.signedUrl(baseUrl, provider.id, segments)).url,

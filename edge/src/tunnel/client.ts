@@ -24,11 +24,30 @@ export interface TunnelClientDeps {
   handleRequest(req: tunnel.TunnelRequest): Promise<{ status: number; body: unknown; headers?: Record<string, string>; encoding?: 'base64' }>;
   /** called with the edge id the cloud assigned, on every welcome */
   onWelcome?(edgeId: number): void;
-  backoff?: { initialMs: number; maxMs: number };
+  backoff?: Backoff;
   /** deltas kept for resuming after a reconnect */
   bufferSize?: number;
   /** bytes queued on the socket beyond which we stop sending deltas and resync with a snapshot */
   maxBufferedBytes?: number;
+}
+
+export interface Backoff {
+  initialMs: number;
+  maxMs: number;
+  /** the ceiling after the cloud refused the token (default maxMs) */
+  refusedMs?: number;
+}
+
+/**
+ * An unreachable cloud is retried at least every 10 s, so a live edge is back within
+ * seconds of a cloud restart; a refused token will not get better by hammering.
+ */
+export const DEFAULT_BACKOFF: Backoff = { initialMs: 500, maxMs: 10_000, refusedMs: 30_000 };
+
+/** The longest wait before reconnect attempt `attempt` (0-based): doubling, capped; full jitter picks below it. */
+export function backoffCeiling(attempt: number, backoff: Backoff = DEFAULT_BACKOFF, refused = false): number {
+  if (refused) return backoff.refusedMs ?? backoff.maxMs;
+  return Math.min(backoff.maxMs, backoff.initialMs * 2 ** Math.min(attempt, 20));
 }
 
 /**
@@ -46,6 +65,8 @@ export class TunnelClient {
   private needsSnapshot = true;
   private ready = false;
   private attempt = 0;
+  /** the cloud refused the token on the last attempt */
+  private refused = false;
   private reconnectTimer: NodeJS.Timeout | null = null;
   private drainTimer: NodeJS.Timeout | null = null;
   private unsubscribe: (() => void) | null = null;
@@ -93,6 +114,7 @@ export class TunnelClient {
     const socket = new WebSocket(url, { headers: { authorization: `Bearer ${this.deps.token}` }, handshakeTimeout: 10_000 });
     this.socket = socket;
     this.ready = false;
+    this.refused = false;
     socket.on('open', () => {
       this.connected = true;
       this.send({ type: 'hello', protocol: tunnel.TUNNEL_PROTOCOL_VERSION, edge_version: this.deps.edgeVersion, hostname: this.deps.hostname ?? os.hostname(), resume_from: this.acked });
@@ -100,8 +122,7 @@ export class TunnelClient {
     socket.on('message', (data) => this.receive(data.toString()));
     socket.on('unexpected-response', (_req, res) => {
       this.deps.log.warn('cloud refused the tunnel', { status: res.statusCode });
-      // A refused token will not get better by hammering: back off to the maximum.
-      if (res.statusCode === 401) this.attempt = 30;
+      if (res.statusCode === 401) this.refused = true;
     });
     socket.on('error', (err) => this.deps.log.warn('tunnel error', { err: err.message }));
     socket.on('close', () => {
@@ -115,8 +136,7 @@ export class TunnelClient {
   /** Full jitter exponential backoff. */
   private scheduleReconnect(): void {
     if (this.stopped) return;
-    const { initialMs, maxMs } = this.deps.backoff ?? { initialMs: 500, maxMs: 30_000 };
-    const ceiling = Math.min(maxMs, initialMs * 2 ** Math.min(this.attempt, 20));
+    const ceiling = backoffCeiling(this.attempt, this.deps.backoff, this.refused);
     this.attempt += 1;
     const delay = Math.random() * ceiling;
     this.reconnectTimer = setTimeout(() => this.connect(), delay);

@@ -295,11 +295,11 @@ describe('tenant isolation on the tunnel-backed routes', () => {
   it('device and entity ids collide across edges: each caller gets (and controls) its own', async () => {
     const { cloud, a, b, m, edgeA, edgeB, edgeO } = w;
     const mine = async (token: string, path: string) => (await cloud.get(path, { token })).body;
-    expect((await mine(b.token, '/v1/devices/1')).device).toMatchObject({ id: 1, name: 'Desk lamp', manufacturer: 'Bcme' });
+    expect((await mine(b.token, '/v1/devices/1')).device).toMatchObject({ id: 1, name: 'Desk lamp', manufacturer: 'Bcme', user_id: b.id });
     expect((await mine(b.token, '/v1/devices/1')).entities.map((e: any) => e.entity_id)).toEqual([DESK]);
-    expect((await mine(a.token, `/v1/devices/1?edge_id=${edgeA}`)).device).toMatchObject({ id: 1, manufacturer: 'Acme' });
-    expect((await mine(a.token, `/v1/devices/1?edge_id=${edgeO}`)).device).toMatchObject({ id: 1, manufacturer: 'Ocme' });
-    expect((await mine(m.token, '/v1/devices/1')).device).toMatchObject({ id: 1, name: 'Hall lamp', manufacturer: 'Ocme' });
+    expect((await mine(a.token, `/v1/devices/1?edge_id=${edgeA}`)).device).toMatchObject({ id: 1, manufacturer: 'Acme', user_id: a.id });
+    expect((await mine(a.token, `/v1/devices/1?edge_id=${edgeO}`)).device).toMatchObject({ id: 1, manufacturer: 'Ocme', user_id: a.id });
+    expect((await mine(m.token, '/v1/devices/1')).device).toMatchObject({ id: 1, name: 'Hall lamp', manufacturer: 'Ocme', user_id: a.id }); // A created O
     expect((await mine(b.token, `/v1/entities/states/${DESK}`)).edge_id).toBe(edgeB);
     expect((await mine(a.token, `/v1/entities/states/${DESK}`)).edge_id).toBe(edgeA);
 

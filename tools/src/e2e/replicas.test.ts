@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,7 +11,7 @@ import { TEST_REDIS_URL, deleteTestPrefix, redisReachable, testRedisPrefix } fro
 import { connect, startEdge, tempDir } from '@smarthome/edge/test-helpers';
 import type { Edge } from '@smarthome/edge/edge';
 import { createTestSchema, testDatabaseUrl } from '@smarthome/cloud/testing/database';
-import { until } from './support.ts';
+import { failoverProxy, until } from './support.ts';
 
 /** What an operator copies to every replica: the access-token signing key and the VoIP secret key. */
 async function provisionSharedKeys(dirs: string[]): Promise<void> {
@@ -51,38 +50,6 @@ async function call(base: string, method: string, urlPath: string, opts: { token
   let body: any;
   try { body = text ? JSON.parse(text) : undefined; } catch { body = undefined; }
   return { status: res.status, body };
-}
-
-/** The load balancer's stand-in: each connection goes to the first target that accepts it. */
-async function failoverProxy(targets: () => number[]): Promise<{ port: number; close: () => Promise<void> }> {
-  const sockets = new Set<net.Socket>();
-  const server = net.createServer((client) => {
-    sockets.add(client);
-    client.on('close', () => sockets.delete(client));
-    client.on('error', () => client.destroy());
-    client.pause();
-    const attempt = (ports: number[]) => {
-      if (ports.length === 0) { client.destroy(); return; }
-      const upstream = net.connect({ host: '127.0.0.1', port: ports[0] });
-      upstream.once('error', () => { upstream.destroy(); attempt(ports.slice(1)); });
-      upstream.once('connect', () => {
-        sockets.add(upstream);
-        upstream.removeAllListeners('error');
-        upstream.on('error', () => client.destroy());
-        upstream.on('close', () => { sockets.delete(upstream); client.destroy(); });
-        client.on('close', () => upstream.destroy());
-        client.pipe(upstream);
-        upstream.pipe(client);
-        client.resume();
-      });
-    };
-    attempt(targets());
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    port: (server.address() as net.AddressInfo).port,
-    close: () => new Promise<void>((resolve) => { for (const s of sockets) s.destroy(); server.close(() => resolve()); }),
-  };
 }
 
 async function startReplica(dataDir: string, prefix: string, databaseUrl?: string): Promise<{ proc: Spawned; url: string; port: number }> {
