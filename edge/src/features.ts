@@ -78,6 +78,7 @@ export class EdgeFeatures {
       },
     };
     const statePort: StatePort = {
+      get: (entityId) => states.raw(entityId),
       set: (entityId, state, attributes = {}) => { states.set(entityId, state, attributes); },
       remove: (entityId) => { states.remove(entityId); },
     };
