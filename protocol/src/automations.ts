@@ -119,6 +119,16 @@ export const Action: z.ZodType<Action> = z.lazy(() => z.record(z.string(), z.unk
   return result.data as Action;
 }).meta({ id: 'Action', description: `one of the action kinds, named by its key: ${actionKinds.map(([k]) => k).join(', ')}` })) as unknown as z.ZodType<Action>;
 
+/**
+ * Literal values the owner marks secret (a token in a URL path, a lock code in service data):
+ * organization members who may view but not edit the automation see them replaced, wherever
+ * they appear in the definition and its traces. The automation itself runs with them as written.
+ */
+export const Secrets = z.array(z.string().min(1).max(4096)).max(100).meta({
+  id: 'AutomationSecrets',
+  description: 'values hidden from organization members who may view but not edit (replaced by "**redacted**" wherever they appear); call_url header values, URL passwords and query parameters and body fields with secret-looking names are hidden without being listed',
+});
+
 export const AutomationMode = z.enum(['single', 'restart', 'queued', 'parallel']);
 export type AutomationMode = z.infer<typeof AutomationMode>;
 
@@ -200,6 +210,7 @@ export const AutomationBody = z.preprocess(normalizeAutomationInput, z.object({
   max: z.number().int().min(1).max(100).optional(),
   max_exceeded: z.enum(['silent', 'warning']).optional(),
   variables: JsonObject.optional().meta({ description: 'HA automation variables: rendered once per run, in order, after the trigger and before the conditions; `trigger` and trigger variables are available' }),
+  secrets: Secrets.optional(),
   trigger: listOf(Trigger, 100).refine((v) => v.length > 0, 'at least one trigger'),
   condition: listOf(Condition, 100).default([]),
   action: listOf(Action),
@@ -215,6 +226,8 @@ export const Automation = z.object({
   max: z.number().int().nullable(),
   /** present only when the automation defines variables */
   variables: JsonObject.optional(),
+  /** present only when the owner marked values secret */
+  secrets: Secrets.optional(),
   trigger: z.array(Trigger),
   condition: z.array(Condition),
   action: z.array(Action),
