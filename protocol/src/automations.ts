@@ -48,7 +48,12 @@ export const WebhookTrigger = z.object({
   message: 'allowed_methods must include POST: webhooks are received with POST only', path: ['allowed_methods'],
 });
 export const MqttTrigger = z.object({ platform: z.literal('mqtt'), topic: z.string().min(1).max(1024), payload: z.string().optional(), value_template: z.string().max(10_000).optional(), ...triggerBase });
-export const EventTrigger = z.object({ platform: z.literal('event'), event_type: z.union([z.string().min(1), z.array(z.string().min(1))]), event_data: JsonObject.optional(), ...triggerBase });
+export const EventTrigger = z.object({
+  platform: z.literal('event'), event_type: z.union([z.string().min(1), z.array(z.string().min(1))]),
+  event_data: JsonObject.optional().meta({ description: 'fires only when every field given equals the event\'s (a subset match)' }),
+  context: JsonObject.optional().meta({ description: 'HA context filter, e.g. {user_id: [..]}: each field equals the event context\'s, or is a list that contains it' }),
+  ...triggerBase,
+});
 export const Trigger = z.discriminatedUnion('platform', [StateTrigger, NumericStateTrigger, TimeTrigger, TimePatternTrigger, WebhookTrigger, MqttTrigger, EventTrigger]).meta({ id: 'Trigger' });
 export type Trigger = z.infer<typeof Trigger>;
 
@@ -81,6 +86,8 @@ export const CallUrl = z.object({
 });
 
 export type Action = Record<string, unknown>;
+/** Events whose shape the edge guarantees: an `event` action may not fire them. */
+export const EDGE_FIRED_EVENTS: readonly string[] = ['state_changed', 'call_service'];
 const actionBase = { alias: z.string().max(200).optional(), enabled: z.boolean().optional(), continue_on_error: z.boolean().optional() };
 const Sequence = () => listOf(Action);
 const ChooseOption = () => z.object({ conditions: condList(), sequence: Sequence() });
@@ -98,7 +105,13 @@ const actionKinds: [string, () => z.ZodType][] = [
   ]), ...actionBase })],
   ['variables', () => z.object({ variables: JsonObject, ...actionBase })],
   ['condition', () => Condition],
-  ['event', () => z.object({ event: z.string().min(1).max(200), event_data: JsonObject.optional(), ...actionBase })],
+  ['event', () => z.object({
+    event: z.string().min(1).max(200).refine((name) => !EDGE_FIRED_EVENTS.includes(name), 'state_changed and call_service are fired by the edge itself'),
+    event_data: JsonObject.optional(),
+    /** HA's older spelling; rendered and merged over event_data */
+    event_data_template: JsonObject.optional(),
+    ...actionBase,
+  })],
   ['stop', () => z.object({ stop: z.string(), error: z.boolean().optional(), ...actionBase })],
 ];
 export const ACTION_KINDS = actionKinds.map(([k]) => k);
