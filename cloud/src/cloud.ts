@@ -126,6 +126,9 @@ export class Cloud {
     this.clusterEdges?.on('state_changed', (e) => {
       this.appSocket.fanOut(e).catch((err) => this.log.error('state_changed fan-out failed', err));
     });
+    this.clusterEdges?.on('edge_event', (e) => {
+      this.appSocket.fanOutEvent(e).catch((err) => this.log.error('edge event fan-out failed', err));
+    });
     this.router = new SpecRouter<Caller>(this.app, {
       authenticate: (c, spec) => this.authenticate(c.req.header('authorization'), spec),
       bodyLimit: config.bodyLimitBytes,
