@@ -316,9 +316,6 @@ export class AutomationEngine {
    */
   private dispatch(inst: Instance, trigger: TriggerData, skipConditions = false, chain = 0): void {
     if (!this.started || !inst.def.enabled) return;
-    const runChain = chain + 1;
-    const maxChain = this.deps.maxEventChain ?? DEFAULT_MAX_EVENT_CHAIN;
-    if (runChain > maxChain) return this.dropped(inst, trigger, `${maxChain} automation runs in a row fired events that triggered each other (a loop?)`, true);
     const vars: Record<string, unknown> = { trigger, this: { id: inst.def.id, alias: inst.def.alias } };
     const triggerVars = inst.def.trigger[Number(trigger.idx)]?.variables;
     if (triggerVars) {
@@ -355,6 +352,9 @@ export class AutomationEngine {
         return;
       }
     }
+    const runChain = chain + 1;
+    const maxChain = this.deps.maxEventChain ?? DEFAULT_MAX_EVENT_CHAIN;
+    if (runChain > maxChain) return this.dropped(inst, trigger, `${maxChain} automation runs in a row fired events that triggered each other (a loop?)`, true);
     const mode = inst.def.mode;
     const max = inst.def.max ?? DEFAULT_MAX;
     const busy = inst.runs.size;
