@@ -1,6 +1,14 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { startTestCloud, type TestCloud } from '@smarthome/cloud/testing/harness';
+import { TestCloud, startTestCloud } from '@smarthome/cloud/testing/harness';
+import { createCloud } from '@smarthome/cloud/cloud';
+import { defaultCloudConfig } from '@smarthome/cloud/config';
+import { createLogger } from '@smarthome/cloud/log';
+import { TEST_REDIS_URL, deleteTestPrefix, redisReachable, testRedisPrefix } from '@smarthome/cloud/scale/testing';
+import { createTestSchema, testDatabaseUrl } from '@smarthome/cloud/testing/database';
 import { startEdge, tempDir } from '@smarthome/edge/test-helpers';
 import { until } from './support.ts';
 
@@ -10,6 +18,7 @@ import { until } from './support.ts';
  * may view that whole edge; viewers of a single shared entity and strangers get none of them.
  */
 const LAMP = 'light.demo_living_room_lamp';
+const redis = await redisReachable();
 const cleanups: Array<() => Promise<unknown> | unknown> = [];
 afterEach(async () => { for (const c of cleanups.splice(0).reverse()) await c(); });
 
@@ -99,5 +108,44 @@ describe('edge bus events through the cloud', () => {
     await new Promise((r) => setTimeout(r, 300));
     expect(memberSocket.received(memberAll).map((e) => e.event_type)).toEqual(['state_changed']);
     expect(strangerSocket.received(strangerAll)).toEqual([]);
+  });
+
+  it.skipIf(!redis)('reaches an app WebSocket on another cloud replica (in-process replicas over Redis)', async () => {
+    // two clouds on one database and one Redis prefix; the edge's tunnel on B, the app socket on A
+    const prefix = testRedisPrefix();
+    cleanups.push(() => deleteTestPrefix(prefix));
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'events-replicas-'));
+    cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
+    const baseUrl = testDatabaseUrl();
+    const schema = baseUrl ? await createTestSchema(baseUrl) : null;
+    if (schema) cleanups.push(() => schema.drop());
+    const replica = async () => {
+      const config = defaultCloudConfig({ port: 0, host: '127.0.0.1', dataDir: dir, fastHashing: true, databaseUrl: schema?.url, redisUrl: TEST_REDIS_URL });
+      const cloud = createCloud(config, { log: createLogger('cloud', { silent: !process.env.DEBUG }), redisPrefix: prefix });
+      await cloud.start();
+      cleanups.push(() => cloud.stop());
+      return new TestCloud(cloud, dir);
+    };
+    const A = await replica();
+    const B = await replica();
+    const owner = await A.user();
+    const created = await A.post('/v1/edges', { token: owner.token, body: { name: 'Home' } });
+    expect(created.status).toBe(201);
+    const data = tempDir();
+    cleanups.push(data.cleanup);
+    const edge = await startEdge(data.dir, { cloudUrl: B.url, token: created.body.token });
+    cleanups.push(() => edge.stop());
+    await until(async () => edge.link?.connected && (await A.get('/v1/edges', { token: owner.token })).body[0]?.status === 'online');
+
+    const socket = await appSocket(A, owner.token);
+    const onPress = await socket.subscribe('pressed');
+    const automation = await edge.features.automations.create({
+      alias: 'Press', mode: 'single', condition: [], enabled: true, trigger: [{ platform: 'webhook' }], action: [{ event: 'pressed', event_data: { n: 1 } }],
+    });
+    expect(edge.features.automations.handleWebhook(automation.webhook_id!, {}, 'local')).toEqual({ status: 200 });
+    const [pressed] = await until(() => { const r = socket.received(onPress); return r.length ? r : null; });
+    expect(pressed).toMatchObject({ event_type: 'pressed', data: { n: 1 }, origin: 'LOCAL' });
+    await new Promise((r) => setTimeout(r, 200));
+    expect(socket.received(onPress)).toHaveLength(1);
   });
 });
