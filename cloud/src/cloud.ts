@@ -143,6 +143,9 @@ export class Cloud {
     this.clusterEdges?.on('state_changed', (e) => {
       this.appSocket.fanOut(e).catch((err) => this.log.error('state_changed fan-out failed', err));
     });
+    this.clusterEdges?.on('edge_event', (e) => {
+      this.appSocket.fanOutEvent(e).catch((err) => this.log.error('edge event fan-out failed', err));
+    });
     // Before every route: who the client is (throttling, the origin relayed to edges).
     const proxies = new TrustedProxies(config.trustProxy);
     this.app.use('*', async (c, next) => {

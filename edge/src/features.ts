@@ -17,6 +17,7 @@ import { createOAuthDemoCloudIntegration } from './integrations/oauth_demo_cloud
 import { DemoMediaProvider, LocalMediaProvider, MediaSourceComponent, mountMediaRoutes } from './media/index.ts';
 import { AutomationEngine, mountAutomationRoutes } from './automation/index.ts';
 import { topicMatches } from './automation/triggers.ts';
+import { haEventBus } from './bus-events.ts';
 
 export interface FeatureCore {
   dataDir: string;
@@ -80,6 +81,7 @@ export class EdgeFeatures {
       },
     };
     const statePort: StatePort = {
+      get: (entityId) => states.raw(entityId),
       set: (entityId, state, attributes = {}) => { states.set(entityId, state, attributes); },
       remove: (entityId) => { states.remove(entityId); },
     };
@@ -108,12 +110,13 @@ export class EdgeFeatures {
         onStateChanged: (listener) => core.bus.on('state_changed', listener),
       },
       services: {
-        call: async (domain, service, data) => {
+        call: async (domain, service, data, cause) => {
           const { entity_id: target, ...rest } = data;
           const ids = target === undefined ? [] : Array.isArray(target) ? target.map(String) : [String(target)];
-          return core.services.call({ domain, service, entity_ids: ids, data: rest });
+          return core.services.call({ domain, service, entity_ids: ids, data: rest, cause });
         },
       },
+      events: haEventBus(core.bus),
       mqtt: {
         subscribe: (filter, listener) => core.broker.onMessage((topic, payload) => {
           if (topicMatches(filter, topic)) listener(topic, payload.toString('utf8'));

@@ -3,6 +3,7 @@ import { RegisterCloudResult, tunnel, type MqttCredentials } from '@smarthome/pr
 
 type AutomationSummary = tunnel.Snapshot['automations'][number];
 import type { EventBus } from './bus.ts';
+import { callServiceEvent } from './bus-events.ts';
 import type { EdgeFeatures } from './features.ts';
 import type { Logger } from './log.ts';
 import { TunnelClient } from './tunnel/client.ts';
@@ -39,6 +40,7 @@ export class EdgeLink {
   private client: TunnelClient | null = null;
   private heartbeat: NodeJS.Timeout | null = null;
   private token: string | undefined;
+  private stopEvents: (() => void) | null = null;
 
   constructor(deps: EdgeLinkDeps) {
     this.deps = deps;
@@ -80,6 +82,13 @@ export class EdgeLink {
       handleRequest: (req) => this.answer(req),
     });
     this.client.start();
+    // Bus events reach the cloud's app WebSocket subscribers (state_changed goes as deltas above).
+    const client = this.client;
+    const offs = [
+      bus.on('event', (e) => client.sendEvent(e.event)),
+      bus.on('call_service', (e) => client.sendEvent(callServiceEvent(e))),
+    ];
+    this.stopEvents = () => { for (const off of offs) off(); };
     if (this.deps.cloudReplica) {
       this.heartbeat = setInterval(() => void this.beat(), HEARTBEAT_MS);
       this.heartbeat.unref();
@@ -88,6 +97,8 @@ export class EdgeLink {
 
   async stop(): Promise<void> {
     if (this.heartbeat) clearInterval(this.heartbeat);
+    this.stopEvents?.();
+    this.stopEvents = null;
     await this.client?.stop();
     this.client = null;
   }

@@ -48,7 +48,12 @@ export const WebhookTrigger = z.object({
   message: 'allowed_methods must include POST: webhooks are received with POST only', path: ['allowed_methods'],
 });
 export const MqttTrigger = z.object({ platform: z.literal('mqtt'), topic: z.string().min(1).max(1024), payload: z.string().optional(), value_template: z.string().max(10_000).optional(), ...triggerBase });
-export const EventTrigger = z.object({ platform: z.literal('event'), event_type: z.union([z.string().min(1), z.array(z.string().min(1))]), event_data: JsonObject.optional(), ...triggerBase });
+export const EventTrigger = z.object({
+  platform: z.literal('event'), event_type: z.union([z.string().min(1), z.array(z.string().min(1))]),
+  event_data: JsonObject.optional().meta({ description: 'fires only when every field given equals the event\'s (a subset match)' }),
+  context: JsonObject.optional().meta({ description: 'HA context filter, e.g. {user_id: [..]}: each field equals the event context\'s, or is a list that contains it' }),
+  ...triggerBase,
+});
 export const Trigger = z.discriminatedUnion('platform', [StateTrigger, NumericStateTrigger, TimeTrigger, TimePatternTrigger, WebhookTrigger, MqttTrigger, EventTrigger]).meta({ id: 'Trigger' });
 export type Trigger = z.infer<typeof Trigger>;
 
@@ -81,6 +86,8 @@ export const CallUrl = z.object({
 });
 
 export type Action = Record<string, unknown>;
+/** Events whose shape the edge guarantees: an `event` action may not fire them. */
+export const EDGE_FIRED_EVENTS: readonly string[] = ['state_changed', 'call_service'];
 const actionBase = { alias: z.string().max(200).optional(), enabled: z.boolean().optional(), continue_on_error: z.boolean().optional() };
 const Sequence = () => listOf(Action);
 const ChooseOption = () => z.object({ conditions: condList(), sequence: Sequence() });
@@ -98,7 +105,13 @@ const actionKinds: [string, () => z.ZodType][] = [
   ]), ...actionBase })],
   ['variables', () => z.object({ variables: JsonObject, ...actionBase })],
   ['condition', () => Condition],
-  ['event', () => z.object({ event: z.string().min(1).max(200), event_data: JsonObject.optional(), ...actionBase })],
+  ['event', () => z.object({
+    event: z.string().min(1).max(200).refine((name) => !EDGE_FIRED_EVENTS.includes(name), 'state_changed and call_service are fired by the edge itself'),
+    event_data: JsonObject.optional(),
+    /** HA's older spelling; rendered and merged over event_data */
+    event_data_template: JsonObject.optional(),
+    ...actionBase,
+  })],
   ['stop', () => z.object({ stop: z.string(), error: z.boolean().optional(), ...actionBase })],
 ];
 export const ACTION_KINDS = actionKinds.map(([k]) => k);
@@ -118,6 +131,16 @@ export const Action: z.ZodType<Action> = z.lazy(() => z.record(z.string(), z.unk
   }
   return result.data as Action;
 }).meta({ id: 'Action', description: `one of the action kinds, named by its key: ${actionKinds.map(([k]) => k).join(', ')}` })) as unknown as z.ZodType<Action>;
+
+/**
+ * Literal values the owner marks secret (a token in a URL path, a lock code in service data):
+ * organization members who may view but not edit the automation see them replaced, wherever
+ * they appear in the definition and its traces. The automation itself runs with them as written.
+ */
+export const Secrets = z.array(z.string().min(1).max(4096)).max(100).meta({
+  id: 'AutomationSecrets',
+  description: 'values hidden from organization members who may view but not edit (replaced by "**redacted**" wherever they appear); call_url header values, URL passwords and query parameters and body fields with secret-looking names are hidden without being listed',
+});
 
 export const AutomationMode = z.enum(['single', 'restart', 'queued', 'parallel']);
 export type AutomationMode = z.infer<typeof AutomationMode>;
@@ -200,6 +223,7 @@ export const AutomationBody = z.preprocess(normalizeAutomationInput, z.object({
   max: z.number().int().min(1).max(100).optional(),
   max_exceeded: z.enum(['silent', 'warning']).optional(),
   variables: JsonObject.optional().meta({ description: 'HA automation variables: rendered once per run, in order, after the trigger and before the conditions; `trigger` and trigger variables are available' }),
+  secrets: Secrets.optional(),
   trigger: listOf(Trigger, 100).refine((v) => v.length > 0, 'at least one trigger'),
   condition: listOf(Condition, 100).default([]),
   action: listOf(Action),
@@ -215,6 +239,8 @@ export const Automation = z.object({
   max: z.number().int().nullable(),
   /** present only when the automation defines variables */
   variables: JsonObject.optional(),
+  /** present only when the owner marked values secret */
+  secrets: Secrets.optional(),
   trigger: z.array(Trigger),
   condition: z.array(Condition),
   action: z.array(Action),

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { JsonObject } from './common.ts';
 import { ConfigEntry, Device, EntityRecord, EntityState } from './devices.ts';
 import { AutomationSummary } from './automations.ts';
+import { EventContext } from './websocket.ts';
 
 /** Bumped on any incompatible change of the messages below; the hello carries it. */
 export const TUNNEL_PROTOCOL_VERSION = 1;
@@ -69,7 +70,15 @@ export const ResponseMessage = z.object({
   /** set when body is a base64 string of non-JSON bytes (media) */
   encoding: z.literal('base64').optional(),
 });
-export const EventMessage = z.object({ type: z.literal('event'), event_type: z.string(), data: JsonObject });
+/**
+ * An event of the edge's bus (custom events, automation_triggered, call_service), live only: not
+ * sequenced, not resent after a reconnect. origin, time_fired and context came later (optional).
+ */
+export const EventMessage = z.object({
+  type: z.literal('event'), event_type: z.string(), data: JsonObject,
+  origin: z.string().optional(), time_fired: z.string().optional(), context: EventContext.optional(),
+});
+export type EventMessage = z.infer<typeof EventMessage>;
 export const ErrorMessage = z.object({ type: z.literal('error'), id: z.string().optional(), code: z.string(), message: z.string() });
 export const PingMessage = z.object({ type: z.literal('ping'), ts: z.number() });
 export const PongMessage = z.object({ type: z.literal('pong'), ts: z.number() });

@@ -27,7 +27,23 @@ export const StateChangedEvent = z.object({
   data: z.object({ entity_id: z.string(), old_state: EntityState.nullable(), new_state: EntityState.nullable() }),
   time_fired: z.string(),
 });
-export const WsEvent = z.object({ id: z.number().int(), type: z.literal('event'), event: StateChangedEvent });
+/** HA's event context: `parent_id` names the context (an automation run, a call) that caused the event. */
+export const EventContext = z.object({ id: z.string(), parent_id: z.string().nullable(), user_id: z.string().nullable() });
+export type EventContext = z.infer<typeof EventContext>;
+/**
+ * Any other event of an edge's bus, as Home Assistant shapes it: custom events fired by
+ * automations (`event` action), `automation_triggered` (name, entity_id, source) and
+ * `call_service` (domain, service, service_data).
+ */
+export const BusEvent = z.object({
+  event_type: z.string().min(1).max(200),
+  data: JsonObject,
+  origin: z.string(),
+  time_fired: z.string(),
+  context: EventContext,
+});
+export type BusEvent = z.infer<typeof BusEvent>;
+export const WsEvent = z.object({ id: z.number().int(), type: z.literal('event'), event: z.union([StateChangedEvent, BusEvent]) });
 export const WsPong = z.object({ id: z.number().int(), type: z.literal('pong') });
 export const WsServerMessage = z.union([WsAuthRequired, WsAuthOk, WsAuthInvalid, WsResult, WsEvent, WsPong]);
 export type WsServerMessage = z.infer<typeof WsServerMessage>;

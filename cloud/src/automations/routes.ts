@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import { redactAutomationSecrets } from './redact.ts';
+import { markedSecrets, redactAutomationSecrets, redactTraceSecrets } from './redact.ts';
 import { Automation, routes, type AutomationBody } from '@smarthome/protocol';
 import { HttpError, badRequest, edgeOffline, notFound, parseJsonBody, rateLimited, readBodyBytes } from '@smarthome/protocol/server';
 import { clientAddress, type CloudRouter, type CloudServices, type RouteModule } from '../context.ts';
@@ -90,8 +90,12 @@ function mount(router: CloudRouter, s: CloudServices, limiter: WebhookRateLimite
 
   router.add(routes.cloudAutomationTracesRoute, async ({ auth, c, params }) => {
     const scope = await resolveScope(s.database.db, c, userOf(auth));
-    const { summary } = await dir.locate(scope, params.id, 'view');
-    return passThrough(await relay(summary.edge_id, 'GET', `${itemPath(params.id)}/traces`, undefined, scope.userId, c)) as never;
+    const { summary, grant } = await dir.locate(scope, params.id, 'view');
+    const traces = passThrough(await relay(summary.edge_id, 'GET', `${itemPath(params.id)}/traces`, undefined, scope.userId, c));
+    if (grant.role !== 'member') return traces as never;
+    // a member: the values the definition marks secret are hidden in its runs too
+    const definition = passThrough(await relay(summary.edge_id, 'GET', itemPath(params.id), undefined, scope.userId, c));
+    return redactTraceSecrets(traces, markedSecrets(definition)) as never;
   });
 
   // No Authorization: the webhook_id is the secret. Cheap checks first, the body last: the spec

@@ -3,7 +3,7 @@ import { EventEmitter } from 'node:events';
 import type { tunnel } from '@smarthome/protocol';
 import type { Logger } from '../log.ts';
 import { EdgeBusyError, EdgeOfflineError, EdgeTimeoutError, type RpcResult } from '../tunnel/connection.ts';
-import type { RemoteTunnel, StateChanged } from '../tunnel/hub.ts';
+import type { EdgeEvent, RemoteTunnel, StateChanged } from '../tunnel/hub.ts';
 import type { Cluster, ClusterMessage } from './cluster.ts';
 
 type Request = Omit<tunnel.TunnelRequest, 'type' | 'id'>;
@@ -11,7 +11,9 @@ type Request = Omit<tunnel.TunnelRequest, 'type' | 'id'>;
 /** What the bridge needs from this replica's TunnelHub (tunnels held here only). */
 export interface LocalTunnels {
   on(event: 'state_changed', listener: (e: StateChanged) => void): unknown;
+  on(event: 'edge_event', listener: (e: EdgeEvent) => void): unknown;
   off(event: 'state_changed', listener: (e: StateChanged) => void): unknown;
+  off(event: 'edge_event', listener: (e: EdgeEvent) => void): unknown;
   requestLocal(edgeId: number, req: Request, timeoutMs?: number): Promise<RpcResult>;
   disconnectLocal(edgeId: number, reason: string, code?: number): void;
 }
@@ -74,9 +76,10 @@ interface Pending { resolve: (r: RpcResult) => void; reject: (e: Error) => void;
  *   id; the owner runs it on its local tunnel and publishes the result to the caller's inbox.
  * - disconnect (revocation) is broadcast; whoever holds the tunnel drops it.
  * - state_changed of local tunnels is broadcast; remote ones are re-emitted as 'state_changed'
- *   (never our own, which the app socket already got from the hub directly).
+ *   (never our own, which the app socket already got from the hub directly). The edges' other
+ *   bus events (custom events, automation_triggered, call_service) go the same way as 'edge_event'.
  */
-export class ClusterEdges extends EventEmitter<{ state_changed: [e: StateChanged] }> implements RemoteTunnel {
+export class ClusterEdges extends EventEmitter<{ state_changed: [e: StateChanged]; edge_event: [e: EdgeEvent] }> implements RemoteTunnel {
   private readonly cluster: Cluster;
   private readonly local: LocalTunnels;
   private readonly log: Logger;
@@ -90,6 +93,9 @@ export class ClusterEdges extends EventEmitter<{ state_changed: [e: StateChanged
   private readonly onMessage = (msg: ClusterMessage) => void this.receive(msg).catch((err) => this.log.error('cluster message failed', err, { t: msg.t }));
   private readonly onStateChanged = (e: StateChanged) => {
     this.cluster.broadcast({ t: 'state', e }).catch((err) => this.log.warn('state_changed publish failed', { err: (err as Error).message }));
+  };
+  private readonly onEdgeEvent = (e: EdgeEvent) => {
+    this.cluster.broadcast({ t: 'event', e }).catch((err) => this.log.warn('edge event publish failed', { err: (err as Error).message }));
   };
 
   constructor(deps: { cluster: Cluster; local: LocalTunnels; log: Logger } & ClusterEdgesOptions) {
@@ -110,6 +116,7 @@ export class ClusterEdges extends EventEmitter<{ state_changed: [e: StateChanged
   start(): void {
     this.cluster.on('message', this.onMessage);
     this.local.on('state_changed', this.onStateChanged);
+    this.local.on('edge_event', this.onEdgeEvent);
     this.heartbeat = setInterval(() => void this.refresh(), Math.max(100, Math.floor(this.ttlMs / 3)));
     this.heartbeat.unref();
   }
@@ -120,6 +127,7 @@ export class ClusterEdges extends EventEmitter<{ state_changed: [e: StateChanged
     this.heartbeat = null;
     this.cluster.off('message', this.onMessage);
     this.local.off('state_changed', this.onStateChanged);
+    this.local.off('edge_event', this.onEdgeEvent);
     await Promise.allSettled([...this.owned].map((id) => this.release(id)));
     for (const [id, p] of this.pending) { clearTimeout(p.timer); p.reject(new EdgeOfflineError()); this.pending.delete(id); }
   }
@@ -224,6 +232,10 @@ export class ClusterEdges extends EventEmitter<{ state_changed: [e: StateChanged
       case 'state':
         if (msg.from === me) return; // delivered locally by the hub already
         this.emit('state_changed', msg.e as StateChanged);
+        return;
+      case 'event':
+        if (msg.from === me) return; // delivered locally by the hub already
+        this.emit('edge_event', msg.e as EdgeEvent);
         return;
       default:
         return;

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../log.ts';
 import { LoginThrottle } from '../auth/throttle.ts';
 import { EdgeOfflineError, EdgeTimeoutError, type RpcResult } from '../tunnel/connection.ts';
-import type { StateChanged } from '../tunnel/hub.ts';
+import type { EdgeEvent, StateChanged } from '../tunnel/hub.ts';
 import { Cluster } from './cluster.ts';
 import { ClusterEdges, type LocalTunnels } from './edges.ts';
 import { RedisFailureStore } from './failure-store.ts';
@@ -224,6 +224,21 @@ describe.skipIf(!reachable)('ClusterEdges', () => {
     expect(seen.b).toEqual([]);
     expect(seen.a.map((e) => e.new_state?.state)).toEqual(['0', '1', '2', '3', '4']);
     expect(seen.c).toEqual(seen.a);
+  });
+
+  it('fans the edges\' other bus events (custom events) out the same way', async () => {
+    const [a, b] = await bridges(2);
+    const seen: Record<string, EdgeEvent[]> = { a: [], b: [] };
+    a.edges.on('edge_event', (e) => seen.a.push(e));
+    b.edges.on('edge_event', (e) => seen.b.push(e));
+    const event: EdgeEvent = {
+      edgeId: 4, event: { event_type: 'doorbell', data: { button: 'front' }, origin: 'LOCAL', time_fired: '2026-01-01T00:00:00.000Z', context: { id: 'c1', parent_id: 'r1', user_id: null } },
+    };
+    b.local.emit('edge_event', event);
+    await until(() => seen.a.length === 1);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(seen.a).toEqual([event]);
+    expect(seen.b).toEqual([]);
   });
 });
 

@@ -1,8 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { tunnel, type EntityState } from '@smarthome/protocol';
+import { tunnel, type EntityState, type ws } from '@smarthome/protocol';
 import { rejectUpgrade, toHttpError, type UpgradeRegistry } from '@smarthome/protocol/server';
 import type { Logger } from '../log.ts';
 import { EdgeConnection, EdgeOfflineError, defaultConnectionLimits, type ConnectionLimits, type RpcResult } from './connection.ts';
@@ -47,9 +48,15 @@ export interface StateChanged {
   new_state: EntityState | null;
 }
 
+/** Any other event of an edge's bus (custom events, automation_triggered, call_service). */
+export interface EdgeEvent {
+  edgeId: number;
+  event: ws.BusEvent;
+}
+
 /**
  * The cloud end of every edge tunnel. Emits 'state_changed' (StateChanged) for the app
- * WebSocket, and 'edge_event' ({edgeId, event_type, data}) for anything else edges report.
+ * WebSocket, and 'edge_event' (EdgeEvent) for the other events of edges' buses.
  */
 export class TunnelHub extends EventEmitter {
   private readonly deps: TunnelDeps;
@@ -225,9 +232,17 @@ export class TunnelHub extends EventEmitter {
         conn.send({ type: 'ack', seq: msg.seq });
         this.emit('snapshot', edgeId);
         return;
-      case 'event':
-        this.emit('edge_event', { edgeId, event_type: msg.event_type, data: msg.data });
+      case 'event': {
+        // state_changed comes as deltas (with the mirror's old state): an edge never sends it as an event
+        if (msg.event_type === 'state_changed') return;
+        const event: ws.BusEvent = {
+          event_type: msg.event_type, data: msg.data, origin: msg.origin ?? 'LOCAL', time_fired: msg.time_fired ?? new Date().toISOString(),
+          context: msg.context ?? { id: randomUUID(), parent_id: null, user_id: null },
+        };
+        const out: EdgeEvent = { edgeId, event };
+        this.emit('edge_event', out);
         return;
+      }
       case 'error':
         this.deps.log.warn('edge reported an error', { edgeId, code: msg.code, message: msg.message });
         return;

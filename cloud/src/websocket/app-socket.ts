@@ -4,7 +4,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { ws as proto, type EntityState } from '@smarthome/protocol';
 import { HttpError, JsonTooDeepError, describeZodError, parseJson, type UpgradeRegistry } from '@smarthome/protocol/server';
 import type { Logger } from '../log.ts';
-import type { StateChanged, TunnelHub } from '../tunnel/hub.ts';
+import type { EdgeEvent, StateChanged, TunnelHub } from '../tunnel/hub.ts';
 import { TOKEN_EXPIRED, type SessionCredential, type SessionEnd, type SessionRegistry } from './sessions.ts';
 
 export const APP_SOCKET_PATH = '/v1/websocket';
@@ -55,6 +55,9 @@ export class AppSocketServer {
   private readonly visibilityTtlMs: number;
   private readonly onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => this.upgrade(req, socket, head);
   private readonly onStateChanged = (e: StateChanged) => void this.fanOut(e);
+  private readonly onEdgeEvent = (e: EdgeEvent) => {
+    this.fanOutEvent(e).catch((err) => this.log.error('edge event fan-out failed', err));
+  };
 
   /**
    * deps.sessions: where authenticated sessions register (ended on revocation and expiry, told of grant changes);
@@ -72,11 +75,13 @@ export class AppSocketServer {
     this.upgrades = upgrades;
     upgrades.register(APP_SOCKET_PATH, this.onUpgrade);
     this.hub.on('state_changed', this.onStateChanged);
+    this.hub.on('edge_event', this.onEdgeEvent);
   }
 
   stop(): void {
     this.upgrades?.unregister(APP_SOCKET_PATH);
     this.hub.off('state_changed', this.onStateChanged);
+    this.hub.off('edge_event', this.onEdgeEvent);
     for (const [socket, session] of this.sessions) {
       session.unregister();
       socket.close(1001, 'going away');
@@ -98,6 +103,22 @@ export class AppSocketServer {
           event: { event_type: 'state_changed', data: { entity_id: e.entity_id, old_state: e.old_state, new_state: e.new_state }, time_fired: new Date().toISOString() },
         });
       }
+    }
+  }
+
+  /**
+   * An edge's other bus events (custom events, automation_triggered, call_service) go to the
+   * subscribers of that event type or of all events who may view the whole edge; viewers of
+   * single shared entities do not get them (they are not about one entity). Scale-out: events
+   * from tunnels on other replicas are published here too.
+   */
+  async fanOutEvent(e: EdgeEvent): Promise<void> {
+    for (const [socket, session] of this.sessions) {
+      if (!session.userId) continue;
+      const ids = [...session.subscriptions].filter(([, type]) => !type || type === e.event.event_type).map(([id]) => id);
+      if (ids.length === 0) continue;
+      if (!(await this.visibilityOf(session)).edges.has(e.edgeId)) continue;
+      for (const id of ids) this.send(socket, { id, type: 'event', event: e.event });
     }
   }
 

@@ -20,9 +20,12 @@ describe('actions', () => {
       ],
     });
     fire(a.id, { level: '50', light: 'light.desk' });
-    await until(() => h.events.fired.length === 1);
+    await until(() => h.events.fired.length === 2);
     expect(h.services.calls[0]).toMatchObject({ domain: 'light', service: 'turn_on', data: { entity_id: 'light.desk', brightness: 100, fixed: 1 } });
-    expect(h.events.fired[0]).toEqual({ type: 'done', data: { who: 'light.desk' } });
+    expect(h.events.fired).toEqual([
+      { type: 'automation_triggered', data: { name: 'a', entity_id: `automation.${a.id}`, source: 'webhook' } },
+      { type: 'done', data: { who: 'light.desk' } },
+    ]);
   });
 
   it('condition action stops the run; stop ends it (error: true fails it)', async () => {

@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { Automation, AutomationBody, Trace, Trigger } from '@smarthome/protocol';
 import { UrlCaller } from './call-url.ts';
 import { evaluateAll } from './conditions.ts';
-import { systemClock, type AutomationDeps, type AutomationLogger, type Clock } from './ports.ts';
+import { systemClock, type AutomationDeps, type AutomationLogger, type Clock, type RunCause } from './ports.ts';
 import { TokenBuckets } from './rate-limit.ts';
 import { RunAborted, StopRun, runSequence, type RunEnv, type RunState } from './script.ts';
 import { AutomationStore, type StoredTimer } from './store.ts';
@@ -46,10 +46,12 @@ interface Instance {
   /** mode: queued runs waiting behind a running one; each is persisted (kind 'queued') under its future run id */
   queue: QueuedRun[];
 }
-interface QueuedRun { runId: string; trigger: TriggerData; vars: Record<string, unknown> }
+interface QueuedRun { runId: string; trigger: TriggerData; vars: Record<string, unknown>; chain: number }
 
 const silent: AutomationLogger = { debug() {}, info() {}, warn() {}, error() {} };
 const DEFAULT_MAX = 10;
+/** Runs one event may lead to in a row (A fires an event that triggers B, which fires …, or A itself). */
+const DEFAULT_MAX_EVENT_CHAIN = 20;
 
 /** ≥128 random bits: 32 bytes, base64url. */
 export function newWebhookId(): string {
@@ -250,7 +252,7 @@ export class AutomationEngine {
             started: (key, dueAt, data) => this.persist({ id: `for:${def.id}:${key}`, automationId: def.id, kind: 'for', stepPath: `trigger/${i}`, dueAt, context: { key, entity_id: data.entity_id, trigger: data } }),
             ended: (key) => this.unpersist(`for:${def.id}:${key}`),
           },
-        }, (data) => this.dispatch(inst, data)));
+        }, (data, chain) => this.dispatch(inst, data, false, chain ?? 0)));
       } catch (err) {
         this.log.warn(`automation ${def.id}: trigger ${i} not armed: ${(err as Error).message}`);
       }
@@ -300,16 +302,19 @@ export class AutomationEngine {
       if (t.kind !== 'queued') continue;
       const inst = this.instances.get(t.automationId);
       if (!inst || !inst.def.enabled) continue; // unpersisted in the first pass
-      const ctx = t.context as { trigger?: TriggerData; variables?: Record<string, unknown> };
-      const entry: QueuedRun = { runId: t.id, trigger: ctx.trigger ?? { platform: null }, vars: ctx.variables ?? {} };
+      const ctx = t.context as { trigger?: TriggerData; variables?: Record<string, unknown>; chain?: number };
+      const entry: QueuedRun = { runId: t.id, trigger: ctx.trigger ?? { platform: null }, vars: ctx.variables ?? {}, chain: ctx.chain ?? 1 };
       if (inst.def.mode !== 'queued' && inst.runs.size > 0) { this.unpersist(t.id); continue; }
       if (inst.runs.size > 0) inst.queue.push(entry);
       else this.startQueued(inst, entry);
     }
   }
 
-  /** Conditions first, then the mode decides: run, queue, restart or drop. */
-  private dispatch(inst: Instance, trigger: TriggerData, skipConditions = false): void {
+  /**
+   * Conditions first, then the mode decides: run, queue, restart or drop. `chain`: how many runs
+   * led to the triggering event; a run that would be one too many is dropped (an event loop).
+   */
+  private dispatch(inst: Instance, trigger: TriggerData, skipConditions = false, chain = 0): void {
     if (!this.started || !inst.def.enabled) return;
     const vars: Record<string, unknown> = { trigger, this: { id: inst.def.id, alias: inst.def.alias } };
     const triggerVars = inst.def.trigger[Number(trigger.idx)]?.variables;
@@ -347,6 +352,9 @@ export class AutomationEngine {
         return;
       }
     }
+    const runChain = chain + 1;
+    const maxChain = this.deps.maxEventChain ?? DEFAULT_MAX_EVENT_CHAIN;
+    if (runChain > maxChain) return this.dropped(inst, trigger, `${maxChain} automation runs in a row fired events that triggered each other (a loop?)`, true);
     const mode = inst.def.mode;
     const max = inst.def.max ?? DEFAULT_MAX;
     const busy = inst.runs.size;
@@ -355,17 +363,18 @@ export class AutomationEngine {
     if (mode === 'parallel' && busy >= max) return this.dropped(inst, trigger, `${max} runs already (mode parallel)`);
     if (mode === 'queued' && busy > 0) {
       if (busy + inst.queue.length >= max) return this.dropped(inst, trigger, `queue full: ${max} (mode queued)`);
-      const entry: QueuedRun = { runId: randomUUID(), trigger, vars };
+      const entry: QueuedRun = { runId: randomUUID(), trigger, vars, chain: runChain };
       inst.queue.push(entry);
       // survives a restart: resumed in order by resumeTimers()
-      this.persist({ id: entry.runId, automationId: inst.def.id, kind: 'queued', stepPath: 'queue', dueAt: null, context: { trigger: jsonSafe(trigger), variables: jsonSafe(vars) } });
+      this.persist({ id: entry.runId, automationId: inst.def.id, kind: 'queued', stepPath: 'queue', dueAt: null, context: { trigger: jsonSafe(trigger), variables: jsonSafe(vars), chain: runChain } });
       return;
     }
-    this.startRun(inst, trigger, undefined, vars);
+    this.startRun(inst, trigger, undefined, vars, undefined, runChain);
   }
 
-  private dropped(inst: Instance, trigger: TriggerData, why: string): void {
-    if (this.store.maxExceeded(inst.def.id) !== 'silent') this.log.warn(`automation ${inst.def.alias}: trigger dropped, ${why}`);
+  /** `loop`: an event loop was cut, always logged (max_exceeded: silent is about the mode's limits). */
+  private dropped(inst: Instance, trigger: TriggerData, why: string, loop = false): void {
+    if (loop || this.store.maxExceeded(inst.def.id) !== 'silent') this.log.warn(`automation ${inst.def.alias}: trigger dropped, ${why}`);
     const now = new Date(this.clock.now()).toISOString();
     this.saveTrace({ run_id: randomUUID(), automation_id: inst.def.id, started_at: now, finished_at: now, state: 'aborted', trigger, steps: [], error: `dropped: ${why}` });
   }
@@ -373,20 +382,28 @@ export class AutomationEngine {
   /** A queued run's turn: it leaves the persisted queue and starts under the id it was queued with. */
   private startQueued(inst: Instance, entry: QueuedRun): void {
     this.unpersist(entry.runId);
-    this.startRun(inst, entry.trigger, undefined, entry.vars, entry.runId);
+    this.startRun(inst, entry.trigger, undefined, entry.vars, entry.runId, entry.chain);
   }
 
-  private startRun(inst: Instance, trigger: TriggerData, resumed?: { runId: string; variables: Record<string, unknown>; steps: Trace['steps']; startedAt: string; resume: { cursor: number[]; dueAt: number | null } }, vars?: Record<string, unknown>, newRunId?: string): void {
+  private startRun(inst: Instance, trigger: TriggerData, resumed?: { runId: string; variables: Record<string, unknown>; steps: Trace['steps']; startedAt: string; resume: { cursor: number[]; dueAt: number | null } }, vars?: Record<string, unknown>, newRunId?: string, chain = 1): void {
     const controller = new AbortController();
     const runId = resumed?.runId ?? newRunId ?? randomUUID();
+    // HA: the run's context is the triggering event's child; what the run fires or calls carries it
+    const parent = (trigger.event as { context?: { id?: unknown } } | undefined)?.context?.id;
+    const cause: RunCause = { context: { id: runId, parent_id: typeof parent === 'string' ? parent : null, user_id: null }, chain };
     const state: RunState = {
-      runId, automationId: inst.def.id, signal: controller.signal,
+      runId, automationId: inst.def.id, signal: controller.signal, cause,
       variables: resumed?.variables ?? { ...(vars ?? {}), trigger, this: { id: inst.def.id, alias: inst.def.alias } },
       steps: resumed?.steps ?? [],
       resume: resumed?.resume,
     };
     const run: ActiveRun = { state, controller, trigger, startedAt: resumed?.startedAt ?? new Date(this.clock.now()).toISOString() };
     inst.runs.set(runId, run);
+    if (!resumed) {
+      try {
+        this.deps.events?.fire('automation_triggered', { name: inst.def.alias, entity_id: `automation.${inst.def.id}`, source: describeTrigger(trigger) }, cause);
+      } catch (err) { this.log.error('automation_triggered listener failed', err); }
+    }
     void this.execute(inst, run).finally(() => {
       inst.runs.delete(runId);
       const next = inst.queue.shift();
@@ -428,6 +445,20 @@ export class AutomationEngine {
   private saveTrace(trace: Trace): void {
     if (!this.started) return;
     this.safe(() => this.store.saveTrace({ ...trace, trigger: jsonSafe(trace.trigger) }));
+  }
+}
+
+/** HA's `source` of automation_triggered: what fired the run. */
+function describeTrigger(t: TriggerData): string {
+  switch (t.platform) {
+    case 'state': return `state of ${String(t.entity_id)}`;
+    case 'numeric_state': return `numeric state of ${String(t.entity_id)}`;
+    case 'event': return `event '${String((t.event as { event_type?: unknown } | undefined)?.event_type)}'`;
+    case 'mqtt': return `mqtt topic ${String(t.topic)}`;
+    case 'time': return `time ${String(t.at)}`;
+    case 'time_pattern': return 'time pattern';
+    case 'webhook': return 'webhook';
+    default: return 'manual';
   }
 }
 

@@ -1,5 +1,6 @@
-import type { EntityState } from '@smarthome/protocol';
-import type { EventBusPort, MqttPort, ServicePort, StateChange, StatePort } from './ports.ts';
+import { randomUUID } from 'node:crypto';
+import type { EntityState, ws } from '@smarthome/protocol';
+import type { EventBusPort, MqttPort, RunCause, ServicePort, StateChange, StatePort } from './ports.ts';
 import { topicMatches } from './triggers.ts';
 
 /** In-memory ports for tests and the benchmark (and a reference for the core's adapters). */
@@ -63,12 +64,20 @@ export class MemoryMqtt implements MqttPort {
 
 export class MemoryEvents implements EventBusPort {
   readonly fired: { type: string; data: Record<string, unknown> }[] = [];
-  private readonly listeners = new Map<string, Set<(type: string, data: Record<string, unknown>) => void>>();
-  fire(eventType: string, data: Record<string, unknown>): void {
+  /** every event as listeners got it, with its chain */
+  readonly events: { event: ws.BusEvent; chain: number }[] = [];
+  private readonly listeners = new Map<string, Set<(event: ws.BusEvent, chain: number) => void>>();
+  fire(eventType: string, data: Record<string, unknown>, cause?: RunCause): void {
     this.fired.push({ type: eventType, data });
-    for (const key of [eventType, '*']) for (const l of [...(this.listeners.get(key) ?? [])]) l(eventType, data);
+    const event: ws.BusEvent = {
+      event_type: eventType, data, origin: 'LOCAL', time_fired: new Date().toISOString(),
+      context: { id: randomUUID(), parent_id: cause?.context.id ?? null, user_id: null },
+    };
+    const chain = cause?.chain ?? 0;
+    this.events.push({ event, chain });
+    for (const key of [eventType, '*']) for (const l of [...(this.listeners.get(key) ?? [])]) l(event, chain);
   }
-  on(eventType: string, listener: (type: string, data: Record<string, unknown>) => void): () => void {
+  on(eventType: string, listener: (event: ws.BusEvent, chain: number) => void): () => void {
     let set = this.listeners.get(eventType);
     if (!set) { set = new Set(); this.listeners.set(eventType, set); }
     set.add(listener);

@@ -4,7 +4,7 @@
  * has in-memory versions used by the tests and the benchmark.
  */
 import type Database from 'better-sqlite3';
-import type { Automation, EntityState } from '@smarthome/protocol';
+import type { Automation, EntityState, ws } from '@smarthome/protocol';
 import type { CallUrlOptions } from './call-url.ts';
 
 export interface StateChange {
@@ -20,9 +20,18 @@ export interface StatePort {
   onStateChanged(listener: (event: StateChange) => void): () => void;
 }
 
+/**
+ * The automation run behind a service call or an event: its context (the event's parent) and
+ * `chain`, how many runs led to it one after another (the engine refuses long chains: loops).
+ */
+export interface RunCause {
+  context: ws.EventContext;
+  chain: number;
+}
+
 export interface ServicePort {
   /** `data.entity_id` carries the target (string or array) when the action names one. */
-  call(domain: string, service: string, data: Record<string, unknown>): Promise<unknown>;
+  call(domain: string, service: string, data: Record<string, unknown>, cause?: RunCause): Promise<unknown>;
 }
 
 export interface MqttPort {
@@ -31,10 +40,15 @@ export interface MqttPort {
   publish?(topic: string, payload: string, options?: { retain?: boolean; qos?: 0 | 1 }): Promise<void> | void;
 }
 
+/**
+ * Home Assistant's event bus: named events (state_changed and call_service included, as HA
+ * shapes them). Listeners may be called synchronously; the engine defers what they trigger.
+ */
 export interface EventBusPort {
-  fire(eventType: string, data: Record<string, unknown>): void;
-  /** `'*'` listens to every event. */
-  on(eventType: string, listener: (eventType: string, data: Record<string, unknown>) => void): () => void;
+  /** `cause`: the run firing it (the event's context then has the run's as parent) */
+  fire(eventType: string, data: Record<string, unknown>, cause?: RunCause): void;
+  /** `'*'` listens to every event; `chain` is the cause's (0 when no automation run caused it). */
+  on(eventType: string, listener: (event: ws.BusEvent, chain: number) => void): () => void;
 }
 
 export type TimerHandle = unknown;
@@ -89,6 +103,8 @@ export interface AutomationDeps {
   traceRetention?: number;
   /** hard cap on repeat iterations in one repeat action: default 10,000 */
   maxRepeat?: number;
+  /** automation runs one event may lead to in a row, each firing what triggers the next (loop guard): default 20 */
+  maxEventChain?: number;
   /** told about every definition change (the cloud tunnel mirrors them) */
   onChange?: (change: { kind: 'upsert'; automation: Automation } | { kind: 'remove'; id: string }) => void;
 }

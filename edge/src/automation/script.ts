@@ -1,6 +1,6 @@
 import type { Action, Condition, TraceStep, Trigger } from '@smarthome/protocol';
 import { evaluateAll, evaluateCondition } from './conditions.ts';
-import type { ServicePort } from './ports.ts';
+import type { RunCause, ServicePort } from './ports.ts';
 import type { UrlCaller } from './call-url.ts';
 import { AutomationTemplates } from './template.ts';
 import { durationMs } from './time.ts';
@@ -38,6 +38,8 @@ export interface RunState {
   variables: Record<string, unknown>;
   steps: TraceStep[];
   signal: AbortSignal;
+  /** what the run's service calls and events carry: its context and the chain of runs behind it */
+  cause: RunCause;
   /** set while resuming a persisted wait; consumed by the step the cursor leads to */
   resume?: { cursor: number[]; dueAt: number | null };
 }
@@ -118,7 +120,7 @@ async function execute(action: Action, path: string, cursor: number[], run: RunS
     const data = (t.renderDeep(action.data ?? {}, vars) ?? {}) as Record<string, unknown>;
     const target = t.renderDeep(action.target ?? {}, vars) as { entity_id?: unknown };
     if (target.entity_id !== undefined) data.entity_id = target.entity_id;
-    const response = await env.services.call(domain, service, data);
+    const response = await env.services.call(domain, service, data, run.cause);
     if (typeof action.response_variable === 'string') vars[action.response_variable] = response ?? null;
     return { service: `${domain}.${service}`, data };
   }
@@ -173,8 +175,11 @@ async function execute(action: Action, path: string, cursor: number[], run: RunS
   }
   if ('event' in action) {
     if (!env.events) throw new Error('no event bus');
-    const data = (t.renderDeep(action.event_data ?? {}, vars) ?? {}) as Record<string, unknown>;
-    env.events.fire(String(action.event), data);
+    const data = {
+      ...(t.renderDeep(action.event_data ?? {}, vars) as Record<string, unknown> | null),
+      ...(t.renderDeep(action.event_data_template ?? {}, vars) as Record<string, unknown> | null),
+    };
+    env.events.fire(String(action.event), data, run.cause);
     return { event: action.event, data };
   }
   if ('stop' in action) throw new StopRun(String(action.stop), action.error === true);

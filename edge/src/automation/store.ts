@@ -61,7 +61,7 @@ const schema = { automationsTable, tracesTable, timersTable };
 
 export type TimerKind = 'delay' | 'wait' | 'for' | 'queued';
 export interface StoredTimer { id: string; automationId: string; kind: TimerKind; stepPath: string; dueAt: number | null; context: Record<string, unknown> }
-type StoredConfig = Pick<Automation, 'trigger' | 'condition' | 'action' | 'variables'> & { max_exceeded?: string };
+type StoredConfig = Pick<Automation, 'trigger' | 'condition' | 'action' | 'variables' | 'secrets'> & { max_exceeded?: string };
 
 export function migrateAutomationTables(sqlite: Database.Database): void {
   sqlite.exec('CREATE TABLE IF NOT EXISTS automation_schema (version INTEGER NOT NULL)');
@@ -132,7 +132,7 @@ export class AutomationStore {
       description: body.description ?? null,
       mode: body.mode,
       max: body.max ?? null,
-      config: { trigger: body.trigger, condition: body.condition, action: body.action, ...(body.variables ? { variables: body.variables } : {}), ...(body.max_exceeded ? { max_exceeded: body.max_exceeded } : {}) },
+      config: { trigger: body.trigger, condition: body.condition, action: body.action, ...(body.variables ? { variables: body.variables } : {}), ...(body.secrets ? { secrets: body.secrets } : {}), ...(body.max_exceeded ? { max_exceeded: body.max_exceeded } : {}) },
       enabled: body.enabled,
       webhookId,
       createdAt: existing?.created_at ?? now,
@@ -203,6 +203,7 @@ function toAutomation(r: typeof automationsTable.$inferSelect): Automation {
     mode: r.mode as Automation['mode'],
     max: r.max,
     ...(r.config.variables ? { variables: r.config.variables } : {}),
+    ...(r.config.secrets ? { secrets: r.config.secrets } : {}),
     trigger: r.config.trigger,
     condition: r.config.condition,
     action: r.config.action,

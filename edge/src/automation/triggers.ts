@@ -108,7 +108,15 @@ export function subsetMatches(want: unknown, data: unknown): boolean {
   return Object.entries(want as Record<string, unknown>).every(([k, v]) => Object.hasOwn(data as object, k) && subsetMatches(v, (data as Record<string, unknown>)[k]));
 }
 
-export function armTrigger(trigger: Trigger, index: number, env: TriggerEnv, onFire: (data: TriggerData) => void, keyPrefix = ''): ArmedTrigger {
+/** `chain`: for event triggers, how many automation runs led to the event (see RunCause). */
+export type FireListener = (data: TriggerData, chain?: number) => void;
+
+/** HA's event trigger `context:` filter: each field equals the context's, or is a list containing it. */
+function contextMatches(want: Record<string, unknown>, context: Record<string, unknown>): boolean {
+  return Object.entries(want).every(([k, v]) => (Array.isArray(v) ? v.includes(context[k]) : v === context[k]));
+}
+
+export function armTrigger(trigger: Trigger, index: number, env: TriggerEnv, onFire: FireListener, keyPrefix = ''): ArmedTrigger {
   const base = { id: trigger.id ?? String(index), idx: String(index) };
   switch (trigger.platform) {
     case 'state':
@@ -235,11 +243,16 @@ export function armTrigger(trigger: Trigger, index: number, env: TriggerEnv, onF
       if (!env.events) throw new Error('event triggers need an event bus');
       const t = trigger;
       const types = list(t.event_type);
-      const offs = types.map((type) => env.events!.on(type, (eventType, data) => {
-        if (t.event_data && !subsetMatches(t.event_data, data)) return;
-        onFire({ platform: 'event', ...base, event: { event_type: eventType, data } });
+      let armed = true;
+      const offs = types.map((type) => env.events!.on(type, (event, chain) => {
+        if (t.event_data && !subsetMatches(t.event_data, event.data)) return;
+        if (t.context && !contextMatches(t.context, event.context)) return;
+        const data = { platform: 'event', ...base, event: { ...event } };
+        // Delivered on a later turn of the event loop, never inside fire(): an automation whose
+        // action fires the event it listens to cannot recurse synchronously.
+        setImmediate(() => { if (armed) onFire(data, chain); });
       }));
-      return { disarm: () => { for (const o of offs) o(); } };
+      return { disarm: () => { armed = false; for (const o of offs) o(); } };
     }
     case 'webhook':
       return { disarm: () => {} };

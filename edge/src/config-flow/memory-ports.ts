@@ -101,6 +101,10 @@ export class InMemoryStates implements StatePort {
     const prev = this.states.get(entityId);
     this.states.set(entityId, { state, attributes: clone(attributes), changes: (prev?.changes ?? 0) + 1 });
   }
+  get(entityId: string): { state: string; attributes: Record<string, unknown> } | undefined {
+    const s = this.states.get(entityId);
+    return s ? { state: s.state, attributes: clone(s.attributes) } : undefined;
+  }
   remove(entityId: string): void {
     this.states.delete(entityId);
   }

@@ -72,6 +72,8 @@ export interface DeviceRegistryPort {
 }
 
 export interface StatePort {
+  /** The entity's last published state (restored from storage after a restart), if any. */
+  get(entityId: string): MaybePromise<{ state: string | null; attributes: Record<string, unknown> } | undefined>;
   /** Publishes a state (fires state_changed in the core). */
   set(entityId: string, state: string, attributes?: Record<string, unknown>): MaybePromise<void>;
   /** Forgets the state of a removed entity. */

@@ -1,5 +1,5 @@
 import type { EntityState } from '@smarthome/protocol';
-import type { EventBus } from '../bus.ts';
+import type { EventBus, EventCause } from '../bus.ts';
 import type { Registry } from '../registry/registry.ts';
 import type { StateMachine } from '../states/state-machine.ts';
 
@@ -33,6 +33,8 @@ export interface ServiceCall {
   service: string;
   entity_ids: string[];
   data: Record<string, unknown>;
+  /** set when an automation run calls: carried by the call_service event */
+  cause?: EventCause;
 }
 
 /**
@@ -89,7 +91,7 @@ export class ServiceRegistry {
         throw err;
       }
     }
-    this.bus.emit('call_service', { domain, service, entity_ids: entityIds, data });
+    this.bus.emit('call_service', { domain, service, entity_ids: entityIds, data, ...(call.cause ? { cause: call.cause } : {}) });
     return targets.map((t) => this.states.get(t.id)).filter((s): s is EntityState => s !== undefined);
   }
 }

@@ -1,6 +1,6 @@
 import os from 'node:os';
 import WebSocket from 'ws';
-import { tunnel } from '@smarthome/protocol';
+import { tunnel, type ws } from '@smarthome/protocol';
 import { MAX_TUNNEL_JSON_DEPTH, parseJson } from '@smarthome/protocol/server';
 
 export interface TunnelLogger {
@@ -97,6 +97,15 @@ export class TunnelClient {
         setTimeout(() => { socket.terminate(); resolve(); }, 1000).unref();
       });
     }
+  }
+
+  /**
+   * A bus event (custom, automation_triggered, call_service) for the cloud's app WebSocket: live
+   * only, like Home Assistant's event subscriptions; while the tunnel is down it is not kept.
+   */
+  sendEvent(event: ws.BusEvent): void {
+    if (!this.ready) return;
+    this.send({ type: 'event', ...event });
   }
 
   private record(delta: tunnel.Delta): void {

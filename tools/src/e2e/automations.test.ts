@@ -284,6 +284,42 @@ describe('automations through the cloud', () => {
     expect(JSON.stringify(bootstrap.body)).not.toMatch(/tok-123|pw123/);
     expect(JSON.stringify((await cloud.get('/v1/automation/cloud-bootstrap', { token: admin.token, org })).body)).toContain('tok-123');
     expect((await cloud.put(`/v1/automations/${id}`, { token: member.token, org, body: definition })).status).toBe(403);
+
+    // secrets in query strings and bodies, and values the owner marked secret, in the definition and in traces
+    const target = await receiver();
+    const marked = webhookAutomation('Unlock', [
+      { call_url: { method: 'POST', url: `${target.url}/hook?chat=7&api_key=qk-555`, body: 'user=bob&password=fp-666' } },
+      { call_url: { method: 'POST', url: `${target.url}/json`, body: { note: 'hi', nested: { client_secret: 'cs-777' } } } },
+      { call_url: { method: 'GET', url: `${target.url}/locks/door-8841` } },
+      { service: 'lock.unlock', target: { entity_id: 'lock.front' }, data: { code: 'door-8841' }, continue_on_error: true },
+    ]);
+    const made2 = await cloud.post('/v1/automations', { token: admin.token, org, body: { ...marked, secrets: ['door-8841'] } });
+    expect(made2.status).toBe(201);
+    expect(made2.body.secrets).toEqual(['door-8841']);
+    const id2 = made2.body.id as string;
+    expect((await cloud.get(`/v1/automations/${id2}`, { token: admin.token, org })).body).toMatchObject({ secrets: ['door-8841'], action: marked.action });
+    const memberView = (await cloud.get(`/v1/automations/${id2}`, { token: member.token, org })).body;
+    expect(memberView.secrets).toEqual(['**redacted**']);
+    expect(memberView.action[0].call_url).toMatchObject({ url: `${target.url}/hook?chat=7&api_key=**redacted**`, body: 'user=bob&password=**redacted**' });
+    expect(memberView.action[1].call_url.body).toEqual({ note: 'hi', nested: { client_secret: '**redacted**' } });
+    expect(memberView.action[2].call_url.url).toBe(`${target.url}/locks/**redacted**`);
+    expect(memberView.action[3].data).toEqual({ code: '**redacted**' });
+    const memberBootstrap = JSON.stringify((await cloud.get('/v1/automation/cloud-bootstrap', { token: member.token, org })).body);
+    expect(memberBootstrap).not.toMatch(/qk-555|fp-666|cs-777|door-8841/);
+    expect(memberBootstrap).toContain('chat=7');
+
+    expect((await hook(cloud.url, made2.body.webhook_id, '{}')).status).toBe(200);
+    await until(() => target.received.length === 3);
+    const adminTraces = await until(async () => {
+      const r = await cloud.get(`/v1/automations/${id2}/traces`, { token: admin.token, org });
+      return r.body.length && r.body[0].state !== 'running' ? r.body : null;
+    });
+    expect(JSON.stringify(adminTraces)).toContain('qk-555');
+    expect(JSON.stringify(adminTraces)).toContain('door-8841');
+    const memberTraces = await cloud.get(`/v1/automations/${id2}/traces`, { token: member.token, org });
+    expect(memberTraces.status).toBe(200);
+    expect(memberTraces.body[0].steps[0].result.url).toBe(`${target.url}/hook?chat=7&api_key=**redacted**`);
+    expect(JSON.stringify(memberTraces.body)).not.toMatch(/qk-555|door-8841/);
   });
 
   it('cloud-bootstrap answers the enabled full definitions of the scope\'s edges', async () => {

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Edge } from '../../edge.ts';
-import { startEdge, tempDir } from '../../test-helpers.ts';
+import { startEdge, tempDir, waitFor } from '../../test-helpers.ts';
 
 /** The demo integration through a whole edge: its local HTTP API over loopback, a local token, SQLite in a temp dir. */
 describe('demo integration on a whole edge', () => {
@@ -124,5 +124,32 @@ describe('demo integration on a whole edge', () => {
     const again = await api('POST', '/v1/services/light/turn_on', { entity_id: 'light.demo_living_room_lamp', brightness: 42 });
     expect(again.status).toBe(200);
     expect((await api('GET', '/v1/entities/states/light.demo_living_room_lamp')).body).toMatchObject({ state: 'on', attributes: { brightness: 42 } });
+  });
+  it('keeps demo states and the registry as they were across a restart', async () => {
+    const LAMP = 'light.demo_living_room_lamp';
+    const TEMPERATURE = 'sensor.demo_outdoor_temperature';
+    await addDemo({ update_interval: '1' });
+    // the lamp is put somewhere by a service call; the script moves the sensors on
+    expect((await api('POST', '/v1/services/light/turn_off', { entity_id: LAMP })).status).toBe(200);
+    await waitFor(() => edge.states.get(TEMPERATURE)?.state !== '18', 3000, 'a demo tick');
+    await edge.stop();
+    // read after stop: the demo timer is gone, nothing moves any more
+    const demoIds = edge.registry.listEntities().filter((e) => e.platform === 'demo').map((e) => e.entity_id).sort();
+    const view = (e: Edge) => ({
+      devices: e.registry.listDevices().filter((d) => d.manufacturer === 'Smarthome Demo'),
+      entities: e.registry.listEntities().filter((x) => x.platform === 'demo'),
+      states: demoIds.map((id) => e.states.get(id)),
+    });
+    const before = view(edge);
+    expect(before.states.find((s) => s?.entity_id === LAMP)).toMatchObject({ state: 'off' });
+    expect(before.states.find((s) => s?.entity_id === TEMPERATURE)?.state).not.toBe('18');
+
+    edge = await startEdge(dir.dir);
+    expect(view(edge)).toEqual(before);
+    // the lamp stays where the service call put it while the script ticks on
+    const lampChanged = edge.states.get(LAMP)!.last_changed;
+    const temperature = edge.states.get(TEMPERATURE)!.state;
+    await waitFor(() => edge.states.get(TEMPERATURE)?.state !== temperature, 3000, 'a demo tick after the restart');
+    expect(edge.states.get(LAMP)).toMatchObject({ state: 'off', last_changed: lampChanged });
   });
 });

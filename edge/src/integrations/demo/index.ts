@@ -9,6 +9,10 @@
  * → create_entry. Only one demo entry: a second start aborts with single_instance_allowed.
  * Removing the entry removes its devices and entities (done by the config entry manager
  * through the registry port).
+ *
+ * A restart changes nothing: states restored by the core are kept (not replaced by the
+ * script's first values), and the entities put somewhere by a service call are listed in
+ * the entry's data (`held`), so they stay there after a restart too.
  */
 import type { DataSchemaField } from '@smarthome/protocol';
 import type { ConfigFlow, EntryContext, EntryRuntime, FlowContext, Integration, StepResult } from '../../config-flow/types.ts';
@@ -53,6 +57,8 @@ class DemoFlow implements ConfigFlow {
 }
 
 interface RuntimeEntity {
+  /** stable key within the entry (`<device>_<entity>`), what `held` lists */
+  key: string;
   entityId: string;
   domain: string;
   name: string;
@@ -68,9 +74,25 @@ class DemoRuntime implements EntryRuntime {
   private tick = 0;
   private readonly ctx: EntryContext;
   private readonly entities = new Map<string, RuntimeEntity>();
-  constructor(ctx: EntryContext, entities: Omit<RuntimeEntity, 'held'>[]) {
+  private data: Record<string, unknown>;
+  constructor(ctx: EntryContext, entities: Omit<RuntimeEntity, 'held'>[], data: Record<string, unknown>) {
     this.ctx = ctx;
-    for (const e of entities) this.entities.set(e.entityId, { ...e, held: false });
+    this.data = data;
+    const held = new Set(heldKeys(data));
+    for (const e of entities) this.entities.set(e.entityId, { ...e, held: held.has(e.key) });
+  }
+
+  /** Takes over the states the core restored; only entities without one get the script's first values. */
+  async restore(): Promise<void> {
+    for (const e of this.entities.values()) {
+      const saved = await this.ctx.states.get(e.entityId);
+      if (saved && saved.state !== null) {
+        const { friendly_name: _name, ...attributes } = saved.attributes;
+        e.current = { state: saved.state, attributes };
+      } else {
+        await this.show(e, e.at(this.tick));
+      }
+    }
   }
 
   owns(entityId: string): boolean {
@@ -91,7 +113,11 @@ class DemoRuntime implements EntryRuntime {
     const e = this.entities.get(entityId);
     if (!e) throw new ServiceError(`${entityId} is not a demo entity`);
     const next = applyDemoService(e.domain, service, e.current ?? e.at(this.tick), data);
-    e.held = true;
+    if (!e.held) {
+      e.held = true;
+      this.data = { ...this.data, held: [...this.entities.values()].filter((x) => x.held).map((x) => x.key) };
+      await this.ctx.updateData(this.data);
+    }
     await this.show(e, next);
   }
 
@@ -107,6 +133,10 @@ class DemoRuntime implements EntryRuntime {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
   }
+}
+
+function heldKeys(data: Record<string, unknown>): string[] {
+  return Array.isArray(data.held) ? data.held.filter((k): k is string => typeof k === 'string') : [];
 }
 
 export function createDemoIntegration(options: DemoIntegrationOptions = {}): Integration {
@@ -137,11 +167,11 @@ export function createDemoIntegration(options: DemoIntegrationOptions = {}): Int
             config_entry_id: entry.id, device_registry_id: device.id, platform: DEMO_DOMAIN, domain: e.domain,
             unique_id: `${entry.id}_${d.key}_${e.key}`, name: e.name, suggested_object_id: e.object_id,
           });
-          entities.push({ entityId: record.entity_id, domain: e.domain, at: e.at, name: e.name });
+          entities.push({ key: `${d.key}_${e.key}`, entityId: record.entity_id, domain: e.domain, at: e.at, name: e.name });
         }
       }
-      const runtime = new DemoRuntime(ctx, entities);
-      await runtime.publish();
+      const runtime = new DemoRuntime(ctx, entities, entry.data);
+      await runtime.restore();
       const seconds = Number(entry.data.update_interval);
       runtime.run(options.intervalMs ?? (Number.isFinite(seconds) && seconds >= 1 ? seconds : 30) * 1000);
       runtimes.add(runtime);
