@@ -210,19 +210,6 @@ describe.skipIf(!reachable)('two cloud replicas behind a load balancer', () => {
     expect(inbox.filter((m) => m.type === 'event')).toHaveLength(1);
   });
 
-  it('continues on B a config flow started on A (the flow directory is shared), and forgets it when done', async () => {
-    const start = await call(A.url, 'POST', '/v1/config_flow', { token: owner.token, body: { handler: 'demo' } });
-    expect(start.status).toBe(200);
-    expect(start.body).toMatchObject({ type: 'form', handler: 'demo', stepId: 'user', flowId: expect.any(String) });
-    const flowId = start.body.flowId as string;
-    const done = await call(B.url, 'POST', `/v1/config_flow/${flowId}/advance`, { token: owner.token, body: {} });
-    expect(done.status).toBe(200);
-    expect(done.body).toMatchObject({ type: 'create_entry', title: 'Demo Home' });
-    // create_entry forgot the flow for every replica.
-    expect((await call(A.url, 'POST', `/v1/config_flow/${flowId}/advance`, { token: owner.token, body: {} })).status).toBe(404);
-    await until(async () => (await call(A.url, 'GET', '/v1/config_entries', { token: owner.token })).body?.some((e: { domain: string }) => e.domain === 'demo'), 5000, 'the demo entry in the mirror');
-  });
-
   it('drops a revoked edge\'s tunnel held by B when it is deleted on A', async () => {
     const created = await call(A.url, 'POST', '/v1/edges', { token: owner.token, body: { name: 'Cabin' } });
     const data = tempDir();
