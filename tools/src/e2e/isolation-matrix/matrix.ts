@@ -1,0 +1,396 @@
+import type { Edge } from '@smarthome/edge/edge';
+import { ATTIC, DESK, HALL, MEDIA_URI, type ActorName, type World } from './world.ts';
+
+/**
+ * The isolation matrix: one entry per `METHOD path` of /openapi.json. An entry says how to fill
+ * the route's parameters from the world's fixtures, who must NOT get a 2xx, and how the owner
+ * reads the target back (before and after: it must not change). A route with nothing foreign
+ * to name is exempt, with the reason. A route missing here fails the test, so a new route
+ * cannot ship without its entry.
+ */
+export type Group = 'foreign' | 'member' | 'viewer' | 'controller';
+export const GROUPS: Record<Group, ActorName[]> = {
+  foreign: ['B', 'B@O', 'B@OB'],
+  member: ['M', 'M@O'],
+  viewer: ['V', 'V@O'],
+  controller: ['C', 'C@O'],
+};
+/** Everyone but the owner: for A's unshared personal resources and O's admin-only actions. */
+const EVERYONE: Group[] = ['foreign', 'member', 'viewer', 'controller'];
+
+export interface Probe {
+  /** the target, for messages */
+  what: string;
+  path: string;
+  body?: unknown;
+  /** who must be refused (no 2xx): groups expand to each of their actors */
+  deny: Array<Group | ActorName>;
+  /** who may: run for GET probes only (a read changes nothing), proving that the probe names a real, reachable target */
+  allow?: ActorName[];
+  /** a GET probe no actor may pass, with the reason (instead of `allow`) */
+  noneMay?: string;
+  /** refusal statuses accepted besides 403 and 404 */
+  refusals?: number[];
+  /** the owner's reading of the target: identical before and after the probe */
+  snapshot: () => Promise<unknown>;
+}
+
+/** A list (or self-scoped read) that foreign eyes may call: each actor gets its own rows, never the markers it may not see. */
+export interface ListCheck {
+  path: string;
+  /** an actor whose answer must contain the marker: proves the markers would show if leaked */
+  sees?: [ActorName, string];
+}
+
+export type Entry =
+  | { probes?: (x: Ctx) => Probe[]; lists?: (x: Ctx) => ListCheck[] }
+  | { exempt: 'public' | 'self-scoped'; reason: string };
+
+export interface Ctx {
+  w: World;
+  /** GET as an actor: must answer 200; the body */
+  read: (actor: ActorName, path: string) => Promise<unknown>;
+}
+
+/** Open flows have no read route: the edge's own count and the cloud's directory of them stand in. */
+const flows = (x: Ctx, edge: Edge, edgeId: number) => async () => [
+  edge.features.configFlows.flows.size,
+  await x.w.cloud.sql('SELECT flow_id, edge_id, user_id FROM cloud_flows WHERE edge_id = ? ORDER BY flow_id', [edgeId]),
+  await x.read('A', `/v1/config_entries?edge_id=${edgeId}`),
+];
+const automations = (x: Ctx, edgeId: number) => async () => {
+  const list = await x.read('A', `/v1/automations?edge_id=${edgeId}`) as { id: string }[];
+  return [list, ...await Promise.all(list.map((a) => x.read('A', `/v1/automations/${a.id}`)))];
+};
+const entity = (x: Ctx, id: string, commands: string[]) => async () => [await x.read('A', `/v1/entities/states/${id}`), [...commands]];
+const org = (x: Ctx) => async () => Promise.all(['', '/members', '/shares', '/invitations'].map((p) => x.read('A', `/v1/organizations/${x.w.O}${p}`)));
+const automationBody = (edgeId?: number) => ({ edge_id: edgeId, alias: 'mx pwned', trigger: [{ platform: 'webhook' }], action: [{ event: 'pwned' }] });
+const zoneBody = { name: 'mx pwned', icon: 'mdi:skull', latitude: 1, longitude: 1, radius: 1 };
+
+export const MATRIX: Record<string, Entry> = {
+  'GET /healthz': { exempt: 'public', reason: 'health check: no data, no resource' },
+  'POST /v1/auth/register': { exempt: 'public', reason: 'creates a new account; names nothing that exists' },
+  'POST /v1/auth/token': { exempt: 'public', reason: 'the credentials in the body are the authorization (throttling and refresh-token reuse: cloud/src/auth)' },
+  'GET /v1/account': { lists: () => [{ path: '/v1/account', sees: ['A', 'mx O org'] }] },
+  'POST /v1/account/tokens': { exempt: 'self-scoped', reason: "creates a token of the caller's own; the body names nothing else" },
+  'GET /v1/account/tokens': { lists: () => [{ path: '/v1/account/tokens', sees: ['A', 'mx A pat'] }] },
+  'DELETE /v1/account/tokens/{id}': {
+    probes: (x) => [{ what: "A's PAT", path: `/v1/account/tokens/${x.w.a.pat}`, deny: EVERYONE, snapshot: () => x.read('A', '/v1/account/tokens') }],
+  },
+  'POST /v1/account/mfa/backup-codes': { exempt: 'self-scoped', reason: "replaces the caller's own codes, verified with the caller's own password" },
+
+  'POST /v1/organizations': { exempt: 'self-scoped', reason: 'creates a new organization whose only member is the caller' },
+  'GET /v1/organizations': { lists: () => [{ path: '/v1/organizations', sees: ['A', 'mx O org'] }] },
+  'GET /v1/organizations/{id}': {
+    probes: (x) => [{ what: 'O', path: `/v1/organizations/${x.w.O}`, deny: ['foreign'], allow: ['A', 'M', 'V', 'C'], snapshot: org(x) }],
+  },
+  'PATCH /v1/organizations/{id}': {
+    probes: (x) => [{ what: 'O', path: `/v1/organizations/${x.w.O}`, body: { name: 'mx pwned', description: 'pwned' }, deny: EVERYONE, snapshot: org(x) }],
+  },
+  'PATCH /v1/organizations/{id}/branding': {
+    probes: (x) => [{ what: 'O', path: `/v1/organizations/${x.w.O}/branding`, body: { description: 'pwned', branding: { color: '#000000' } }, deny: EVERYONE, snapshot: org(x) }],
+  },
+  'GET /v1/organizations/{id}/members': {
+    probes: (x) => [{ what: "O's members", path: `/v1/organizations/${x.w.O}/members`, deny: ['foreign'], allow: ['A', 'M', 'V', 'C'], snapshot: org(x) }],
+  },
+  'PATCH /v1/organizations/{id}/members/{user_id}': {
+    probes: (x) => [
+      { what: 'M in O (promote)', path: `/v1/organizations/${x.w.O}/members/${x.w.users.M.id}`, body: { role: 'admin' }, deny: EVERYONE, snapshot: org(x) },
+      { what: 'A in O (demote)', path: `/v1/organizations/${x.w.O}/members/${x.w.users.A.id}`, body: { role: 'member' }, deny: EVERYONE, snapshot: org(x) },
+      { what: "M through B's own organization", path: `/v1/organizations/${x.w.OB}/members/${x.w.users.M.id}`, body: { role: 'admin' }, deny: ['B'], snapshot: org(x) },
+    ],
+  },
+  'DELETE /v1/organizations/{id}/members/{user_id}': {
+    probes: (x) => [
+      { what: 'A in O', path: `/v1/organizations/${x.w.O}/members/${x.w.users.A.id}`, deny: EVERYONE, snapshot: org(x) },
+      // V may leave (remove itself): everyone else is refused
+      { what: 'V in O', path: `/v1/organizations/${x.w.O}/members/${x.w.users.V.id}`, deny: ['foreign', 'member', 'controller'], snapshot: org(x) },
+      { what: "M through B's own organization", path: `/v1/organizations/${x.w.OB}/members/${x.w.users.M.id}`, deny: ['B'], snapshot: org(x) },
+    ],
+  },
+  'POST /v1/organizations/{id}/invitations': {
+    probes: (x) => [{ what: 'O', path: `/v1/organizations/${x.w.O}/invitations`, body: { email: 'mx-spy@example.test', role: 'admin' }, deny: EVERYONE, snapshot: org(x) }],
+  },
+  'GET /v1/organizations/{id}/invitations': {
+    probes: (x) => [{ what: "O's invitations", path: `/v1/organizations/${x.w.O}/invitations`, deny: EVERYONE, allow: ['A'], snapshot: org(x) }],
+  },
+  'DELETE /v1/organizations/{id}/invitations/{invitation_id}': {
+    probes: (x) => [
+      { what: "O's invitation", path: `/v1/organizations/${x.w.O}/invitations/${x.w.o.invitation.id}`, deny: EVERYONE, snapshot: org(x) },
+      { what: "O's invitation through B's own organization", path: `/v1/organizations/${x.w.OB}/invitations/${x.w.o.invitation.id}`, deny: ['B'], snapshot: org(x) },
+    ],
+  },
+  'GET /v1/invitations/{token}': { exempt: 'public', reason: 'the invitation page: the token (256 random bits) is the authorization' },
+  'POST /v1/invitations/{token}/accept': {
+    // addressed to another e-mail address: nobody here may use it
+    probes: (x) => [{ what: "O's invitation of mx-invitee", path: `/v1/invitations/${x.w.o.invitation.token}/accept`, deny: EVERYONE, refusals: [409], snapshot: org(x) }],
+  },
+  'POST /v1/organizations/{id}/shares': {
+    probes: (x) => [
+      { what: 'O (entity)', path: `/v1/organizations/${x.w.O}/shares`, body: { resource_type: 'entity', resource_id: ATTIC, can_control: true, can_edit: true }, deny: EVERYONE, snapshot: org(x) },
+      { what: "O (A's private board)", path: `/v1/organizations/${x.w.O}/shares`, body: { resource_type: 'dashboard', resource_id: String(x.w.a.privateBoard), can_edit: true }, deny: EVERYONE, snapshot: org(x) },
+      {
+        what: "A's private board into B's own organization", path: `/v1/organizations/${x.w.OB}/shares`, body: { resource_type: 'dashboard', resource_id: String(x.w.a.privateBoard), can_edit: true },
+        deny: ['B'], snapshot: async () => [await x.read('B', `/v1/organizations/${x.w.OB}/shares`), await x.read('A', `/v1/ui-dashboard/${x.w.a.privateBoard}`)],
+      },
+    ],
+  },
+  'GET /v1/organizations/{id}/shares': {
+    probes: (x) => [{ what: "O's shares", path: `/v1/organizations/${x.w.O}/shares`, deny: ['foreign'], allow: ['A', 'M', 'V'], snapshot: org(x) }],
+  },
+  'DELETE /v1/organizations/{id}/shares/{share_id}': {
+    probes: (x) => [
+      { what: "O's share to V", path: `/v1/organizations/${x.w.O}/shares/${x.w.o.shareToV}`, deny: EVERYONE, snapshot: org(x) },
+      { what: "O's share to V through B's own organization", path: `/v1/organizations/${x.w.OB}/shares/${x.w.o.shareToV}`, deny: ['B'], snapshot: org(x) },
+    ],
+  },
+
+  'POST /v1/zones': { probes: (x) => [{ what: "O's zones", path: '/v1/zones', body: zoneBody, deny: ['B@O'], snapshot: () => x.read('A@O', '/v1/zones') }] },
+  'GET /v1/zones': { lists: () => [{ path: '/v1/zones', sees: ['A', 'mx A zone'] }] },
+  'GET /v1/zones/{id}': {
+    probes: (x) => [
+      { what: "A's zone", path: `/v1/zones/${x.w.a.zone}`, deny: EVERYONE, allow: ['A'], snapshot: () => x.read('A', `/v1/zones/${x.w.a.zone}`) },
+      { what: "O's zone", path: `/v1/zones/${x.w.o.zone}`, deny: ['foreign'], allow: ['A@O', 'M@O', 'V@O', 'C@O'], snapshot: () => x.read('A@O', `/v1/zones/${x.w.o.zone}`) },
+    ],
+  },
+  'PATCH /v1/zones/{id}': {
+    probes: (x) => [
+      { what: "A's zone", path: `/v1/zones/${x.w.a.zone}`, body: { radius: 1 }, deny: EVERYONE, snapshot: () => x.read('A', `/v1/zones/${x.w.a.zone}`) },
+      { what: "O's zone", path: `/v1/zones/${x.w.o.zone}`, body: { radius: 1 }, deny: EVERYONE, snapshot: () => x.read('A@O', `/v1/zones/${x.w.o.zone}`) },
+    ],
+  },
+  'DELETE /v1/zones/{id}': {
+    probes: (x) => [
+      { what: "A's zone", path: `/v1/zones/${x.w.a.zone}`, deny: EVERYONE, snapshot: () => x.read('A', `/v1/zones/${x.w.a.zone}`) },
+      { what: "O's zone", path: `/v1/zones/${x.w.o.zone}`, deny: EVERYONE, snapshot: () => x.read('A@O', `/v1/zones/${x.w.o.zone}`) },
+    ],
+  },
+
+  'PUT /v1/ui-dashboard': {
+    probes: (x) => {
+      const board = (id: number, org?: boolean) => () => x.read(org ? 'A@O' : 'A', `/v1/ui-dashboard/${id}`);
+      return [
+        { what: "A's private board", path: '/v1/ui-dashboard', body: { id: x.w.a.privateBoard, name: 'mx pwned', config: { views: [] } }, deny: EVERYONE, snapshot: board(x.w.a.privateBoard) },
+        // V may view it, C may "control" it: neither may change it
+        { what: "A's shared board", path: '/v1/ui-dashboard', body: { id: x.w.a.sharedBoard, name: 'mx pwned', config: { views: [] } }, deny: EVERYONE, snapshot: board(x.w.a.sharedBoard) },
+        { what: "O's board", path: '/v1/ui-dashboard', body: { id: x.w.o.board, name: 'mx pwned', config: { views: [] } }, deny: EVERYONE, snapshot: board(x.w.o.board, true) },
+        // without an id, a name replaces the scope's board of that name: in O, admins only
+        { what: "O's board by name", path: '/v1/ui-dashboard', body: { name: 'mx O board', config: { views: [] } }, deny: ['B@O', 'M@O', 'V@O', 'C@O'], snapshot: board(x.w.o.board, true) },
+      ];
+    },
+  },
+  'GET /v1/ui-dashboard': { lists: () => [{ path: '/v1/ui-dashboard', sees: ['V', 'mx A shared board'] }] },
+  'GET /v1/ui-dashboard/{id}': {
+    probes: (x) => [
+      { what: "A's private board", path: `/v1/ui-dashboard/${x.w.a.privateBoard}`, deny: EVERYONE, allow: ['A'], snapshot: () => x.read('A', `/v1/ui-dashboard/${x.w.a.privateBoard}`) },
+      {
+        what: "A's shared board", path: `/v1/ui-dashboard/${x.w.a.sharedBoard}`, deny: ['foreign', 'member'], allow: ['A', 'V', 'V@O', 'C', 'C@O'],
+        snapshot: () => x.read('A', `/v1/ui-dashboard/${x.w.a.sharedBoard}`),
+      },
+      { what: "O's board", path: `/v1/ui-dashboard/${x.w.o.board}`, deny: ['foreign'], allow: ['A@O', 'M@O'], snapshot: () => x.read('A@O', `/v1/ui-dashboard/${x.w.o.board}`) },
+    ],
+  },
+  'DELETE /v1/ui-dashboard/{id}': {
+    probes: (x) => [
+      { what: "A's private board", path: `/v1/ui-dashboard/${x.w.a.privateBoard}`, deny: EVERYONE, snapshot: () => x.read('A', `/v1/ui-dashboard/${x.w.a.privateBoard}`) },
+      { what: "A's shared board", path: `/v1/ui-dashboard/${x.w.a.sharedBoard}`, deny: EVERYONE, snapshot: () => x.read('A', `/v1/ui-dashboard/${x.w.a.sharedBoard}`) },
+      { what: "O's board", path: `/v1/ui-dashboard/${x.w.o.board}`, deny: EVERYONE, snapshot: () => x.read('A@O', `/v1/ui-dashboard/${x.w.o.board}`) },
+    ],
+  },
+
+  'POST /v1/transfers': {
+    // contract.md: offering a resource the caller does not own → 400
+    probes: (x) => {
+      const offer = (what: string, type: string, id: number, org?: boolean): Probe => ({
+        what, path: '/v1/transfers', body: { to_email: x.w.users.R.email, resource_type: type, resource_id: String(id) }, deny: EVERYONE, refusals: [400],
+        snapshot: async () => [await x.read('A', '/v1/transfers'), await x.read(org ? 'A@O' : 'A', `/v1/${type === 'zone' ? 'zones' : 'ui-dashboard'}/${id}`)],
+      });
+      return [
+        offer("A's zone", 'zone', x.w.a.zone), offer("O's zone", 'zone', x.w.o.zone, true),
+        offer("A's shared board", 'ui_dashboard', x.w.a.sharedBoard), offer("O's board", 'ui_dashboard', x.w.o.board, true),
+      ];
+    },
+  },
+  'GET /v1/transfers': { lists: () => [{ path: '/v1/transfers', sees: ['A', 'mx A transfer'] }] },
+  ...Object.fromEntries(['accept', 'decline', 'cancel'].map((action) => [`POST /v1/transfers/{id}/${action}`, {
+    probes: (x: Ctx) => [{
+      what: "A's transfer to R", path: `/v1/transfers/${x.w.a.transfer}/${action}`, deny: EVERYONE,
+      snapshot: async () => [await x.read('A', '/v1/transfers'), await x.read('A', `/v1/zones/${x.w.a.transferZone}`)],
+    }],
+  } satisfies Entry])),
+
+  'POST /v1/voip-accounts': {
+    probes: (x) => [{
+      what: "O's VoIP accounts", path: '/v1/voip-accounts', body: { name: 'mx pwned', server: 'sip.example.test', username: 'x', password: 'y' },
+      deny: ['B@O'], snapshot: () => x.read('A@O', '/v1/voip-accounts'),
+    }],
+  },
+  'GET /v1/voip-accounts': { lists: () => [{ path: '/v1/voip-accounts', sees: ['A', 'mx A sip'] }] },
+  'DELETE /v1/voip-accounts/{id}': {
+    probes: (x) => [
+      { what: "A's VoIP account", path: `/v1/voip-accounts/${x.w.a.voip}`, deny: EVERYONE, snapshot: () => x.read('A', '/v1/voip-accounts') },
+      { what: "O's VoIP account", path: `/v1/voip-accounts/${x.w.o.voip}`, deny: EVERYONE, snapshot: () => x.read('A@O', '/v1/voip-accounts') },
+    ],
+  },
+
+  'POST /v1/edges': { probes: (x) => [{ what: "O's edges", path: '/v1/edges', body: { name: 'mx pwned' }, deny: ['B@O'], snapshot: () => x.read('A@O', '/v1/edges') }] },
+  'GET /v1/edges': { lists: () => [{ path: '/v1/edges', sees: ['A', 'mx A home'] }] },
+  'GET /v1/edges/cloud-fleet': { lists: () => [{ path: '/v1/edges/cloud-fleet' }] },
+  'GET /v1/edges/{id}': {
+    probes: (x) => [
+      { what: "A's edge", path: `/v1/edges/${x.w.edges.A.id}`, deny: EVERYONE, allow: ['A'], snapshot: () => x.read('A', `/v1/edges/${x.w.edges.A.id}`) },
+      { what: "O's edge", path: `/v1/edges/${x.w.edges.O.id}`, deny: ['foreign'], allow: ['A@O', 'M', 'M@O'], snapshot: () => x.read('A@O', `/v1/edges/${x.w.edges.O.id}`) },
+    ],
+  },
+  'DELETE /v1/edges/{id}': {
+    probes: (x) => [
+      { what: "A's edge", path: `/v1/edges/${x.w.edges.A.id}`, deny: EVERYONE, snapshot: () => x.read('A', `/v1/edges/${x.w.edges.A.id}`) },
+      { what: "O's edge", path: `/v1/edges/${x.w.edges.O.id}`, deny: EVERYONE, snapshot: () => x.read('A@O', `/v1/edges/${x.w.edges.O.id}`) },
+    ],
+  },
+  'POST /v1/edge/register-cloud': { exempt: 'self-scoped', reason: 'fleet token only (a user token is 401); replicas belong to the fleet pseudo-user (cloud/src/edges/isolation.test.ts)' },
+  'POST /v1/edge/heartbeat': { exempt: 'self-scoped', reason: 'edge token only: the token names the one edge it marks (cloud/src/edges/isolation.test.ts)' },
+
+  'GET /v1/billing/usage': { lists: () => [{ path: '/v1/billing/usage' }] },
+  'GET /v1/billing/subscriptions': { lists: (x) => [{ path: '/v1/billing/subscriptions', sees: ['A', x.w.a.subscription] }] },
+  'GET /v1/billing/plans': { lists: () => [{ path: '/v1/billing/plans' }] },
+  'GET /v2/smarthomes': { lists: () => [{ path: '/v2/smarthomes', sees: ['A', 'mx A home'] }] },
+
+  'GET /v1/devices': {
+    lists: (x) => [{ path: '/v1/devices', sees: ['A', 'MxAtticCo'] }, { path: `/v1/devices?edge_id=${x.w.edges.A.id}` }, { path: `/v1/devices?edge_id=${x.w.edges.O.id}`, sees: ['M', 'MxHallCo'] }],
+  },
+  'GET /v1/devices/{id}': {
+    probes: (x) => [
+      // an entity share (V, C) does not open its device
+      { what: "A's desk lamp device", path: `/v1/devices/${x.w.a.deskDevice}?edge_id=${x.w.edges.A.id}`, deny: EVERYONE, allow: ['A'], snapshot: () => x.read('A', `/v1/devices/${x.w.a.deskDevice}?edge_id=${x.w.edges.A.id}`) },
+      { what: "O's hall lamp device", path: `/v1/devices/${x.w.o.hallDevice}?edge_id=${x.w.edges.O.id}`, deny: ['foreign'], allow: ['A', 'M', 'V@O'], snapshot: () => x.read('A', `/v1/devices/${x.w.o.hallDevice}?edge_id=${x.w.edges.O.id}`) },
+    ],
+  },
+  'GET /v1/entities/states': { lists: () => [{ path: '/v1/entities/states', sees: ['V', DESK] }] },
+  'GET /v1/entities/states/{entity_id}': {
+    probes: (x) => [
+      { what: ATTIC, path: `/v1/entities/states/${ATTIC}`, deny: EVERYONE, allow: ['A'], snapshot: entity(x, ATTIC, x.w.lamps.attic.commands) },
+      { what: `${DESK} (shared)`, path: `/v1/entities/states/${DESK}`, deny: ['foreign', 'member'], allow: ['A', 'V', 'C'], snapshot: entity(x, DESK, x.w.lamps.desk.commands) },
+      { what: HALL, path: `/v1/entities/states/${HALL}`, deny: ['foreign'], allow: ['A', 'M'], snapshot: entity(x, HALL, x.w.lamps.hall.commands) },
+    ],
+  },
+  'POST /v1/services/{domain}/{service}': {
+    probes: (x) => [
+      { what: ATTIC, path: '/v1/services/light/turn_on', body: { entity_id: ATTIC }, deny: EVERYONE, snapshot: entity(x, ATTIC, x.w.lamps.attic.commands) },
+      // V's share is view-only; C's allows control
+      { what: `${DESK} (shared)`, path: '/v1/services/light/turn_on', body: { entity_id: DESK }, deny: ['foreign', 'member', 'viewer'], snapshot: entity(x, DESK, x.w.lamps.desk.commands) },
+      { what: HALL, path: '/v1/services/light/turn_on', body: { entity_id: HALL }, deny: ['foreign'], snapshot: entity(x, HALL, x.w.lamps.hall.commands) },
+      { what: `${HALL} with ${ATTIC}`, path: '/v1/services/light/turn_on', body: { entity_id: [HALL, ATTIC] }, deny: EVERYONE, snapshot: async () => [await entity(x, HALL, x.w.lamps.hall.commands)(), await entity(x, ATTIC, x.w.lamps.attic.commands)()] },
+    ],
+  },
+  'POST /v1/edges/{id}/mqtt-credentials': {
+    probes: (x) => [
+      // MQTT users have no read route: the edge's own list stands in
+      { what: "A's edge", path: `/v1/edges/${x.w.edges.A.id}/mqtt-credentials`, deny: EVERYONE, snapshot: async () => x.w.edges.A.edge.listMqttUsers() },
+      { what: "O's edge", path: `/v1/edges/${x.w.edges.O.id}/mqtt-credentials`, deny: EVERYONE, snapshot: async () => x.w.edges.O.edge.listMqttUsers() },
+    ],
+  },
+  'GET /v1/voice-assistant/endpoints': { lists: () => [{ path: '/v1/voice-assistant/endpoints', sees: ['A', ATTIC] }] },
+  'PUT /v1/voice-assistant/endpoints/{entity_id}': {
+    // exposure is each user's own choice: V, C (shared) and M (O's edge) may set theirs; A's stays as it is
+    probes: (x) => [
+      { what: ATTIC, path: `/v1/voice-assistant/endpoints/${ATTIC}`, body: { exposed: true }, deny: EVERYONE, snapshot: () => x.read('A', '/v1/voice-assistant/endpoints') },
+      { what: DESK, path: `/v1/voice-assistant/endpoints/${DESK}`, body: { exposed: false }, deny: ['foreign', 'member'], snapshot: () => x.read('A', '/v1/voice-assistant/endpoints') },
+      { what: HALL, path: `/v1/voice-assistant/endpoints/${HALL}`, body: { exposed: false }, deny: ['foreign'], snapshot: () => x.read('A', '/v1/voice-assistant/endpoints') },
+    ],
+  },
+  'GET /v1/config_flow/handlers': {
+    probes: (x) => [
+      { what: "A's edge", path: `/v1/config_flow/handlers?edge_id=${x.w.edges.A.id}`, deny: EVERYONE, allow: ['A'], snapshot: flows(x, x.w.edges.A.edge, x.w.edges.A.id) },
+      { what: "O's edge", path: `/v1/config_flow/handlers?edge_id=${x.w.edges.O.id}`, deny: ['foreign'], allow: ['A@O', 'M', 'M@O'], snapshot: flows(x, x.w.edges.O.edge, x.w.edges.O.id) },
+    ],
+  },
+  'POST /v1/config_flow': {
+    probes: (x) => [
+      { what: "A's edge", path: '/v1/config_flow', body: { handler: 'demo', edge_id: x.w.edges.A.id }, deny: EVERYONE, snapshot: flows(x, x.w.edges.A.edge, x.w.edges.A.id) },
+      { what: "O's edge", path: '/v1/config_flow', body: { handler: 'demo', edge_id: x.w.edges.O.id }, deny: EVERYONE, snapshot: flows(x, x.w.edges.O.edge, x.w.edges.O.id) },
+      { what: "O's only edge (no edge_id)", path: '/v1/config_flow', body: { handler: 'demo' }, deny: ['B@O', 'M@O', 'V@O', 'C@O'], snapshot: flows(x, x.w.edges.O.edge, x.w.edges.O.id) },
+    ],
+  },
+  'POST /v1/config_flow/{flowId}/advance': {
+    // only the user who started a flow may continue it
+    probes: (x) => [
+      { what: "A's open flow on A's edge", path: `/v1/config_flow/${x.w.a.flow}/advance`, body: { name: 'mx pwned' }, deny: EVERYONE, snapshot: flows(x, x.w.edges.A.edge, x.w.edges.A.id) },
+      { what: "A's open flow on O's edge", path: `/v1/config_flow/${x.w.o.flow}/advance`, body: { name: 'mx pwned' }, deny: EVERYONE, snapshot: flows(x, x.w.edges.O.edge, x.w.edges.O.id) },
+    ],
+  },
+  'DELETE /v1/config_flow/{flowId}': {
+    probes: (x) => [
+      { what: "A's open flow on A's edge", path: `/v1/config_flow/${x.w.a.flow}`, deny: EVERYONE, snapshot: flows(x, x.w.edges.A.edge, x.w.edges.A.id) },
+      { what: "A's open flow on O's edge", path: `/v1/config_flow/${x.w.o.flow}`, deny: EVERYONE, snapshot: flows(x, x.w.edges.O.edge, x.w.edges.O.id) },
+    ],
+  },
+  'GET /v1/config_entries': {
+    lists: (x) => [{ path: '/v1/config_entries', sees: ['A', 'mx A demo'] }, { path: `/v1/config_entries?edge_id=${x.w.edges.A.id}` }],
+  },
+  'DELETE /v1/config_entries/{id}': {
+    probes: (x) => [
+      { what: "A's entry", path: `/v1/config_entries/${x.w.a.entry}?edge_id=${x.w.edges.A.id}`, deny: EVERYONE, snapshot: flows(x, x.w.edges.A.edge, x.w.edges.A.id) },
+      { what: "A's entry (no edge_id)", path: `/v1/config_entries/${x.w.a.entry}`, deny: EVERYONE, snapshot: async () => [await flows(x, x.w.edges.A.edge, x.w.edges.A.id)(), await flows(x, x.w.edges.O.edge, x.w.edges.O.id)()] },
+      { what: "O's entry", path: `/v1/config_entries/${x.w.o.entry}?edge_id=${x.w.edges.O.id}`, deny: EVERYONE, snapshot: flows(x, x.w.edges.O.edge, x.w.edges.O.id) },
+    ],
+  },
+  // reads: nothing to snapshot
+  'GET /v1/media-source/browse': {
+    probes: (x) => [
+      { what: "A's edge", path: `/v1/media-source/browse?edge_id=${x.w.edges.A.id}`, deny: EVERYONE, allow: ['A'], snapshot: async () => null },
+      { what: "O's edge", path: `/v1/media-source/browse?edge_id=${x.w.edges.O.id}&uri=${encodeURIComponent('media-source://demo')}`, deny: ['foreign'], allow: ['A@O', 'M@O'], snapshot: async () => null },
+    ],
+  },
+  'POST /v1/media-source/resolve': {
+    probes: (x) => [
+      { what: "A's edge", path: '/v1/media-source/resolve', body: { uri: MEDIA_URI, edge_id: x.w.edges.A.id }, deny: EVERYONE, snapshot: async () => null },
+      { what: "O's edge", path: '/v1/media-source/resolve', body: { uri: MEDIA_URI, edge_id: x.w.edges.O.id }, deny: ['foreign'], snapshot: async () => null },
+    ],
+  },
+  'GET /v1/edges/{id}/media/{token}/{filename}': {
+    // no Authorization: the edge's signature is. O's edge signed this path; A's edge must not honour it.
+    probes: (x) => [{
+      what: "O's signed media on A's edge", path: `/v1/edges/${x.w.edges.A.id}/media/${x.w.o.media.token}/${x.w.o.media.file}`, deny: ['foreign'],
+      noneMay: "a signature of O's edge is never valid on A's edge", snapshot: async () => null,
+    }],
+  },
+  'POST /v1/webhooks/store-iap': { exempt: 'public', reason: 'app-store notifications: the JWS signature inside is the authorization (cloud/src/store-iap)' },
+
+  'GET /v1/automations': {
+    lists: (x) => [{ path: '/v1/automations', sees: ['A', 'mx A automation'] }, { path: `/v1/automations?edge_id=${x.w.edges.A.id}` }],
+  },
+  'POST /v1/automations': {
+    probes: (x) => [
+      { what: "A's edge", path: '/v1/automations', body: automationBody(x.w.edges.A.id), deny: EVERYONE, snapshot: automations(x, x.w.edges.A.id) },
+      { what: "O's edge", path: '/v1/automations', body: automationBody(x.w.edges.O.id), deny: EVERYONE, snapshot: automations(x, x.w.edges.O.id) },
+      { what: "O's only edge (no edge_id)", path: '/v1/automations', body: automationBody(), deny: ['B@O', 'M@O', 'V@O', 'C@O'], snapshot: automations(x, x.w.edges.O.id) },
+    ],
+  },
+  'GET /v1/automations/{id}': {
+    probes: (x) => [
+      { what: "A's automation", path: `/v1/automations/${x.w.a.automation.id}`, deny: EVERYONE, allow: ['A'], snapshot: automations(x, x.w.edges.A.id) },
+      { what: "O's automation", path: `/v1/automations/${x.w.o.automation.id}`, deny: ['foreign'], allow: ['A@O', 'M', 'M@O'], snapshot: automations(x, x.w.edges.O.id) },
+    ],
+  },
+  'PUT /v1/automations/{id}': {
+    probes: (x) => [
+      { what: "A's automation", path: `/v1/automations/${x.w.a.automation.id}`, body: automationBody(), deny: EVERYONE, snapshot: automations(x, x.w.edges.A.id) },
+      { what: "O's automation", path: `/v1/automations/${x.w.o.automation.id}`, body: automationBody(), deny: EVERYONE, snapshot: automations(x, x.w.edges.O.id) },
+    ],
+  },
+  'DELETE /v1/automations/{id}': {
+    probes: (x) => [
+      { what: "A's automation", path: `/v1/automations/${x.w.a.automation.id}`, deny: EVERYONE, snapshot: automations(x, x.w.edges.A.id) },
+      { what: "O's automation", path: `/v1/automations/${x.w.o.automation.id}`, deny: EVERYONE, snapshot: automations(x, x.w.edges.O.id) },
+    ],
+  },
+  'GET /v1/automations/{id}/traces': {
+    probes: (x) => [
+      { what: "A's automation", path: `/v1/automations/${x.w.a.automation.id}/traces`, deny: EVERYONE, allow: ['A'], snapshot: automations(x, x.w.edges.A.id) },
+      { what: "O's automation", path: `/v1/automations/${x.w.o.automation.id}/traces`, deny: ['foreign'], allow: ['A@O', 'M@O'], snapshot: automations(x, x.w.edges.O.id) },
+    ],
+  },
+  'POST /v1/automations/webhook/{webhook_id}': { exempt: 'public', reason: 'the webhook_id (256 random bits) in the path is the authorization, by design (portal-api.md)' },
+  'GET /v1/automation/cloud-bootstrap': { lists: () => [{ path: '/v1/automation/cloud-bootstrap', sees: ['A', 'mx-secret-A'] }] },
+};
