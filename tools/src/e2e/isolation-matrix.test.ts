@@ -164,6 +164,6 @@ describe('isolation matrix generated from /openapi.json', () => {
     expect(untried, 'org-context routes never tried as B with O\'s X-Organization-Id').toEqual([]);
     expect(walker.problems).toEqual([]);
     // the lamps of A and O never got a command from anyone
-    expect([...w.lamps.desk.commands, ...w.lamps.attic.commands, ...w.lamps.hall.commands]).toEqual([]);
+    expect(Object.values(w.lamps).flatMap((l) => l.commands)).toEqual([]);
   }, 120_000);
 });

@@ -1,5 +1,5 @@
 import type { Edge } from '@smarthome/edge/edge';
-import { ATTIC, DESK, HALL, MEDIA_URI, type ActorName, type World } from './world.ts';
+import { ATTIC, DESK, HALL, MEDIA_URI, PORCH, type ActorName, type World } from './world.ts';
 
 /**
  * The isolation matrix: one entry per `METHOD path` of /openapi.json. An entry says how to fill
@@ -62,7 +62,7 @@ const automations = (x: Ctx, edgeId: number) => async () => {
   const list = await x.read('A', `/v1/automations?edge_id=${edgeId}`) as { id: string }[];
   return [list, ...await Promise.all(list.map((a) => x.read('A', `/v1/automations/${a.id}`)))];
 };
-const entity = (x: Ctx, id: string, commands: string[]) => async () => [await x.read('A', `/v1/entities/states/${id}`), [...commands]];
+const entity = (x: Ctx, id: string, commands: string[], owner: ActorName = 'A') => async () => [await x.read(owner, `/v1/entities/states/${id}`), [...commands]];
 const org = (x: Ctx) => async () => Promise.all(['', '/members', '/shares', '/invitations'].map((p) => x.read('A', `/v1/organizations/${x.w.O}${p}`)));
 const automationBody = (edgeId?: number) => ({ edge_id: edgeId, alias: 'mx pwned', trigger: [{ platform: 'webhook' }], action: [{ event: 'pwned' }] });
 const zoneBody = { name: 'mx pwned', icon: 'mdi:skull', latitude: 1, longitude: 1, radius: 1 };
@@ -174,6 +174,7 @@ export const MATRIX: Record<string, Entry> = {
         // V may view it, C may "control" it: neither may change it
         { what: "A's shared board", path: '/v1/ui-dashboard', body: { id: x.w.a.sharedBoard, name: 'mx pwned', config: { views: [] } }, deny: EVERYONE, snapshot: board(x.w.a.sharedBoard) },
         { what: "O's board", path: '/v1/ui-dashboard', body: { id: x.w.o.board, name: 'mx pwned', config: { views: [] } }, deny: EVERYONE, snapshot: board(x.w.o.board, true) },
+        { what: "X's board (shared into O before X left)", path: '/v1/ui-dashboard', body: { id: x.w.xBoard, name: 'mx pwned', config: { views: [] } }, deny: EVERYONE, snapshot: () => x.read('X', `/v1/ui-dashboard/${x.w.xBoard}`) },
         // without an id, a name replaces the scope's board of that name: in O, admins only
         { what: "O's board by name", path: '/v1/ui-dashboard', body: { name: 'mx O board', config: { views: [] } }, deny: ['B@O', 'M@O', 'V@O', 'C@O'], snapshot: board(x.w.o.board, true) },
       ];
@@ -188,6 +189,7 @@ export const MATRIX: Record<string, Entry> = {
         snapshot: () => x.read('A', `/v1/ui-dashboard/${x.w.a.sharedBoard}`),
       },
       { what: "O's board", path: `/v1/ui-dashboard/${x.w.o.board}`, deny: ['foreign'], allow: ['A@O', 'M@O'], snapshot: () => x.read('A@O', `/v1/ui-dashboard/${x.w.o.board}`) },
+      { what: "X's board (shared into O before X left)", path: `/v1/ui-dashboard/${x.w.xBoard}`, deny: EVERYONE, allow: ['X'], snapshot: () => x.read('X', `/v1/ui-dashboard/${x.w.xBoard}`) },
     ],
   },
   'DELETE /v1/ui-dashboard/{id}': {
@@ -272,6 +274,7 @@ export const MATRIX: Record<string, Entry> = {
       { what: ATTIC, path: `/v1/entities/states/${ATTIC}`, deny: EVERYONE, allow: ['A'], snapshot: entity(x, ATTIC, x.w.lamps.attic.commands) },
       { what: `${DESK} (shared)`, path: `/v1/entities/states/${DESK}`, deny: ['foreign', 'member'], allow: ['A', 'V', 'C'], snapshot: entity(x, DESK, x.w.lamps.desk.commands) },
       { what: HALL, path: `/v1/entities/states/${HALL}`, deny: ['foreign'], allow: ['A', 'M'], snapshot: entity(x, HALL, x.w.lamps.hall.commands) },
+      { what: `${PORCH} (shared into O before X left)`, path: `/v1/entities/states/${PORCH}`, deny: EVERYONE, allow: ['X'], snapshot: entity(x, PORCH, x.w.lamps.porch.commands, 'X') },
     ],
   },
   'POST /v1/services/{domain}/{service}': {
@@ -280,6 +283,7 @@ export const MATRIX: Record<string, Entry> = {
       // V's share is view-only; C's allows control
       { what: `${DESK} (shared)`, path: '/v1/services/light/turn_on', body: { entity_id: DESK }, deny: ['foreign', 'member', 'viewer'], snapshot: entity(x, DESK, x.w.lamps.desk.commands) },
       { what: HALL, path: '/v1/services/light/turn_on', body: { entity_id: HALL }, deny: ['foreign'], snapshot: entity(x, HALL, x.w.lamps.hall.commands) },
+      { what: `${PORCH} (shared into O before X left)`, path: '/v1/services/light/turn_on', body: { entity_id: PORCH }, deny: EVERYONE, snapshot: entity(x, PORCH, x.w.lamps.porch.commands, 'X') },
       { what: `${HALL} with ${ATTIC}`, path: '/v1/services/light/turn_on', body: { entity_id: [HALL, ATTIC] }, deny: EVERYONE, snapshot: async () => [await entity(x, HALL, x.w.lamps.hall.commands)(), await entity(x, ATTIC, x.w.lamps.attic.commands)()] },
     ],
   },

@@ -15,15 +15,18 @@ import { until } from '../support.ts';
  * - M: a member of O without the admin role; M, M@O;
  * - V: a member of O holding view-only shares of A's "shared board" and entity light.desk_lamp_desk; V, V@O;
  * - C: a member of O holding control shares of the same; C, C@O;
- * - A, A@O: the owner, who reads resources back (snapshots) and proves the probes name real things.
+ * - A, A@O: the owner, who reads resources back (snapshots) and proves the probes name real things;
+ * - X: a former admin of O, who shared a lamp of X's own edge and X's own board into O, then left O:
+ *   what X shared is X's alone again.
  */
-export const ACTOR_NAMES = ['A', 'A@O', 'B', 'B@O', 'B@OB', 'M', 'M@O', 'V', 'V@O', 'C', 'C@O'] as const;
+export const ACTOR_NAMES = ['A', 'A@O', 'X', 'B', 'B@O', 'B@OB', 'M', 'M@O', 'V', 'V@O', 'C', 'C@O'] as const;
 export type ActorName = typeof ACTOR_NAMES[number];
 export interface Actor { name: ActorName; token: string; org?: string; memberOfO: boolean }
 
 export const DESK = 'light.desk_lamp_desk'; // A's personal edge, shared into O with V (view) and C (control)
 export const ATTIC = 'light.attic_lamp_attic'; // A's personal edge, not shared
 export const HALL = 'light.hall_lamp_hall'; // O's edge
+export const PORCH = 'light.porch_lamp_porch'; // X's personal edge, shared into O while X was an admin of O
 export const MEDIA_URI = 'media-source://demo/tones/a4-440hz.wav';
 export const BOARD_CONFIG = { views: [{ title: 'main', cards: [{ type: 'entities' }] }] };
 
@@ -34,12 +37,14 @@ export interface Lamp { entityId: string; client: MqttClient; commands: string[]
 
 export interface World {
   cloud: TestCloud;
-  users: Record<'A' | 'B' | 'M' | 'V' | 'C' | 'R', User>;
+  users: Record<'A' | 'B' | 'M' | 'V' | 'C' | 'R' | 'X', User>;
   O: string;
   OB: string;
   actors: Record<ActorName, Actor>;
-  edges: { A: { id: number; edge: Edge }; O: { id: number; edge: Edge } };
-  lamps: { desk: Lamp; attic: Lamp; hall: Lamp };
+  edges: { A: { id: number; edge: Edge }; O: { id: number; edge: Edge }; X: { id: number; edge: Edge } };
+  lamps: { desk: Lamp; attic: Lamp; hall: Lamp; porch: Lamp };
+  /** X's board, shared into O while X was an admin of O */
+  xBoard: number;
   /** A's personal resources */
   a: {
     zone: number; transferZone: number; privateBoard: number; sharedBoard: number; voip: number; pat: string; transfer: number;
@@ -54,7 +59,7 @@ export interface World {
   };
   /**
    * Strings that only the owner's views of a resource contain, by who may see them: personal
-   * (A only), shared (A, V, C), org (A and O's members), adminOnly (A).
+   * (A's, and X's since X left O: their owner only), shared (A, V, C), org (A and O's members), adminOnly (A).
    */
   markers: { personal: string[]; shared: string[]; org: string[]; adminOnly: string[] };
   cleanups: Array<() => Promise<unknown> | unknown>;
@@ -109,20 +114,20 @@ export async function buildWorld(): Promise<World> {
   const cleanups: World['cleanups'] = [];
   const cloud = await startTestCloud();
   cleanups.push(() => cloud.stop());
-  const [A, B, M, V, C, R] = await Promise.all([1, 2, 3, 4, 5, 6].map(() => cloud.user()));
-  const users = { A, B, M, V, C, R };
+  const [A, B, M, V, C, R, X] = await Promise.all([1, 2, 3, 4, 5, 6, 7].map(() => cloud.user()));
+  const users = { A, B, M, V, C, R, X };
 
   const O = ok(await cloud.post('/v1/organizations', { token: A.token, body: { name: 'mx O org' } }), 201, 'org O').body.id as string;
   const OB = ok(await cloud.post('/v1/organizations', { token: B.token, body: { name: 'B org' } }), 201, 'org OB').body.id as string;
-  for (const u of [M, V, C]) {
-    const inv = ok(await cloud.post(`/v1/organizations/${O}/invitations`, { token: A.token, body: { email: u.email, role: 'member' } }), 201, 'invite');
+  for (const u of [M, V, C, X]) {
+    const inv = ok(await cloud.post(`/v1/organizations/${O}/invitations`, { token: A.token, body: { email: u.email, role: u === X ? 'admin' : 'member' } }), 201, 'invite');
     ok(await cloud.post(`/v1/invitations/${inv.body.token}/accept`, { token: u.token }), 200, 'accept');
   }
   const invitation = ok(await cloud.post(`/v1/organizations/${O}/invitations`, { token: A.token, body: { email: 'mx-invitee@example.test', role: 'admin' } }), 201, 'invitation').body;
 
   const actor = (name: ActorName, user: User, org: string | undefined, memberOfO: boolean): Actor => ({ name, token: user.token, org, memberOfO });
   const actors: Record<ActorName, Actor> = {
-    A: actor('A', A, undefined, true), 'A@O': actor('A@O', A, O, true),
+    A: actor('A', A, undefined, true), 'A@O': actor('A@O', A, O, true), X: actor('X', X, undefined, false),
     B: actor('B', B, undefined, false), 'B@O': actor('B@O', B, O, false), 'B@OB': actor('B@OB', B, OB, false),
     M: actor('M', M, undefined, true), 'M@O': actor('M@O', M, O, true),
     V: actor('V', V, undefined, true), 'V@O': actor('V@O', V, O, true),
@@ -130,19 +135,23 @@ export async function buildWorld(): Promise<World> {
   };
 
   // Edges, with MQTT-discovered lamps (distinct entity ids) and the demo integration.
-  const [edgeA, edgeO] = await Promise.all([pair(cloud, cleanups, A.token, 'mx A home'), pair(cloud, cleanups, A.token, 'mx O home', O)]);
-  await until(async () => edgeA.edge.link?.connected && edgeO.edge.link?.connected
+  const [edgeA, edgeO, edgeX] = await Promise.all([
+    pair(cloud, cleanups, A.token, 'mx A home'), pair(cloud, cleanups, A.token, 'mx O home', O), pair(cloud, cleanups, X.token, 'mx X home'),
+  ]);
+  await until(async () => edgeA.edge.link?.connected && edgeO.edge.link?.connected && edgeX.edge.link?.connected
     && (await cloud.get(`/v1/edges/${edgeA.id}`, { token: A.token })).body?.status === 'online'
-    && (await cloud.get(`/v1/edges/${edgeO.id}`, { token: A.token, org: O })).body?.status === 'online', 10_000, 'edges online');
-  const [desk, attic, hall] = await Promise.all([
+    && (await cloud.get(`/v1/edges/${edgeO.id}`, { token: A.token, org: O })).body?.status === 'online'
+    && (await cloud.get(`/v1/edges/${edgeX.id}`, { token: X.token })).body?.status === 'online', 10_000, 'edges online');
+  const [desk, attic, hall, porch] = await Promise.all([
     lamp(cleanups, edgeA.edge, 'desk', 'Desk lamp', 'MxDeskCo'),
     lamp(cleanups, edgeA.edge, 'attic', 'Attic lamp', 'MxAtticCo'),
     lamp(cleanups, edgeO.edge, 'hall', 'Hall lamp', 'MxHallCo'),
+    lamp(cleanups, edgeX.edge, 'porch', 'Porch lamp', 'MxPorchCo'),
   ]);
-  expect([desk.entityId, attic.entityId, hall.entityId]).toEqual([DESK, ATTIC, HALL]);
+  expect([desk.entityId, attic.entityId, hall.entityId, porch.entityId]).toEqual([DESK, ATTIC, HALL, PORCH]);
   await until(async () => {
     for (const id of [DESK, ATTIC, HALL]) if ((await cloud.get(`/v1/entities/states/${id}`, { token: A.token })).body?.state !== 'off') return false;
-    return true;
+    return (await cloud.get(`/v1/entities/states/${PORCH}`, { token: X.token })).body?.state === 'off';
   }, 10_000, 'lamps mirrored');
   const demoA = await demoEntryAndOpenFlow(cloud, A.token, edgeA.id, 'mx A demo');
   const demoO = await demoEntryAndOpenFlow(cloud, A.token, edgeO.id, 'mx O demo', O);
@@ -197,6 +206,14 @@ export async function buildWorld(): Promise<World> {
   await shareTo('entity', DESK, { can_view: true }, V.id);
   await shareTo('entity', DESK, { can_view: false, can_control: true }, C.id);
 
+  // X, an admin of O, shares a lamp of X's own edge and X's own board with every member, then leaves O.
+  const xBoard = ok(await cloud.put('/v1/ui-dashboard', { token: X.token, body: board('mx X board') }), 200, 'X board').body.id as number;
+  for (const [type, id] of [['entity', PORCH], ['dashboard', String(xBoard)]]) {
+    ok(await cloud.post(`/v1/organizations/${O}/shares`, { token: X.token, body: { resource_type: type, resource_id: id, can_view: true, can_control: true, can_edit: true } }), 201, 'X share');
+  }
+  ok(await cloud.get(`/v1/entities/states/${PORCH}`, { token: V.token }), 200, 'shared while X is in O');
+  ok(await cloud.delete(`/v1/organizations/${O}/members/${X.id}`, { token: X.token }), 200, 'X leaves O');
+
   // B, admin of its own organization, shares A's entity and device ids into it: entity and
   // device shares are opaque ids (they live on edges), so this is accepted, and must grant
   // B nothing on A's edges (a share applies to the sharing admin's and the organization's edges).
@@ -205,13 +222,15 @@ export async function buildWorld(): Promise<World> {
   }
 
   return {
-    cloud, users, O, OB, actors, cleanups,
-    edges: { A: edgeA, O: edgeO },
-    lamps: { desk, attic, hall },
+    cloud, users, O, OB, actors, cleanups, xBoard,
+    edges: { A: edgeA, O: edgeO, X: edgeX },
+    lamps: { desk, attic, hall, porch },
     a, o,
     markers: {
       personal: ['mx A zone', 'mx A transfer zone', 'mx A private board', 'mx A sip', 'mx A home', 'mx A pat', 'mx A transfer', 'mx A demo',
-        'mx A automation', 'mx-secret-A', autoA.webhook_id, a.subscription, ATTIC, 'MxAtticCo', 'MxDeskCo'],
+        'mx A automation', 'mx-secret-A', autoA.webhook_id, a.subscription, ATTIC, 'MxAtticCo', 'MxDeskCo',
+        // X's, once X has left O: nobody here may see them any more
+        'mx X home', 'mx X board', PORCH, 'MxPorchCo'],
       shared: ['mx A shared board', DESK],
       org: ['mx O org', 'mx O zone', 'mx O board', 'mx O sip', 'mx O home', 'mx O demo', 'mx O automation', autoO.webhook_id,
         HALL, 'MxHallCo', A.email, A.id],
