@@ -41,9 +41,10 @@ const groupOf = (actor: ActorName): Group | 'owner' =>
 function hiddenFrom(actor: ActorName): string[] {
   const m = w.markers;
   switch (groupOf(actor)) {
-    case 'foreign': return [...m.personal, ...m.shared, ...m.org, ...m.adminOnly];
+    case 'foreign': return [...m.personal, ...m.shared, ...m.org, ...m.adminOnly, ...m.memberPersonal];
+    case 'admin': return m.memberPersonal;
     case 'member': return [...m.personal, ...m.shared, ...m.adminOnly];
-    case 'viewer': case 'controller': return [...m.personal, ...m.adminOnly];
+    case 'viewer': case 'controller': return [...m.personal, ...m.adminOnly, ...m.memberPersonal];
     default: return [];
   }
 }
@@ -117,7 +118,7 @@ class Walker {
 
   async list(route: DocRoute, check: ListCheck): Promise<void> {
     const label = `${route.key} [${check.path}]`;
-    for (const actor of expand(['foreign', 'member', 'viewer', 'controller'])) {
+    for (const actor of expand(['foreign', 'admin', 'member', 'viewer', 'controller'])) {
       const res = await send('GET', actor, check.path);
       const a = w.actors[actor];
       if (route.orgContext && a.org === w.O && !a.memberOfO) {

@@ -8,15 +8,18 @@ import { ATTIC, DESK, HALL, MEDIA_URI, PORCH, type ActorName, type World } from 
  * to name is exempt, with the reason. A route missing here fails the test, so a new route
  * cannot ship without its entry.
  */
-export type Group = 'foreign' | 'member' | 'viewer' | 'controller';
+export type Group = 'foreign' | 'admin' | 'member' | 'viewer' | 'controller';
 export const GROUPS: Record<Group, ActorName[]> = {
   foreign: ['B', 'B@O', 'B@OB'],
+  admin: ['A', 'A@O'],
   member: ['M', 'M@O'],
   viewer: ['V', 'V@O'],
   controller: ['C', 'C@O'],
 };
 /** Everyone but the owner: for A's unshared personal resources and O's admin-only actions. */
 const EVERYONE: Group[] = ['foreign', 'member', 'viewer', 'controller'];
+/** Everyone but M, O's admin included: for M's personal resources. */
+const NOT_M: Group[] = ['foreign', 'admin', 'viewer', 'controller'];
 
 export interface Probe {
   /** the target, for messages */
@@ -75,7 +78,10 @@ export const MATRIX: Record<string, Entry> = {
   'POST /v1/account/tokens': { exempt: 'self-scoped', reason: "creates a token of the caller's own; the body names nothing else" },
   'GET /v1/account/tokens': { lists: () => [{ path: '/v1/account/tokens', sees: ['A', 'mx A pat'] }] },
   'DELETE /v1/account/tokens/{id}': {
-    probes: (x) => [{ what: "A's PAT", path: `/v1/account/tokens/${x.w.a.pat}`, deny: EVERYONE, snapshot: () => x.read('A', '/v1/account/tokens') }],
+    probes: (x) => [
+      { what: "A's PAT", path: `/v1/account/tokens/${x.w.a.pat}`, deny: EVERYONE, snapshot: () => x.read('A', '/v1/account/tokens') },
+      { what: "M's PAT", path: `/v1/account/tokens/${x.w.m.pat}`, deny: NOT_M, snapshot: () => x.read('M', '/v1/account/tokens') },
+    ],
   },
   'POST /v1/account/mfa/backup-codes': { exempt: 'self-scoped', reason: "replaces the caller's own codes, verified with the caller's own password" },
 
@@ -133,6 +139,8 @@ export const MATRIX: Record<string, Entry> = {
         what: "A's private board into B's own organization", path: `/v1/organizations/${x.w.OB}/shares`, body: { resource_type: 'dashboard', resource_id: String(x.w.a.privateBoard), can_edit: true },
         deny: ['B'], snapshot: async () => [await x.read('B', `/v1/organizations/${x.w.OB}/shares`), await x.read('A', `/v1/ui-dashboard/${x.w.a.privateBoard}`)],
       },
+      // O's admin cannot pull a member's own board into O
+      { what: "O (M's board)", path: `/v1/organizations/${x.w.O}/shares`, body: { resource_type: 'dashboard', resource_id: String(x.w.m.board) }, deny: NOT_M, snapshot: async () => [await org(x)(), await x.read('M', `/v1/ui-dashboard/${x.w.m.board}`)] },
     ],
   },
   'GET /v1/organizations/{id}/shares': {
@@ -146,23 +154,26 @@ export const MATRIX: Record<string, Entry> = {
   },
 
   'POST /v1/zones': { probes: (x) => [{ what: "O's zones", path: '/v1/zones', body: zoneBody, deny: ['B@O'], snapshot: () => x.read('A@O', '/v1/zones') }] },
-  'GET /v1/zones': { lists: () => [{ path: '/v1/zones', sees: ['A', 'mx A zone'] }] },
+  'GET /v1/zones': { lists: () => [{ path: '/v1/zones', sees: ['M', 'mx M zone'] }] },
   'GET /v1/zones/{id}': {
     probes: (x) => [
       { what: "A's zone", path: `/v1/zones/${x.w.a.zone}`, deny: EVERYONE, allow: ['A'], snapshot: () => x.read('A', `/v1/zones/${x.w.a.zone}`) },
       { what: "O's zone", path: `/v1/zones/${x.w.o.zone}`, deny: ['foreign'], allow: ['A@O', 'M@O', 'V@O', 'C@O'], snapshot: () => x.read('A@O', `/v1/zones/${x.w.o.zone}`) },
+      { what: "M's zone", path: `/v1/zones/${x.w.m.zone}`, deny: NOT_M, allow: ['M'], snapshot: () => x.read('M', `/v1/zones/${x.w.m.zone}`) },
     ],
   },
   'PATCH /v1/zones/{id}': {
     probes: (x) => [
       { what: "A's zone", path: `/v1/zones/${x.w.a.zone}`, body: { radius: 1 }, deny: EVERYONE, snapshot: () => x.read('A', `/v1/zones/${x.w.a.zone}`) },
       { what: "O's zone", path: `/v1/zones/${x.w.o.zone}`, body: { radius: 1 }, deny: EVERYONE, snapshot: () => x.read('A@O', `/v1/zones/${x.w.o.zone}`) },
+      { what: "M's zone", path: `/v1/zones/${x.w.m.zone}`, body: { radius: 1 }, deny: NOT_M, snapshot: () => x.read('M', `/v1/zones/${x.w.m.zone}`) },
     ],
   },
   'DELETE /v1/zones/{id}': {
     probes: (x) => [
       { what: "A's zone", path: `/v1/zones/${x.w.a.zone}`, deny: EVERYONE, snapshot: () => x.read('A', `/v1/zones/${x.w.a.zone}`) },
       { what: "O's zone", path: `/v1/zones/${x.w.o.zone}`, deny: EVERYONE, snapshot: () => x.read('A@O', `/v1/zones/${x.w.o.zone}`) },
+      { what: "M's zone", path: `/v1/zones/${x.w.m.zone}`, deny: NOT_M, snapshot: () => x.read('M', `/v1/zones/${x.w.m.zone}`) },
     ],
   },
 
@@ -174,6 +185,7 @@ export const MATRIX: Record<string, Entry> = {
         // V may view it, C may "control" it: neither may change it
         { what: "A's shared board", path: '/v1/ui-dashboard', body: { id: x.w.a.sharedBoard, name: 'mx pwned', config: { views: [] } }, deny: EVERYONE, snapshot: board(x.w.a.sharedBoard) },
         { what: "O's board", path: '/v1/ui-dashboard', body: { id: x.w.o.board, name: 'mx pwned', config: { views: [] } }, deny: EVERYONE, snapshot: board(x.w.o.board, true) },
+        { what: "M's board", path: '/v1/ui-dashboard', body: { id: x.w.m.board, name: 'mx pwned', config: { views: [] } }, deny: NOT_M, snapshot: () => x.read('M', `/v1/ui-dashboard/${x.w.m.board}`) },
         { what: "X's board (shared into O before X left)", path: '/v1/ui-dashboard', body: { id: x.w.xBoard, name: 'mx pwned', config: { views: [] } }, deny: EVERYONE, snapshot: () => x.read('X', `/v1/ui-dashboard/${x.w.xBoard}`) },
         // without an id, a name replaces the scope's board of that name: in O, admins only
         { what: "O's board by name", path: '/v1/ui-dashboard', body: { name: 'mx O board', config: { views: [] } }, deny: ['B@O', 'M@O', 'V@O', 'C@O'], snapshot: board(x.w.o.board, true) },
@@ -189,6 +201,7 @@ export const MATRIX: Record<string, Entry> = {
         snapshot: () => x.read('A', `/v1/ui-dashboard/${x.w.a.sharedBoard}`),
       },
       { what: "O's board", path: `/v1/ui-dashboard/${x.w.o.board}`, deny: ['foreign'], allow: ['A@O', 'M@O'], snapshot: () => x.read('A@O', `/v1/ui-dashboard/${x.w.o.board}`) },
+      { what: "M's board", path: `/v1/ui-dashboard/${x.w.m.board}`, deny: NOT_M, allow: ['M'], snapshot: () => x.read('M', `/v1/ui-dashboard/${x.w.m.board}`) },
       { what: "X's board (shared into O before X left)", path: `/v1/ui-dashboard/${x.w.xBoard}`, deny: EVERYONE, allow: ['X'], snapshot: () => x.read('X', `/v1/ui-dashboard/${x.w.xBoard}`) },
     ],
   },
@@ -197,19 +210,21 @@ export const MATRIX: Record<string, Entry> = {
       { what: "A's private board", path: `/v1/ui-dashboard/${x.w.a.privateBoard}`, deny: EVERYONE, snapshot: () => x.read('A', `/v1/ui-dashboard/${x.w.a.privateBoard}`) },
       { what: "A's shared board", path: `/v1/ui-dashboard/${x.w.a.sharedBoard}`, deny: EVERYONE, snapshot: () => x.read('A', `/v1/ui-dashboard/${x.w.a.sharedBoard}`) },
       { what: "O's board", path: `/v1/ui-dashboard/${x.w.o.board}`, deny: EVERYONE, snapshot: () => x.read('A@O', `/v1/ui-dashboard/${x.w.o.board}`) },
+      { what: "M's board", path: `/v1/ui-dashboard/${x.w.m.board}`, deny: NOT_M, snapshot: () => x.read('M', `/v1/ui-dashboard/${x.w.m.board}`) },
     ],
   },
 
   'POST /v1/transfers': {
     // contract.md: offering a resource the caller does not own → 400
     probes: (x) => {
-      const offer = (what: string, type: string, id: number, org?: boolean): Probe => ({
-        what, path: '/v1/transfers', body: { to_email: x.w.users.R.email, resource_type: type, resource_id: String(id) }, deny: EVERYONE, refusals: [400],
-        snapshot: async () => [await x.read('A', '/v1/transfers'), await x.read(org ? 'A@O' : 'A', `/v1/${type === 'zone' ? 'zones' : 'ui-dashboard'}/${id}`)],
+      const offer = (what: string, type: string, id: number, owner: ActorName, deny = EVERYONE): Probe => ({
+        what, path: '/v1/transfers', body: { to_email: x.w.users.R.email, resource_type: type, resource_id: String(id) }, deny, refusals: [400],
+        snapshot: async () => [await x.read(owner, '/v1/transfers'), await x.read(owner, `/v1/${type === 'zone' ? 'zones' : 'ui-dashboard'}/${id}`)],
       });
       return [
-        offer("A's zone", 'zone', x.w.a.zone), offer("O's zone", 'zone', x.w.o.zone, true),
-        offer("A's shared board", 'ui_dashboard', x.w.a.sharedBoard), offer("O's board", 'ui_dashboard', x.w.o.board, true),
+        offer("A's zone", 'zone', x.w.a.zone, 'A'), offer("O's zone", 'zone', x.w.o.zone, 'A@O'),
+        offer("A's shared board", 'ui_dashboard', x.w.a.sharedBoard, 'A'), offer("O's board", 'ui_dashboard', x.w.o.board, 'A@O'),
+        offer("M's zone", 'zone', x.w.m.zone, 'M', NOT_M), offer("M's board", 'ui_dashboard', x.w.m.board, 'M', NOT_M),
       ];
     },
   },
@@ -232,6 +247,7 @@ export const MATRIX: Record<string, Entry> = {
     probes: (x) => [
       { what: "A's VoIP account", path: `/v1/voip-accounts/${x.w.a.voip}`, deny: EVERYONE, snapshot: () => x.read('A', '/v1/voip-accounts') },
       { what: "O's VoIP account", path: `/v1/voip-accounts/${x.w.o.voip}`, deny: EVERYONE, snapshot: () => x.read('A@O', '/v1/voip-accounts') },
+      { what: "M's VoIP account", path: `/v1/voip-accounts/${x.w.m.voip}`, deny: NOT_M, snapshot: () => x.read('M', '/v1/voip-accounts') },
     ],
   },
 
@@ -242,12 +258,14 @@ export const MATRIX: Record<string, Entry> = {
     probes: (x) => [
       { what: "A's edge", path: `/v1/edges/${x.w.edges.A.id}`, deny: EVERYONE, allow: ['A'], snapshot: () => x.read('A', `/v1/edges/${x.w.edges.A.id}`) },
       { what: "O's edge", path: `/v1/edges/${x.w.edges.O.id}`, deny: ['foreign'], allow: ['A@O', 'M', 'M@O'], snapshot: () => x.read('A@O', `/v1/edges/${x.w.edges.O.id}`) },
+      { what: "M's edge", path: `/v1/edges/${x.w.m.edge}`, deny: NOT_M, allow: ['M'], snapshot: () => x.read('M', `/v1/edges/${x.w.m.edge}`) },
     ],
   },
   'DELETE /v1/edges/{id}': {
     probes: (x) => [
       { what: "A's edge", path: `/v1/edges/${x.w.edges.A.id}`, deny: EVERYONE, snapshot: () => x.read('A', `/v1/edges/${x.w.edges.A.id}`) },
       { what: "O's edge", path: `/v1/edges/${x.w.edges.O.id}`, deny: EVERYONE, snapshot: () => x.read('A@O', `/v1/edges/${x.w.edges.O.id}`) },
+      { what: "M's edge", path: `/v1/edges/${x.w.m.edge}`, deny: NOT_M, snapshot: () => x.read('M', `/v1/edges/${x.w.m.edge}`) },
     ],
   },
   'POST /v1/edge/register-cloud': { exempt: 'self-scoped', reason: 'fleet token only (a user token is 401); replicas belong to the fleet pseudo-user (cloud/src/edges/isolation.test.ts)' },
@@ -292,6 +310,8 @@ export const MATRIX: Record<string, Entry> = {
       // MQTT users have no read route: the edge's own list stands in
       { what: "A's edge", path: `/v1/edges/${x.w.edges.A.id}/mqtt-credentials`, deny: EVERYONE, snapshot: async () => x.w.edges.A.edge.listMqttUsers() },
       { what: "O's edge", path: `/v1/edges/${x.w.edges.O.id}/mqtt-credentials`, deny: EVERYONE, snapshot: async () => x.w.edges.O.edge.listMqttUsers() },
+      // never connected: refused before any relay (a relay would answer 503)
+      { what: "M's edge", path: `/v1/edges/${x.w.m.edge}/mqtt-credentials`, deny: NOT_M, snapshot: () => x.read('M', `/v1/edges/${x.w.m.edge}`) },
     ],
   },
   'GET /v1/voice-assistant/endpoints': { lists: () => [{ path: '/v1/voice-assistant/endpoints', sees: ['A', ATTIC] }] },
@@ -314,6 +334,7 @@ export const MATRIX: Record<string, Entry> = {
       { what: "A's edge", path: '/v1/config_flow', body: { handler: 'demo', edge_id: x.w.edges.A.id }, deny: EVERYONE, snapshot: flows(x, x.w.edges.A.edge, x.w.edges.A.id) },
       { what: "O's edge", path: '/v1/config_flow', body: { handler: 'demo', edge_id: x.w.edges.O.id }, deny: EVERYONE, snapshot: flows(x, x.w.edges.O.edge, x.w.edges.O.id) },
       { what: "O's only edge (no edge_id)", path: '/v1/config_flow', body: { handler: 'demo' }, deny: ['B@O', 'M@O', 'V@O', 'C@O'], snapshot: flows(x, x.w.edges.O.edge, x.w.edges.O.id) },
+      { what: "M's edge", path: '/v1/config_flow', body: { handler: 'demo', edge_id: x.w.m.edge }, deny: NOT_M, snapshot: () => x.w.cloud.sql('SELECT flow_id FROM cloud_flows WHERE edge_id = ?', [x.w.m.edge]) },
     ],
   },
   'POST /v1/config_flow/{flowId}/advance': {
@@ -350,6 +371,7 @@ export const MATRIX: Record<string, Entry> = {
     probes: (x) => [
       { what: "A's edge", path: '/v1/media-source/resolve', body: { uri: MEDIA_URI, edge_id: x.w.edges.A.id }, deny: EVERYONE, snapshot: async () => null },
       { what: "O's edge", path: '/v1/media-source/resolve', body: { uri: MEDIA_URI, edge_id: x.w.edges.O.id }, deny: ['foreign'], snapshot: async () => null },
+      { what: "M's edge", path: '/v1/media-source/resolve', body: { uri: MEDIA_URI, edge_id: x.w.m.edge }, deny: NOT_M, snapshot: async () => null },
     ],
   },
   'GET /v1/edges/{id}/media/{token}/{filename}': {
@@ -369,6 +391,7 @@ export const MATRIX: Record<string, Entry> = {
       { what: "A's edge", path: '/v1/automations', body: automationBody(x.w.edges.A.id), deny: EVERYONE, snapshot: automations(x, x.w.edges.A.id) },
       { what: "O's edge", path: '/v1/automations', body: automationBody(x.w.edges.O.id), deny: EVERYONE, snapshot: automations(x, x.w.edges.O.id) },
       { what: "O's only edge (no edge_id)", path: '/v1/automations', body: automationBody(), deny: ['B@O', 'M@O', 'V@O', 'C@O'], snapshot: automations(x, x.w.edges.O.id) },
+      { what: "M's edge", path: '/v1/automations', body: automationBody(x.w.m.edge), deny: NOT_M, snapshot: () => x.read('M', `/v1/automations?edge_id=${x.w.m.edge}`) },
     ],
   },
   'GET /v1/automations/{id}': {

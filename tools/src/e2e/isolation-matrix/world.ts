@@ -16,6 +16,7 @@ import { until } from '../support.ts';
  * - V: a member of O holding view-only shares of A's "shared board" and entity light.desk_lamp_desk; V, V@O;
  * - C: a member of O holding control shares of the same; C, C@O;
  * - A, A@O: the owner, who reads resources back (snapshots) and proves the probes name real things;
+ *   as O's admin, A must reach nothing of M's personal things (M's zone, board, VoIP account, token, edge);
  * - X: a former admin of O, who shared a lamp of X's own edge and X's own board into O, then left O:
  *   what X shared is X's alone again.
  */
@@ -50,6 +51,8 @@ export interface World {
     zone: number; transferZone: number; privateBoard: number; sharedBoard: number; voip: number; pat: string; transfer: number;
     subscription: string; entry: number; flow: string; automation: { id: string; webhook_id: string }; deskDevice: number;
   };
+  /** M's personal resources (the edge is registered, never connected) */
+  m: { zone: number; board: number; voip: number; pat: string; edge: number };
   /** organization O's resources */
   o: {
     zone: number; board: number; voip: number; entry: number; flow: string; automation: { id: string; webhook_id: string }; hallDevice: number;
@@ -59,9 +62,10 @@ export interface World {
   };
   /**
    * Strings that only the owner's views of a resource contain, by who may see them: personal
-   * (A's, and X's since X left O: their owner only), shared (A, V, C), org (A and O's members), adminOnly (A).
+   * (A's, and X's since X left O: their owner only), shared (A, V, C), org (A and O's members), adminOnly (A),
+   * memberPersonal (M only).
    */
-  markers: { personal: string[]; shared: string[]; org: string[]; adminOnly: string[] };
+  markers: { personal: string[]; shared: string[]; org: string[]; adminOnly: string[]; memberPersonal: string[] };
   cleanups: Array<() => Promise<unknown> | unknown>;
 }
 
@@ -186,6 +190,15 @@ export async function buildWorld(): Promise<World> {
   // A hides the attic lamp from voice assistants, so A's exposure list has a choice of A's own.
   ok(await cloud.put(`/v1/voice-assistant/endpoints/${ATTIC}`, { token: A.token, body: { exposed: false } }), 200, 'voice');
 
+  const asM = async (path: string, body: unknown) => ok(await cloud.post(path, { token: M.token, body }), 201, path).body;
+  const m = {
+    zone: (await asM('/v1/zones', zone('mx M zone'))).id as number,
+    board: ok(await cloud.put('/v1/ui-dashboard', { token: M.token, body: board('mx M board') }), 200, 'M board').body.id as number,
+    voip: (await asM('/v1/voip-accounts', sip('mx M sip'))).id as number,
+    pat: (await asM('/v1/account/tokens', { name: 'mx M pat' })).id as string,
+    edge: (await asM('/v1/edges', { name: 'mx M home' })).edge.id as number,
+  };
+
   const shareTo = async (type: string, id: string, flags: Record<string, boolean>, userId: string) =>
     (await post(`/v1/organizations/${O}/shares`, { resource_type: type, resource_id: id, ...flags, user_id: userId })).id as number;
   const resolved = ok(await cloud.post('/v1/media-source/resolve', { token: A.token, org: O, body: { uri: MEDIA_URI, edge_id: edgeO.id } }), 200, 'media').body;
@@ -225,7 +238,7 @@ export async function buildWorld(): Promise<World> {
     cloud, users, O, OB, actors, cleanups, xBoard,
     edges: { A: edgeA, O: edgeO, X: edgeX },
     lamps: { desk, attic, hall, porch },
-    a, o,
+    a, o, m,
     markers: {
       personal: ['mx A zone', 'mx A transfer zone', 'mx A private board', 'mx A sip', 'mx A home', 'mx A pat', 'mx A transfer', 'mx A demo',
         'mx A automation', 'mx-secret-A', autoA.webhook_id, a.subscription, ATTIC, 'MxAtticCo', 'MxDeskCo',
@@ -236,6 +249,7 @@ export async function buildWorld(): Promise<World> {
         HALL, 'MxHallCo', A.email, A.id],
       // what O's members never see: a secret in an automation (shown to them redacted), the admins' invitations
       adminOnly: ['mx-secret-O', 'mx-invitee@example.test'],
+      memberPersonal: ['mx M zone', 'mx M board', 'mx M sip', 'mx M pat', 'mx M home'],
     },
   };
 }
