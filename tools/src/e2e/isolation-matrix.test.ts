@@ -141,7 +141,8 @@ describe('isolation matrix generated from /openapi.json', () => {
   it('has an entry for every route of the document (a new route needs one) and none for a route the document lacks', () => {
     const keys = docRoutes().map((r) => r.key);
     expect(keys.length).toBeGreaterThan(70);
-    expect({ missing: keys.filter((k) => !MATRIX[k]), stale: Object.keys(MATRIX).filter((k) => !keys.includes(k)) }).toEqual({ missing: [], stale: [] });
+    expect({ missing: keys.filter((k) => !MATRIX[k]), stale: Object.keys(MATRIX).filter((k) => !keys.includes(k)) },
+      'routes without an entry in tools/src/e2e/isolation-matrix/matrix.ts (a new route needs one), entries without a route').toEqual({ missing: [], stale: [] });
     // Only a route that takes no bearer token may be exempt as public.
     for (const [path, item] of Object.entries(doc.paths)) {
       for (const [method, op] of Object.entries(item)) {
