@@ -274,7 +274,10 @@ export const MATRIX: Record<string, Entry> = {
   'GET /v1/billing/usage': { lists: () => [{ path: '/v1/billing/usage' }] },
   'GET /v1/billing/subscriptions': { lists: (x) => [{ path: '/v1/billing/subscriptions', sees: ['A', x.w.a.subscription] }] },
   'GET /v1/billing/plans': { lists: () => [{ path: '/v1/billing/plans' }] },
-  'GET /v2/smarthomes': { lists: () => [{ path: '/v2/smarthomes', sees: ['A', 'mx A home'] }] },
+  'GET /v2/smarthomes': {
+    // a cursor is only a position: before every edge, it still pages through the caller's own
+    lists: () => [{ path: '/v2/smarthomes', sees: ['A', 'mx A home'] }, { path: `/v2/smarthomes?limit=200&cursor=${Buffer.from('e:0').toString('base64url')}` }],
+  },
 
   'GET /v1/devices': {
     lists: (x) => [{ path: '/v1/devices', sees: ['A', 'MxAtticCo'] }, { path: `/v1/devices?edge_id=${x.w.edges.A.id}` }, { path: `/v1/devices?edge_id=${x.w.edges.O.id}`, sees: ['M', 'MxHallCo'] }],
