@@ -1,5 +1,5 @@
 import { ATTIC, type ActorName } from './world.ts';
-import { EVERYONE, NOT_M, type Ctx, type Entry, type Probe } from './types.ts';
+import { EVERYONE, NOT_M, NOT_X, type Ctx, type Entry, type Probe } from './types.ts';
 
 /** Matrix entries of the cloud's own resources: account, organizations, zones, dashboards, transfers, VoIP, edges, billing. */
 
@@ -75,6 +75,11 @@ export const CLOUD_ENTRIES: Record<string, Entry> = {
         what: "A's private board into B's own organization", path: `/v1/organizations/${x.w.OB}/shares`, body: { resource_type: 'dashboard', resource_id: String(x.w.a.privateBoard), can_edit: true },
         deny: ['B'], snapshot: async () => [await x.read('B', `/v1/organizations/${x.w.OB}/shares`), await x.read('A', `/v1/ui-dashboard/${x.w.a.privateBoard}`)],
       },
+      // X made this board for O while its admin: out of O, X cannot pull it into X's own organization
+      {
+        what: "O's board made by X, into X's own organization", path: `/v1/organizations/${x.w.OX}/shares`, body: { resource_type: 'dashboard', resource_id: String(x.w.xMadeForO.board) },
+        deny: ['X'], snapshot: async () => [await x.read('X', `/v1/organizations/${x.w.OX}/shares`), await x.read('A@O', `/v1/ui-dashboard/${x.w.xMadeForO.board}`)],
+      },
       // O's admin cannot pull a member's own board into O
       { what: "O (M's board)", path: `/v1/organizations/${x.w.O}/shares`, body: { resource_type: 'dashboard', resource_id: String(x.w.m.board) }, deny: NOT_M, snapshot: async () => [await org(x)(), await x.read('M', `/v1/ui-dashboard/${x.w.m.board}`)] },
     ],
@@ -96,6 +101,7 @@ export const CLOUD_ENTRIES: Record<string, Entry> = {
       { what: "A's zone", path: `/v1/zones/${x.w.a.zone}`, deny: EVERYONE, allow: ['A'], snapshot: () => x.read('A', `/v1/zones/${x.w.a.zone}`) },
       { what: "O's zone", path: `/v1/zones/${x.w.o.zone}`, deny: ['foreign'], allow: ['A@O', 'M@O', 'V@O', 'C@O'], snapshot: () => x.read('A@O', `/v1/zones/${x.w.o.zone}`) },
       { what: "M's zone", path: `/v1/zones/${x.w.m.zone}`, deny: NOT_M, allow: ['M'], snapshot: () => x.read('M', `/v1/zones/${x.w.m.zone}`) },
+      { what: "O's zone made by X", path: `/v1/zones/${x.w.xMadeForO.zone}`, deny: ['foreign'], allow: ['A@O', 'M@O'], snapshot: () => x.read('A@O', `/v1/zones/${x.w.xMadeForO.zone}`) },
     ],
   },
   'PATCH /v1/zones/{id}': {
@@ -103,6 +109,7 @@ export const CLOUD_ENTRIES: Record<string, Entry> = {
       { what: "A's zone", path: `/v1/zones/${x.w.a.zone}`, body: { radius: 1 }, deny: EVERYONE, snapshot: () => x.read('A', `/v1/zones/${x.w.a.zone}`) },
       { what: "O's zone", path: `/v1/zones/${x.w.o.zone}`, body: { radius: 1 }, deny: EVERYONE, snapshot: () => x.read('A@O', `/v1/zones/${x.w.o.zone}`) },
       { what: "M's zone", path: `/v1/zones/${x.w.m.zone}`, body: { radius: 1 }, deny: NOT_M, snapshot: () => x.read('M', `/v1/zones/${x.w.m.zone}`) },
+      { what: "O's zone made by X", path: `/v1/zones/${x.w.xMadeForO.zone}`, body: { radius: 1 }, deny: EVERYONE, snapshot: () => x.read('A@O', `/v1/zones/${x.w.xMadeForO.zone}`) },
     ],
   },
   'DELETE /v1/zones/{id}': {
@@ -110,6 +117,7 @@ export const CLOUD_ENTRIES: Record<string, Entry> = {
       { what: "A's zone", path: `/v1/zones/${x.w.a.zone}`, deny: EVERYONE, snapshot: () => x.read('A', `/v1/zones/${x.w.a.zone}`) },
       { what: "O's zone", path: `/v1/zones/${x.w.o.zone}`, deny: EVERYONE, snapshot: () => x.read('A@O', `/v1/zones/${x.w.o.zone}`) },
       { what: "M's zone", path: `/v1/zones/${x.w.m.zone}`, deny: NOT_M, snapshot: () => x.read('M', `/v1/zones/${x.w.m.zone}`) },
+      { what: "O's zone made by X", path: `/v1/zones/${x.w.xMadeForO.zone}`, deny: EVERYONE, snapshot: () => x.read('A@O', `/v1/zones/${x.w.xMadeForO.zone}`) },
     ],
   },
 
@@ -122,7 +130,8 @@ export const CLOUD_ENTRIES: Record<string, Entry> = {
         { what: "A's shared board", path: '/v1/ui-dashboard', body: { id: x.w.a.sharedBoard, name: 'mx pwned', config: { views: [] } }, deny: EVERYONE, snapshot: board(x.w.a.sharedBoard) },
         { what: "O's board", path: '/v1/ui-dashboard', body: { id: x.w.o.board, name: 'mx pwned', config: { views: [] } }, deny: EVERYONE, snapshot: board(x.w.o.board, true) },
         { what: "M's board", path: '/v1/ui-dashboard', body: { id: x.w.m.board, name: 'mx pwned', config: { views: [] } }, deny: NOT_M, snapshot: () => x.read('M', `/v1/ui-dashboard/${x.w.m.board}`) },
-        { what: "X's board (shared into O before X left)", path: '/v1/ui-dashboard', body: { id: x.w.xBoard, name: 'mx pwned', config: { views: [] } }, deny: EVERYONE, snapshot: () => x.read('X', `/v1/ui-dashboard/${x.w.xBoard}`) },
+        { what: "O's board made by X", path: '/v1/ui-dashboard', body: { id: x.w.xMadeForO.board, name: 'mx pwned', config: { views: [] } }, deny: EVERYONE, snapshot: board(x.w.xMadeForO.board, true) },
+        { what: "X's board (shared into O before X left)", path: '/v1/ui-dashboard', body: { id: x.w.xBoard, name: 'mx pwned', config: { views: [] } }, deny: NOT_X, snapshot: () => x.read('X', `/v1/ui-dashboard/${x.w.xBoard}`) },
         // without an id, a name replaces the scope's board of that name: in O, admins only
         { what: "O's board by name", path: '/v1/ui-dashboard', body: { name: 'mx O board', config: { views: [] } }, deny: ['B@O', 'M@O', 'V@O', 'C@O'], snapshot: board(x.w.o.board, true) },
       ];
@@ -138,7 +147,8 @@ export const CLOUD_ENTRIES: Record<string, Entry> = {
       },
       { what: "O's board", path: `/v1/ui-dashboard/${x.w.o.board}`, deny: ['foreign'], allow: ['A@O', 'M@O'], snapshot: () => x.read('A@O', `/v1/ui-dashboard/${x.w.o.board}`) },
       { what: "M's board", path: `/v1/ui-dashboard/${x.w.m.board}`, deny: NOT_M, allow: ['M'], snapshot: () => x.read('M', `/v1/ui-dashboard/${x.w.m.board}`) },
-      { what: "X's board (shared into O before X left)", path: `/v1/ui-dashboard/${x.w.xBoard}`, deny: EVERYONE, allow: ['X'], snapshot: () => x.read('X', `/v1/ui-dashboard/${x.w.xBoard}`) },
+      { what: "O's board made by X", path: `/v1/ui-dashboard/${x.w.xMadeForO.board}`, deny: ['foreign'], allow: ['A@O', 'M@O'], snapshot: () => x.read('A@O', `/v1/ui-dashboard/${x.w.xMadeForO.board}`) },
+      { what: "X's board (shared into O before X left)", path: `/v1/ui-dashboard/${x.w.xBoard}`, deny: NOT_X, allow: ['X'], snapshot: () => x.read('X', `/v1/ui-dashboard/${x.w.xBoard}`) },
     ],
   },
   'DELETE /v1/ui-dashboard/{id}': {
@@ -147,6 +157,7 @@ export const CLOUD_ENTRIES: Record<string, Entry> = {
       { what: "A's shared board", path: `/v1/ui-dashboard/${x.w.a.sharedBoard}`, deny: EVERYONE, snapshot: () => x.read('A', `/v1/ui-dashboard/${x.w.a.sharedBoard}`) },
       { what: "O's board", path: `/v1/ui-dashboard/${x.w.o.board}`, deny: EVERYONE, snapshot: () => x.read('A@O', `/v1/ui-dashboard/${x.w.o.board}`) },
       { what: "M's board", path: `/v1/ui-dashboard/${x.w.m.board}`, deny: NOT_M, snapshot: () => x.read('M', `/v1/ui-dashboard/${x.w.m.board}`) },
+      { what: "O's board made by X", path: `/v1/ui-dashboard/${x.w.xMadeForO.board}`, deny: EVERYONE, snapshot: () => x.read('A@O', `/v1/ui-dashboard/${x.w.xMadeForO.board}`) },
     ],
   },
 
@@ -161,6 +172,7 @@ export const CLOUD_ENTRIES: Record<string, Entry> = {
         offer("A's zone", 'zone', x.w.a.zone, 'A'), offer("O's zone", 'zone', x.w.o.zone, 'A@O'),
         offer("A's shared board", 'ui_dashboard', x.w.a.sharedBoard, 'A'), offer("O's board", 'ui_dashboard', x.w.o.board, 'A@O'),
         offer("M's zone", 'zone', x.w.m.zone, 'M', NOT_M), offer("M's board", 'ui_dashboard', x.w.m.board, 'M', NOT_M),
+        offer("O's zone made by X", 'zone', x.w.xMadeForO.zone, 'A@O'), offer("O's board made by X", 'ui_dashboard', x.w.xMadeForO.board, 'A@O'),
       ];
     },
   },
@@ -195,6 +207,7 @@ export const CLOUD_ENTRIES: Record<string, Entry> = {
       { what: "A's edge", path: `/v1/edges/${x.w.edges.A.id}`, deny: EVERYONE, allow: ['A'], snapshot: () => x.read('A', `/v1/edges/${x.w.edges.A.id}`) },
       { what: "O's edge", path: `/v1/edges/${x.w.edges.O.id}`, deny: ['foreign'], allow: ['A@O', 'M', 'M@O'], snapshot: () => x.read('A@O', `/v1/edges/${x.w.edges.O.id}`) },
       { what: "M's edge", path: `/v1/edges/${x.w.m.edge}`, deny: NOT_M, allow: ['M'], snapshot: () => x.read('M', `/v1/edges/${x.w.m.edge}`) },
+      { what: "O's edge made by X", path: `/v1/edges/${x.w.xMadeForO.edge}`, deny: ['foreign'], allow: ['A@O', 'M@O'], snapshot: () => x.read('A@O', `/v1/edges/${x.w.xMadeForO.edge}`) },
     ],
   },
   'DELETE /v1/edges/{id}': {
@@ -202,6 +215,7 @@ export const CLOUD_ENTRIES: Record<string, Entry> = {
       { what: "A's edge", path: `/v1/edges/${x.w.edges.A.id}`, deny: EVERYONE, snapshot: () => x.read('A', `/v1/edges/${x.w.edges.A.id}`) },
       { what: "O's edge", path: `/v1/edges/${x.w.edges.O.id}`, deny: EVERYONE, snapshot: () => x.read('A@O', `/v1/edges/${x.w.edges.O.id}`) },
       { what: "M's edge", path: `/v1/edges/${x.w.m.edge}`, deny: NOT_M, snapshot: () => x.read('M', `/v1/edges/${x.w.m.edge}`) },
+      { what: "O's edge made by X", path: `/v1/edges/${x.w.xMadeForO.edge}`, deny: EVERYONE, snapshot: () => x.read('A@O', `/v1/edges/${x.w.xMadeForO.edge}`) },
     ],
   },
   'POST /v1/edge/register-cloud': { exempt: 'self-scoped', reason: 'fleet token only (a user token is 401); replicas belong to the fleet pseudo-user (cloud/src/edges/isolation.test.ts)' },

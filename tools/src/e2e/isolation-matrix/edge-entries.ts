@@ -1,6 +1,6 @@
 import type { Edge } from '@smarthome/edge/edge';
 import { ATTIC, DESK, HALL, MEDIA_URI, PORCH, type ActorName } from './world.ts';
-import { EVERYONE, NOT_M, type Ctx, type Entry } from './types.ts';
+import { EVERYONE, NOT_M, NOT_X, type Ctx, type Entry } from './types.ts';
 
 /** Matrix entries of what lives on edges: devices, entities, services, config flows and entries, media, automations. */
 
@@ -34,7 +34,7 @@ export const EDGE_ENTRIES: Record<string, Entry> = {
       { what: ATTIC, path: `/v1/entities/states/${ATTIC}`, deny: EVERYONE, allow: ['A'], snapshot: entity(x, ATTIC, x.w.lamps.attic.commands) },
       { what: `${DESK} (shared)`, path: `/v1/entities/states/${DESK}`, deny: ['foreign', 'member'], allow: ['A', 'V', 'C'], snapshot: entity(x, DESK, x.w.lamps.desk.commands) },
       { what: HALL, path: `/v1/entities/states/${HALL}`, deny: ['foreign'], allow: ['A', 'M'], snapshot: entity(x, HALL, x.w.lamps.hall.commands) },
-      { what: `${PORCH} (shared into O before X left)`, path: `/v1/entities/states/${PORCH}`, deny: EVERYONE, allow: ['X'], snapshot: entity(x, PORCH, x.w.lamps.porch.commands, 'X') },
+      { what: `${PORCH} (shared into O before X left)`, path: `/v1/entities/states/${PORCH}`, deny: NOT_X, allow: ['X'], snapshot: entity(x, PORCH, x.w.lamps.porch.commands, 'X') },
     ],
   },
   'POST /v1/services/{domain}/{service}': {
@@ -43,7 +43,7 @@ export const EDGE_ENTRIES: Record<string, Entry> = {
       // V's share is view-only; C's allows control
       { what: `${DESK} (shared)`, path: '/v1/services/light/turn_on', body: { entity_id: DESK }, deny: ['foreign', 'member', 'viewer'], snapshot: entity(x, DESK, x.w.lamps.desk.commands) },
       { what: HALL, path: '/v1/services/light/turn_on', body: { entity_id: HALL }, deny: ['foreign'], snapshot: entity(x, HALL, x.w.lamps.hall.commands) },
-      { what: `${PORCH} (shared into O before X left)`, path: '/v1/services/light/turn_on', body: { entity_id: PORCH }, deny: EVERYONE, snapshot: entity(x, PORCH, x.w.lamps.porch.commands, 'X') },
+      { what: `${PORCH} (shared into O before X left)`, path: '/v1/services/light/turn_on', body: { entity_id: PORCH }, deny: NOT_X, snapshot: entity(x, PORCH, x.w.lamps.porch.commands, 'X') },
       { what: `${HALL} with ${ATTIC}`, path: '/v1/services/light/turn_on', body: { entity_id: [HALL, ATTIC] }, deny: EVERYONE, snapshot: async () => [await entity(x, HALL, x.w.lamps.hall.commands)(), await entity(x, ATTIC, x.w.lamps.attic.commands)()] },
     ],
   },
@@ -54,6 +54,7 @@ export const EDGE_ENTRIES: Record<string, Entry> = {
       { what: "O's edge", path: `/v1/edges/${x.w.edges.O.id}/mqtt-credentials`, deny: EVERYONE, snapshot: async () => x.w.edges.O.edge.listMqttUsers() },
       // never connected: refused before any relay (a relay would answer 503)
       { what: "M's edge", path: `/v1/edges/${x.w.m.edge}/mqtt-credentials`, deny: NOT_M, snapshot: () => x.read('M', `/v1/edges/${x.w.m.edge}`) },
+      { what: "O's edge made by X", path: `/v1/edges/${x.w.xMadeForO.edge}/mqtt-credentials`, deny: EVERYONE, snapshot: () => x.read('A@O', `/v1/edges/${x.w.xMadeForO.edge}`) },
     ],
   },
   'GET /v1/voice-assistant/endpoints': { lists: () => [{ path: '/v1/voice-assistant/endpoints', sees: ['A', ATTIC] }] },
@@ -75,7 +76,7 @@ export const EDGE_ENTRIES: Record<string, Entry> = {
     probes: (x) => [
       { what: "A's edge", path: '/v1/config_flow', body: { handler: 'demo', edge_id: x.w.edges.A.id }, deny: EVERYONE, snapshot: flows(x, x.w.edges.A.edge, x.w.edges.A.id) },
       { what: "O's edge", path: '/v1/config_flow', body: { handler: 'demo', edge_id: x.w.edges.O.id }, deny: EVERYONE, snapshot: flows(x, x.w.edges.O.edge, x.w.edges.O.id) },
-      { what: "O's only edge (no edge_id)", path: '/v1/config_flow', body: { handler: 'demo' }, deny: ['B@O', 'M@O', 'V@O', 'C@O'], snapshot: flows(x, x.w.edges.O.edge, x.w.edges.O.id) },
+      { what: "O's edge made by X", path: '/v1/config_flow', body: { handler: 'demo', edge_id: x.w.xMadeForO.edge }, deny: EVERYONE, snapshot: () => x.w.cloud.sql('SELECT flow_id FROM cloud_flows WHERE edge_id = ?', [x.w.xMadeForO.edge]) },
       { what: "M's edge", path: '/v1/config_flow', body: { handler: 'demo', edge_id: x.w.m.edge }, deny: NOT_M, snapshot: () => x.w.cloud.sql('SELECT flow_id FROM cloud_flows WHERE edge_id = ?', [x.w.m.edge]) },
     ],
   },
@@ -114,6 +115,7 @@ export const EDGE_ENTRIES: Record<string, Entry> = {
       { what: "A's edge", path: '/v1/media-source/resolve', body: { uri: MEDIA_URI, edge_id: x.w.edges.A.id }, deny: EVERYONE, snapshot: async () => null },
       { what: "O's edge", path: '/v1/media-source/resolve', body: { uri: MEDIA_URI, edge_id: x.w.edges.O.id }, deny: ['foreign'], snapshot: async () => null },
       { what: "M's edge", path: '/v1/media-source/resolve', body: { uri: MEDIA_URI, edge_id: x.w.m.edge }, deny: NOT_M, snapshot: async () => null },
+      { what: "O's edge made by X", path: '/v1/media-source/resolve', body: { uri: MEDIA_URI, edge_id: x.w.xMadeForO.edge }, deny: ['foreign'], snapshot: async () => null },
     ],
   },
   'GET /v1/edges/{id}/media/{token}/{filename}': {
@@ -132,7 +134,7 @@ export const EDGE_ENTRIES: Record<string, Entry> = {
     probes: (x) => [
       { what: "A's edge", path: '/v1/automations', body: automationBody(x.w.edges.A.id), deny: EVERYONE, snapshot: automations(x, x.w.edges.A.id) },
       { what: "O's edge", path: '/v1/automations', body: automationBody(x.w.edges.O.id), deny: EVERYONE, snapshot: automations(x, x.w.edges.O.id) },
-      { what: "O's only edge (no edge_id)", path: '/v1/automations', body: automationBody(), deny: ['B@O', 'M@O', 'V@O', 'C@O'], snapshot: automations(x, x.w.edges.O.id) },
+      { what: "O's edge made by X", path: '/v1/automations', body: automationBody(x.w.xMadeForO.edge), deny: EVERYONE, snapshot: () => x.read('A@O', `/v1/automations?edge_id=${x.w.xMadeForO.edge}`) },
       { what: "M's edge", path: '/v1/automations', body: automationBody(x.w.m.edge), deny: NOT_M, snapshot: () => x.read('M', `/v1/automations?edge_id=${x.w.m.edge}`) },
     ],
   },

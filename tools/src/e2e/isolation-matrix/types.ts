@@ -3,7 +3,8 @@ import type { ActorName, World } from './world.ts';
 /** The vocabulary of the isolation matrix (matrix.ts): who tries, what a probe says, what an entry is. */
 export type Group = 'foreign' | 'admin' | 'member' | 'viewer' | 'controller';
 export const GROUPS: Record<Group, ActorName[]> = {
-  foreign: ['B', 'B@O', 'B@OB'],
+  // B, and X since X left O
+  foreign: ['B', 'B@O', 'B@OB', 'X', 'X@O'],
   admin: ['A', 'A@O'],
   member: ['M', 'M@O'],
   viewer: ['V', 'V@O'],
@@ -13,6 +14,8 @@ export const GROUPS: Record<Group, ActorName[]> = {
 export const EVERYONE: Group[] = ['foreign', 'member', 'viewer', 'controller'];
 /** Everyone but M, O's admin included: for M's personal resources. */
 export const NOT_M: Group[] = ['foreign', 'admin', 'viewer', 'controller'];
+/** Everyone but X, O's admin included: for X's personal resources. */
+export const NOT_X: Array<Group | ActorName> = ['B', 'B@O', 'B@OB', 'admin', 'member', 'viewer', 'controller'];
 
 export interface Probe {
   /** the target, for messages */

@@ -17,10 +17,11 @@ import { until } from '../support.ts';
  * - C: a member of O holding control shares of the same; C, C@O;
  * - A, A@O: the owner, who reads resources back (snapshots) and proves the probes name real things;
  *   as O's admin, A must reach nothing of M's personal things (M's zone, board, VoIP account, token, edge);
- * - X: a former admin of O, who shared a lamp of X's own edge and X's own board into O, then left O:
- *   what X shared is X's alone again.
+ * - X: a former admin of O, with an organization of its own (OX). While in O, X shared a lamp of X's
+ *   own edge and X's own board into O, and created a zone, a board and an edge for O; then X left.
+ *   What X shared is X's alone again; what X made for O is O's, and X is a foreigner to it (X, X@O).
  */
-export const ACTOR_NAMES = ['A', 'A@O', 'X', 'B', 'B@O', 'B@OB', 'M', 'M@O', 'V', 'V@O', 'C', 'C@O'] as const;
+export const ACTOR_NAMES = ['A', 'A@O', 'X', 'X@O', 'B', 'B@O', 'B@OB', 'M', 'M@O', 'V', 'V@O', 'C', 'C@O'] as const;
 export type ActorName = typeof ACTOR_NAMES[number];
 export interface Actor { name: ActorName; token: string; org?: string; memberOfO: boolean }
 
@@ -41,11 +42,14 @@ export interface World {
   users: Record<'A' | 'B' | 'M' | 'V' | 'C' | 'R' | 'X', User>;
   O: string;
   OB: string;
+  OX: string;
   actors: Record<ActorName, Actor>;
   edges: { A: { id: number; edge: Edge }; O: { id: number; edge: Edge }; X: { id: number; edge: Edge } };
   lamps: { desk: Lamp; attic: Lamp; hall: Lamp; porch: Lamp };
   /** X's board, shared into O while X was an admin of O */
   xBoard: number;
+  /** what X created in O while an admin of O (the edge is registered, never connected) */
+  xMadeForO: { zone: number; board: number; edge: number };
   /** A's personal resources */
   a: {
     zone: number; transferZone: number; privateBoard: number; sharedBoard: number; voip: number; pat: string; transfer: number;
@@ -62,10 +66,10 @@ export interface World {
   };
   /**
    * Strings that only the owner's views of a resource contain, by who may see them: personal
-   * (A's, and X's since X left O: their owner only), shared (A, V, C), org (A and O's members), adminOnly (A),
-   * memberPersonal (M only).
+   * (A only), shared (A, V, C), org (A and O's members), adminOnly (A), memberPersonal (M only),
+   * formerAdmin (X only, once X has left O).
    */
-  markers: { personal: string[]; shared: string[]; org: string[]; adminOnly: string[]; memberPersonal: string[] };
+  markers: { personal: string[]; shared: string[]; org: string[]; adminOnly: string[]; memberPersonal: string[]; formerAdmin: string[] };
   cleanups: Array<() => Promise<unknown> | unknown>;
 }
 
@@ -131,7 +135,7 @@ export async function buildWorld(): Promise<World> {
 
   const actor = (name: ActorName, user: User, org: string | undefined, memberOfO: boolean): Actor => ({ name, token: user.token, org, memberOfO });
   const actors: Record<ActorName, Actor> = {
-    A: actor('A', A, undefined, true), 'A@O': actor('A@O', A, O, true), X: actor('X', X, undefined, false),
+    A: actor('A', A, undefined, true), 'A@O': actor('A@O', A, O, true), X: actor('X', X, undefined, false), 'X@O': actor('X@O', X, O, false),
     B: actor('B', B, undefined, false), 'B@O': actor('B@O', B, O, false), 'B@OB': actor('B@OB', B, OB, false),
     M: actor('M', M, undefined, true), 'M@O': actor('M@O', M, O, true),
     V: actor('V', V, undefined, true), 'V@O': actor('V@O', V, O, true),
@@ -225,7 +229,13 @@ export async function buildWorld(): Promise<World> {
     ok(await cloud.post(`/v1/organizations/${O}/shares`, { token: X.token, body: { resource_type: type, resource_id: id, can_view: true, can_control: true, can_edit: true } }), 201, 'X share');
   }
   ok(await cloud.get(`/v1/entities/states/${PORCH}`, { token: V.token }), 200, 'shared while X is in O');
+  const xMadeForO = {
+    zone: ok(await cloud.post('/v1/zones', { token: X.token, org: O, body: zone('mx X-made O zone') }), 201, 'X zone in O').body.id as number,
+    board: ok(await cloud.put('/v1/ui-dashboard', { token: X.token, org: O, body: board('mx X-made O board') }), 200, 'X board in O').body.id as number,
+    edge: ok(await cloud.post('/v1/edges', { token: X.token, org: O, body: { name: 'mx X-made O edge' } }), 201, 'X edge in O').body.edge.id as number,
+  };
   ok(await cloud.delete(`/v1/organizations/${O}/members/${X.id}`, { token: X.token }), 200, 'X leaves O');
+  const OX = ok(await cloud.post('/v1/organizations', { token: X.token, body: { name: 'X org' } }), 201, 'org OX').body.id as string;
 
   // B, admin of its own organization, shares A's entity and device ids into it: entity and
   // device shares are opaque ids (they live on edges), so this is accepted, and must grant
@@ -235,18 +245,17 @@ export async function buildWorld(): Promise<World> {
   }
 
   return {
-    cloud, users, O, OB, actors, cleanups, xBoard,
+    cloud, users, O, OB, OX, actors, cleanups, xBoard, xMadeForO,
     edges: { A: edgeA, O: edgeO, X: edgeX },
     lamps: { desk, attic, hall, porch },
     a, o, m,
     markers: {
       personal: ['mx A zone', 'mx A transfer zone', 'mx A private board', 'mx A sip', 'mx A home', 'mx A pat', 'mx A transfer', 'mx A demo',
-        'mx A automation', 'mx-secret-A', autoA.webhook_id, a.subscription, ATTIC, 'MxAtticCo', 'MxDeskCo',
-        // X's, once X has left O: nobody here may see them any more
-        'mx X home', 'mx X board', PORCH, 'MxPorchCo'],
+        'mx A automation', 'mx-secret-A', autoA.webhook_id, a.subscription, ATTIC, 'MxAtticCo', 'MxDeskCo'],
+      formerAdmin: ['mx X home', 'mx X board', PORCH, 'MxPorchCo'],
       shared: ['mx A shared board', DESK],
       org: ['mx O org', 'mx O zone', 'mx O board', 'mx O sip', 'mx O home', 'mx O demo', 'mx O automation', autoO.webhook_id,
-        HALL, 'MxHallCo', A.email, A.id],
+        HALL, 'MxHallCo', A.email, A.id, 'mx X-made O zone', 'mx X-made O board', 'mx X-made O edge'],
       // what O's members never see: a secret in an automation (shown to them redacted), the admins' invitations
       adminOnly: ['mx-secret-O', 'mx-invitee@example.test'],
       memberPersonal: ['mx M zone', 'mx M board', 'mx M sip', 'mx M pat', 'mx M home'],
