@@ -21,7 +21,7 @@ let doc: { paths: Record<string, Record<string, { parameters?: { in: string; nam
 beforeAll(async () => {
   w = await buildWorld();
   doc = (await w.cloud.get('/openapi.json')).body;
-}, 60_000);
+}, 90_000); // three edges and a cloud: ~15 s here, far more on a loaded machine
 afterAll(async () => { for (const c of (w?.cleanups ?? []).splice(0).reverse()) await c(); });
 
 interface DocRoute { key: string; method: string; orgContext: boolean }
