@@ -55,9 +55,15 @@ afterAll(async () => {
 const personal = (type: Resource['type'], id: string): Resource => ({ type, id, ownerId: 'owner', orgId: null });
 
 describe('can(): ownership and organization roles', () => {
-  it('lets the owner do everything, personal or in an organization', async () => {
+  it('lets the owner do everything, personal or in an organization the owner belongs to', async () => {
     expect(await allowed('owner', personal('zone', 'z1'))).toEqual(ACTIONS);
-    expect(await allowed('owner', { type: 'dashboard', id: 'd1', ownerId: 'owner', orgId: 'other' })).toEqual(ACTIONS);
+    expect(await allowed('member', { type: 'dashboard', id: 'd1', ownerId: 'member', orgId: 'home' })).toEqual(ACTIONS);
+  });
+  it("gives the owner of an organization's resource nothing once out of the organization (it stays the organization's)", async () => {
+    for (const type of ['dashboard', 'zone', 'edge', 'voip_account'] as const) {
+      expect(await allowed('owner', { type, id: 'left-behind', ownerId: 'owner', orgId: 'other' }), type).toEqual([]);
+    }
+    expect(await allowed('otheradmin', { type: 'zone', id: 'left-behind', ownerId: 'owner', orgId: 'other' })).toEqual(ACTIONS);
   });
   it('gives nobody else anything on a personal, unshared resource', async () => {
     for (const u of ['admin', 'member', 'stranger']) expect(await allowed(u, personal('zone', 'z1')), u).toEqual([]);

@@ -25,17 +25,18 @@ const SHAREABLE = new Set<string>(['entity', 'device', 'dashboard', 'lock_access
 
 /**
  * The one authorization rule, used by every route where it loads a resource:
- * - the owner may do everything;
+ * - the owner may do everything; an organization's resource stays the organization's, so its
+ *   owner has these rights only while a member (one who left or was removed keeps nothing);
  * - in the resource's organization, admins may do everything and members may view and control;
  * - a share into an organization grants that organization's members (or the one member it
  *   names) what its flags say: can_view → view, can_control → view + control, can_edit → view + edit.
  */
 export async function can(db: Db, userId: string, action: Action, resource: Resource): Promise<boolean> {
-  if (resource.ownerId === userId) return true;
+  if (resource.ownerId === userId && !resource.orgId) return true;
   if (resource.orgId) {
     const m = await db.select({ role: orgMembers.role }).from(orgMembers)
       .where(and(eq(orgMembers.orgId, resource.orgId), eq(orgMembers.userId, userId))).get();
-    if (m?.role === 'admin') return true;
+    if (m && (m.role === 'admin' || resource.ownerId === userId)) return true;
     if (m && (action === 'view' || action === 'control')) return true;
   }
   if (action === 'manage' || !SHAREABLE.has(resource.type)) return false;

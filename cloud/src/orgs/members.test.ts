@@ -115,6 +115,20 @@ describe('DELETE /v1/organizations/{id}/members/{user_id}', () => {
     await t.delete(`/v1/organizations/${org.id}/members/${member.id}`, { token: admin.token });
     expect((await t.get(`/v1/organizations/${org.id}/shares`, { token: admin.token })).body).toEqual([]);
   });
+  it("drops the shares a departing admin made of their own things (entities, boards), keeps those of the organization's boards", async () => {
+    const { admin, member, org } = await orgFixture(t);
+    await t.patch(`/v1/organizations/${org.id}/members/${member.id}`, { token: admin.token, body: { role: 'admin' } });
+    const own = (await t.put('/v1/ui-dashboard', { token: member.token, body: { name: 'my board', config: { views: [] } } })).body.id;
+    const orgBoard = (await t.put('/v1/ui-dashboard', { token: member.token, org: org.id, body: { name: 'org board', config: { views: [] } } })).body.id;
+    for (const [type, id] of [['entity', 'light.my_porch'], ['dashboard', String(own)], ['dashboard', String(orgBoard)]]) {
+      const share = await t.post(`/v1/organizations/${org.id}/shares`, { token: member.token, body: { resource_type: type, resource_id: id, can_edit: true } });
+      expect(share.status).toBe(201);
+    }
+    expect((await t.delete(`/v1/organizations/${org.id}/members/${member.id}`, { token: member.token })).status).toBe(200);
+    const left = (await t.get(`/v1/organizations/${org.id}/shares`, { token: admin.token })).body;
+    expect(left.map((s: { resource_type: string; resource_id: string }) => [s.resource_type, s.resource_id])).toEqual([['dashboard', String(orgBoard)]]);
+    expect((await t.get(`/v1/ui-dashboard/${own}`, { token: admin.token })).status).toBe(404);
+  });
   it('answers 404 for an unknown member or organization, 403 to a non-member, 401 without auth', async () => {
     const { admin, member, outsider, org } = await orgFixture(t);
     const unknown = await t.delete(`/v1/organizations/${org.id}/members/${outsider.id}`, { token: admin.token });

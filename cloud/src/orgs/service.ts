@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { and, asc, count, eq } from 'drizzle-orm';
+import { and, asc, count, eq, inArray, not } from 'drizzle-orm';
 import type { Branding, InviteBranding, OrgRole, Organization } from '@smarthome/protocol';
 import { conflict, forbidden, notFound } from '@smarthome/protocol/server';
 import type { CloudDatabase } from '../db/database.ts';
 import { users } from '../auth/tables.ts';
 import { shares } from '../authz/shares-table.ts';
+import { dashboards } from '../dashboards/tables.ts';
 import { orgMembers, organizations } from './tables.ts';
 import { requireOrgRole } from './scope.ts';
 
@@ -167,7 +168,11 @@ export class OrgService {
 
   /**
    * Admins remove anyone; a member may remove only themselves (leave). The last admin
-   * cannot be removed (409). The member's user-scoped shares in this organization go too.
+   * cannot be removed (409). The member's user-scoped shares in this organization go too,
+   * and so do the shares they made here of things that are not the organization's: an entity
+   * share reaches the sharing admin's own edges, a board share their own board, and once out
+   * they could neither see nor revoke these, yet the members would keep their home. Shares of
+   * the organization's own boards stay (an organization decision, not theirs alone).
    */
   async removeMember(callerId: string, orgId: string, targetId: string): Promise<void> {
     const callerRole = await requireOrgRole(this.db, orgId, callerId, 'member');
@@ -179,6 +184,12 @@ export class OrgService {
       }
       await this.db.delete(orgMembers).where(and(eq(orgMembers.orgId, orgId), eq(orgMembers.userId, targetId)));
       await this.db.delete(shares).where(and(eq(shares.orgId, orgId), eq(shares.userId, targetId)));
+      const orgBoards = (await this.db.select({ id: dashboards.id }).from(dashboards).where(eq(dashboards.orgId, orgId)).all()).map((d) => String(d.id));
+      await this.db.delete(shares).where(and(
+        eq(shares.orgId, orgId),
+        eq(shares.createdBy, targetId),
+        orgBoards.length ? not(and(eq(shares.resourceType, 'dashboard'), inArray(shares.resourceId, orgBoards))!) : undefined,
+      ));
     });
   }
 }
