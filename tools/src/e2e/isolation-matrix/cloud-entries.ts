@@ -20,6 +20,7 @@ export const CLOUD_ENTRIES: Record<string, Entry> = {
     ],
   },
   'POST /v1/account/mfa/backup-codes': { exempt: 'self-scoped', reason: "replaces the caller's own codes, verified with the caller's own password" },
+  'POST /v1/account/password': { exempt: 'self-scoped', reason: "changes the caller's own password, verified with the current one" },
 
   'POST /v1/organizations': { exempt: 'self-scoped', reason: 'creates a new organization whose only member is the caller' },
   'GET /v1/organizations': { lists: () => [{ path: '/v1/organizations', sees: ['A', 'mx O org'] }] },
