@@ -16,6 +16,7 @@ import { MqttUserStore } from './mqtt/users.ts';
 import { Registry } from './registry/registry.ts';
 import { ServiceRegistry } from './services/services.ts';
 import { StateMachine } from './states/state-machine.ts';
+import { Recorder } from './recorder/recorder.ts';
 import { TemplateEngine } from './templates/template.ts';
 import { EdgeFeatures } from './features.ts';
 import { EdgeLink } from './link.ts';
@@ -41,6 +42,8 @@ export interface EdgeConfig {
   /** write-behind of states: longest delay (ms) and batch size */
   stateFlushMs?: number;
   stateBatch?: number;
+  /** recorder retention in days (default 10); 0 turns the recorder off */
+  historyDays?: number;
 }
 
 export interface EdgePorts {
@@ -58,6 +61,8 @@ export interface Edge {
   readonly bus: EventBus;
   readonly registry: Registry;
   readonly states: StateMachine;
+  /** state history and logbook (null with historyDays 0) */
+  readonly recorder: Recorder | null;
   readonly services: ServiceRegistry;
   readonly templates: TemplateEngine;
   /** config flows, media source, automation engine */
@@ -96,6 +101,10 @@ export function createEdge(config: EdgeConfig): Edge {
   const database = new EdgeDatabase(config.dataDir);
   const registry = new Registry(database, bus);
   const states = new StateMachine(database, registry, bus, { flushDelayMs: config.stateFlushMs, maxBatch: config.stateBatch });
+  const historyDays = config.historyDays ?? 10;
+  const recorder = historyDays > 0
+    ? new Recorder({ database, bus, log }, { historyDays, flushDelayMs: config.stateFlushMs, maxBatch: config.stateBatch })
+    : null;
   const templates = new TemplateEngine();
   const tokens = new LocalTokenStore(database);
   const users = new MqttUserStore(database);
@@ -168,7 +177,7 @@ export function createEdge(config: EdgeConfig): Edge {
   };
 
   return {
-    config, log, bus, registry, states, services, templates, broker, discovery, tokens, database, app, ports, features, link,
+    config, log, bus, registry, states, recorder, services, templates, broker, discovery, tokens, database, app, ports, features, link,
 
     async start() {
       stopping = null;
@@ -178,6 +187,10 @@ export function createEdge(config: EdgeConfig): Edge {
         registry.load();
         states.start();
         undo.push(() => states.stop());
+        if (recorder) {
+          recorder.start();
+          undo.push(() => recorder.stop());
+        }
         discovery.start();
         undo.push(() => discovery.stop());
         await features.start();

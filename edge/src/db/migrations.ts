@@ -31,6 +31,26 @@ export const MIGRATIONS: string[] = [
   // Retained MQTT messages survive a restart, as with Mosquitto's persistence (mqtt/retained-store.ts).
   `CREATE TABLE mqtt_retained (
      topic TEXT PRIMARY KEY, payload BLOB NOT NULL, qos INTEGER NOT NULL, updated_at TEXT NOT NULL);`,
+  // Recorder (recorder/): state history and events. Times are epoch seconds (REAL), as HA's *_ts
+  // columns; last_changed is NULL when it equals last_updated (a real state change), which is
+  // also what "significant" means. Entity ids and attribute sets are shared rows, so a history
+  // row stays a few integers wide (attributes dedup by hash, like HA's state_attributes, but per
+  // entity: sets are hardly ever shared across entities, and purge can then drop an entity's
+  // orphaned sets without an index on recorder_states.attributes_id).
+  `CREATE TABLE recorder_entities (
+     metadata_id INTEGER PRIMARY KEY, entity_id TEXT NOT NULL UNIQUE);
+   CREATE TABLE recorder_attributes (
+     attributes_id INTEGER PRIMARY KEY, metadata_id INTEGER NOT NULL, hash INTEGER NOT NULL, shared TEXT NOT NULL);
+   CREATE INDEX recorder_attributes_entity_hash ON recorder_attributes(metadata_id, hash);
+   CREATE TABLE recorder_states (
+     state_id INTEGER PRIMARY KEY, metadata_id INTEGER NOT NULL, state TEXT, attributes_id INTEGER,
+     last_updated REAL NOT NULL, last_changed REAL, context_id TEXT);
+   CREATE INDEX recorder_states_entity_time ON recorder_states(metadata_id, last_updated);
+   CREATE TABLE recorder_events (
+     event_id INTEGER PRIMARY KEY, event_type TEXT NOT NULL, data TEXT NOT NULL,
+     time_fired REAL NOT NULL, context_id TEXT);
+   CREATE INDEX recorder_events_time ON recorder_events(time_fired);
+   CREATE TABLE recorder_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);`,
 ];
 
 export function migrate(sqlite: Database.Database): number {
