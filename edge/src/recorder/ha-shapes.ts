@@ -33,7 +33,7 @@ export interface MinimalHaState { state: string | null; last_changed: string }
 /** HA's isoformat for UTC datetimes: "2026-11-23T21:35:10.123000+00:00". */
 export function haIsoTime(epochSeconds: number): string {
   const ms = Math.round(epochSeconds * 1000);
-  return new Date(ms).toISOString().replace(/\.(\d{3})Z$/, '.$1000+00:00');
+  return `${new Date(ms).toISOString().slice(0, 23)}000+00:00`;
 }
 
 const domainOf = (entityId: string) => entityId.slice(0, entityId.indexOf('.'));
@@ -71,9 +71,10 @@ export function toCompressedHistory(history: History, options: HistoryShapeOptio
 }
 
 export function toHaState(entityId: string, s: RecordedState, noAttributes = false): HaState {
+  const lastUpdated = haIsoTime(s.last_updated);
   return {
     entity_id: entityId, state: s.state, attributes: noAttributes ? {} : s.attributes,
-    last_changed: haIsoTime(s.last_changed), last_updated: haIsoTime(s.last_updated),
+    last_changed: s.last_changed === s.last_updated ? lastUpdated : haIsoTime(s.last_changed), last_updated: lastUpdated,
   };
 }
 

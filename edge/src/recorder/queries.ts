@@ -46,7 +46,8 @@ export const LOGBOOK_EVENT_TYPES: ReadonlySet<string> = new Set(['homeassistant_
 
 /**
  * Read side of the recorder. Every query walks the (metadata_id, last_updated) index one entity
- * at a time, which keeps a day of 1,000 busy entities a set of short range scans.
+ * at a time (a covering index: no table lookups), which keeps a day of 1,000 busy entities a set
+ * of short range scans. `all()` rather than `iterate()`: markedly faster in better-sqlite3.
  */
 export class RecorderQueries {
   private readonly database: EdgeDatabase;
@@ -97,7 +98,7 @@ export class RecorderQueries {
       }
       const domain = entityId.slice(0, entityId.indexOf('.'));
       const stmt = significantOnly && !SIGNIFICANT_DOMAINS.has(domain) ? st.significantRows : st.rows;
-      for (const [state, attributesId, lastUpdated, lastChanged] of stmt.iterate(metadataId, query.start, end) as Iterable<[string | null, number | null, number, number | null]>) {
+      for (const [state, attributesId, lastUpdated, lastChanged] of stmt.all(metadataId, query.start, end) as [string | null, number | null, number, number | null][]) {
         out.push({ state, attributes: attrs(attributesId), last_updated: lastUpdated, last_changed: lastChanged ?? lastUpdated });
       }
       if (out.length) result.set(entityId, out);
@@ -116,7 +117,7 @@ export class RecorderQueries {
     const rows: LogbookRow[] = [];
     for (const [entityId, metadataId] of this.resolve(query.entity_ids)) {
       const isSensor = entityId.startsWith('sensor.');
-      for (const [state, attributesId, lastUpdated] of st.significantRows.iterate(metadataId, query.start, end) as Iterable<[string | null, number | null, number]>) {
+      for (const [state, attributesId, lastUpdated] of st.significantRows.all(metadataId, query.start, end) as [string | null, number | null, number][]) {
         const attributes = attrs(attributesId);
         if (isSensor && ('unit_of_measurement' in attributes || 'state_class' in attributes)) continue;
         rows.push({ kind: 'state', when: lastUpdated, entity_id: entityId, state, attributes });
