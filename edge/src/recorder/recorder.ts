@@ -169,7 +169,7 @@ export class Recorder {
     if (this.running) {
       sqlite.prepare("INSERT INTO recorder_meta (key, value) VALUES ('last_purge', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value")
         .run(String(this.clock.now()));
-      this.log.info(`recorder: purged ${deleted} state rows older than ${this.options.historyDays} days`);
+      if (deleted > 0) this.log.info(`recorder: purged ${deleted} state rows older than ${this.options.historyDays} days`);
     }
     return deleted;
   }
