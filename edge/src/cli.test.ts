@@ -14,6 +14,13 @@ describe('edge command line', () => {
     expect(run(['--call-url-allow', '192.168.1.20,fd00::/8'], { CALL_URL_ALLOW: '10.0.0.0/8' }).callUrlAllow).toEqual(['192.168.1.20', 'fd00::/8']);
   });
 
+  it('takes the recorder retention from --history-days, else HISTORY_DAYS, default 10 (0 = off)', () => {
+    expect(run([]).historyDays).toBe(10);
+    expect(run([], { HISTORY_DAYS: '30' }).historyDays).toBe(30);
+    expect(run(['--history-days', '0'], { HISTORY_DAYS: '30' }).historyDays).toBe(0);
+    for (const bad of ['-1', '1.5', 'ten']) expect(() => run(['--history-days', bad])).toThrow(UsageError);
+  });
+
   it('refuses an allow-list entry that is neither an address, a CIDR nor a host name', () => {
     for (const bad of ['10.0.0.0/33', 'not a host', 'http://x/']) {
       expect(() => run(['--call-url-allow', bad])).toThrow(UsageError);

@@ -56,6 +56,8 @@ export const USAGE = `usage:
   --mqtt-port   MQTT broker port (MQTT_PORT, default 1883; 0 = any free port)
   --data-dir    where the SQLite database lives (DATA_DIR, default ./data/edge)
   --cloud-url, --token, --cloud-replica  pairing with a cloud (CLOUD_URL, EDGE_TOKEN)
+  --history-days  days of state history and logbook the recorder keeps (HISTORY_DAYS,
+                  default 10; purged nightly at 04:12 local time; 0 = recorder off)
   --call-url-allow  comma-separated IPs, CIDRs and host names a cloud replica's call_url may
                     reach although they are not public (CALL_URL_ALLOW; default none)
   --state-flush-ms     longest time a state received over MQTT waits before it is committed
@@ -79,6 +81,7 @@ export function parseCommand(argv: string[], env: NodeJS.ProcessEnv): Command {
         token: { type: 'string' },
         'cloud-replica': { type: 'boolean' },
         'call-url-allow': { type: 'string' },
+        'history-days': { type: 'string' },
         name: { type: 'string' },
         out: { type: 'string' },
         from: { type: 'string' },
@@ -121,6 +124,12 @@ export function parseCommand(argv: string[], env: NodeJS.ProcessEnv): Command {
   } catch (err) {
     throw new UsageError(`--call-url-allow: ${(err as Error).message}`);
   }
+  const historyDaysText = values['history-days'] ?? env.HISTORY_DAYS;
+  let historyDays = 10;
+  if (historyDaysText !== undefined && historyDaysText !== '') {
+    if (!/^\d{1,5}$/.test(historyDaysText)) throw new UsageError(`--history-days must be a whole number of days (0 = recorder off), got "${historyDaysText}"`);
+    historyDays = Number(historyDaysText);
+  }
   return {
     kind: 'run',
     config: {
@@ -131,6 +140,7 @@ export function parseCommand(argv: string[], env: NodeJS.ProcessEnv): Command {
       token: values.token ?? (env.EDGE_TOKEN || undefined),
       cloudReplica: values['cloud-replica'] ?? false,
       callUrlAllow,
+      historyDays,
       logLevel: logLevel as EdgeConfig['logLevel'],
       stateFlushMs: flushMs(values['state-flush-ms'] ?? (env.STATE_FLUSH_MS || undefined), 250, '--state-flush-ms'),
       retainedFlushMs: flushMs(values['retained-flush-ms'] ?? (env.RETAINED_FLUSH_MS || undefined), 1000, '--retained-flush-ms'),

@@ -16,6 +16,7 @@ import { MqttUserStore } from './mqtt/users.ts';
 import { Registry } from './registry/registry.ts';
 import { ServiceRegistry } from './services/services.ts';
 import { StateMachine } from './states/state-machine.ts';
+import { Recorder } from './recorder/recorder.ts';
 import { TemplateEngine } from './templates/template.ts';
 import { EdgeFeatures } from './features.ts';
 import { EdgeLink } from './link.ts';
@@ -43,6 +44,8 @@ export interface EdgeConfig {
   stateBatch?: number;
   /** write-behind of retained MQTT messages: longest delay (ms, default 1000) */
   retainedFlushMs?: number;
+  /** recorder retention in days (default 10); 0 turns the recorder off */
+  historyDays?: number;
 }
 
 export interface EdgePorts {
@@ -60,6 +63,8 @@ export interface Edge {
   readonly bus: EventBus;
   readonly registry: Registry;
   readonly states: StateMachine;
+  /** state history and logbook (null with historyDays 0) */
+  readonly recorder: Recorder | null;
   readonly services: ServiceRegistry;
   readonly templates: TemplateEngine;
   /** config flows, media source, automation engine */
@@ -110,6 +115,10 @@ export function createEdge(config: EdgeConfig): Edge {
   const states = new StateMachine(database, registry, bus, {
     flushDelayMs: config.stateFlushMs, maxBatch: config.stateBatch, onWriteError: writeFailed('states'),
   });
+  const historyDays = config.historyDays ?? 10;
+  const recorder = historyDays > 0
+    ? new Recorder({ database, bus, log }, { historyDays, flushDelayMs: config.stateFlushMs, maxBatch: config.stateBatch })
+    : null;
   const templates = new TemplateEngine();
   const tokens = new LocalTokenStore(database);
   const users = new MqttUserStore(database);
@@ -174,7 +183,7 @@ export function createEdge(config: EdgeConfig): Edge {
     })
     : null;
   /** What start() brought up, so that stop() (also after a failed start) takes down exactly that. */
-  const up = { database: false, discovery: false, features: false, broker: false, http: false, link: false };
+  const up = { database: false, recorder: false, discovery: false, features: false, broker: false, http: false, link: false };
   let stopping: Promise<void> | null = null;
 
   /** Every write-behind row to disk now; the first failure is thrown after both were tried. */
@@ -211,6 +220,8 @@ export function createEdge(config: EdgeConfig): Edge {
     await linkClosed;
     if (up.features) { up.features = false; await settle('stopping automations, config flows and media', () => features.stop()); }
     if (up.discovery) { up.discovery = false; discovery.stop(); }
+    // history is written behind like states; its last rows go before the database closes
+    if (up.recorder && recorder) { up.recorder = false; await settle('stopping the recorder', () => recorder.stop()); }
     let failure: unknown = null;
     for (const last of [() => states.stop(), () => retained.stop()]) {
       try { last(); } catch (err) { failure ??= err; }
@@ -221,7 +232,7 @@ export function createEdge(config: EdgeConfig): Edge {
   };
 
   return {
-    config, log, bus, registry, states, services, templates, broker, discovery, tokens, database, app, ports, features, link,
+    config, log, bus, registry, states, recorder, services, templates, broker, discovery, tokens, database, app, ports, features, link,
 
     async start() {
       stopping = null;
@@ -230,6 +241,10 @@ export function createEdge(config: EdgeConfig): Edge {
         up.database = true;
         registry.load();
         states.start();
+        if (recorder) {
+          recorder.start();
+          up.recorder = true;
+        }
         discovery.start();
         up.discovery = true;
         await features.start();

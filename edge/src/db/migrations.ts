@@ -34,6 +34,27 @@ export const MIGRATIONS: string[] = [
   // When the broker received each retained message, so that replaying it (discovery) never rolls a newer
   // stored state back; null for rows written before (treated as older than any stored state).
   `ALTER TABLE mqtt_retained ADD COLUMN received_at TEXT;`,
+  // Recorder (recorder/): state history and events. Times are epoch seconds (REAL), as HA's *_ts
+  // columns; last_changed is NULL when it equals last_updated (a real state change), which is
+  // also what "significant" means. Entity ids and attribute sets are shared rows, so a history
+  // row stays a few integers wide (attributes dedup by hash, like HA's state_attributes, but per
+  // entity: sets are hardly ever shared across entities, and purge can then drop an entity's
+  // orphaned sets without an index on recorder_states.attributes_id).
+  `CREATE TABLE recorder_entities (
+     metadata_id INTEGER PRIMARY KEY, entity_id TEXT NOT NULL UNIQUE);
+   CREATE TABLE recorder_attributes (
+     attributes_id INTEGER PRIMARY KEY, metadata_id INTEGER NOT NULL, hash INTEGER NOT NULL, shared TEXT NOT NULL);
+   CREATE INDEX recorder_attributes_entity_hash ON recorder_attributes(metadata_id, hash);
+   CREATE TABLE recorder_states (
+     state_id INTEGER PRIMARY KEY, metadata_id INTEGER NOT NULL, state TEXT, attributes_id INTEGER,
+     last_updated REAL NOT NULL, last_changed REAL, context_id TEXT);
+   -- covering: a history query reads the index alone (10x faster than a row lookup per state)
+   CREATE INDEX recorder_states_entity_time ON recorder_states(metadata_id, last_updated, state, attributes_id, last_changed);
+   CREATE TABLE recorder_events (
+     event_id INTEGER PRIMARY KEY, event_type TEXT NOT NULL, data TEXT NOT NULL,
+     time_fired REAL NOT NULL, context_id TEXT);
+   CREATE INDEX recorder_events_time ON recorder_events(time_fired);
+   CREATE TABLE recorder_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);`,
 ];
 
 export function migrate(sqlite: Database.Database): number {

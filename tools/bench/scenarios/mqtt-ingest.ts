@@ -5,7 +5,7 @@ import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { Aedes } from 'aedes';
 import mqtt from 'mqtt';
-import { createEdge, type Edge } from '@smarthome/edge/edge';
+import { createEdge, type Edge, type EdgeConfig } from '@smarthome/edge/edge';
 import { silentLogger } from '@smarthome/edge/log';
 import type { BenchOptions, BenchResult, BenchScenario } from '../lib/types.ts';
 
@@ -15,7 +15,7 @@ import type { BenchOptions, BenchResult, BenchScenario } from '../lib/types.ts';
  * from publisher threads. The edge's time includes flushing the last states to disk.
  */
 
-interface Target { name: string; url: string; username?: string; password?: string; stop: () => Promise<void>; settle: () => Promise<void> }
+export interface Target { name: string; url: string; username?: string; password?: string; stop: () => Promise<void>; settle: () => Promise<void> }
 
 const ENTITIES = 200;
 const PUBLISHERS = 4;
@@ -39,9 +39,10 @@ async function bareAedes(): Promise<Target> {
   };
 }
 
-async function edgeTarget(log: (m: string) => void): Promise<Target> {
+/** An edge with ENTITIES discovered sensors; `extra` config and `name` let other scenarios vary it. */
+export async function edgeTarget(log: (m: string) => void, extra: Partial<EdgeConfig> = {}, name = 'edge (persisted states)'): Promise<Target> {
   const dir = mkdtempSync(path.join(tmpdir(), 'bench-edge-'));
-  const edge: Edge = createEdge({ port: 0, mqttPort: 0, dataDir: dir, host: '127.0.0.1', logger: silentLogger });
+  const edge: Edge = createEdge({ port: 0, mqttPort: 0, dataDir: dir, host: '127.0.0.1', logger: silentLogger, ...extra });
   await edge.start();
   const creds = await edge.createMqttCredentials({ username: 'bench' });
   const url = `mqtt://127.0.0.1:${edge.ports.mqtt}`;
@@ -54,9 +55,9 @@ async function edgeTarget(log: (m: string) => void): Promise<Target> {
   while (edge.discovery.entityCount() < ENTITIES) await new Promise((r) => setTimeout(r, 10));
   log(`edge: ${ENTITIES} sensor entities discovered`);
   return {
-    name: 'edge (persisted states)',
+    name,
     url, ...creds,
-    settle: async () => { edge.states.flush(); },
+    settle: async () => { edge.states.flush(); edge.recorder?.flush(); },
     stop: async () => {
       await edge.stop();
       rmSync(dir, { recursive: true, force: true });
@@ -88,7 +89,7 @@ async function drive(target: Target, messages: number): Promise<number> {
   return (per * PUBLISHERS) / seconds;
 }
 
-async function measure(make: () => Promise<Target>, messages: number, rounds: number, log: (m: string) => void): Promise<{ name: string; rates: number[] }> {
+export async function measure(make: () => Promise<Target>, messages: number, rounds: number, log: (m: string) => void): Promise<{ name: string; rates: number[] }> {
   const target = await make();
   try {
     await drive(target, Math.min(5000, messages)); // warm-up
@@ -103,7 +104,7 @@ async function measure(make: () => Promise<Target>, messages: number, rounds: nu
   }
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 export const scenario: BenchScenario = {
   name: 'mqtt-ingest',

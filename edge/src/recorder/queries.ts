@@ -1,0 +1,173 @@
+import type { Statement } from 'better-sqlite3';
+import type { EdgeDatabase } from '../db/database.ts';
+
+/** Domains whose attribute-only changes count as significant (HA's SIGNIFICANT_DOMAINS). */
+export const SIGNIFICANT_DOMAINS: ReadonlySet<string> = new Set(['climate', 'device_tracker', 'humidifier', 'thermostat', 'water_heater']);
+
+export interface HistoryQuery {
+  /** epoch seconds, inclusive */
+  start: number;
+  /** epoch seconds, exclusive; default: now and beyond */
+  end?: number;
+  /** default: every recorded entity */
+  entity_ids?: string[];
+  /** add each entity's state at `start` (its last row before), stamped at `start`; default true */
+  include_start_time_state?: boolean;
+  /** only rows whose state changed (all rows for SIGNIFICANT_DOMAINS); default true */
+  significant_changes_only?: boolean;
+  no_attributes?: boolean;
+}
+
+/** One recorded state. Times are epoch seconds; last_changed equals last_updated on a state change. */
+export interface RecordedState {
+  state: string | null;
+  /** {} with no_attributes */
+  attributes: Record<string, unknown>;
+  last_updated: number;
+  last_changed: number;
+}
+
+/** entity_id → its states, oldest first; entities without any state in the answer are left out. */
+export type History = Map<string, RecordedState[]>;
+
+export interface LogbookQuery {
+  start: number;
+  end?: number;
+  /** only these entities' state changes (events that are not about them are left out) */
+  entity_ids?: string[];
+}
+
+export type LogbookRow =
+  | { kind: 'state'; when: number; entity_id: string; state: string | null; attributes: Record<string, unknown> }
+  | { kind: 'event'; when: number; event_type: string; data: Record<string, unknown> };
+
+/** Events the logbook shows (others are recorded, e.g. call_service, but are not logbook entries). */
+export const LOGBOOK_EVENT_TYPES: ReadonlySet<string> = new Set(['homeassistant_start', 'homeassistant_stop', 'logbook_entry']);
+
+/**
+ * Read side of the recorder. Every query walks the (metadata_id, last_updated) index one entity
+ * at a time (a covering index: no table lookups), which keeps a day of 1,000 busy entities a set
+ * of short range scans. `all()` rather than `iterate()`: markedly faster in better-sqlite3.
+ */
+export class RecorderQueries {
+  private readonly database: EdgeDatabase;
+  private st: {
+    entities: Statement; entity: Statement; startState: Statement; rows: Statement; significantRows: Statement;
+    attributes: Statement; events: Statement;
+  } | null = null;
+
+  constructor(database: EdgeDatabase) {
+    this.database = database;
+  }
+
+  private statements() {
+    if (this.st) return this.st;
+    const sqlite = this.database.sqlite;
+    this.st = {
+      entities: sqlite.prepare('SELECT entity_id, metadata_id FROM recorder_entities ORDER BY entity_id').raw(),
+      entity: sqlite.prepare('SELECT metadata_id FROM recorder_entities WHERE entity_id = ?').pluck(),
+      startState: sqlite.prepare(`SELECT state, attributes_id FROM recorder_states
+        WHERE metadata_id = ? AND last_updated < ? ORDER BY last_updated DESC LIMIT 1`).raw(),
+      rows: sqlite.prepare(`SELECT state, attributes_id, last_updated, last_changed FROM recorder_states
+        WHERE metadata_id = ? AND last_updated >= ? AND last_updated < ? ORDER BY last_updated`).raw(),
+      significantRows: sqlite.prepare(`SELECT state, attributes_id, last_updated, last_changed FROM recorder_states
+        WHERE metadata_id = ? AND last_updated >= ? AND last_updated < ? AND last_changed IS NULL ORDER BY last_updated`).raw(),
+      attributes: sqlite.prepare('SELECT shared FROM recorder_attributes WHERE attributes_id = ?').pluck(),
+      events: sqlite.prepare('SELECT event_type, data, time_fired FROM recorder_events WHERE time_fired >= ? AND time_fired < ? ORDER BY time_fired').raw(),
+    };
+    return this.st;
+  }
+
+  /** The database closed: statements must be prepared again on the next open. */
+  reset(): void {
+    this.st = null;
+  }
+
+  history(query: HistoryQuery): History {
+    const st = this.statements();
+    const end = query.end ?? Number.MAX_VALUE;
+    const includeStart = query.include_start_time_state ?? true;
+    const significantOnly = query.significant_changes_only ?? true;
+    const attrs = this.attributeReader(query.no_attributes ?? false);
+    const result: History = new Map();
+    for (const [entityId, metadataId] of this.resolve(query.entity_ids)) {
+      const out: RecordedState[] = [];
+      if (includeStart) {
+        const before = st.startState.get(metadataId, query.start) as [string | null, number | null] | undefined;
+        if (before) out.push({ state: before[0], attributes: attrs(before[1]), last_updated: query.start, last_changed: query.start });
+      }
+      const domain = entityId.slice(0, entityId.indexOf('.'));
+      const stmt = significantOnly && !SIGNIFICANT_DOMAINS.has(domain) ? st.significantRows : st.rows;
+      for (const [state, attributesId, lastUpdated, lastChanged] of stmt.all(metadataId, query.start, end) as [string | null, number | null, number, number | null][]) {
+        out.push({ state, attributes: attrs(attributesId), last_updated: lastUpdated, last_changed: lastChanged ?? lastUpdated });
+      }
+      if (out.length) result.set(entityId, out);
+    }
+    return result;
+  }
+
+  /**
+   * State changes (not attribute-only updates, not continuous sensors: a sensor with a unit or a
+   * state_class) and logbook events in the period, oldest first.
+   */
+  logbook(query: LogbookQuery): LogbookRow[] {
+    const st = this.statements();
+    const end = query.end ?? Number.MAX_VALUE;
+    const attrs = this.attributeReader(false);
+    const rows: LogbookRow[] = [];
+    for (const [entityId, metadataId] of this.resolve(query.entity_ids)) {
+      const isSensor = entityId.startsWith('sensor.');
+      for (const [state, attributesId, lastUpdated] of st.significantRows.all(metadataId, query.start, end) as [string | null, number | null, number][]) {
+        const attributes = attrs(attributesId);
+        if (isSensor && ('unit_of_measurement' in attributes || 'state_class' in attributes)) continue;
+        rows.push({ kind: 'state', when: lastUpdated, entity_id: entityId, state, attributes });
+      }
+    }
+    const wanted = query.entity_ids ? new Set(query.entity_ids) : null;
+    for (const [eventType, data, timeFired] of st.events.iterate(query.start, end) as Iterable<[string, string, number]>) {
+      if (!LOGBOOK_EVENT_TYPES.has(eventType)) continue;
+      const parsed = parseObject(data);
+      if (wanted && !(typeof parsed.entity_id === 'string' && wanted.has(parsed.entity_id))) continue;
+      rows.push({ kind: 'event', when: timeFired, event_type: eventType, data: parsed });
+    }
+    return rows.sort((a, b) => a.when - b.when);
+  }
+
+  /** [entity_id, metadata_id] in the asked order (unknown ids skipped), or every recorded entity. */
+  private resolve(entityIds: string[] | undefined): [string, number][] {
+    const st = this.statements();
+    if (!entityIds) return st.entities.all() as [string, number][];
+    const out: [string, number][] = [];
+    for (const id of new Set(entityIds)) {
+      const metadataId = st.entity.get(id) as number | undefined;
+      if (metadataId !== undefined) out.push([id, metadataId]);
+    }
+    return out;
+  }
+
+  /** Parses each shared attribute set once per query. */
+  private attributeReader(none: boolean): (id: number | null) => Record<string, unknown> {
+    if (none) return () => ({});
+    const st = this.statements();
+    const cache = new Map<number, Record<string, unknown>>();
+    return (id) => {
+      if (id === null) return {};
+      let value = cache.get(id);
+      if (!value) {
+        value = parseObject(st.attributes.get(id) as string | undefined);
+        cache.set(id, value);
+      }
+      return value;
+    };
+  }
+}
+
+function parseObject(text: string | undefined): Record<string, unknown> {
+  if (!text) return {};
+  try {
+    const v = JSON.parse(text);
+    return v && typeof v === 'object' && !Array.isArray(v) ? v : {};
+  } catch {
+    return {};
+  }
+}

@@ -1,0 +1,231 @@
+import Database from 'better-sqlite3';
+import path from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { EntityState } from '@smarthome/protocol';
+import { EventBus } from '../bus.ts';
+import { DB_FILE, EdgeDatabase } from '../db/database.ts';
+import { silentLogger } from '../log.ts';
+import { connect, startEdge, tempDir, waitFor } from '../test-helpers.ts';
+import { Recorder, type RecorderOptions } from './recorder.ts';
+
+const tmps: ReturnType<typeof tempDir>[] = [];
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()!();
+  while (tmps.length) tmps.pop()!.cleanup();
+});
+
+/** 2026-11-20T12:00:00Z */
+const T0 = Date.UTC(2026, 10, 20, 12) / 1000;
+const iso = (t: number) => new Date(t * 1000).toISOString();
+
+function item(entityId: string, state: string | null, attributes: Record<string, unknown>, updated: number, changed = updated): EntityState {
+  return { entity_id: entityId, name: entityId, domain: entityId.split('.')[0], platform: 'mqtt', state, attributes, last_updated: iso(updated), last_changed: iso(changed) };
+}
+
+function setup(options: Partial<RecorderOptions> = {}, dir?: string, startAt = T0 * 1000) {
+  const tmp = dir ? { dir } : tempDir();
+  if (!dir) tmps.push(tmp as ReturnType<typeof tempDir>);
+  const database = new EdgeDatabase(tmp.dir);
+  database.open();
+  const bus = new EventBus((err) => { throw err; });
+  const clock = { t: startAt, now() { return this.t; } };
+  const recorder = new Recorder({ database, bus, log: silentLogger, clock }, { historyDays: 10, flushDelayMs: 50, maxBatch: 1000, ...options });
+  recorder.start();
+  let stopped = false;
+  const stop = async () => {
+    if (stopped) return;
+    stopped = true;
+    await recorder.stop();
+    database.close();
+  };
+  cleanups.push(stop);
+  const emit = (s: EntityState, old: EntityState | null = null) => bus.emit('state_changed', { entity_id: s.entity_id, old_state: old, new_state: s });
+  const count = (table: string) => (database.sqlite.prepare(`SELECT count(*) FROM ${table}`).pluck().get() as number);
+  return { dir: tmp.dir, database, bus, clock, recorder, emit, count, stop };
+}
+
+describe('recording', () => {
+  it('writes state changes behind, in a few transactions, and dedups attribute sets per entity', async () => {
+    const { database, recorder, emit, count } = setup({ maxBatch: 40 });
+    await recorder.purge(); // the start-up purge (never purged before) is done
+    const transaction = vi.spyOn(database.sqlite, 'transaction');
+    for (let i = 0; i < 100; i++) emit(item('sensor.power', String(i), { unit_of_measurement: 'W', friendly_name: 'Power' }, T0 + i));
+    emit(item('sensor.power', '100', { unit_of_measurement: 'kW', friendly_name: 'Power' }, T0 + 100));
+    emit(item('light.hall', 'on', { unit_of_measurement: 'W', friendly_name: 'Power' }, T0 + 100));
+    // nothing written on the emitting path
+    expect(count('recorder_states')).toBe(0);
+    await waitFor(() => recorder.pendingRows === 0, 3000, 'write-behind');
+    expect(count('recorder_states')).toBe(102);
+    // 102 changes in one tick: past maxBatch the write happens on the next turn, in one transaction
+    expect(transaction.mock.calls.length).toBe(1);
+    // one set for the 100 W rows, one for kW; the light has its own row for the same set
+    expect(count('recorder_attributes')).toBe(3);
+    expect(count('recorder_entities')).toBe(2);
+  });
+
+  it('records bus events and its own start/stop, and stop flushes what is pending', async () => {
+    const { dir, bus, recorder, emit, stop } = setup({ flushDelayMs: 60_000 });
+    bus.emit('call_service', { domain: 'light', service: 'turn_on', entity_ids: ['light.hall'], data: { brightness: 3 } });
+    emit(item('light.hall', 'on', {}, T0 + 1));
+    expect(recorder.pendingRows).toBeGreaterThan(0);
+    await stop();
+    const db = new Database(path.join(dir, DB_FILE), { readonly: true });
+    try {
+      expect(db.prepare('SELECT event_type, data FROM recorder_events ORDER BY event_id').all()).toEqual([
+        { event_type: 'homeassistant_start', data: '{}' },
+        { event_type: 'call_service', data: JSON.stringify({ domain: 'light', service: 'turn_on', entity_ids: ['light.hall'], data: { brightness: 3 } }) },
+        { event_type: 'homeassistant_stop', data: '{}' },
+      ]);
+      expect(db.prepare('SELECT state, last_updated, last_changed FROM recorder_states').all()).toEqual([{ state: 'on', last_updated: T0 + 1, last_changed: null }]);
+    } finally {
+      db.close();
+    }
+  });
+
+  it('keeps history across a restart on the same data dir', async () => {
+    const first = setup();
+    first.emit(item('switch.pump', 'on', {}, T0 + 5));
+    await first.stop();
+    const second = setup({}, first.dir);
+    second.emit(item('switch.pump', 'off', {}, T0 + 10));
+    second.recorder.flush();
+    expect(second.recorder.history({ start: T0 })).toEqual(new Map([['switch.pump', [
+      { state: 'on', attributes: {}, last_updated: T0 + 5, last_changed: T0 + 5 },
+      { state: 'off', attributes: {}, last_updated: T0 + 10, last_changed: T0 + 10 },
+    ]]]));
+  });
+});
+
+describe('history query', () => {
+  function seeded() {
+    const s = setup();
+    const a = { friendly_name: 'Temp', unit_of_measurement: '°C' };
+    s.emit(item('sensor.temp', '19', a, T0 - 3600));
+    s.emit(item('sensor.temp', '19', { ...a, battery: 50 }, T0 - 1800, T0 - 3600)); // last before start: attribute update
+    s.emit(item('sensor.temp', '20', a, T0 + 60));
+    s.emit(item('sensor.temp', '20', { ...a, battery: 40 }, T0 + 120, T0 + 60)); // attribute-only
+    s.emit(item('sensor.temp', '21', a, T0 + 180));
+    s.emit(item('climate.den', 'heat', { temperature: 20 }, T0 + 60));
+    s.emit(item('climate.den', 'heat', { temperature: 21 }, T0 + 90, T0 + 60));
+    s.emit(item('light.hall', 'on', {}, T0 + 7200)); // after the period below
+    s.recorder.flush();
+    return s;
+  }
+
+  it('answers the state at start, then significant changes, per entity in the asked order', () => {
+    const { recorder } = seeded();
+    const h = recorder.history({ start: T0, end: T0 + 3600, entity_ids: ['sensor.temp', 'climate.den', 'light.hall', 'light.unknown'] });
+    expect([...h.keys()]).toEqual(['sensor.temp', 'climate.den']);
+    expect(h.get('sensor.temp')).toEqual([
+      { state: '19', attributes: { friendly_name: 'Temp', unit_of_measurement: '°C', battery: 50 }, last_updated: T0, last_changed: T0 },
+      { state: '20', attributes: { friendly_name: 'Temp', unit_of_measurement: '°C' }, last_updated: T0 + 60, last_changed: T0 + 60 },
+      { state: '21', attributes: { friendly_name: 'Temp', unit_of_measurement: '°C' }, last_updated: T0 + 180, last_changed: T0 + 180 },
+    ]);
+    // climate is a significant domain: attribute updates are part of its history
+    expect(h.get('climate.den')).toEqual([
+      { state: 'heat', attributes: { temperature: 20 }, last_updated: T0 + 60, last_changed: T0 + 60 },
+      { state: 'heat', attributes: { temperature: 21 }, last_updated: T0 + 90, last_changed: T0 + 60 },
+    ]);
+  });
+
+  it('without significant_changes_only, start state or attributes; all entities when none asked', () => {
+    const { recorder } = seeded();
+    const h = recorder.history({ start: T0, end: T0 + 3600, significant_changes_only: false, include_start_time_state: false, no_attributes: true });
+    expect([...h.keys()]).toEqual(['climate.den', 'sensor.temp']);
+    expect(h.get('sensor.temp')).toEqual([
+      { state: '20', attributes: {}, last_updated: T0 + 60, last_changed: T0 + 60 },
+      { state: '20', attributes: {}, last_updated: T0 + 120, last_changed: T0 + 60 },
+      { state: '21', attributes: {}, last_updated: T0 + 180, last_changed: T0 + 180 },
+    ]);
+    // without end: up to now, including the light
+    expect(recorder.history({ start: T0 + 3600 }).get('light.hall')?.map((s) => s.state)).toEqual(['on']);
+  });
+});
+
+describe('logbook query', () => {
+  it('answers state changes of non-continuous entities and logbook events, oldest first', () => {
+    const { recorder, emit, clock } = setup();
+    emit(item('sensor.temp', '20', { unit_of_measurement: '°C' }, T0 + 10));
+    emit(item('binary_sensor.door', 'on', { friendly_name: 'Door' }, T0 + 20));
+    emit(item('binary_sensor.door', 'on', { friendly_name: 'Door', battery: 9 }, T0 + 30, T0 + 20));
+    emit(item('binary_sensor.door', 'off', { friendly_name: 'Door' }, T0 + 40));
+    clock.t = (T0 + 50) * 1000;
+    recorder.recordEvent('logbook_entry', { name: 'Kitchen', message: 'was cleaned', entity_id: 'binary_sensor.door' });
+    recorder.recordEvent('call_service', { domain: 'light' });
+    recorder.flush();
+    expect(recorder.logbook({ start: T0 - 1 })).toEqual([
+      { kind: 'event', when: T0, event_type: 'homeassistant_start', data: {} },
+      { kind: 'state', when: T0 + 20, entity_id: 'binary_sensor.door', state: 'on', attributes: { friendly_name: 'Door' } },
+      { kind: 'state', when: T0 + 40, entity_id: 'binary_sensor.door', state: 'off', attributes: { friendly_name: 'Door' } },
+      { kind: 'event', when: T0 + 50, event_type: 'logbook_entry', data: { name: 'Kitchen', message: 'was cleaned', entity_id: 'binary_sensor.door' } },
+    ]);
+    expect(recorder.logbook({ start: T0 + 30, end: T0 + 50, entity_ids: ['binary_sensor.door'] }).map((r) => r.when)).toEqual([T0 + 40]);
+  });
+});
+
+describe('retention', () => {
+  it('purges rows and orphaned attribute sets older than historyDays in small steps, keeping recent ones', async () => {
+    const { recorder, emit, clock, count, database } = setup({ historyDays: 2, purgeBatch: 7 });
+    await recorder.purge();
+    const day = 86_400;
+    for (let i = 0; i < 50; i++) emit(item('sensor.old', String(i), { n: i }, T0 + i));
+    for (let i = 0; i < 30; i++) emit(item('sensor.kept', String(i), { n: 1 }, T0 + i * 0.1 * day));
+    recorder.recordEvent('call_service', {});
+    recorder.flush();
+    expect(count('recorder_attributes')).toBe(51);
+    clock.t = (T0 + 4.05 * day) * 1000; // cutoff: T0 + 2.05 days
+    expect(await recorder.purge()).toBe(50 + 21);
+    expect(recorder.history({ start: T0 - day, significant_changes_only: false, include_start_time_state: false }).get('sensor.kept')?.map((s) => s.state))
+      .toEqual(['21', '22', '23', '24', '25', '26', '27', '28', '29']);
+    expect(count('recorder_states')).toBe(9);
+    expect(count('recorder_attributes')).toBe(1);
+    expect(count('recorder_events')).toBe(0);
+    expect(database.sqlite.prepare("SELECT value FROM recorder_meta WHERE key = 'last_purge'").pluck().get()).toBe(String(clock.t));
+    // a set whose rows were all purged is written again when it comes back
+    emit(item('sensor.old', 'x', { n: 3 }, T0 + 5 * day));
+    recorder.flush();
+    expect(recorder.history({ start: T0 + 5 * day, entity_ids: ['sensor.old'] }).get('sensor.old')?.[0].attributes).toEqual({ n: 3 });
+  });
+
+  it('purges at start when the last purge is over a day old, not when it is recent', async () => {
+    const first = setup({ historyDays: 1 });
+    await first.recorder.purge();
+    first.emit(item('switch.a', 'on', {}, T0 - 3 * 86_400));
+    await first.stop();
+    const second = setup({ historyDays: 1 }, first.dir);
+    second.recorder.flush();
+    await new Promise((r) => setTimeout(r, 50));
+    expect(second.count('recorder_states')).toBe(1); // purged at T0 already
+    await second.stop();
+    const third = setup({ historyDays: 1 }, first.dir, (T0 + 25 * 3600) * 1000);
+    await waitFor(() => third.count('recorder_states') === 0, 3000, 'start-up purge');
+  });
+});
+
+describe('recorder in the edge', () => {
+  it('records what MQTT devices publish; --history-days 0 turns it off', async () => {
+    const tmp = tempDir(); tmps.push(tmp);
+    const edge = await startEdge(tmp.dir, { stateFlushMs: 20 });
+    cleanups.push(() => edge.stop());
+    const c = await connect(edge, await edge.createMqttCredentials({ username: 'd' }));
+    cleanups.push(() => c.endAsync());
+    await c.publishAsync('homeassistant/switch/heater/config', JSON.stringify({ name: 'Heater', uniq_id: 'heater', cmd_t: 'heater/set', stat_t: 'heater/state' }), { qos: 1, retain: true });
+    await waitFor(() => edge.registry.getEntity('switch.heater'));
+    const start = Date.now() / 1000 - 1;
+    for (const s of ['ON', 'OFF', 'ON']) {
+      await c.publishAsync('heater/state', s, { qos: 1 });
+      await waitFor(() => edge.states.get('switch.heater')?.state === s.toLowerCase());
+    }
+    await waitFor(() => edge.recorder!.history({ start, entity_ids: ['switch.heater'] }).get('switch.heater')?.length === 4, 3000, 'recorded history');
+    const h = edge.recorder!.history({ start, entity_ids: ['switch.heater'] }).get('switch.heater')!;
+    // discovery creates the entity with no state yet, then come the three changes
+    expect(h.map((s) => [s.state, s.attributes.friendly_name])).toEqual([[null, 'Heater'], ['on', 'Heater'], ['off', 'Heater'], ['on', 'Heater']]);
+    expect(h[3].last_updated).toBe(Date.parse(edge.states.get('switch.heater')!.last_updated!) / 1000);
+
+    const off = tempDir(); tmps.push(off);
+    const plain = await startEdge(off.dir, { historyDays: 0 });
+    cleanups.push(() => plain.stop());
+    expect(plain.recorder).toBeNull();
+  });
+});

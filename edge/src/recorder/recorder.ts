@@ -1,0 +1,198 @@
+import type { EdgeEventType, EventBus, StateChangedEvent } from '../bus.ts';
+import type { EdgeDatabase } from '../db/database.ts';
+import { WriteBehind } from '../db/write-behind.ts';
+import type { Logger } from '../log.ts';
+import { RecorderQueries, type History, type HistoryQuery, type LogbookQuery, type LogbookRow } from './queries.ts';
+import { RecorderStore, type PendingRow } from './store.ts';
+
+export interface Clock {
+  /** epoch milliseconds */
+  now(): number;
+}
+
+export const systemClock: Clock = { now: () => Date.now() };
+
+export interface RecorderOptions {
+  /** rows older than this many days are purged */
+  historyDays: number;
+  /** write-behind window, as for states: longest delay (ms) and batch size */
+  flushDelayMs?: number;
+  maxBatch?: number;
+  /** local time of the nightly purge; default 04:12 (as HA) */
+  purgeAt?: { hour: number; minute: number };
+  /** rows deleted per purge step; the event loop runs between steps */
+  purgeBatch?: number;
+}
+
+const DAY_MS = 86_400_000;
+/** Bus events recorded in recorder_events (state_changed goes to recorder_states). */
+const RECORDED_EVENTS: readonly EdgeEventType[] = ['call_service', 'device_upsert', 'device_remove', 'entity_upsert', 'entity_remove',
+  'config_entry_upsert', 'config_entry_remove'];
+
+/**
+ * The edge's recorder: every state change and bus event goes to SQLite, write-behind (the bus
+ * listener only queues an object; JSON and SQL happen in batches), and is purged after
+ * `historyDays` every night at `purgeAt` (and at start when the last purge is over a day old).
+ * Queries (history, logbook) read the same database; ha-shapes.ts maps them to HA's wire shapes.
+ */
+export class Recorder {
+  private readonly database: EdgeDatabase;
+  private readonly bus: EventBus;
+  private readonly log: Logger;
+  private readonly clock: Clock;
+  private readonly options: RecorderOptions;
+  private readonly store: RecorderStore;
+  private readonly queries: RecorderQueries;
+  private readonly pending: WriteBehind<PendingRow>;
+  private seq = 0;
+  private offs: (() => void)[] = [];
+  private purgeTimer: NodeJS.Timeout | null = null;
+  private purging: Promise<number> | null = null;
+  private running = false;
+
+  constructor(deps: { database: EdgeDatabase; bus: EventBus; log: Logger; clock?: Clock }, options: RecorderOptions) {
+    this.database = deps.database;
+    this.bus = deps.bus;
+    this.log = deps.log;
+    this.clock = deps.clock ?? systemClock;
+    this.options = options;
+    this.store = new RecorderStore(deps.database);
+    this.queries = new RecorderQueries(deps.database);
+    this.pending = new WriteBehind({
+      delayMs: options.flushDelayMs ?? 250, maxBatch: options.maxBatch ?? 1000,
+      write: (batch) => this.store.write(batch.values() as Iterable<PendingRow>),
+    });
+  }
+
+  start(): void {
+    this.store.open();
+    this.queries.reset();
+    this.pending.start();
+    this.running = true;
+    this.offs.push(this.bus.on('state_changed', (e) => this.recordState(e)));
+    for (const type of RECORDED_EVENTS) this.offs.push(this.bus.on(type, (data) => this.recordEvent(type, data)));
+    this.recordEvent('homeassistant_start', {});
+    this.scheduleNightlyPurge();
+    if (this.lastPurge() < this.clock.now() - DAY_MS) this.purgeInBackground();
+  }
+
+  /** Unsubscribes, then writes what is pending (the database is still open). */
+  async stop(): Promise<void> {
+    if (!this.running) return;
+    this.running = false;
+    for (const off of this.offs) off();
+    this.offs = [];
+    if (this.purgeTimer) { clearTimeout(this.purgeTimer); this.purgeTimer = null; }
+    await this.purging?.catch(() => 0);
+    this.recordEvent('homeassistant_stop', {});
+    this.pending.stop();
+    this.store.close();
+    this.queries.reset();
+  }
+
+  /** Writes pending rows now (queries only see written rows). */
+  flush(): void {
+    this.pending.flush();
+  }
+
+  get pendingRows(): number {
+    return this.pending.pending;
+  }
+
+  /** Records an event that is not on the bus (e.g. logbook_entry); data must be JSON. */
+  recordEvent(eventType: string, data: unknown): void {
+    this.pending.set(String(this.seq++), { kind: 'event', event_type: eventType, data, time_fired: this.clock.now() / 1000 });
+  }
+
+  history(query: HistoryQuery): History {
+    return this.queries.history(query);
+  }
+
+  logbook(query: LogbookQuery): LogbookRow[] {
+    return this.queries.logbook(query);
+  }
+
+  private recordState(e: StateChangedEvent): void {
+    const s = e.new_state;
+    const now = this.clock.now() / 1000;
+    const lastUpdated = s?.last_updated ? Date.parse(s.last_updated) / 1000 : now;
+    const lastChanged = s?.last_changed ? Date.parse(s.last_changed) / 1000 : lastUpdated;
+    this.pending.set(String(this.seq++), {
+      kind: 'state', entity_id: e.entity_id, state: s ? s.state : null, attributes: s ? s.attributes : null,
+      last_updated: lastUpdated, last_changed: lastChanged === lastUpdated ? null : lastChanged,
+    });
+  }
+
+  /**
+   * Deletes rows older than historyDays, in steps of `purgeBatch` rows with the event loop free
+   * in between, so ingest goes on. Resolves with the number of history rows deleted.
+   */
+  purge(): Promise<number> {
+    this.purging ??= this.runPurge().finally(() => { this.purging = null; });
+    return this.purging;
+  }
+
+  private purgeInBackground(): void {
+    this.purge().catch((err: unknown) => this.log.error('recorder: purge failed', err));
+  }
+
+  private async runPurge(): Promise<number> {
+    const cutoff = (this.clock.now() - this.options.historyDays * DAY_MS) / 1000;
+    const batch = this.options.purgeBatch ?? 2000;
+    const sqlite = this.database.sqlite;
+    const deleteStates = sqlite.prepare(`DELETE FROM recorder_states WHERE state_id IN
+      (SELECT state_id FROM recorder_states WHERE metadata_id = ? AND last_updated < ? LIMIT ?)`);
+    const deleteOrphans = sqlite.prepare(`DELETE FROM recorder_attributes WHERE metadata_id = ? AND attributes_id NOT IN
+      (SELECT attributes_id FROM recorder_states WHERE metadata_id = ? AND attributes_id IS NOT NULL)`);
+    const deleteEvents = sqlite.prepare(`DELETE FROM recorder_events WHERE event_id IN
+      (SELECT event_id FROM recorder_events WHERE time_fired < ? LIMIT ?)`);
+    const metadataIds = sqlite.prepare('SELECT metadata_id FROM recorder_entities').pluck().all() as number[];
+    let deleted = 0;
+    for (const metadataId of metadataIds) {
+      let entityDeleted = 0;
+      for (;;) {
+        if (!this.running) return deleted;
+        const n = deleteStates.run(metadataId, cutoff, batch).changes;
+        entityDeleted += n;
+        if (n > 0) await yieldToEventLoop();
+        if (n < batch) break;
+      }
+      if (entityDeleted > 0 && this.running) {
+        deleteOrphans.run(metadataId, metadataId);
+        // a cached id may name a set just deleted: the next write must look it up again
+        this.store.forgetAttributes();
+        deleted += entityDeleted;
+        await yieldToEventLoop();
+      }
+    }
+    while (this.running && deleteEvents.run(cutoff, batch).changes === batch) await yieldToEventLoop();
+    if (this.running) {
+      sqlite.prepare("INSERT INTO recorder_meta (key, value) VALUES ('last_purge', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value")
+        .run(String(this.clock.now()));
+      if (deleted > 0) this.log.info(`recorder: purged ${deleted} state rows older than ${this.options.historyDays} days`);
+    }
+    return deleted;
+  }
+
+  private lastPurge(): number {
+    const value = this.database.sqlite.prepare("SELECT value FROM recorder_meta WHERE key = 'last_purge'").pluck().get() as string | undefined;
+    return value ? Number(value) : 0;
+  }
+
+  /** Next purgeAt local time; re-armed after each run (a timer per day, not an interval: DST safe). */
+  private scheduleNightlyPurge(): void {
+    const { hour, minute } = this.options.purgeAt ?? { hour: 4, minute: 12 };
+    const now = new Date(this.clock.now());
+    const next = new Date(now.getFullYear(), now.getMonth(), now.getDate(), hour, minute);
+    if (next.getTime() <= now.getTime()) next.setDate(next.getDate() + 1);
+    this.purgeTimer = setTimeout(() => {
+      this.purgeTimer = null;
+      if (!this.running) return;
+      this.purgeInBackground();
+      this.scheduleNightlyPurge();
+    }, next.getTime() - now.getTime());
+    this.purgeTimer.unref();
+  }
+}
+
+const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
