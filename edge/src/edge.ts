@@ -20,6 +20,8 @@ import { TemplateEngine } from './templates/template.ts';
 import { EdgeFeatures } from './features.ts';
 import { EdgeLink } from './link.ts';
 import { InvalidInputError, NotFoundError } from './errors.ts';
+import { EdgeHaBackend } from './ha-api/backend.ts';
+import { HaWebSocketServer } from './ha-api/socket.ts';
 
 export interface EdgeConfig {
   /** HTTP port of the local API (0 = any free port) */
@@ -141,6 +143,8 @@ export function createEdge(config: EdgeConfig): Edge {
     mountMore: (router) => features.mount(router),
   });
   const http = new HttpServer(app, config.port, config.host);
+  const haBackend = new EdgeHaBackend({ tokens, registry, states, services, bus });
+  const haSocket = new HaWebSocketServer({ backend: haBackend, log });
 
   const ports: EdgePorts = { http: 0, mqtt: 0 };
   const snapshot = () => ({
@@ -187,6 +191,8 @@ export function createEdge(config: EdgeConfig): Edge {
         await discovery.announce();
         ports.http = await http.start();
         undo.push(() => http.stop());
+        haSocket.start(http.nodeServer!);
+        undo.push(() => haSocket.stop());
         if (link) {
           await link.start();
           undo.push(() => link.stop());

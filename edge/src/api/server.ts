@@ -19,6 +19,11 @@ export class HttpServer {
     this.host = host;
   }
 
+  /** the node server while started (WebSocket endpoints claim their upgrade paths on it) */
+  get nodeServer(): Server | null {
+    return this.server;
+  }
+
   get boundTo(): number {
     return this.boundPort;
   }

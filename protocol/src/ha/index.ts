@@ -1,0 +1,3 @@
+export * from './state.ts';
+export * from './config.ts';
+export * from './messages.ts';
