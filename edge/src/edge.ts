@@ -22,6 +22,7 @@ import { EdgeLink } from './link.ts';
 import { InvalidInputError, NotFoundError } from './errors.ts';
 import { EdgeHaBackend } from './ha-api/backend.ts';
 import { HaWebSocketServer } from './ha-api/socket.ts';
+import { mountHaRest } from '@smarthome/protocol/server/ha/index';
 
 export interface EdgeConfig {
   /** HTTP port of the local API (0 = any free port) */
@@ -137,13 +138,14 @@ export function createEdge(config: EdgeConfig): Edge {
     dataDir: config.dataDir, cloudReplica: config.cloudReplica ?? false, callUrlAllow: config.callUrlAllow ?? [], log, bus, database, registry, states, services, broker,
     oauth: oauthFromEnv(process.env),
   });
+  const haBackend = new EdgeHaBackend({ tokens, registry, states, services, bus });
   const app = createApiApp({
     registry, states, services, tokens, log, createMqttCredentials, listMqttUsers, deleteMqttUser,
     listMqttOwnership: () => discovery.ownership(), setMqttOwner,
     mountMore: (router) => features.mount(router),
+    mountOwnAuth: (api) => mountHaRest(api, haBackend),
   });
   const http = new HttpServer(app, config.port, config.host);
-  const haBackend = new EdgeHaBackend({ tokens, registry, states, services, bus });
   const haSocket = new HaWebSocketServer({ backend: haBackend, log });
 
   const ports: EdgePorts = { http: 0, mqtt: 0 };

@@ -36,6 +36,8 @@ export interface ApiDeps {
   setMqttOwner(input: SetMqttOwnerBody): MqttOwnership[];
   /** more capabilities' routes (config flows, media, automations) */
   mountMore?: (router: SpecRouter<Caller>) => void;
+  /** routes with their own authentication (Home Assistant's /api/*): returns their specs for /openapi.json */
+  mountOwnAuth?: (app: Hono) => RouteSpec[];
 }
 
 function authenticate(tokens: LocalTokenStore) {
@@ -118,8 +120,9 @@ export function createApiApp(deps: ApiDeps): Hono {
   });
 
   deps.mountMore?.(router);
+  const ownAuthRoutes = deps.mountOwnAuth?.(app) ?? [];
 
-  const doc = () => buildOpenApiDocument(router.routes, { title: 'Smart-home edge local API' });
+  const doc = () => buildOpenApiDocument([...router.routes, ...ownAuthRoutes], { title: 'Smart-home edge local API' });
   let cached: ReturnType<typeof doc> | null = null;
   app.get('/openapi.json', (c) => c.json((cached ??= doc())));
 

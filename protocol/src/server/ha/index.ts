@@ -3,3 +3,4 @@ export * from './entities.ts';
 export * from './session.ts';
 export * from './command.ts';
 export { coreCommands, newContextId } from './commands.ts';
+export { mountHaRest } from './rest.ts';
