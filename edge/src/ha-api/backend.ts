@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import type { HaCallService, HaCallServiceResult, HaConfig, HaEvent, HaServices } from '@smarthome/protocol/ha/index';
+import type { HaAreaRegistryEntry, HaDeviceRegistryEntry, HaEntityRegistryEntry, HaCallService, HaCallServiceResult, HaConfig, HaEvent, HaServices } from '@smarthome/protocol/ha/index';
 import { HA_VERSION } from '@smarthome/protocol/ha/index';
 import { HaCommandError, newContextId, type HaBackend, type Unsubscribe } from '@smarthome/protocol/server/ha/index';
 import type { LocalTokenStore } from '../auth/tokens.ts';
@@ -126,6 +126,31 @@ export class EdgeHaBackend implements HaBackend<EdgeHaPrincipal> {
     this.custom.on('event', custom);
     offs.push(() => this.custom.off('event', custom));
     return () => { for (const off of offs) off(); };
+  }
+
+  async entityRegistry(): Promise<HaEntityRegistryEntry[]> {
+    return this.deps.registry.listEntities().map((e) => ({
+      id: String(e.id), entity_id: e.entity_id, unique_id: e.unique_id, platform: e.platform,
+      config_entry_id: e.config_entry_id === null ? null : String(e.config_entry_id), device_id: e.device_registry_id === null ? null : String(e.device_registry_id),
+      area_id: null, name: null, original_name: e.name, icon: null, disabled_by: null, hidden_by: null, entity_category: null,
+      has_entity_name: false, translation_key: null, labels: [], categories: {},
+    }));
+  }
+
+  async deviceRegistry(): Promise<HaDeviceRegistryEntry[]> {
+    const { registry } = this.deps;
+    return registry.listDevices().map((d) => ({
+      id: String(d.id), name: d.name, name_by_user: null, manufacturer: d.manufacturer, model: d.model, model_id: null,
+      sw_version: d.sw_version ?? null, hw_version: null, serial_number: null,
+      identifiers: (d.identifiers ?? []).map((i) => [registry.getConfigEntry(d.config_entry_id ?? -1)?.domain ?? 'mqtt', i] as [string, string]), connections: [],
+      config_entries: d.config_entry_id === null ? [] : [String(d.config_entry_id)], primary_config_entry: d.config_entry_id === null ? null : String(d.config_entry_id),
+      area_id: null, via_device_id: null, disabled_by: null, entry_type: null, configuration_url: null, labels: [],
+    }));
+  }
+
+  /** the edge has no areas yet */
+  async areaRegistry(): Promise<HaAreaRegistryEntry[]> {
+    return [];
   }
 
   async fireEvent(_principal: EdgeHaPrincipal, eventType: string, data: Record<string, unknown>): Promise<void> {

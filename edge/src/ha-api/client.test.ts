@@ -104,6 +104,19 @@ describe('home-assistant-js-websocket against an edge', () => {
     }
   });
 
+  it('lists the entity, device and area registries', async () => {
+    const entities = await conn.sendMessagePromise<{ entity_id: string; platform: string; unique_id: string; device_id: string | null }[]>({ type: 'config/entity_registry/list' });
+    expect(entities.find((e) => e.entity_id === 'switch.plug')).toMatchObject({ platform: 'mqtt', unique_id: 'plug-1', original_name: 'Plug', labels: [] });
+    await device.publishAsync('homeassistant/sensor/box/config', JSON.stringify({ name: 'Box', uniq_id: 'box-1', stat_t: 'box/t', dev: { ids: ['box-dev'], name: 'Box device', mf: 'Acme' } }), { qos: 1, retain: true });
+    await waitFor(() => edge.registry.getEntity('sensor.box_device_box') ?? edge.registry.listEntities().find((e) => e.unique_id === 'box-1'), 3000, 'box entity');
+    const devices = await conn.sendMessagePromise<{ id: string; name: string; identifiers: [string, string][] }[]>({ type: 'config/device_registry/list' });
+    const box = devices.find((d) => d.name === 'Box device')!;
+    expect(box).toMatchObject({ manufacturer: 'Acme', identifiers: [['mqtt', 'box-dev']], name_by_user: null });
+    const boxEntity = (await conn.sendMessagePromise<{ unique_id: string; device_id: string | null }[]>({ type: 'config/entity_registry/list' })).find((e) => e.unique_id === 'box-1');
+    expect(boxEntity?.device_id).toBe(box.id);
+    expect(await conn.sendMessagePromise({ type: 'config/area_registry/list' })).toEqual([]);
+  });
+
   it('subscribeConfig and subscribeServices load through get_config / get_services and their events', async () => {
     let config: unknown;
     let services: Record<string, unknown> | undefined;

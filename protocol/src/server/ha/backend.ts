@@ -1,4 +1,4 @@
-import type { HaCallService, HaCallServiceResult, HaConfig, HaErrorCode, HaEvent, HaServices, HaState } from '../../ha/index.ts';
+import type { HaAreaRegistryEntry, HaDeviceRegistryEntry, HaEntityRegistryEntry, HaCallService, HaCallServiceResult, HaConfig, HaErrorCode, HaEvent, HaServices, HaState } from '../../ha/index.ts';
 
 /** Stops a subscription; may be async (a cloud backend unsubscribes across edges). */
 export type Unsubscribe = () => void;
@@ -21,6 +21,9 @@ export interface HaBackend<P> {
   /** every event of a type (undefined = all types) the principal may see; state_changed carries HaState objects */
   subscribeEvents(principal: P, eventType: string | undefined, listener: (event: HaEvent) => void): Unsubscribe | Promise<Unsubscribe>;
   fireEvent(principal: P, eventType: string, data: Record<string, unknown>): Promise<void>;
+  entityRegistry(principal: P): Promise<HaEntityRegistryEntry[]>;
+  deviceRegistry(principal: P): Promise<HaDeviceRegistryEntry[]>;
+  areaRegistry(principal: P): Promise<HaAreaRegistryEntry[]>;
 }
 
 /** A command failed in a way HA names: becomes `result` with success false and `error {code, message}`. */

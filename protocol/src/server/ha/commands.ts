@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import {
   HaCallService, HaFireEvent, HaGetConfig, HaGetPanels, HaGetServices, HaGetStates, HaPing, HaSubscribeEntities,
   HaSubscribeEvents, HaSupportedFeatures, HaUnsubscribeEvents, type HaState,
@@ -23,6 +24,9 @@ export const coreCommands = {
   get_states: command(HaGetStates, (session) => session.backend.getStates(session.principal)),
   get_config: command(HaGetConfig, (session) => session.backend.getConfig(session.principal)),
   get_services: command(HaGetServices, (session) => session.backend.getServices(session.principal)),
+  'config/entity_registry/list': command(z.object({ id: z.number().int(), type: z.literal('config/entity_registry/list') }), (session) => session.backend.entityRegistry(session.principal)),
+  'config/device_registry/list': command(z.object({ id: z.number().int(), type: z.literal('config/device_registry/list') }), (session) => session.backend.deviceRegistry(session.principal)),
+  'config/area_registry/list': command(z.object({ id: z.number().int(), type: z.literal('config/area_registry/list') }), (session) => session.backend.areaRegistry(session.principal)),
   // the frontend's panels; clients only need the map to exist
   get_panels: command(HaGetPanels, () => ({})),
 
