@@ -21,6 +21,9 @@ import { TemplateEngine } from './templates/template.ts';
 import { EdgeFeatures } from './features.ts';
 import { EdgeLink } from './link.ts';
 import { InvalidInputError, NotFoundError, UncommittedWritesError } from './errors.ts';
+import { EdgeHaBackend } from './ha-api/backend.ts';
+import { HaWebSocketServer } from './ha-api/socket.ts';
+import { mountHaRest } from '@smarthome/protocol/server/ha/index';
 
 export interface EdgeConfig {
   /** HTTP port of the local API (0 = any free port) */
@@ -159,13 +162,16 @@ export function createEdge(config: EdgeConfig): Edge {
     dataDir: config.dataDir, cloudReplica: config.cloudReplica ?? false, callUrlAllow: config.callUrlAllow ?? [], log, bus, database, registry, states, services, broker,
     oauth: oauthFromEnv(process.env),
   });
+  const haBackend = new EdgeHaBackend({ tokens, registry, states, services, bus });
   const app = createApiApp({
     registry, states, services, tokens, log, createMqttCredentials, listMqttUsers, deleteMqttUser,
     listMqttOwnership: () => discovery.ownership(), setMqttOwner,
     mountMore: (router) => features.mount(router),
     commit: () => commit(),
+    mountOwnAuth: (api) => mountHaRest(api, haBackend),
   });
   const http = new HttpServer(app, config.port, config.host, log);
+  const haSocket = new HaWebSocketServer({ backend: haBackend, log });
 
   const ports: EdgePorts = { http: 0, mqtt: 0 };
   const snapshot = () => ({
@@ -183,7 +189,7 @@ export function createEdge(config: EdgeConfig): Edge {
     })
     : null;
   /** What start() brought up, so that stop() (also after a failed start) takes down exactly that. */
-  const up = { database: false, recorder: false, discovery: false, features: false, broker: false, http: false, link: false };
+  const up = { database: false, haSocket: false, recorder: false, discovery: false, features: false, broker: false, http: false, link: false };
   let stopping: Promise<void> | null = null;
 
   /** Every write-behind row to disk now; the first failure is thrown after both were tried. */
@@ -211,6 +217,7 @@ export function createEdge(config: EdgeConfig): Edge {
    */
   const stopAll = async () => {
     tryCommit('at the start of stop');
+    if (up.haSocket) { up.haSocket = false; haSocket.stop(); }
     const httpClosed = up.http ? settle('closing HTTP', () => http.stop()) : null;
     const linkClosed = up.link && link ? settle('closing the tunnel', () => link.stop()) : null;
     up.http = up.link = false;
@@ -253,6 +260,8 @@ export function createEdge(config: EdgeConfig): Edge {
         up.broker = true;
         await discovery.announce();
         ports.http = await http.start();
+        haSocket.start(http.upgrades);
+        up.haSocket = true;
         up.http = true;
         if (link) {
           up.link = true;

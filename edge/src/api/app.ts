@@ -38,6 +38,8 @@ export interface ApiDeps {
   mountMore?: (router: SpecRouter<Caller>) => void;
   /** writes what is written behind (states, retained messages) now; throws when the database refuses */
   commit?: () => void;
+  /** routes with their own authentication (Home Assistant's /api/*): returns their specs for /openapi.json */
+  mountOwnAuth?: (app: Hono) => RouteSpec[];
 }
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -130,8 +132,9 @@ export function createApiApp(deps: ApiDeps): Hono {
   });
 
   deps.mountMore?.(router);
+  const ownAuthRoutes = deps.mountOwnAuth?.(app) ?? [];
 
-  const doc = () => buildOpenApiDocument(router.routes, { title: 'Smart-home edge local API' });
+  const doc = () => buildOpenApiDocument([...router.routes, ...ownAuthRoutes], { title: 'Smart-home edge local API' });
   let cached: ReturnType<typeof doc> | null = null;
   app.get('/openapi.json', (c) => c.json((cached ??= doc())));
 

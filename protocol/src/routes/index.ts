@@ -10,3 +10,4 @@ export * from './devices.ts';
 export * from './automations.ts';
 export * from './store-iap.ts';
 export * from './cloud-automations.ts';
+export * from './ha.ts';

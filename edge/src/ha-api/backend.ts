@@ -1,0 +1,161 @@
+import { EventEmitter } from 'node:events';
+import type { HaAreaRegistryEntry, HaDeviceRegistryEntry, HaEntityRegistryEntry, HaCallService, HaCallServiceResult, HaConfig, HaEvent, HaServices } from '@smarthome/protocol/ha/index';
+import { HA_VERSION } from '@smarthome/protocol/ha/index';
+import { HaCommandError, newContextId, type HaBackend, type Unsubscribe } from '@smarthome/protocol/server/ha/index';
+import type { LocalTokenStore } from '../auth/tokens.ts';
+import type { EdgeEventMap, EventBus } from '../bus.ts';
+import type { Registry } from '../registry/registry.ts';
+import { ServiceCallError, UnknownEntityError, type ServiceRegistry } from '../services/services.ts';
+import type { StateMachine } from '../states/state-machine.ts';
+import { toHaState } from './states.ts';
+
+/** Who is on the other end: a local API token (checked again before every command). */
+export interface EdgeHaPrincipal {
+  tokenId: number;
+  token: string;
+}
+
+export interface EdgeHaBackendDeps {
+  tokens: LocalTokenStore;
+  registry: Registry;
+  states: StateMachine;
+  services: ServiceRegistry;
+  bus: EventBus;
+  /** what get_config reports as the location name */
+  locationName?: string;
+}
+
+const toList = (v: string | string[] | undefined) => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
+
+/** The edge's Home Assistant API: its states, services, registries and events, for one local token. */
+export class EdgeHaBackend implements HaBackend<EdgeHaPrincipal> {
+  private readonly deps: EdgeHaBackendDeps;
+  /** events fired through the API (fire_event, POST /api/events): the edge bus is typed, these are not */
+  private readonly custom = new EventEmitter();
+  private readonly since = new Date().toISOString();
+
+  constructor(deps: EdgeHaBackendDeps) {
+    this.deps = deps;
+    this.custom.setMaxListeners(0);
+  }
+
+  async authenticate(auth: { access_token: string }): Promise<EdgeHaPrincipal | null> {
+    const tokenId = this.deps.tokens.verify(auth.access_token);
+    return tokenId === null ? null : { tokenId, token: auth.access_token };
+  }
+
+  stillValid(principal: EdgeHaPrincipal): boolean {
+    return this.deps.tokens.verify(principal.token) === principal.tokenId;
+  }
+
+  async getStates() {
+    return this.deps.states.all().map((s) => toHaState(s, this.since));
+  }
+
+  async getConfig(): Promise<HaConfig> {
+    const { registry } = this.deps;
+    const components = new Set(['api', 'websocket_api', 'mqtt', 'homeassistant']);
+    for (const e of registry.listEntities()) components.add(e.domain);
+    for (const c of registry.listConfigEntries()) components.add(c.domain);
+    return {
+      latitude: 0, longitude: 0, elevation: 0, radius: 100,
+      unit_system: { length: 'km', accumulated_precipitation: 'mm', mass: 'g', pressure: 'Pa', temperature: '°C', volume: 'L', wind_speed: 'm/s' },
+      location_name: this.deps.locationName ?? 'Home',
+      time_zone: Intl.DateTimeFormat().resolvedOptions().timeZone,
+      components: [...components].sort(),
+      config_dir: '/config', allowlist_external_dirs: [], allowlist_external_urls: [],
+      version: HA_VERSION, config_source: 'storage', recovery_mode: false, safe_mode: false, state: 'RUNNING',
+      external_url: null, internal_url: null, currency: 'EUR', country: null, language: 'en', debug: false,
+    };
+  }
+
+  async getServices(): Promise<HaServices> {
+    const out: HaServices = {};
+    for (const [domain, names] of Object.entries(this.deps.services.list())) {
+      out[domain] = Object.fromEntries(names.map((name) => [name, {
+        name: name.replace(/_/g, ' '), description: '', fields: {}, target: { entity: [{ domain: [domain] }] },
+      }]));
+    }
+    return out;
+  }
+
+  async callService(_principal: EdgeHaPrincipal, call: Omit<HaCallService, 'id' | 'type'>): Promise<HaCallServiceResult> {
+    const { domain, service, target = {}, return_response: returnResponse } = call;
+    const { entity_id: dataTarget, ...data } = call.service_data ?? {};
+    if (!this.deps.services.list()[domain]?.includes(service)) throw new HaCommandError('not_found', `Service ${domain}.${service} not found.`);
+    // edge services return no response data (HA refuses return_response for those)
+    if (returnResponse) throw new HaCommandError('service_validation_error', `An action which does not return responses can't be called with return_response=True`);
+    const entityIds = new Set([...toList(target.entity_id), ...toList(dataTarget as string | string[] | undefined)]);
+    for (const deviceId of toList(target.device_id)) {
+      for (const e of this.deps.registry.entitiesOfDevice(Number(deviceId))) if (e.domain === domain) entityIds.add(e.entity_id);
+    }
+    if (toList(target.area_id).length) throw new HaCommandError('not_found', 'Areas are not supported on this edge.');
+    try {
+      await this.deps.services.call({ domain, service, entity_ids: [...entityIds], data });
+    } catch (err) {
+      if (err instanceof UnknownEntityError || err instanceof ServiceCallError) throw new HaCommandError('home_assistant_error', err.message);
+      throw err;
+    }
+    return { context: { id: newContextId(), parent_id: null, user_id: null } };
+  }
+
+  subscribeEvents(_principal: EdgeHaPrincipal, eventType: string | undefined, listener: (event: HaEvent) => void): Unsubscribe {
+    const offs: (() => void)[] = [];
+    const want = (type: string) => eventType === undefined || eventType === type;
+    const emit = (event_type: string, data: Record<string, unknown>, contextId = newContextId()) => listener({
+      event_type, data, origin: 'LOCAL', time_fired: new Date().toISOString(), context: { id: contextId, parent_id: null, user_id: null },
+    });
+    const on = <K extends keyof EdgeEventMap>(type: K, fn: (e: EdgeEventMap[K]) => void) => offs.push(this.deps.bus.on(type, fn));
+    if (want('state_changed')) {
+      on('state_changed', (e) => {
+        const oldState = e.old_state && toHaState(e.old_state, this.since);
+        const newState = e.new_state && toHaState(e.new_state, this.since);
+        emit('state_changed', { entity_id: e.entity_id, old_state: oldState, new_state: newState }, newState?.context.id);
+      });
+    }
+    if (want('call_service')) on('call_service', (e) => emit('call_service', { domain: e.domain, service: e.service, service_data: { ...e.data, entity_id: e.entity_ids } }));
+    if (want('entity_registry_updated')) {
+      on('entity_upsert', (e) => emit('entity_registry_updated', { action: 'update', entity_id: e.entity.entity_id }));
+      on('entity_remove', (e) => emit('entity_registry_updated', { action: 'remove', entity_id: e.entity_id }));
+    }
+    if (want('device_registry_updated')) {
+      on('device_upsert', (e) => emit('device_registry_updated', { action: 'update', device_id: String(e.device.id) }));
+      on('device_remove', (e) => emit('device_registry_updated', { action: 'remove', device_id: String(e.id) }));
+    }
+    const custom = (event: HaEvent) => { if (want(event.event_type)) listener(event); };
+    this.custom.on('event', custom);
+    offs.push(() => this.custom.off('event', custom));
+    return () => { for (const off of offs) off(); };
+  }
+
+  async entityRegistry(): Promise<HaEntityRegistryEntry[]> {
+    return this.deps.registry.listEntities().map((e) => ({
+      id: String(e.id), entity_id: e.entity_id, unique_id: e.unique_id, platform: e.platform,
+      config_entry_id: e.config_entry_id === null ? null : String(e.config_entry_id), device_id: e.device_registry_id === null ? null : String(e.device_registry_id),
+      area_id: null, name: null, original_name: e.name, icon: null, disabled_by: null, hidden_by: null, entity_category: null,
+      has_entity_name: false, translation_key: null, labels: [], categories: {},
+    }));
+  }
+
+  async deviceRegistry(): Promise<HaDeviceRegistryEntry[]> {
+    const { registry } = this.deps;
+    return registry.listDevices().map((d) => ({
+      id: String(d.id), name: d.name, name_by_user: null, manufacturer: d.manufacturer, model: d.model, model_id: null,
+      sw_version: d.sw_version ?? null, hw_version: null, serial_number: null,
+      identifiers: (d.identifiers ?? []).map((i) => [registry.getConfigEntry(d.config_entry_id ?? -1)?.domain ?? 'mqtt', i] as [string, string]), connections: [],
+      config_entries: d.config_entry_id === null ? [] : [String(d.config_entry_id)], primary_config_entry: d.config_entry_id === null ? null : String(d.config_entry_id),
+      area_id: null, via_device_id: null, disabled_by: null, entry_type: null, configuration_url: null, labels: [],
+    }));
+  }
+
+  /** the edge has no areas yet */
+  async areaRegistry(): Promise<HaAreaRegistryEntry[]> {
+    return [];
+  }
+
+  async fireEvent(_principal: EdgeHaPrincipal, eventType: string, data: Record<string, unknown>): Promise<void> {
+    this.custom.emit('event', {
+      event_type: eventType, data, origin: 'REMOTE', time_fired: new Date().toISOString(), context: { id: newContextId(), parent_id: null, user_id: null },
+    } satisfies HaEvent);
+  }
+}

@@ -1,0 +1,134 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { MqttClient } from 'mqtt';
+import WebSocket from 'ws';
+import {
+  callService, createConnection, createLongLivedTokenAuth, getConfig, getServices, getStates, subscribeConfig, subscribeEntities,
+  subscribeServices, type Connection, type HassEntities,
+} from 'home-assistant-js-websocket';
+import type { Edge } from '../edge.ts';
+import { collector, connect, startEdge, tempDir, waitFor } from '../test-helpers.ts';
+
+/** The real home-assistant-js-websocket client (what HA's frontend uses) against a real edge. */
+
+let edge: Edge;
+let device: MqttClient;
+let tmp: ReturnType<typeof tempDir>;
+let conn: Connection;
+
+beforeAll(async () => {
+  tmp = tempDir();
+  edge = await startEdge(tmp.dir);
+  device = await connect(edge, await edge.createMqttCredentials({ username: 'plug' }));
+  await device.publishAsync('homeassistant/switch/plug/config', JSON.stringify({ name: 'Plug', uniq_id: 'plug-1', stat_t: 'plug/state', cmd_t: 'plug/set' }), { qos: 1, retain: true });
+  await device.publishAsync('homeassistant/sensor/hall/config', JSON.stringify({ name: 'Hall temperature', uniq_id: 'hall-t', stat_t: 'hall/t', unit_of_meas: '°C' }), { qos: 1, retain: true });
+  await waitFor(() => edge.registry.getEntity('switch.plug') && edge.registry.getEntity('sensor.hall_temperature'), 3000, 'entities');
+  await device.publishAsync('plug/state', 'OFF', { qos: 1 });
+  await waitFor(() => edge.states.get('switch.plug')?.state === 'off', 3000, 'plug off');
+  (globalThis as { WebSocket?: unknown }).WebSocket = WebSocket;
+  const auth = createLongLivedTokenAuth(`http://127.0.0.1:${edge.ports.http}`, edge.tokens.create('ha-client').token);
+  conn = await createConnection({ auth });
+});
+afterAll(async () => {
+  conn?.close();
+  await device?.endAsync();
+  await edge?.stop();
+  tmp?.cleanup();
+});
+
+describe('home-assistant-js-websocket against an edge', () => {
+  it('connects with a long-lived token and reports an HA version that enables subscribe_entities', () => {
+    expect(conn.haVersion).toBe('2026.11.0');
+  });
+
+  it('refuses a wrong token (auth_invalid)', async () => {
+    const auth = createLongLivedTokenAuth(`http://127.0.0.1:${edge.ports.http}`, 'sht_not-a-token');
+    // ERR_INVALID_AUTH = 2
+    await expect(createConnection({ auth })).rejects.toBe(2);
+  });
+
+  it('getStates returns HA state objects', async () => {
+    const states = await getStates(conn);
+    const plug = states.find((s) => s.entity_id === 'switch.plug')!;
+    expect(plug).toMatchObject({ entity_id: 'switch.plug', state: 'off', attributes: { friendly_name: 'Plug' }, context: { parent_id: null, user_id: null } });
+    expect(plug.context.id).toMatch(/^[0-9A-HJKMNP-TV-Z]{26}$/);
+    expect(new Date(plug.last_changed).toISOString()).toBe(plug.last_changed);
+    expect(plug.last_updated).toBe(edge.states.get('switch.plug')!.last_updated);
+    expect(states.find((s) => s.entity_id === 'sensor.hall_temperature')).toMatchObject({ state: 'unknown', attributes: { unit_of_measurement: '°C' } });
+  });
+
+  it('getConfig returns the config the frontend reads', async () => {
+    const config = await getConfig(conn);
+    expect(config).toMatchObject({ version: '2026.11.0', state: 'RUNNING', location_name: 'Home', unit_system: { temperature: '°C', length: 'km' } });
+    expect(config.components).toEqual(expect.arrayContaining(['mqtt', 'switch', 'sensor', 'api', 'websocket_api']));
+    expect(typeof config.time_zone).toBe('string');
+  });
+
+  it('getServices lists what the entities offer', async () => {
+    const services = await getServices(conn);
+    expect(Object.keys(services.switch).sort()).toEqual(expect.arrayContaining(['turn_off', 'turn_on', 'toggle']));
+    expect(services.switch.turn_on).toMatchObject({ name: 'turn on', fields: {}, target: { entity: [{ domain: ['switch'] }] } });
+  });
+
+  it('callService publishes the MQTT command', async () => {
+    const watcher = await connect(edge, await edge.createMqttCredentials({ username: 'watcher', role: 'integration' }));
+    try {
+      const commands = await collector(watcher, 'plug/set');
+      const result = await callService(conn, 'switch', 'turn_on', undefined, { entity_id: 'switch.plug' }) as { context: { id: string } };
+      expect(result.context.id).toMatch(/^[0-9A-HJKMNP-TV-Z]{26}$/);
+      expect(await commands.next()).toEqual([{ topic: 'plug/set', payload: 'ON' }]);
+    } finally {
+      await watcher.endAsync();
+    }
+  });
+
+  it('callService of an unknown service fails with not_found', async () => {
+    await expect(callService(conn, 'switch', 'explode', {}, { entity_id: 'switch.plug' })).rejects.toEqual({ code: 'not_found', message: 'Service switch.explode not found.' });
+  });
+
+  it('subscribeEntities: a published MQTT state arrives as a diff', async () => {
+    let latest: HassEntities | undefined;
+    const unsubscribe = subscribeEntities(conn, (entities) => { latest = entities; });
+    try {
+      await waitFor(() => latest?.['switch.plug'], 3000, 'initial entities');
+      expect(latest!['sensor.hall_temperature'].state).toBe('unknown');
+      await device.publishAsync('hall/t', '21.5', { qos: 1 });
+      await waitFor(() => latest?.['sensor.hall_temperature'].state === '21.5', 3000, 'diff');
+      const edgeState = edge.states.get('sensor.hall_temperature')!;
+      expect(latest!['sensor.hall_temperature']).toMatchObject({
+        state: '21.5', attributes: { friendly_name: 'Hall temperature', unit_of_measurement: '°C' }, last_changed: edgeState.last_changed,
+      });
+      await device.publishAsync('plug/state', 'ON', { qos: 1 });
+      await waitFor(() => latest?.['switch.plug'].state === 'on', 3000, 'plug on');
+    } finally {
+      unsubscribe();
+    }
+  });
+
+  it('lists the entity, device and area registries', async () => {
+    const entities = await conn.sendMessagePromise<{ entity_id: string; platform: string; unique_id: string; device_id: string | null }[]>({ type: 'config/entity_registry/list' });
+    expect(entities.find((e) => e.entity_id === 'switch.plug')).toMatchObject({ platform: 'mqtt', unique_id: 'plug-1', original_name: 'Plug', labels: [] });
+    await device.publishAsync('homeassistant/sensor/box/config', JSON.stringify({ name: 'Box', uniq_id: 'box-1', stat_t: 'box/t', dev: { ids: ['box-dev'], name: 'Box device', mf: 'Acme' } }), { qos: 1, retain: true });
+    await waitFor(() => edge.registry.getEntity('sensor.box_device_box') ?? edge.registry.listEntities().find((e) => e.unique_id === 'box-1'), 3000, 'box entity');
+    const devices = await conn.sendMessagePromise<{ id: string; name: string; identifiers: [string, string][] }[]>({ type: 'config/device_registry/list' });
+    const box = devices.find((d) => d.name === 'Box device')!;
+    expect(box).toMatchObject({ manufacturer: 'Acme', identifiers: [['mqtt', 'box-dev']], name_by_user: null });
+    const boxEntity = (await conn.sendMessagePromise<{ unique_id: string; device_id: string | null }[]>({ type: 'config/entity_registry/list' })).find((e) => e.unique_id === 'box-1');
+    expect(boxEntity?.device_id).toBe(box.id);
+    expect(await conn.sendMessagePromise({ type: 'config/area_registry/list' })).toEqual([]);
+  });
+
+  it('subscribeConfig and subscribeServices load through get_config / get_services and their events', async () => {
+    let config: unknown;
+    let services: Record<string, unknown> | undefined;
+    const offConfig = subscribeConfig(conn, (c) => { config = c; });
+    const offServices = subscribeServices(conn, (s) => { services = s; });
+    try {
+      await waitFor(() => config && services, 3000, 'config and services');
+      expect(config).toMatchObject({ version: '2026.11.0' });
+      expect(Object.keys(services!)).toEqual(expect.arrayContaining(['switch']));
+    } finally {
+      offConfig();
+      offServices();
+    }
+  });
+});

@@ -1,0 +1,129 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { MqttClient } from 'mqtt';
+import type { Edge } from '../edge.ts';
+import { collector, connect, startEdge, tempDir, waitFor } from '../test-helpers.ts';
+
+/** Home Assistant's REST API on a real edge, over plain HTTP. */
+
+let edge: Edge;
+let device: MqttClient;
+let tmp: ReturnType<typeof tempDir>;
+let token: string;
+
+beforeAll(async () => {
+  tmp = tempDir();
+  edge = await startEdge(tmp.dir);
+  token = edge.tokens.create('rest').token;
+  device = await connect(edge, await edge.createMqttCredentials({ username: 'plug' }));
+  await device.publishAsync('homeassistant/switch/plug/config', JSON.stringify({ name: 'Plug', uniq_id: 'plug-1', stat_t: 'plug/state', cmd_t: 'plug/set' }), { qos: 1, retain: true });
+  await waitFor(() => edge.registry.getEntity('switch.plug'), 3000, 'entity');
+  await device.publishAsync('plug/state', 'OFF', { qos: 1 });
+  await waitFor(() => edge.states.get('switch.plug')?.state === 'off', 3000, 'plug off');
+});
+afterAll(async () => {
+  await device?.endAsync();
+  await edge?.stop();
+  tmp?.cleanup();
+});
+
+async function api(method: string, path: string, body?: unknown, auth: string | null = token) {
+  const headers: Record<string, string> = {};
+  if (auth !== null) headers.authorization = `Bearer ${auth}`;
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(`http://127.0.0.1:${edge.ports.http}${path}`, { method, headers, body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body) });
+  const text = await res.text();
+  let json: any;
+  try { json = JSON.parse(text); } catch { json = undefined; }
+  return { status: res.status, text, json, type: res.headers.get('content-type') };
+}
+
+describe('HA REST API on the edge', () => {
+  it('GET /api/ says the API runs; no or a bad token is 401 with HA\'s plain body', async () => {
+    expect(await api('GET', '/api/')).toMatchObject({ status: 200, json: { message: 'API running.' } });
+    expect(await api('GET', '/api/', undefined, null)).toMatchObject({ status: 401, text: '401: Unauthorized' });
+    expect(await api('GET', '/api/states', undefined, 'sht_wrong')).toMatchObject({ status: 401, text: '401: Unauthorized' });
+  });
+
+  it('GET /api/config', async () => {
+    const r = await api('GET', '/api/config');
+    expect(r.status).toBe(200);
+    expect(r.json).toMatchObject({ version: '2026.11.0', state: 'RUNNING', unit_system: { temperature: '°C' } });
+    expect(r.json.components).toContain('switch');
+  });
+
+  it('GET /api/states and /api/states/{entity_id} in HA\'s shape; unknown is 404 "Entity not found."', async () => {
+    const all = await api('GET', '/api/states');
+    expect(all.status).toBe(200);
+    const plug = all.json.find((s: { entity_id: string }) => s.entity_id === 'switch.plug');
+    expect(plug).toMatchObject({ state: 'off', attributes: { friendly_name: 'Plug' }, context: { parent_id: null, user_id: null } });
+    expect(Object.keys(plug).sort()).toEqual(['attributes', 'context', 'entity_id', 'last_changed', 'last_reported', 'last_updated', 'state']);
+    expect(await api('GET', '/api/states/switch.plug')).toMatchObject({ status: 200, json: plug });
+    expect(await api('GET', '/api/states/switch.nope')).toMatchObject({ status: 404, json: { message: 'Entity not found.' } });
+  });
+
+  it('GET /api/services lists domains with their services', async () => {
+    const r = await api('GET', '/api/services');
+    expect(r.status).toBe(200);
+    const sw = r.json.find((d: { domain: string }) => d.domain === 'switch');
+    expect(Object.keys(sw.services)).toEqual(expect.arrayContaining(['turn_on', 'turn_off', 'toggle']));
+  });
+
+  it('POST /api/services/{domain}/{service} publishes the MQTT command and answers with the changed states', async () => {
+    const watcher = await connect(edge, await edge.createMqttCredentials({ username: 'watcher', role: 'integration' }));
+    try {
+      const commands = await collector(watcher, 'plug/set');
+      const r = await api('POST', '/api/services/switch/turn_on', { entity_id: 'switch.plug' });
+      expect(r.status).toBe(200);
+      expect(Array.isArray(r.json)).toBe(true);
+      expect(await commands.next()).toEqual([{ topic: 'plug/set', payload: 'ON' }]);
+    } finally {
+      await watcher.endAsync();
+    }
+  });
+
+  it('POST /api/services errors: unknown service, bad JSON, return_response on a service without responses', async () => {
+    expect(await api('POST', '/api/services/switch/explode', { entity_id: 'switch.plug' })).toMatchObject({ status: 400, json: { message: 'Service switch.explode not found.' } });
+    expect(await api('POST', '/api/services/switch/turn_on', '{bad')).toMatchObject({ status: 400, json: { message: 'Data should be valid JSON.' } });
+    expect(await api('POST', '/api/services/switch/turn_on?return_response', { entity_id: 'switch.plug' }))
+      .toMatchObject({ status: 400, json: { message: 'Service does not support responses. Remove return_response from request.' } });
+  });
+
+  it('POST /api/events/{event_type} fires the event (seen on the WebSocket bus); a non-object body is 400', async () => {
+    const seen: unknown[] = [];
+    const off = await subscribe(seen);
+    try {
+      expect(await api('POST', '/api/events/doorbell', { door: 'front' })).toMatchObject({ status: 200, json: { message: 'Event doorbell fired.' } });
+      await waitFor(() => seen.length > 0, 3000, 'event');
+      expect(seen).toEqual([expect.objectContaining({ event_type: 'doorbell', data: { door: 'front' } })]);
+      expect(await api('POST', '/api/events/doorbell', '[1]')).toMatchObject({ status: 400, json: { message: 'Event data should be a JSON object' } });
+    } finally {
+      off();
+    }
+  });
+
+  it('POST /api/config/core/check_config', async () => {
+    expect(await api('POST', '/api/config/core/check_config')).toMatchObject({ status: 200, json: { result: 'valid', errors: null, warnings: null } });
+  });
+
+  it('/openapi.json documents the /api surface', async () => {
+    const doc = (await api('GET', '/openapi.json')).json;
+    for (const p of ['/api/', '/api/config', '/api/states', '/api/states/{entity_id}', '/api/services', '/api/services/{domain}/{service}', '/api/events/{event_type}', '/api/config/core/check_config']) {
+      expect(doc.paths[p], p).toBeDefined();
+    }
+  });
+});
+
+/** a fire_event subscriber through the same backend the WebSocket uses */
+async function subscribe(seen: unknown[]): Promise<() => void> {
+  const { WebSocket } = await import('ws');
+  const ws = new WebSocket(`ws://127.0.0.1:${edge.ports.http}/api/websocket`);
+  const messages: any[] = [];
+  ws.on('message', (d) => messages.push(JSON.parse(d.toString())));
+  await new Promise((r) => ws.once('open', r));
+  ws.send(JSON.stringify({ type: 'auth', access_token: token }));
+  await waitFor(() => messages.some((m) => m.type === 'auth_ok'));
+  ws.send(JSON.stringify({ id: 1, type: 'subscribe_events', event_type: 'doorbell' }));
+  await waitFor(() => messages.some((m) => m.id === 1 && m.type === 'result'));
+  ws.on('message', (d) => { const m = JSON.parse(d.toString()); if (m.type === 'event') seen.push(m.event); });
+  return () => ws.close();
+}

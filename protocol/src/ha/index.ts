@@ -1,0 +1,4 @@
+export * from './state.ts';
+export * from './config.ts';
+export * from './messages.ts';
+export * from './registry.ts';

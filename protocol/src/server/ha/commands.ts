@@ -1,0 +1,83 @@
+import { z } from 'zod';
+import {
+  HaCallService, HaFireEvent, HaGetConfig, HaGetPanels, HaGetServices, HaGetStates, HaPing, HaSubscribeEntities,
+  HaSubscribeEvents, HaSupportedFeatures, HaUnsubscribeEvents, type HaState,
+} from '../../ha/index.ts';
+import { HaCommandError } from './backend.ts';
+import { entitiesEvent, initialEntitiesEvent } from './entities.ts';
+import { ALREADY_ANSWERED, command } from './command.ts';
+
+/** The core commands of HA's websocket_api (homeassistant/components/websocket_api/commands.py). */
+
+export const coreCommands = {
+  ping: command(HaPing, (session, msg) => {
+    // HA answers a ping with a pong, not a result
+    session.sendPong(msg.id);
+    return ALREADY_ANSWERED;
+  }),
+
+  supported_features: command(HaSupportedFeatures, (session, msg) => {
+    session.setCoalesce(msg.features.coalesce_messages === 1);
+    return null;
+  }),
+
+  get_states: command(HaGetStates, (session) => session.backend.getStates(session.principal)),
+  get_config: command(HaGetConfig, (session) => session.backend.getConfig(session.principal)),
+  get_services: command(HaGetServices, (session) => session.backend.getServices(session.principal)),
+  'config/entity_registry/list': command(z.object({ id: z.number().int(), type: z.literal('config/entity_registry/list') }), (session) => session.backend.entityRegistry(session.principal)),
+  'config/device_registry/list': command(z.object({ id: z.number().int(), type: z.literal('config/device_registry/list') }), (session) => session.backend.deviceRegistry(session.principal)),
+  'config/area_registry/list': command(z.object({ id: z.number().int(), type: z.literal('config/area_registry/list') }), (session) => session.backend.areaRegistry(session.principal)),
+  // the frontend's panels; clients only need the map to exist
+  get_panels: command(HaGetPanels, () => ({})),
+
+  call_service: command(HaCallService, (session, msg) => {
+    const { id: _id, type: _type, ...call } = msg;
+    return session.backend.callService(session.principal, call);
+  }),
+
+  fire_event: command(HaFireEvent, async (session, msg) => {
+    await session.backend.fireEvent(session.principal, msg.event_type, msg.event_data ?? {});
+    return { context: { id: newContextId(), parent_id: null, user_id: null } };
+  }),
+
+  subscribe_events: command(HaSubscribeEvents, async (session, msg) => {
+    const unsubscribe = await session.backend.subscribeEvents(session.principal, msg.event_type, (event) => session.sendEvent(msg.id, event));
+    session.addSubscription(msg.id, unsubscribe);
+    return null;
+  }),
+
+  unsubscribe_events: command(HaUnsubscribeEvents, (session, msg) => {
+    if (!session.removeSubscription(msg.subscription)) throw new HaCommandError('not_found', 'Subscription not found.');
+    return null;
+  }),
+
+  subscribe_entities: command(HaSubscribeEntities, async (session, msg) => {
+    const wanted = msg.entity_ids ? new Set(msg.entity_ids) : null;
+    // subscribe first, then read states: a change while reading is already in what is read
+    let ready = false;
+    const unsubscribe = await session.backend.subscribeEvents(session.principal, 'state_changed', (event) => {
+      if (!ready) return;
+      const data = event.data as { entity_id: string; old_state: HaState | null; new_state: HaState | null };
+      if (wanted && !wanted.has(data.entity_id)) return;
+      const diff = entitiesEvent(data.entity_id, data.old_state, data.new_state);
+      if (diff) session.sendEvent(msg.id, diff);
+    });
+    session.addSubscription(msg.id, unsubscribe);
+    const states = (await session.backend.getStates(session.principal)).filter((s) => !wanted || wanted.has(s.entity_id));
+    session.sendResult(msg.id, null);
+    session.sendEvent(msg.id, initialEntitiesEvent(states));
+    ready = true;
+    return ALREADY_ANSWERED;
+  }),
+};
+
+/** A context id in HA's form (a ULID: 26 Crockford base32 characters, time first). */
+export function newContextId(time = Date.now()): string {
+  const alphabet = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+  let t = time;
+  let head = '';
+  for (let i = 0; i < 10; i++) { head = alphabet[t % 32] + head; t = Math.floor(t / 32); }
+  let tail = '';
+  for (let i = 0; i < 16; i++) tail += alphabet[Math.floor(Math.random() * 32)];
+  return head + tail;
+}

@@ -1,0 +1,6 @@
+export * from './backend.ts';
+export * from './entities.ts';
+export * from './session.ts';
+export * from './command.ts';
+export { coreCommands, newContextId } from './commands.ts';
+export { mountHaRest } from './rest.ts';
