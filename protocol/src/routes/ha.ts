@@ -36,12 +36,12 @@ export const haCallServiceRoute = defineRoute({
   summary: 'Call a service: the states that changed while it ran (with ?return_response: {changed_states, service_response})', tag: TAG, auth: 'bearer',
   params: z.object({ domain: z.string(), service: z.string() }), query: z.object({ return_response: z.string().optional() }),
   body: z.record(z.string(), z.unknown()).meta({ description: 'service data; entity_id/device_id/area_id target it' }), readBody: 'manual',
-  status: 200, response: HaServiceCallResponse, errors: [400, 401], errorShapes: haErrors,
+  status: 200, response: HaServiceCallResponse, errors: [400, 401, 404], errorShapes: haErrors,
 });
 export const haFireEventRoute = defineRoute({
   method: 'post', path: '/api/events/{event_type}', summary: 'Fire an event', tag: TAG, auth: 'bearer',
   params: z.object({ event_type: z.string() }), body: z.record(z.string(), z.unknown()).optional(), readBody: 'manual',
-  status: 200, response: HaApiMessage, errors: [400, 401], errorShapes: haErrors,
+  status: 200, response: HaApiMessage, errors: [400, 401, 404], errorShapes: haErrors,
 });
 export const haCheckConfigRoute = defineRoute({
   method: 'post', path: '/api/config/core/check_config', summary: 'Check the configuration', tag: TAG, auth: 'bearer',
