@@ -189,27 +189,6 @@ describe.skipIf(!reachable)('two cloud replicas behind a load balancer', () => {
     await until(async () => (await call(A.url, 'GET', '/v1/config_entries', { token: owner.token })).body?.some((e: { domain: string }) => e.domain === 'demo'), 5000, 'the demo entry in the mirror');
   });
 
-  it('delivers a custom event an automation fires on the edge (tunnel on B) to an app WebSocket on A, once', async () => {
-    const ws = new WebSocket(`${A.url.replace('http', 'ws')}/v1/websocket`);
-    cleanups.push(() => ws.close());
-    const inbox: any[] = [];
-    ws.on('message', (d) => inbox.push(JSON.parse(d.toString())));
-    await until(() => inbox.find((m) => m.type === 'auth_required'));
-    ws.send(JSON.stringify({ type: 'auth', access_token: owner.token }));
-    await until(() => inbox.find((m) => m.type === 'auth_ok'));
-    ws.send(JSON.stringify({ id: 1, type: 'subscribe_events', event_type: 'desk_pressed' }));
-    await until(() => inbox.find((m) => m.id === 1 && m.type === 'result' && m.success));
-
-    const automation = await edge.features.automations.create({
-      alias: 'Press', mode: 'single', condition: [], enabled: true, trigger: [{ platform: 'webhook' }], action: [{ event: 'desk_pressed', event_data: { n: 1 } }],
-    });
-    expect(edge.features.automations.handleWebhook(automation.webhook_id!, {}, 'local')).toEqual({ status: 200 });
-    const event = await until(() => inbox.find((m) => m.type === 'event' && m.id === 1), 5000, 'the custom event on A');
-    expect(event.event).toMatchObject({ event_type: 'desk_pressed', data: { n: 1 }, origin: 'LOCAL' });
-    await new Promise((r) => setTimeout(r, 200));
-    expect(inbox.filter((m) => m.type === 'event')).toHaveLength(1);
-  });
-
   it('drops a revoked edge\'s tunnel held by B when it is deleted on A', async () => {
     const created = await call(A.url, 'POST', '/v1/edges', { token: owner.token, body: { name: 'Cabin' } });
     const data = tempDir();
