@@ -62,7 +62,9 @@ async function main(): Promise<number> {
   // a terminal's Ctrl-C reaches every process of the group, operators press twice) are logged and
   // ignored: pending writes are committed before the process may end, and STOP_LIMIT_MS bounds it.
   let stopSignal: NodeJS.Signals | null = null;
-  let wake = () => {};
+  let requestStop = () => {};
+  const stopRequested = new Promise<void>((resolve) => { requestStop = resolve; });
+  let limit: NodeJS.Timeout | undefined;
   const onSignal = (signal: NodeJS.Signals) => {
     if (stopSignal) {
       edge.log.warn(`${signal} while stopping: ignored (pending writes are committed first; the edge exits within ${STOP_LIMIT_MS / 1000} s)`);
@@ -70,11 +72,31 @@ async function main(): Promise<number> {
     }
     stopSignal = signal;
     edge.log.info(`${signal}: stopping`);
-    wake();
+    // Every stop step is bounded (network peers get 1 s); this is the bound of last resort (a start
+    // still running counts too), and it commits first as well.
+    limit = setTimeout(() => {
+      try {
+        edge.commit();
+        edge.log.error(`stop did not finish within ${STOP_LIMIT_MS / 1000} s: pending writes committed, exiting`);
+      } catch (err) {
+        edge.log.error(`stop did not finish within ${STOP_LIMIT_MS / 1000} s, and pending writes could not be committed: ${(err as Error)?.message ?? String(err)}`, err);
+      }
+      process.exit(1);
+    }, STOP_LIMIT_MS);
+    requestStop();
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
 
+  try {
+    return await run(edge, stopRequested, () => stopSignal !== null);
+  } finally {
+    clearTimeout(limit);
+  }
+}
+
+/** Starts the edge, prints the ready line (unless a signal came first), waits for the signal, stops: the exit code. */
+async function run(edge: ReturnType<typeof createEdge>, stopRequested: Promise<void>, signalled: () => boolean): Promise<number> {
   let ports;
   try {
     ports = await edge.start();
@@ -86,31 +108,13 @@ async function main(): Promise<number> {
     process.stderr.write(`error: ${(err as Error).message ?? String(err)}\n`);
     return 1;
   }
-
-  if (!stopSignal) {
-    await new Promise<void>((resolve) => {
-      wake = resolve;
-      process.stdout.write(`ready ${JSON.stringify({ http: ports.http, mqtt: ports.mqtt })}\n`);
-    });
-  }
-  // Every stop step is bounded (network peers get 1 s); this is the bound of last resort, and it commits first too.
-  const limit = setTimeout(() => {
-    try {
-      edge.commit();
-      edge.log.error(`stop did not finish within ${STOP_LIMIT_MS / 1000} s: pending writes committed, exiting`);
-    } catch (err) {
-      edge.log.error(`stop did not finish within ${STOP_LIMIT_MS / 1000} s, and pending writes could not be committed: ${(err as Error)?.message ?? String(err)}`, err);
-    }
-    process.exit(1);
-  }, STOP_LIMIT_MS);
-  limit.unref();
+  if (!signalled()) process.stdout.write(`ready ${JSON.stringify({ http: ports.http, mqtt: ports.mqtt })}\n`);
+  await stopRequested;
   try {
     await edge.stop();
   } catch (err) {
     edge.log.error(`stopped with data lost: ${(err as Error)?.message ?? String(err)}`, err);
     return 1;
-  } finally {
-    clearTimeout(limit);
   }
   return 0;
 }

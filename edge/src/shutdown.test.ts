@@ -18,7 +18,7 @@ afterEach(() => {
   killEdgeProcesses();
   for (const c of cleanups.splice(0).reverse()) c();
 });
-const PROCESS_TEST_MS = 90_000;
+const PROCESS_TEST_MS = 150_000;
 
 function dataDir(): string {
   const tmp = tempDir('edge-shutdown-');

@@ -20,7 +20,7 @@ async function edgeWithSimUser(): Promise<{ edge: Edge; url: string }> {
 }
 
 async function simulator(url: string): Promise<Spawned> {
-  const sim = await spawnReady('tools/src/sim/main.ts', ['--mqtt', url, '--devices', '2', '--interval', '200'], {}, 30_000);
+  const sim = await spawnReady('tools/src/sim/main.ts', ['--mqtt', url, '--devices', '2', '--interval', '200'], {}, 60_000);
   cleanups.push(() => { if (sim.child.exitCode === null && sim.child.signalCode === null) sim.child.kill('SIGKILL'); });
   return sim;
 }
@@ -36,7 +36,7 @@ describe('pnpm sim process', () => {
     sim.child.kill('SIGTERM');
     expect(await within(sim.exit, 10_000)).toBe(0);
     expect((await edge.broker.retained(avail))?.payload.toString()).toBe('offline');
-  }, 60_000);
+  }, 90_000);
 
   it('exits 0 on SIGTERM while its broker is down', async () => {
     const { edge, url } = await edgeWithSimUser();
@@ -45,5 +45,5 @@ describe('pnpm sim process', () => {
     await new Promise((r) => setTimeout(r, 300));
     sim.child.kill('SIGTERM');
     expect(await within(sim.exit, 10_000)).toBe(0);
-  }, 60_000);
+  }, 90_000);
 });
