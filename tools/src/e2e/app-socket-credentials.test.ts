@@ -1,10 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
 import type { MqttClient } from 'mqtt';
 import { startTestCloud, type TestCloud } from '@smarthome/cloud/testing/harness';
-import { connect, startEdge, tempDir } from '@smarthome/edge/test-helpers';
 import type { Edge } from '@smarthome/edge/edge';
-import { until } from './support.ts';
+import { mqttLamp, openAppSocket, pairEdge, until, type AppSocket, type Cleanups } from './support.ts';
 
 /**
  * An open app WebSocket lives no longer than its credential, and sees no more than its user
@@ -19,25 +17,15 @@ import { until } from './support.ts';
 const DESK = 'light.desk_lamp_desk';
 const HALL = 'light.hall_lamp_hall';
 
-const cleanups: Array<() => Promise<unknown> | unknown> = [];
+const cleanups: Cleanups = [];
 afterAll(async () => { for (const c of cleanups.splice(0).reverse()) await Promise.resolve(c()).catch(() => {}); });
 
 interface Lamp { client: MqttClient; commands: string[]; toggle: () => Promise<'on' | 'off'> }
 
 /** A discovered MQTT light; toggle() publishes the opposite of its last state and returns the new one. */
 async function lamp(edge: Edge, key: string, device: string): Promise<Lamp> {
-  const creds = await edge.createMqttCredentials({ role: 'device' });
-  const client = await connect(edge, creds);
-  cleanups.push(() => client.endAsync());
-  await client.publishAsync(`homeassistant/light/${key}/config`, JSON.stringify({
-    name: key[0].toUpperCase() + key.slice(1), uniq_id: key, cmd_t: `${key}/set`, stat_t: `${key}/state`,
-    dev: { ids: `${key}-1`, name: device },
-  }), { qos: 1, retain: true });
+  const { client, commands } = await mqttLamp(edge, cleanups, key, device);
   let on = false;
-  await client.publishAsync(`${key}/state`, 'OFF', { qos: 1 });
-  const commands: string[] = [];
-  await client.subscribeAsync(`${key}/set`);
-  client.on('message', (topic, payload) => commands.push(`${topic} ${payload}`));
   return {
     client, commands,
     toggle: async () => {
@@ -48,55 +36,19 @@ async function lamp(edge: Edge, key: string, device: string): Promise<Lamp> {
   };
 }
 
-async function pair(cloud: TestCloud, token: string, name: string, org?: string): Promise<{ id: number; edge: Edge }> {
-  const created = await cloud.post('/v1/edges', { token, org, body: { name } });
-  expect(created.status).toBe(201);
-  const data = tempDir();
-  cleanups.push(data.cleanup);
-  const edge = await startEdge(data.dir, { cloudUrl: cloud.url, token: created.body.token });
-  cleanups.push(() => edge.stop());
-  return { id: created.body.edge.id as number, edge };
-}
-
-interface AppSocket {
-  inbox: any[];
-  ask: (msg: Record<string, unknown>) => Promise<any>;
-  /** sends without waiting for an answer (the socket may be closing) */
-  fire: (msg: Record<string, unknown>) => number;
-  events: () => Array<{ entity_id: string; new_state: { state: string } | null }>;
-  closed: Promise<{ code: number; reason: string; at: number }>;
-  isOpen: () => boolean;
-}
+type StateSocket = AppSocket & { events: () => Array<{ entity_id: string; new_state: { state: string } | null }> };
 
 /** An app WebSocket, authenticated and subscribed to state_changed (subscription id 1). */
-async function appSocket(cloud: TestCloud, token: string): Promise<AppSocket> {
-  const ws = new WebSocket(`${cloud.url.replace('http', 'ws')}/v1/websocket`);
-  cleanups.push(() => ws.close());
-  const inbox: any[] = [];
-  ws.on('message', (d) => inbox.push(JSON.parse(d.toString())));
-  const closed = new Promise<{ code: number; reason: string; at: number }>((resolve) => {
-    ws.on('close', (code, reason) => resolve({ code, reason: reason.toString(), at: Date.now() }));
-  });
-  await until(() => inbox.find((m) => m.type === 'auth_required'));
-  ws.send(JSON.stringify({ type: 'auth', access_token: token }));
-  await until(() => inbox.find((m) => m.type === 'auth_ok'));
-  let next = 1;
-  const fire = (msg: Record<string, unknown>) => {
-    const id = next++;
-    if (ws.readyState === ws.OPEN) ws.send(JSON.stringify({ id, ...msg }), () => {});
-    return id;
-  };
-  const ask = async (msg: Record<string, unknown>) => {
-    const id = fire(msg);
-    return until(() => inbox.find((m) => m.id === id && (m.type === 'result' || m.type === 'pong')), 5000, `an answer to ${String(msg.type)}`);
-  };
+async function appSocket(cloud: TestCloud, token: string): Promise<StateSocket> {
+  const socket = await openAppSocket(cloud.url, token, cleanups);
+  const ask = (msg: Record<string, unknown>, ms = 5000) => socket.ask(msg, ms);
   expect((await ask({ type: 'subscribe_events', event_type: 'state_changed' })).success).toBe(true);
-  const events = () => inbox.filter((m) => m.type === 'event').map((m) => m.event.data);
-  return { inbox, ask, fire, events, closed, isOpen: () => ws.readyState === ws.OPEN };
+  const events = () => socket.inbox.filter((m) => m.type === 'event').map((m) => m.event.data);
+  return { ...socket, ask, events };
 }
 
 /** What a closed socket was told: the auth_invalid message before the close, and the close. */
-async function expectEnded(socket: AppSocket, since: number, reason: string): Promise<void> {
+async function expectEnded(socket: StateSocket, since: number, reason: string): Promise<void> {
   const close = await Promise.race([socket.closed, new Promise<null>((r) => setTimeout(() => r(null), 3000))]);
   expect(close, 'the socket to be closed').not.toBeNull();
   expect(close!.code).toBe(4001);
@@ -121,7 +73,7 @@ beforeAll(async () => {
   orgId = (await cloud.post('/v1/organizations', { token: a.token, body: { name: 'Family' } })).body.id;
   const inv = await cloud.post(`/v1/organizations/${orgId}/invitations`, { token: a.token, body: { email: m.email, role: 'member' } });
   expect((await cloud.post(`/v1/invitations/${inv.body.token}/accept`, { token: m.token })).status).toBe(200);
-  const [pa, po] = await Promise.all([pair(cloud, a.token, 'A home'), pair(cloud, a.token, 'Family home', orgId)]);
+  const [pa, po] = await Promise.all([pairEdge(cloud, cleanups, a.token, 'A home'), pairEdge(cloud, cleanups, a.token, 'Family home', orgId)]);
   await until(() => pa.edge.link?.connected && po.edge.link?.connected, 10_000, 'both tunnels');
   [desk, hall] = await Promise.all([lamp(pa.edge, 'desk', 'Desk lamp'), lamp(po.edge, 'hall', 'Hall lamp')]);
   await until(async () => (await cloud.get(`/v1/entities/states/${DESK}`, { token: a.token })).body?.state === 'off'
@@ -233,7 +185,7 @@ describe('app WebSocket sessions end with their credentials', () => {
 
 describe('app WebSocket sessions lose what their user loses', () => {
   /** A state change of `lamp` reaches (or not) the socket: the event of the new state within `ms`. */
-  async function sees(socket: AppSocket, lampOf: Lamp, entityId: string, ms: number): Promise<boolean> {
+  async function sees(socket: StateSocket, lampOf: Lamp, entityId: string, ms: number): Promise<boolean> {
     const state = await lampOf.toggle();
     const before = socket.events().length;
     try {
@@ -243,7 +195,7 @@ describe('app WebSocket sessions lose what their user loses', () => {
       return false;
     }
   }
-  const listed = async (socket: AppSocket) => ((await socket.ask({ type: 'get_states' })).result as Array<{ entity_id: string }>).map((s) => s.entity_id).sort();
+  const listed = async (socket: StateSocket) => ((await socket.ask({ type: 'get_states' })).result as Array<{ entity_id: string }>).map((s) => s.entity_id).sort();
 
   it('a deleted share stops state_changed, get_states and call_service for the shared entity within 1 s; the rest stays', async () => {
     const share = await cloud.post(`/v1/organizations/${orgId}/shares`, {
