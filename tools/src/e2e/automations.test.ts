@@ -4,14 +4,14 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startTestCloud } from '@smarthome/cloud/testing/harness';
 import { startEdge, tempDir } from '@smarthome/edge/test-helpers';
 import { addMember } from '@smarthome/cloud/orgs/test-fixtures';
-import { until } from './support.ts';
+import { pairEdge, until, type Cleanups } from './support.ts';
 
 /**
  * Automations through the cloud, end to end and in-process: a real cloud, a real edge paired
  * over the tunnel, the cloud's webhook receiver relaying to the edge, call_url reaching a
  * local HTTP server.
  */
-const cleanups: Array<() => Promise<unknown> | unknown> = [];
+const cleanups: Cleanups = [];
 afterEach(async () => { for (const c of cleanups.splice(0).reverse()) await c(); });
 
 const MiB = 1024 * 1024;
@@ -21,14 +21,9 @@ async function system() {
   const cloud = await startTestCloud();
   cleanups.push(() => cloud.stop());
   const owner = await cloud.user();
-  const created = await cloud.post('/v1/edges', { token: owner.token, body: { name: 'Home' } });
-  expect(created.status).toBe(201);
-  const data = tempDir();
-  cleanups.push(data.cleanup);
-  const edge = await startEdge(data.dir, { cloudUrl: cloud.url, token: created.body.token });
-  cleanups.push(() => edge.stop());
+  const { id: edgeId, edge } = await pairEdge(cloud, cleanups, owner.token, 'Home');
   await until(async () => edge.link?.connected && (await cloud.get('/v1/edges', { token: owner.token })).body[0]?.status === 'online');
-  return { cloud, owner, edgeId: created.body.edge.id as number, edge };
+  return { cloud, owner, edgeId, edge };
 }
 
 /** A plain HTTP server on 127.0.0.1 that records what it receives. */

@@ -2,7 +2,6 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
 import { TestCloud, startTestCloud } from '@smarthome/cloud/testing/harness';
 import { createCloud } from '@smarthome/cloud/cloud';
 import { defaultCloudConfig } from '@smarthome/cloud/config';
@@ -10,7 +9,7 @@ import { createLogger } from '@smarthome/cloud/log';
 import { TEST_REDIS_URL, deleteTestPrefix, redisReachable, testRedisPrefix } from '@smarthome/cloud/scale/testing';
 import { createTestSchema, testDatabaseUrl } from '@smarthome/cloud/testing/database';
 import { startEdge, tempDir } from '@smarthome/edge/test-helpers';
-import { until } from './support.ts';
+import { openAppSocket, pairEdge, until, type Cleanups } from './support.ts';
 
 /**
  * Edge bus events through the cloud, end to end and in-process: an automation's `event` action on
@@ -19,27 +18,19 @@ import { until } from './support.ts';
  */
 const LAMP = 'light.demo_living_room_lamp';
 const redis = await redisReachable();
-const cleanups: Array<() => Promise<unknown> | unknown> = [];
+const cleanups: Cleanups = [];
 afterEach(async () => { for (const c of cleanups.splice(0).reverse()) await c(); });
 
 /** An authenticated app WebSocket; `subscribe` answers the subscription id. */
 async function appSocket(cloud: TestCloud, token: string) {
-  const ws = new WebSocket(`${cloud.url.replace('http', 'ws')}/v1/websocket`);
-  cleanups.push(() => ws.close());
-  const inbox: any[] = [];
-  ws.on('message', (d) => inbox.push(JSON.parse(d.toString())));
-  await until(() => inbox.find((m) => m.type === 'auth_required'));
-  ws.send(JSON.stringify({ type: 'auth', access_token: token }));
-  await until(() => inbox.find((m) => m.type === 'auth_ok'));
-  let next = 1;
+  const socket = await openAppSocket(cloud.url, token, cleanups);
   const subscribe = async (eventType?: string) => {
-    const id = next++;
-    ws.send(JSON.stringify({ id, type: 'subscribe_events', ...(eventType ? { event_type: eventType } : {}) }));
-    expect((await until(() => inbox.find((m) => m.id === id && m.type === 'result'))).success).toBe(true);
-    return id;
+    const answer = await socket.ask({ type: 'subscribe_events', ...(eventType ? { event_type: eventType } : {}) });
+    expect(answer.success).toBe(true);
+    return answer.id as number;
   };
-  /** event types received on a subscription, in order */
-  const received = (id: number) => inbox.filter((m) => m.type === 'event' && m.id === id).map((m) => m.event);
+  /** events received on a subscription, in order */
+  const received = (id: number) => socket.inbox.filter((m) => m.type === 'event' && m.id === id).map((m) => m.event);
   return { subscribe, received };
 }
 
@@ -48,12 +39,7 @@ describe('edge bus events through the cloud', () => {
     const cloud = await startTestCloud();
     cleanups.push(() => cloud.stop());
     const owner = await cloud.user();
-    const created = await cloud.post('/v1/edges', { token: owner.token, body: { name: 'Home' } });
-    expect(created.status).toBe(201);
-    const data = tempDir();
-    cleanups.push(data.cleanup);
-    const edge = await startEdge(data.dir, { cloudUrl: cloud.url, token: created.body.token });
-    cleanups.push(() => edge.stop());
+    const { edge } = await pairEdge(cloud, cleanups, owner.token, 'Home');
     await until(async () => edge.link?.connected && (await cloud.get('/v1/edges', { token: owner.token })).body[0]?.status === 'online');
     const flow = await cloud.post('/v1/config_flow', { token: owner.token, body: { handler: 'demo' } });
     expect((await cloud.post(`/v1/config_flow/${flow.body.flowId}/advance`, { token: owner.token, body: { update_interval: 3600 } })).status).toBe(200);

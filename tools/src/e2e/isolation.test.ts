@@ -1,11 +1,8 @@
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
-import type { MqttClient } from 'mqtt';
 import { startTestCloud, type ApiResponse, type TestCloud } from '@smarthome/cloud/testing/harness';
-import { connect, startEdge, tempDir } from '@smarthome/edge/test-helpers';
 import type { Edge } from '@smarthome/edge/edge';
-import { until } from './support.ts';
+import { mqttLamp, openAppSocket, pairEdge, until, type Cleanups } from './support.ts';
 
 /**
  * Tenant isolation on the tunnel-backed routes, end to end and in-process: one real cloud and
@@ -24,24 +21,8 @@ const HALL = 'light.hall_lamp_hall';
 const DEMO_LAMP = 'light.demo_living_room_lamp';
 const SECRET = 'a-secret-marker';
 
-const cleanups: Array<() => Promise<unknown> | unknown> = [];
+const cleanups: Cleanups = [];
 
-
-/** A discovered MQTT light "<device> <name>" on the edge; returns the device's client and the commands it receives. */
-async function lamp(edge: Edge, key: string, device: string, name: string, manufacturer: string): Promise<{ client: MqttClient; commands: string[] }> {
-  const creds = await edge.createMqttCredentials({ role: 'device' });
-  const client = await connect(edge, creds);
-  cleanups.push(() => client.endAsync());
-  await client.publishAsync(`homeassistant/light/${key}/config`, JSON.stringify({
-    name, uniq_id: key, cmd_t: `${key}/set`, stat_t: `${key}/state`,
-    dev: { ids: `${key}-1`, name: device, mf: manufacturer, mdl: 'L1' },
-  }), { qos: 1, retain: true });
-  await client.publishAsync(`${key}/state`, 'OFF', { qos: 1 });
-  const commands: string[] = [];
-  await client.subscribeAsync(`${key}/set`);
-  client.on('message', (topic, payload) => commands.push(`${topic} ${payload}`));
-  return { client, commands };
-}
 
 /** A raw GET whose path reaches the cloud byte for byte (fetch would resolve dot segments first). */
 function rawGet(base: string, path: string): Promise<{ status: number; text: string }> {
@@ -60,22 +41,10 @@ function rawGet(base: string, path: string): Promise<{ status: number; text: str
 
 /** An app WebSocket, authenticated and subscribed to state_changed (subscription id 1). */
 async function appSocket(cloud: TestCloud, token: string) {
-  const ws = new WebSocket(`${cloud.url.replace('http', 'ws')}/v1/websocket`);
-  cleanups.push(() => ws.close());
-  const inbox: any[] = [];
-  ws.on('message', (d) => inbox.push(JSON.parse(d.toString())));
-  await until(() => inbox.find((m) => m.type === 'auth_required'));
-  ws.send(JSON.stringify({ type: 'auth', access_token: token }));
-  await until(() => inbox.find((m) => m.type === 'auth_ok'));
-  let next = 1;
-  const ask = async (msg: Record<string, unknown>) => {
-    const id = next++;
-    ws.send(JSON.stringify({ id, ...msg }));
-    return until(() => inbox.find((m) => m.id === id && m.type === 'result'));
-  };
-  expect((await ask({ type: 'subscribe_events', event_type: 'state_changed' })).success).toBe(true);
-  const events = () => inbox.filter((m) => m.type === 'event').map((m) => m.event.data as { entity_id: string; new_state: { state: string; edge_id?: number } | null });
-  return { ask, events };
+  const socket = await openAppSocket(cloud.url, token, cleanups);
+  expect((await socket.ask({ type: 'subscribe_events', event_type: 'state_changed' })).success).toBe(true);
+  const events = () => socket.inbox.filter((m) => m.type === 'event').map((m) => m.event.data as { entity_id: string; new_state: { state: string; edge_id?: number } | null });
+  return { ask: socket.ask, events };
 }
 
 interface World {
@@ -86,7 +55,7 @@ interface World {
   orgId: string;
   edgeA: number; edgeB: number; edgeO: number;
   a1: Edge; b1: Edge; o1: Edge;
-  lampA: Awaited<ReturnType<typeof lamp>>; lampB: Awaited<ReturnType<typeof lamp>>; lampO: Awaited<ReturnType<typeof lamp>>;
+  lampA: Awaited<ReturnType<typeof mqttLamp>>; lampB: Awaited<ReturnType<typeof mqttLamp>>; lampO: Awaited<ReturnType<typeof mqttLamp>>;
   entryA: number;
   autoA: { id: string; webhook_id: string };
   autoO: { id: string; webhook_id: string };
@@ -95,16 +64,6 @@ interface World {
   mediaB: { token: string; file: string };
 }
 let w: World;
-
-async function pair(cloud: TestCloud, token: string, name: string, org?: string): Promise<{ id: number; edge: Edge }> {
-  const created = await cloud.post('/v1/edges', { token, org, body: { name } });
-  expect(created.status).toBe(201);
-  const data = tempDir();
-  cleanups.push(data.cleanup);
-  const edge = await startEdge(data.dir, { cloudUrl: cloud.url, token: created.body.token });
-  cleanups.push(() => edge.stop());
-  return { id: created.body.edge.id as number, edge };
-}
 
 async function signedMedia(cloud: TestCloud, token: string, edgeId: number): Promise<{ token: string; file: string }> {
   const res = await cloud.post('/v1/media-source/resolve', { token, body: { uri: 'media-source://demo/tones/a4-440hz.wav', edge_id: edgeId } });
@@ -124,7 +83,7 @@ beforeAll(async () => {
   const inv = await cloud.post(`/v1/organizations/${orgId}/invitations`, { token: a.token, body: { email: m.email, role: 'member' } });
   expect((await cloud.post(`/v1/invitations/${inv.body.token}/accept`, { token: m.token })).status).toBe(200);
 
-  const [pa, pb, po] = await Promise.all([pair(cloud, a.token, 'A home'), pair(cloud, b.token, 'B home'), pair(cloud, a.token, 'Org home', orgId)]);
+  const [pa, pb, po] = await Promise.all([pairEdge(cloud, cleanups, a.token, 'A home'), pairEdge(cloud, cleanups, b.token, 'B home'), pairEdge(cloud, cleanups, a.token, 'Org home', orgId)]);
   await until(async () => pa.edge.link?.connected && pb.edge.link?.connected && po.edge.link?.connected
     && (await cloud.get('/v1/edges', { token: a.token })).body[0]?.status === 'online'
     && (await cloud.get('/v1/edges', { token: b.token })).body[0]?.status === 'online'
@@ -132,9 +91,9 @@ beforeAll(async () => {
 
   // Same device and entity names on A's and B's edges: same entity_id, same device id 1.
   const [lampA, lampB, lampO] = await Promise.all([
-    lamp(pa.edge, 'desk', 'Desk lamp', 'Desk', 'Acme'),
-    lamp(pb.edge, 'desk', 'Desk lamp', 'Desk', 'Bcme'),
-    lamp(po.edge, 'hall', 'Hall lamp', 'Hall', 'Ocme'),
+    mqttLamp(pa.edge, cleanups, 'desk', 'Desk lamp', { manufacturer: 'Acme' }),
+    mqttLamp(pb.edge, cleanups, 'desk', 'Desk lamp', { manufacturer: 'Bcme' }),
+    mqttLamp(po.edge, cleanups, 'hall', 'Hall lamp', { manufacturer: 'Ocme' }),
   ]);
   await until(async () => (await cloud.get(`/v1/entities/states/${DESK}`, { token: a.token })).body?.state === 'off'
     && (await cloud.get(`/v1/entities/states/${DESK}`, { token: b.token })).body?.state === 'off'

@@ -3,7 +3,6 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
 import { exportJWK, generateKeyPair } from 'jose';
 import type { MqttClient } from 'mqtt';
 import { spawnReady, type Spawned } from '@smarthome/cloud/testing/process';
@@ -11,7 +10,7 @@ import { TEST_REDIS_URL, deleteTestPrefix, redisReachable, testRedisPrefix } fro
 import { connect, startEdge, tempDir } from '@smarthome/edge/test-helpers';
 import type { Edge } from '@smarthome/edge/edge';
 import { createTestSchema, testDatabaseUrl } from '@smarthome/cloud/testing/database';
-import { failoverProxy, until } from './support.ts';
+import { failoverProxy, openAppSocket, until } from './support.ts';
 
 /** What an operator copies to every replica: the access-token signing key and the VoIP secret key. */
 async function provisionSharedKeys(dirs: string[]): Promise<void> {
@@ -134,15 +133,9 @@ describe.skipIf(!reachable)('two cloud replicas behind a load balancer', () => {
   });
 
   it('delivers state_changed from the edge on B to an app WebSocket on A, once', async () => {
-    const ws = new WebSocket(`${A.url.replace('http', 'ws')}/v1/websocket`);
-    cleanups.push(() => ws.close());
-    const inbox: any[] = [];
-    ws.on('message', (d) => inbox.push(JSON.parse(d.toString())));
-    await until(() => inbox.find((m) => m.type === 'auth_required'));
-    ws.send(JSON.stringify({ type: 'auth', access_token: owner.token }));
-    await until(() => inbox.find((m) => m.type === 'auth_ok'));
-    ws.send(JSON.stringify({ id: 1, type: 'subscribe_events', event_type: 'state_changed' }));
-    await until(() => inbox.find((m) => m.id === 1 && m.type === 'result' && m.success));
+    const socket = await openAppSocket(A.url, owner.token, cleanups);
+    expect((await socket.ask({ type: 'subscribe_events', event_type: 'state_changed' })).success).toBe(true);
+    const inbox = socket.inbox;
 
     await device.publishAsync('desk/state', 'ON', { qos: 1 });
     const event = await until(() => inbox.find((m) => m.type === 'event' && m.event.data.entity_id === DESK && m.event.data.new_state?.state === 'on'), 5000, 'state_changed on A');
@@ -154,18 +147,9 @@ describe.skipIf(!reachable)('two cloud replicas behind a load balancer', () => {
   it('a PAT revoked on A closes the app WebSocket opened with it on B within 1 s (auth_invalid, 4001)', async () => {
     const pat = await call(A.url, 'POST', '/v1/account/tokens', { token: owner.token, body: { name: 'app on B' } });
     expect(pat.status).toBe(201);
-    const ws = new WebSocket(`${B.url.replace('http', 'ws')}/v1/websocket`);
-    cleanups.push(() => ws.close());
-    const inbox: any[] = [];
-    ws.on('message', (d) => inbox.push(JSON.parse(d.toString())));
-    const closed = new Promise<{ code: number; reason: string; at: number }>((resolve) => {
-      ws.on('close', (code, reason) => resolve({ code, reason: reason.toString(), at: Date.now() }));
-    });
-    await until(() => inbox.find((m) => m.type === 'auth_required'));
-    ws.send(JSON.stringify({ type: 'auth', access_token: pat.body.token }));
-    await until(() => inbox.find((m) => m.type === 'auth_ok'));
-    ws.send(JSON.stringify({ id: 1, type: 'get_states' }));
-    await until(() => inbox.find((m) => m.id === 1 && m.success));
+    const socket = await openAppSocket(B.url, pat.body.token, cleanups);
+    expect((await socket.ask({ type: 'get_states' })).success).toBe(true);
+    const { inbox, closed } = socket;
 
     expect((await call(A.url, 'DELETE', `/v1/account/tokens/${pat.body.id}`, { token: owner.token })).status).toBe(200);
     const revokedAt = Date.now();

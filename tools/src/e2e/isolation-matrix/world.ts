@@ -2,9 +2,8 @@ import { expect } from 'vitest';
 import type { MqttClient } from 'mqtt';
 import { startTestCloud, type ApiResponse, type TestCloud } from '@smarthome/cloud/testing/harness';
 import { subscribe } from '@smarthome/cloud/edges/testing';
-import { connect, startEdge, tempDir } from '@smarthome/edge/test-helpers';
 import type { Edge } from '@smarthome/edge/edge';
-import { until } from '../support.ts';
+import { mqttLamp, pairEdge, until } from '../support.ts';
 
 /**
  * The isolation matrix's world: one real cloud and two real edges paired over the tunnel, and
@@ -79,28 +78,8 @@ function ok(res: ApiResponse, status: number, what: string): ApiResponse {
 }
 
 async function lamp(cleanups: World['cleanups'], edge: Edge, key: string, device: string, manufacturer: string): Promise<Lamp> {
-  const name = key[0].toUpperCase() + key.slice(1);
-  const creds = await edge.createMqttCredentials({ role: 'device' });
-  const client = await connect(edge, creds);
-  cleanups.push(() => client.endAsync());
-  await client.publishAsync(`homeassistant/light/${key}/config`, JSON.stringify({
-    name, uniq_id: key, cmd_t: `${key}/set`, stat_t: `${key}/state`,
-    dev: { ids: `${key}-1`, name: device, mf: manufacturer, mdl: 'L1' },
-  }), { qos: 1, retain: true });
-  await client.publishAsync(`${key}/state`, 'OFF', { qos: 1 });
-  const commands: string[] = [];
-  await client.subscribeAsync(`${key}/set`);
-  client.on('message', (topic, payload) => commands.push(`${topic} ${payload}`));
+  const { client, commands } = await mqttLamp(edge, cleanups, key, device, { manufacturer });
   return { entityId: `light.${device.toLowerCase().replace(/ /g, '_')}_${key}`, client, commands };
-}
-
-async function pair(cloud: TestCloud, cleanups: World['cleanups'], token: string, name: string, org?: string): Promise<{ id: number; edge: Edge }> {
-  const created = ok(await cloud.post('/v1/edges', { token, org, body: { name } }), 201, `edge ${name}`);
-  const data = tempDir();
-  cleanups.push(data.cleanup);
-  const edge = await startEdge(data.dir, { cloudUrl: cloud.url, token: created.body.token });
-  cleanups.push(() => edge.stop());
-  return { id: created.body.edge.id as number, edge };
 }
 
 /** The demo integration on an edge (a config entry), and a second demo flow left open (started first: the demo allows one entry). */
@@ -144,7 +123,7 @@ export async function buildWorld(): Promise<World> {
 
   // Edges, with MQTT-discovered lamps (distinct entity ids) and the demo integration.
   const [edgeA, edgeO, edgeX] = await Promise.all([
-    pair(cloud, cleanups, A.token, 'mx A home'), pair(cloud, cleanups, A.token, 'mx O home', O), pair(cloud, cleanups, X.token, 'mx X home'),
+    pairEdge(cloud, cleanups, A.token, 'mx A home'), pairEdge(cloud, cleanups, A.token, 'mx O home', O), pairEdge(cloud, cleanups, X.token, 'mx X home'),
   ]);
   await until(async () => edgeA.edge.link?.connected && edgeO.edge.link?.connected && edgeX.edge.link?.connected
     && (await cloud.get(`/v1/edges/${edgeA.id}`, { token: A.token })).body?.status === 'online'
