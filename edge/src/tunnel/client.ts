@@ -77,6 +77,16 @@ export class TunnelClient {
     this.deps = deps;
   }
 
+  /** Connected and welcomed by the cloud (deltas flow). */
+  get welcomed(): boolean {
+    return this.ready;
+  }
+
+  /** Welcomed, and the cloud has acknowledged every change so far (its mirror is current). */
+  get synced(): boolean {
+    return this.ready && !this.needsSnapshot && this.acked !== null && this.acked >= this.seq;
+  }
+
   start(): void {
     this.stopped = false;
     this.unsubscribe = this.deps.onDelta((delta) => this.record(delta));

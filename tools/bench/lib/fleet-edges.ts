@@ -1,0 +1,128 @@
+/**
+ * The fleet benchmark's edges: many light edges in one process (a child of the benchmark, so
+ * their CPU is not the cloud's), each the edge's real TunnelClient (hello, resume or snapshot,
+ * deltas, acks, RPC answers, the real backoff) over an in-memory home of `entities` lights.
+ * Driven over IPC by tools/bench/scenarios/fleet.ts:
+ * Edge k's lights are light.e<k>_lamp_<i>.
+ *   parent → { cmd: 'deltas', everyMs } | { cmd: 'quiet' } | { cmd: 'stats' } | { cmd: 'stop' }
+ *   child  → { type: 'stats', online, synced, deltas, rpcs, handshakeTimeouts, errors }
+ * Each delta carries `attributes.sent_at` (epoch ms) so the app side can measure delta → event.
+ */
+import { readFileSync } from 'node:fs';
+import { tunnel } from '@smarthome/protocol';
+import { TunnelClient } from '@smarthome/edge/tunnel/client';
+
+interface FleetConfig { cloudUrl: string; tokens: string[]; entities: number }
+
+// a file, not the environment: ten thousand tokens exceed one variable's size limit
+const config = JSON.parse(readFileSync(process.env.FLEET_CONFIG_FILE!, 'utf8')) as FleetConfig;
+let deltas = 0;
+let rpcs = 0;
+let handshakeTimeouts = 0;
+let errors = 0;
+
+function home(edgeIndex: number, entities: number): tunnel.Snapshot {
+  const devices = Array.from({ length: entities }, (_, i) => ({
+    id: i + 1, name: `Lamp ${i + 1}`, manufacturer: 'Acme', model: 'L1', config_entry_id: 1, user_id: null,
+  }));
+  const records = devices.map((d) => ({
+    id: d.id, entity_id: `light.e${edgeIndex}_lamp_${d.id}`, name: d.name, domain: 'light', platform: 'mqtt', unique_id: `e${edgeIndex}-lamp-${d.id}`,
+    config_entry_id: 1, device_registry_id: d.id,
+  }));
+  return {
+    devices,
+    entities: records,
+    states: records.map((e) => ({
+      entity_id: e.entity_id, name: e.name, domain: 'light', platform: 'mqtt', state: 'off',
+      attributes: { brightness: 0, color_mode: 'brightness', supported_color_modes: ['brightness'], friendly_name: e.name, sent_at: 0 },
+      last_changed: new Date().toISOString(), last_updated: new Date().toISOString(),
+    })),
+    config_entries: [{ id: 1, domain: 'mqtt', title: 'MQTT', source: 'user', state: 'loaded', created_at: new Date().toISOString() }],
+    automations: [],
+  };
+}
+
+interface FleetEdge { client: TunnelClient; snapshot: tunnel.Snapshot; emit: ((d: tunnel.Delta) => void) | null }
+
+const log = {
+  info: () => {},
+  warn: (_msg: string, fields?: Record<string, unknown>) => {
+    const err = String(fields?.err ?? '');
+    if (/handshake has timed out/i.test(err)) handshakeTimeouts += 1;
+    else if (err) errors += 1;
+  },
+  error: () => { errors += 1; },
+};
+
+const edges: FleetEdge[] = config.tokens.map((token, index) => {
+  const edge: FleetEdge = { client: null as unknown as TunnelClient, snapshot: home(index, config.entities), emit: null };
+  edge.client = new TunnelClient({
+    cloudUrl: config.cloudUrl, token, edgeVersion: 'fleet-bench', hostname: 'fleet', log,
+    snapshot: () => edge.snapshot,
+    onDelta: (listener) => { edge.emit = listener; return () => { edge.emit = null; }; },
+    handleRequest: async (req) => {
+      rpcs += 1;
+      const m = /^\/v1\/services\/([a-z_]+)\/([a-z_]+)$/.exec(req.path);
+      if (req.method === 'POST' && m) return { status: 200, body: { changed_states: [] } };
+      return { status: 404, body: { message: 'not found' } };
+    },
+  });
+  return edge;
+});
+
+/** One state change on a random light of `edge`, stamped with the time it left. */
+function change(edge: FleetEdge): void {
+  const i = Math.floor(Math.random() * edge.snapshot.states.length);
+  const old = edge.snapshot.states[i];
+  const now = Date.now();
+  const state = { ...old, state: old.state === 'on' ? 'off' : 'on', attributes: { ...old.attributes, brightness: Math.floor(Math.random() * 255), sent_at: now }, last_changed: new Date(now).toISOString(), last_updated: new Date(now).toISOString() };
+  edge.snapshot.states[i] = state;
+  deltas += 1;
+  edge.emit?.({ kind: 'state', state });
+}
+
+let timers: NodeJS.Timeout[] = [];
+function quiet(): void {
+  for (const t of timers) clearTimeout(t);
+  timers = [];
+}
+/** Each edge changes a state every `everyMs` on average, at its own random phase (Poisson-like spacing). */
+function startDeltas(everyMs: number): void {
+  quiet();
+  edges.forEach((edge, index) => {
+    const next = () => {
+      timers[index] = setTimeout(() => { change(edge); next(); }, -Math.log(1 - Math.random()) * everyMs);
+    };
+    next();
+  });
+}
+
+function stats() {
+  let online = 0;
+  let synced = 0;
+  for (const e of edges) {
+    if (e.client.welcomed) online += 1;
+    if (e.client.synced) synced += 1;
+  }
+  return { type: 'stats', online, synced, deltas, rpcs, handshakeTimeouts, errors };
+}
+
+process.on('message', (msg: { cmd: string; everyMs?: number }) => {
+  if (msg.cmd === 'deltas') startDeltas(msg.everyMs ?? 10_000);
+  else if (msg.cmd === 'quiet') quiet();
+  else if (msg.cmd === 'stats') process.send!(stats());
+  else if (msg.cmd === 'stop') {
+    quiet();
+    void Promise.all(edges.map((e) => e.client.stop())).then(() => process.exit(0));
+  }
+});
+
+// connect gradually at first start (a fleet does not boot in the same millisecond); reconnects use the real backoff
+let started = 0;
+const batch = () => {
+  for (const e of edges.slice(started, started + 200)) e.client.start();
+  started += 200;
+  if (started < edges.length) setTimeout(batch, 20);
+};
+batch();
+process.send!({ type: 'started', edges: edges.length });

@@ -1,0 +1,274 @@
+import { fork, spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import readline from 'node:readline';
+import WebSocket from 'ws';
+import { NODE, REPO_ROOT } from '@smarthome/cloud/testing/process';
+import { buildCloud } from '../../src/build-cloud/build.ts';
+import type { BenchOptions, BenchResult, BenchScenario } from '../lib/types.ts';
+
+/**
+ * `pnpm bench fleet`: one cloud replica (the bundle, SQLite; FLEET_DATABASE_URL=postgres://… for
+ * PostgreSQL) carrying N edges simulated by tools/bench/lib/fleet-edges.ts (the edge's real
+ * TunnelClient, 100 lights each, a state change every 10 s per edge on average), one owner per
+ * 10 homes with one app WebSocket subscribed to state_changed. Per N (FLEET_SIZES, default
+ * 1000,5000,10000; --quick: 100): cloud RSS after the snapshots and after a forced GC (through
+ * the inspector), CPU per 1,000 deltas, delta → app event p50/p99, service call p50/p99, the
+ * longest /healthz answer (event-loop stall), and the reconnect storm after a replica restart.
+ */
+const ENTITIES = 100;
+const DELTA_EVERY_MS = 10_000;
+const TARGETS = { rssMb10k: 1024, p99EventMs: 20, stormS: 30, stallMs: 100 };
+const CLK_TCK = 100;
+
+interface FleetStats { type: 'stats'; online: number; synced: number; deltas: number; rpcs: number; handshakeTimeouts: number; errors: number }
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const pct = (xs: number[], p: number) => (xs.length ? [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))] : NaN);
+
+/** Runs `fn` over `items` with at most `limit` in flight. */
+async function pool<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array(items.length);
+  let next = 0;
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) { const i = next++; out[i] = await fn(items[i]); }
+  }));
+  return out;
+}
+
+class CloudProcess {
+  child!: ChildProcess;
+  port = 0;
+  private inspector: string | null = null;
+  private readonly bundle: string;
+  private readonly args: string[];
+  constructor(bundle: string, args: string[]) {
+    this.bundle = bundle;
+    this.args = args;
+  }
+
+  /** Starts and answers the ms from spawn to the ready line. */
+  async start(port: number): Promise<number> {
+    const started = performance.now();
+    this.child = spawn(NODE, ['--inspect=127.0.0.1:0', this.bundle, '--port', String(port), ...this.args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    readline.createInterface({ input: this.child.stderr! }).on('line', (line) => {
+      const m = /Debugger listening on (ws:\/\/\S+)/.exec(line);
+      if (m) this.inspector = m[1];
+    });
+    this.port = await new Promise<number>((resolve, reject) => {
+      readline.createInterface({ input: this.child.stdout! }).on('line', (line) => {
+        const m = /^ready (\{.*\})$/.exec(line);
+        if (m) resolve((JSON.parse(m[1]) as { http: number }).http);
+      });
+      this.child.once('exit', (code) => reject(new Error(`cloud exited ${code} before ready`)));
+    });
+    return performance.now() - started;
+  }
+
+  get url(): string { return `http://127.0.0.1:${this.port}`; }
+
+  rssMb(): number {
+    return Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${this.child.pid}/status`, 'utf8'))?.[1] ?? NaN) / 1024;
+  }
+
+  /** user + system CPU ms so far */
+  cpuMs(): number {
+    const fields = fs.readFileSync(`/proc/${this.child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLK_TCK;
+  }
+
+  /** A full garbage collection in the cloud process, through the inspector protocol. */
+  async collectGarbage(): Promise<void> {
+    if (!this.inspector) return;
+    const ws = new WebSocket(this.inspector);
+    await new Promise((resolve, reject) => { ws.once('open', resolve); ws.once('error', reject); });
+    await new Promise<void>((resolve) => {
+      ws.on('message', (d) => { if ((JSON.parse(d.toString()) as { id?: number }).id === 1) resolve(); });
+      ws.send(JSON.stringify({ id: 1, method: 'HeapProfiler.collectGarbage' }));
+    });
+    ws.close();
+  }
+
+  async stop(): Promise<void> {
+    const exited = new Promise((r) => this.child.once('exit', r));
+    this.child.kill('SIGTERM');
+    await exited;
+  }
+}
+
+/** GET /healthz every 100 ms; the longest answer is the longest stall a health check saw. */
+function stallProbe(url: () => string) {
+  let max = 0;
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      const t = performance.now();
+      try { await fetch(`${url()}/healthz`, { signal: AbortSignal.timeout(30_000) }); } catch { /* down during a restart */ }
+      max = Math.max(max, performance.now() - t);
+      await sleep(100);
+    }
+  })();
+  return { async stop() { running = false; await loop; return max; }, reset() { max = 0; } };
+}
+
+async function api(base: string, method: string, pathName: string, body?: unknown, token?: string): Promise<any> {
+  const res = await fetch(`${base}${pathName}`, {
+    method, headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${method} ${pathName}: ${res.status} ${text}`);
+  return text ? JSON.parse(text) : null;
+}
+
+async function fleetRun(n: number, bundle: string, quick: boolean, log: (m: string) => void): Promise<Record<string, number>> {
+  const data = fs.mkdtempSync(path.join(os.tmpdir(), 'fleet-'));
+  const dbArgs = process.env.FLEET_DATABASE_URL ? ['--database-url', process.env.FLEET_DATABASE_URL] : [];
+  const cloud = new CloudProcess(bundle, ['--data-dir', data, ...dbArgs]);
+  const sockets: WebSocket[] = [];
+  let fleet: ChildProcess | null = null;
+  try {
+    await cloud.start(0);
+    const port = cloud.port;
+    // owners: one per 10 homes
+    const owners = await pool(Array.from({ length: Math.ceil(n / 10) }, (_, i) => i), 8, async (i) => {
+      const email = `owner${i}-${Date.now()}@fleet.test`;
+      await api(cloud.url, 'POST', '/v1/auth/register', { email, password: 'fleet-password' });
+      const login = await api(cloud.url, 'POST', '/v1/auth/token', { grant_type: 'password', email, password: 'fleet-password' });
+      return login.access_token as string;
+    });
+    const tokens = await pool(Array.from({ length: n }, (_, i) => i), 16, async (i) =>
+      (await api(cloud.url, 'POST', '/v1/edges', { name: `Home ${i}` }, owners[Math.floor(i / 10)])).token as string);
+    log(`${n} edges: ${owners.length} owners and their edges created`);
+
+    const configFile = path.join(data, 'fleet.json');
+    fs.writeFileSync(configFile, JSON.stringify({ cloudUrl: cloud.url, tokens, entities: ENTITIES }));
+    fleet = fork(path.join(REPO_ROOT, 'tools/bench/lib/fleet-edges.ts'), [], { env: { ...process.env, FLEET_CONFIG_FILE: configFile }, execPath: NODE, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+    const ask = () => new Promise<FleetStats>((resolve) => { fleet!.once('message', (m) => resolve(m as FleetStats)); fleet!.send({ cmd: 'stats' }); });
+    await new Promise((r) => fleet!.once('message', r)); // started
+    const until = async (what: (s: FleetStats) => boolean, ms: number) => {
+      const end = Date.now() + ms;
+      for (;;) {
+        const s = await ask();
+        if (what(s)) return s;
+        if (Date.now() > end) return null;
+        await sleep(100);
+      }
+    };
+    const connected = await until((s) => s.synced === n, 600_000);
+    if (!connected) throw new Error('the fleet did not sync within 10 minutes');
+    const rssAfterSnapshots = cloud.rssMb();
+    await cloud.collectGarbage();
+    const rssAfterGc = cloud.rssMb();
+    log(`${n} edges synced; RSS ${rssAfterSnapshots.toFixed(0)} MB, after GC ${rssAfterGc.toFixed(0)} MB`);
+
+    // app WebSockets, one per owner, each on state_changed
+    const latencies: number[] = [];
+    let measuring = false;
+    await pool(owners, 32, async (token) => {
+      const ws = new WebSocket(`ws://127.0.0.1:${port}/v1/websocket`);
+      sockets.push(ws);
+      await new Promise<void>((resolve, reject) => {
+        ws.on('error', reject);
+        ws.on('message', (raw) => {
+          const m = JSON.parse(raw.toString()) as any;
+          if (m.type === 'auth_required') ws.send(JSON.stringify({ type: 'auth', access_token: token }));
+          else if (m.type === 'auth_ok') ws.send(JSON.stringify({ id: 1, type: 'subscribe_events', event_type: 'state_changed' }));
+          else if (m.type === 'result' && m.id === 1) resolve();
+          else if (m.type === 'event' && measuring) {
+            const sentAt = m.event?.data?.new_state?.attributes?.sent_at;
+            if (typeof sentAt === 'number' && sentAt > 0) latencies.push(Date.now() - sentAt);
+          }
+        });
+      });
+    });
+
+    // steady state
+    const probe = stallProbe(() => cloud.url);
+    fleet.send({ cmd: 'deltas', everyMs: DELTA_EVERY_MS });
+    await sleep(quick ? 2000 : 5000);
+    measuring = true;
+    probe.reset();
+    const before = { cpu: cloud.cpuMs(), deltas: (await ask()).deltas };
+    await sleep(quick ? 10_000 : 30_000);
+    const after = { cpu: cloud.cpuMs(), deltas: (await ask()).deltas };
+    measuring = false;
+    const steadyStall = await probe.stop();
+    const deltas = after.deltas - before.deltas;
+    const cpuPer1000 = ((after.cpu - before.cpu) / deltas) * 1000;
+
+    // service calls from one owner to a light of its first home
+    const calls: number[] = [];
+    for (let i = 0; i < (quick ? 50 : 200); i++) {
+      const t = performance.now();
+      await api(cloud.url, 'POST', '/v1/services/light/turn_on', { entity_id: `light.e0_lamp_${1 + (i % ENTITIES)}` }, owners[0]);
+      calls.push(performance.now() - t);
+    }
+
+    // reconnect storm: the replica restarts on the same port; every edge reconnects with its real backoff
+    fleet.send({ cmd: 'quiet' });
+    for (const ws of sockets.splice(0)) ws.terminate();
+    const timeoutsBefore = (await ask()).handshakeTimeouts;
+    await cloud.stop();
+    const stormProbe = stallProbe(() => cloud.url);
+    const restartedAt = performance.now();
+    await cloud.start(port);
+    stormProbe.reset();
+    const online = await until((s) => s.online === n, 300_000);
+    const onlineS = (performance.now() - restartedAt) / 1000;
+    const synced = await until((s) => s.synced === n, 300_000);
+    const syncedS = (performance.now() - restartedAt) / 1000;
+    const stormStall = await stormProbe.stop();
+    const final = await ask();
+    return {
+      n, rssAfterSnapshots, rssAfterGc, cpuPer1000, deltasPerS: deltas / (quick ? 10 : 30),
+      eventP50: pct(latencies, 0.5), eventP99: pct(latencies, 0.99), events: latencies.length,
+      callP50: pct(calls, 0.5), callP99: pct(calls, 0.99), steadyStall,
+      stormOnlineS: online ? onlineS : NaN, stormSyncedS: synced ? syncedS : NaN, stormStall,
+      handshakeTimeouts: final.handshakeTimeouts - timeoutsBefore,
+    };
+  } finally {
+    for (const ws of sockets) ws.terminate();
+    if (fleet && fleet.exitCode === null) {
+      const gone = new Promise((r) => fleet!.once('exit', r));
+      fleet.send({ cmd: 'stop' });
+      await Promise.race([gone, sleep(10_000)]);
+      fleet.kill('SIGKILL');
+    }
+    if (cloud.child?.exitCode === null) await cloud.stop();
+    fs.rmSync(data, { recursive: true, force: true });
+  }
+}
+
+export const scenario: BenchScenario = {
+  name: 'fleet',
+  description: 'one cloud replica carrying N simulated edges (real tunnel client, 100 entities each): memory, CPU, latency, reconnect storm',
+  async run({ quick, log }: BenchOptions): Promise<BenchResult> {
+    const sizes = quick ? [100] : (process.env.FLEET_SIZES ?? '1000,5000,10000').split(',').map(Number);
+    const work = fs.mkdtempSync(path.join(REPO_ROOT, 'cloud', '.bundle-test-'));
+    try {
+      const bundle = (await buildCloud(path.join(work, 'smarthome-cloud.mjs'))).file;
+      const rows: (string | number)[][] = [];
+      let ok = true;
+      for (const n of sizes) {
+        const r = await fleetRun(n, bundle, quick, log);
+        const f = (x: number, d = 1) => (Number.isFinite(x) ? x.toFixed(d) : 'not reached');
+        rows.push([n, `${f(r.rssAfterSnapshots, 0)} / ${f(r.rssAfterGc, 0)}`, f(r.cpuPer1000, 0), f(r.deltasPerS, 0),
+          `${f(r.eventP50)} / ${f(r.eventP99)}`, `${f(r.callP50)} / ${f(r.callP99)}`, f(r.steadyStall, 0),
+          `${f(r.stormOnlineS)} / ${f(r.stormSyncedS)}`, f(r.stormStall, 0), r.handshakeTimeouts]);
+        if (n >= 10_000 && r.rssAfterSnapshots > TARGETS.rssMb10k) ok = false;
+        if (!(r.eventP99 <= TARGETS.p99EventMs) || !(r.stormSyncedS <= TARGETS.stormS) || r.stormStall > TARGETS.stallMs || r.handshakeTimeouts > 0) ok = false;
+      }
+      return {
+        columns: ['edges', 'RSS MB (after GC)', 'CPU ms / 1,000 deltas', 'deltas/s', 'delta→event ms p50 / p99', 'service call ms p50 / p99',
+          'longest stall ms', 'storm: online / synced s', 'storm: longest stall ms', 'handshake timeouts'],
+        rows,
+        summary: `targets (#19): 10,000 edges ≤ ${TARGETS.rssMb10k} MB; delta→event p99 ≤ ${TARGETS.p99EventMs} ms; storm settled ≤ ${TARGETS.stormS} s with no handshake timeout and no stall > ${TARGETS.stallMs} ms`,
+        ok,
+      };
+    } finally {
+      fs.rmSync(work, { recursive: true, force: true });
+    }
+  },
+};
