@@ -21,7 +21,7 @@ beforeAll(async () => {
   if (!canRun) return;
   tmp = mkdtempSync(path.join(os.tmpdir(), 'edge-binary-test-'));
   const out = path.join(tmp, 'build');
-  const child = spawn(NODE24, [BUILD, '--arch', 'x64', '--out', out], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(NODE24, [BUILD, '--arch', 'x64', '--out', out, '--archive', 'off'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let log = '';
   child.stdout.on('data', (d) => { log += d; });
   child.stderr.on('data', (d) => { log += d; });

@@ -9,9 +9,11 @@
  *      same version, cached in .tmp/build-edge/) is stripped when a strip tool is there, and
  *      the blob is injected with postject.
  *
- * Output: dist/smarthome-edge-linux-x64 and dist/smarthome-edge-linux-arm64.
+ * Output: dist/smarthome-edge-linux-x64 and dist/smarthome-edge-linux-arm64, each with its release
+ * archive (archive.ts).
  * Options: --arch x64,arm64 (default both) · --entry <file> (default edge/src/main.ts) ·
- * --out <dir> (default dist) · --code-cache on|off (x64 on this host; default off).
+ * --out <dir> (default dist) · --code-cache on|off (x64 on this host; default off) ·
+ * --archive on|off (default on: <binary>.tar.xz and .tar.xz.sha256 beside each binary).
  */
 import { spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -19,6 +21,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import * as esbuild from 'esbuild';
+import { archiveBinary } from './archive.ts';
 
 export const ROOT = path.resolve(import.meta.dirname, '../../..');
 /** The repo's Node 24 (the real binary: node_modules/.bin/node is a shell shim). */
@@ -251,14 +254,21 @@ export async function buildEdge(options: BuildOptions = {}): Promise<BuildResult
 
 if (import.meta.main) {
   const { values } = parseArgs({
-    options: { arch: { type: 'string' }, entry: { type: 'string' }, out: { type: 'string' }, 'code-cache': { type: 'string' } },
+    options: { arch: { type: 'string' }, entry: { type: 'string' }, out: { type: 'string' }, 'code-cache': { type: 'string' }, archive: { type: 'string' } },
   });
   const arches = values.arch ? values.arch.split(',').map((a) => a.trim()) : ARCHES;
   try {
     for (const a of arches) if (!ARCHES.includes(a as Arch)) throw new Error(`unknown arch ${a} (x64, arm64)`);
     if (process.platform !== 'linux') throw new Error('the edge executable is built on Linux');
     if (!existsSync(NODE24)) throw new Error(`${NODE24} is missing: run pnpm install first`);
-    await buildEdge({ arches: arches as Arch[], entry: values.entry, outDir: values.out, codeCache: values['code-cache'] === 'on' });
+    const built = await buildEdge({ arches: arches as Arch[], entry: values.entry, outDir: values.out, codeCache: values['code-cache'] === 'on' });
+    if (values.archive !== 'off') {
+      for (const b of built.binaries) {
+        const t = performance.now();
+        const a = await archiveBinary(b.file);
+        process.stdout.write(`archive  ${show(a.file)}  ${mb(a.bytes)}  sha256 ${a.sha256.slice(0, 16)}…  ${((performance.now() - t) / 1000).toFixed(1)} s\n`);
+      }
+    }
   } catch (err) {
     process.stderr.write(`build:edge failed: ${(err as Error).message}\n`);
     process.exitCode = 1;
