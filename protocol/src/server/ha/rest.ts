@@ -63,6 +63,8 @@ export function mountHaRest<P>(app: Hono<any>, backend: HaBackend<P>): RouteSpec
       return returnResponse ? { changed_states: states, service_response: result.response ?? null } : states;
     } catch (err) {
       if (!(err instanceof HaCommandError)) throw err;
+      // HA's views turn Unauthorized into aiohttp's 401 (a view-only share on the cloud)
+      if (err.code === 'unauthorized') return c.text('401: Unauthorized', 401);
       if (err.code === 'service_validation_error' && returnResponse) return message(c, 400, 'Service does not support responses. Remove return_response from request.');
       return message(c, 400, err.message);
     } finally {
@@ -72,7 +74,12 @@ export function mountHaRest<P>(app: Hono<any>, backend: HaBackend<P>): RouteSpec
   router.add(haFireEventRoute, ({ c, auth, params }) => guard(c, auth, async (p) => {
     const data = await readObject(c);
     if (data === null) return message(c, 400, 'Event data should be a JSON object');
-    await backend.fireEvent(p, params.event_type, data);
+    try {
+      await backend.fireEvent(p, params.event_type, data);
+    } catch (err) {
+      if (!(err instanceof HaCommandError)) throw err;
+      return err.code === 'unauthorized' ? c.text('401: Unauthorized', 401) : message(c, 400, err.message);
+    }
     return { message: `Event ${params.event_type} fired.` };
   }));
   router.add(haCheckConfigRoute, ({ c, auth }) => guard(c, auth, () => ({ result: 'valid' as const, errors: null, warnings: null })));
