@@ -3,6 +3,7 @@ import {
   HA_VERSION, type HaAreaRegistryEntry, type HaCallService, type HaCallServiceResult, type HaConfig, type HaDeviceRegistryEntry,
   type HaEntityRegistryEntry, type HaEvent, type HaServices, type HaState,
 } from '@smarthome/protocol/ha/index';
+import { EventTypeParam } from '@smarthome/protocol/edge-local';
 import { HttpError } from '@smarthome/protocol/server';
 import { HaCommandError, newContextId, toHaState, type HaBackend, type Unsubscribe } from '@smarthome/protocol/server/ha/index';
 import type { Principal } from '../auth/service.ts';
@@ -192,6 +193,8 @@ export class CloudHaBackend implements HaBackend<CloudHaPrincipal> {
    * events), through the tunnel; it comes back as that edge's event to every subscriber.
    */
   async fireEvent(p: CloudHaPrincipal, eventType: string, data: Record<string, unknown>): Promise<void> {
+    const name = EventTypeParam.safeParse(eventType);
+    if (!name.success) throw new HaCommandError('invalid_format', name.error.issues[0]?.message ?? 'invalid event_type');
     const edges = (await this.scope(p)).edges.filter((g) => g.role === 'owner' || g.role === 'admin');
     if (!edges.length) throw new HaCommandError('unauthorized', 'Firing events needs an edge you own or administer.');
     for (const { edgeId } of edges) {
