@@ -90,7 +90,7 @@ export const EventTypeParam = z.string().regex(/^[A-Za-z0-9_.:-]{1,100}$/, 'even
   .refine((name) => !EDGE_FIRED_EVENTS.includes(name), 'state_changed and call_service are fired by the edge itself');
 export const edgeFireEventRoute = defineRoute({
   method: 'post', path: '/v1/events/{event_type}', summary: 'Fire an event on the edge bus (automations and the cloud see it; the cloud\'s Home Assistant fire_event relays here)',
-  tag: TAG, auth: 'bearer', params: z.object({ event_type: EventTypeParam }), body: JsonObject, status: 200, response: MessageBody, errors: [400, 401],
+  tag: TAG, auth: 'bearer', params: z.object({ event_type: EventTypeParam }), body: JsonObject, status: 200, response: MessageBody, errors: [400, 401, 404],
 });
 export const edgeCreateMqttCredentialsRoute = defineRoute({
   method: 'post', path: '/v1/mqtt/credentials', summary: 'Create MQTT broker credentials (password shown once)', tag: TAG, auth: 'bearer',

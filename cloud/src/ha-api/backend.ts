@@ -4,7 +4,7 @@ import {
   type HaEntityRegistryEntry, type HaEvent, type HaServices, type HaState,
 } from '@smarthome/protocol/ha/index';
 import { EventTypeParam } from '@smarthome/protocol/edge-local';
-import { HttpError } from '@smarthome/protocol/server';
+import { HttpError, MAX_JSON_DEPTH } from '@smarthome/protocol/server';
 import { HaCommandError, newContextId, toHaState, type HaBackend, type Unsubscribe } from '@smarthome/protocol/server/ha/index';
 import type { Principal } from '../auth/service.ts';
 import type { CloudServices } from '../context.ts';
@@ -115,6 +115,7 @@ export class CloudHaBackend implements HaBackend<CloudHaPrincipal> {
     const { entity_id: dataTarget, device_id: dataDevice, area_id: dataArea, ...data } = call.service_data ?? {};
     // edge services return no response data (HA refuses return_response for those)
     if (returnResponse) throw new HaCommandError('service_validation_error', `An action which does not return responses can't be called with return_response=True`);
+    assertShallow(data);
     if (toList(target.area_id).length || toList(dataArea).length) throw new HaCommandError('not_found', 'Areas are not supported.');
     const scope = await this.scope(p);
     const byEdge = new Map<number, Set<string>>();
@@ -127,7 +128,7 @@ export class CloudHaBackend implements HaBackend<CloudHaPrincipal> {
       const m = /^(\d+)_(\d+)$/.exec(deviceId);
       const edge = m ? scope.edges.find((e) => e.edgeId === Number(m[1])) : undefined;
       const found = edge && await this.s.mirror.device(edge.edgeId, Number(m![2]));
-      if (!found) throw new HaCommandError('not_found', `Device ${deviceId} not found.`);
+      if (!found) throw new HaCommandError('not_found', 'Device not found.');
       for (const e of found.entities) if (e.domain === domain) add(edge.edgeId, e.entity_id);
     }
     for (const [edgeId, ids] of byEdge) {
@@ -148,10 +149,10 @@ export class CloudHaBackend implements HaBackend<CloudHaPrincipal> {
     if (own?.edge_id !== undefined && own.edge_id !== null) return own.edge_id;
     const grant = scope.shared.filter((g) => g.entityId === entityId).sort((a, b) => a.edgeId - b.edgeId)[0];
     if (grant) {
-      if (!grant.canControl) throw new HaCommandError('unauthorized', `Not allowed to control ${entityId}.`);
+      if (!grant.canControl) throw new HaCommandError('unauthorized', 'Not allowed to control this entity (view-only).');
       return grant.edgeId;
     }
-    throw new HaCommandError('not_found', `Entity ${entityId} not found.`);
+    throw new HaCommandError('not_found', 'Entity not found.');
   }
 
   subscribeEvents(principal: CloudHaPrincipal, eventType: string | undefined, fn: (event: HaEvent) => void): Unsubscribe {
@@ -195,6 +196,7 @@ export class CloudHaBackend implements HaBackend<CloudHaPrincipal> {
   async fireEvent(p: CloudHaPrincipal, eventType: string, data: Record<string, unknown>): Promise<void> {
     const name = EventTypeParam.safeParse(eventType);
     if (!name.success) throw new HaCommandError('invalid_format', name.error.issues[0]?.message ?? 'invalid event_type');
+    assertShallow(data);
     const edges = (await this.scope(p)).edges.filter((g) => g.role === 'owner' || g.role === 'admin');
     if (!edges.length) throw new HaCommandError('unauthorized', 'Firing events needs an edge you own or administer.');
     for (const { edgeId } of edges) {
@@ -244,6 +246,20 @@ export class CloudHaBackend implements HaBackend<CloudHaPrincipal> {
   /** edges have no areas yet */
   async areaRegistry(): Promise<HaAreaRegistryEntry[]> {
     return [];
+  }
+}
+
+/**
+ * What goes through the tunnel nests no deeper than a /v1 request body may: the HA socket and
+ * REST parse without a bound, and walking (even JSON.stringify) a deeper value overflows the stack.
+ */
+function assertShallow(data: Record<string, unknown>): void {
+  const limit = MAX_JSON_DEPTH - 1;
+  const stack: Array<[unknown, number]> = [[data, 1]];
+  while (stack.length) {
+    const [value, depth] = stack.pop()!;
+    if (depth > limit) throw new HaCommandError('invalid_format', `Data nested deeper than ${limit} levels.`);
+    for (const child of Object.values(value as object)) if (child && typeof child === 'object') stack.push([child, depth + 1]);
   }
 }
 

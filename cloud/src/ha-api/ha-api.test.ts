@@ -129,7 +129,7 @@ describe('cloud /api/websocket: what the caller may view and control', () => {
   it('call_service: view-only share is unauthorized, unknown is not_found, an offline edge is a clear error', async () => {
     const viewer = await connect(v.token);
     expect((await viewer.ask({ type: 'call_service', domain: 'light', service: 'turn_on', target: { entity_id: 'light.lamp_2' } })).error)
-      .toEqual({ code: 'unauthorized', message: 'Not allowed to control light.lamp_2.' });
+      .toEqual({ code: 'unauthorized', message: 'Not allowed to control this entity (view-only).' });
     expect((await viewer.ask({ type: 'call_service', domain: 'light', service: 'turn_on', target: { entity_id: 'light.lamp_1' } })).error.code).toBe('not_found');
     const owner = await connect(a.token);
     expect((await owner.ask({ type: 'call_service', domain: 'light', service: 'turn_on', service_data: { entity_id: 'light.lamp_1' } })).error)
@@ -181,6 +181,14 @@ describe('cloud /api/* (REST)', () => {
   it('POST /api/events: only owners and admins of an edge in scope may fire; offline edges say so', async () => {
     expect((await t.post('/api/events/doorbell', { token: b.token, body: {} })).status).toBe(401);
     expect((await t.post('/api/events/doorbell', { token: a.token, body: {} })).body).toEqual({ message: `Edge ${edgeA} is offline.` });
+  });
+
+  it('data nested deeper than a request body may be is a 400 {message}, never relayed', async () => {
+    const deep = `${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}`;
+    for (const path of ['/api/services/light/turn_on', '/api/events/doorbell']) {
+      const res = await t.post(path, { token: a.token, raw: deep });
+      expect([res.status, typeof res.body?.message], path).toEqual([400, 'string']);
+    }
   });
 
   it('/openapi.json documents the HA routes', async () => {

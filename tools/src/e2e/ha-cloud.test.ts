@@ -101,7 +101,7 @@ describe('home-assistant-js-websocket against the cloud', () => {
     const conn = await haConnect(v.token);
     expect((await getStates(conn)).map((s) => s.entity_id)).toEqual([DESK]);
     lamp.commands.length = 0;
-    await expect(callService(conn, 'light', 'turn_on', undefined, { entity_id: DESK })).rejects.toEqual({ code: 'unauthorized', message: `Not allowed to control ${DESK}.` });
+    await expect(callService(conn, 'light', 'turn_on', undefined, { entity_id: DESK })).rejects.toEqual({ code: 'unauthorized', message: 'Not allowed to control this entity (view-only).' });
     expect(lamp.commands).toEqual([]);
   });
 
