@@ -1,6 +1,6 @@
 import type { EntityState } from '@smarthome/protocol';
 import {
-  HA_VERSION, type HaAreaRegistryEntry, type HaCallService, type HaCallServiceResult, type HaConfig, type HaDeviceRegistryEntry,
+  HA_VERSION, type HaAreaRegistryEntry, type HaCallService, type HaCallServiceResult, type HaConfig, type HaCurrentUser, type HaDeviceRegistryEntry,
   type HaEntityRegistryEntry, type HaEvent, type HaServices, type HaState,
 } from '@smarthome/protocol/ha/index';
 import { EventTypeParam } from '@smarthome/protocol/edge-local';
@@ -241,6 +241,15 @@ export class CloudHaBackend implements HaBackend<CloudHaPrincipal> {
         area_id: null, via_device_id: null, disabled_by: null, entry_type: null, configuration_url: null, labels: [],
       };
     });
+  }
+
+  /**
+   * auth/current_user: the cloud user. is_admin: it may use every command; what it may see and
+   * control is still checked per call (Node-RED's HA nodes refuse a user without it).
+   */
+  async currentUser(p: CloudHaPrincipal): Promise<HaCurrentUser> {
+    const user = await this.s.auth.getUser(p.userId);
+    return { id: p.userId, name: user.name ?? user.email, is_owner: false, is_admin: true, credentials: [], mfa_modules: [] };
   }
 
   /** edges have no areas yet */

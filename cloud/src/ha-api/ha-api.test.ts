@@ -116,6 +116,15 @@ describe('cloud /api/websocket: what the caller may view and control', () => {
     expect(ids((await (await connect(v.token)).ask({ type: 'get_states' })).result)).toEqual(['light.lamp_2', 'light.office']);
   });
 
+  it('auth/current_user names the cloud user (an admin: Node-RED refuses others); floor and label registries are empty', async () => {
+    const c = await connect(a.token);
+    expect((await c.ask({ type: 'auth/current_user' })).result).toEqual({
+      id: a.id, name: a.email.split('@')[0], is_owner: false, is_admin: true, credentials: [], mfa_modules: [],
+    });
+    expect((await c.ask({ type: 'config/floor_registry/list' })).result).toEqual([]);
+    expect((await c.ask({ type: 'config/label_registry/list' })).result).toEqual([]);
+  });
+
   it('get_services lists the services of the domains in scope; get_config and registries answer', async () => {
     const c = await connect(a.token);
     expect(Object.keys((await c.ask({ type: 'get_services' })).result.light).sort()).toEqual(['toggle', 'turn_off', 'turn_on']);

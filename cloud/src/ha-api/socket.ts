@@ -1,11 +1,18 @@
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { UpgradeRegistry } from '@smarthome/protocol/server';
-import { HaSession } from '@smarthome/protocol/server/ha/index';
+import { z } from 'zod';
+import { HaSession, command, type HaCommands } from '@smarthome/protocol/server/ha/index';
 import type { Logger } from '../log.ts';
 import type { SessionRegistry } from '../websocket/sessions.ts';
 import type { CloudHaBackend, CloudHaPrincipal } from './backend.ts';
 
 export const HA_WEBSOCKET_PATH = '/api/websocket';
+
+/** auth/current_user names the cloud user (the shared command answers for an anonymous API token). */
+const cloudCommands: HaCommands<CloudHaPrincipal> = {
+  'auth/current_user': command(z.object({ id: z.number().int(), type: z.literal('auth/current_user') }),
+    (session) => (session.backend as CloudHaBackend).currentUser(session.principal as CloudHaPrincipal)) as HaCommands<CloudHaPrincipal>[string],
+};
 
 /**
  * Home Assistant's WebSocket API on the cloud: one HaSession per socket on `/api/websocket`.
@@ -50,7 +57,7 @@ export class CloudHaSocketServer {
   private attach(socket: WebSocket): void {
     const send = (text: string) => { if (socket.readyState === socket.OPEN) socket.send(text); };
     const session = new HaSession<CloudHaPrincipal>({
-      backend: this.backend, log: this.log, transport: { send, close: (code, reason) => socket.close(code, reason) },
+      backend: this.backend, log: this.log, commands: cloudCommands, transport: { send, close: (code, reason) => socket.close(code, reason) },
     });
     const entry = { session, unregister: () => {} };
     this.sockets.set(socket, entry);
