@@ -5,7 +5,15 @@ import {
   type Connection, type HassEntities,
 } from 'home-assistant-js-websocket';
 import { addMember } from '@smarthome/cloud/edges/testing';
-import { startTestCloud, type TestCloud } from '@smarthome/cloud/testing/harness';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { TestCloud, startTestCloud } from '@smarthome/cloud/testing/harness';
+import { createCloud } from '@smarthome/cloud/cloud';
+import { defaultCloudConfig } from '@smarthome/cloud/config';
+import { createLogger } from '@smarthome/cloud/log';
+import { TEST_REDIS_URL, deleteTestPrefix, redisReachable, testRedisPrefix } from '@smarthome/cloud/scale/testing';
+import { createTestSchema, testDatabaseUrl } from '@smarthome/cloud/testing/database';
 import type { Edge } from '@smarthome/edge/edge';
 import { mqttLamp, pairEdge, until, type Cleanups } from './support.ts';
 
@@ -16,6 +24,7 @@ import { mqttLamp, pairEdge, until, type Cleanups } from './support.ts';
  * edges, for what the caller may view and control.
  */
 const DESK = 'light.desk_lamp_desk';
+const redis = await redisReachable();
 
 const cleanups: Cleanups = [];
 let cloud: TestCloud;
@@ -127,4 +136,44 @@ describe('home-assistant-js-websocket against the cloud', () => {
     expect(events[0]).toBe('disconnected');
     expect(conn.connected).toBe(false);
   });
+});
+
+describe.skipIf(!redis)('home-assistant-js-websocket on one cloud replica, the edge\'s tunnel on another (in-process replicas over Redis)', () => {
+  it('live updates, service calls and fired events cross replicas', async () => {
+    const prefix = testRedisPrefix();
+    cleanups.push(() => deleteTestPrefix(prefix));
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ha-replicas-'));
+    cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
+    const baseUrl = testDatabaseUrl();
+    const schema = baseUrl ? await createTestSchema(baseUrl) : null;
+    if (schema) cleanups.push(() => schema.drop());
+    const replica = async () => {
+      const config = defaultCloudConfig({ port: 0, host: '127.0.0.1', dataDir: dir, fastHashing: true, databaseUrl: schema?.url, redisUrl: TEST_REDIS_URL });
+      const c = createCloud(config, { log: createLogger('cloud', { silent: !process.env.DEBUG }), redisPrefix: prefix });
+      await c.start();
+      cleanups.push(() => c.stop());
+      return new TestCloud(c, dir);
+    };
+    const A = await replica();
+    const B = await replica();
+    const owner = await A.user();
+    // the edge pairs with B; the HA client talks to A
+    const { edge: edgeB } = await pairEdge(B, cleanups, owner.token, 'Cabin');
+    const cabin = await mqttLamp(edgeB, cleanups, 'desk', 'Desk lamp');
+    await until(async () => (await A.get(`/v1/entities/states/${DESK}`, { token: owner.token })).body?.state === 'off', 10_000, 'lamp mirrored');
+    const conn = await createConnection({ auth: createLongLivedTokenAuth(A.url, owner.token) });
+    cleanups.push(() => conn.close());
+    let entities: HassEntities = {};
+    subscribeEntities(conn, (e) => { entities = e; });
+    await until(() => entities[DESK]?.state === 'off', 5000, 'initial entities');
+    await cabin.client.publishAsync('desk/state', 'ON', { qos: 1 });
+    await until(() => entities[DESK]?.state === 'on', 5000, 'the live update from B');
+    await callService(conn, 'light', 'turn_off', undefined, { entity_id: DESK });
+    await until(() => cabin.commands.includes('desk/set OFF'), 5000, 'the command relayed through B');
+    const fired: unknown[] = [];
+    await conn.subscribeEvents((e: { data: unknown }) => { fired.push(e.data); }, 'doorbell');
+    await conn.sendMessagePromise({ type: 'fire_event', event_type: 'doorbell', event_data: { door: 'cabin' } });
+    await until(() => fired.length === 1, 5000, 'the event back from B');
+    expect(fired).toEqual([{ door: 'cabin' }]);
+  }, 60_000);
 });
