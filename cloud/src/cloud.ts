@@ -148,9 +148,7 @@ export class Cloud {
     });
     // Scale-out: state_changed from tunnels on other replicas reaches this replica's app sockets.
     const haBackend = new CloudHaBackend(this.services);
-    this.haSocket = new CloudHaSocketServer({ backend: haBackend, log: this.log, sessions });
-    tunnel.on('state_changed', (e) => { haBackend.fanOut(e).catch((err) => this.log.error('ha state_changed fan-out failed', err)); });
-    tunnel.on('edge_event', (e) => { haBackend.fanOutEvent(e).catch((err) => this.log.error('ha edge event fan-out failed', err)); });
+    this.haSocket = new CloudHaSocketServer({ backend: haBackend, hub: tunnel, log: this.log, sessions });
     this.clusterEdges?.on('state_changed', (e) => {
       this.appSocket.fanOut(e).catch((err) => this.log.error('state_changed fan-out failed', err));
       haBackend.fanOut(e).catch((err) => this.log.error('ha state_changed fan-out failed', err));

@@ -104,6 +104,39 @@ describe('cloud /api/websocket: authentication', () => {
   });
 });
 
+describe('cloud /api/websocket: sessions live no longer than their credential', () => {
+  it('a password change ends the other sign-ins\' sessions (auth_invalid, 4001); the current one stays', async () => {
+    const u = await t.user();
+    const phone = (await t.post('/v1/auth/token', { body: { grant_type: 'password', email: u.email, password: u.password } })).body;
+    const phoneSession = await connect(phone.access_token);
+    const current = await connect(u.token);
+    const changed = await t.post('/v1/account/password', { token: u.token, headers: { 'x-account-verification': u.password }, body: { password: 'a brand new password' } });
+    expect(changed.status).toBe(200);
+    expect((await phoneSession.next((m) => m.type === 'auth_invalid')).type).toBe('auth_invalid');
+    expect((await phoneSession.closed).code).toBe(4001);
+    expect((await current.ask({ type: 'ping' })).type).toBe('pong');
+  });
+
+  it('an access token\'s session ends at the token\'s expiry, by a timer', async () => {
+    const short = await startTestCloud({ accessTokenTtlSeconds: 2 });
+    try {
+      const u = await short.user();
+      const ws = new WebSocket(`${short.url.replace('http', 'ws')}/api/websocket`);
+      sockets.push(ws);
+      const inbox: any[] = [];
+      ws.on('message', (d) => inbox.push(JSON.parse(d.toString())));
+      const closed = new Promise<number>((resolve) => ws.on('close', (code) => resolve(code)));
+      await new Promise((r) => ws.once('open', r));
+      ws.send(JSON.stringify({ type: 'auth', access_token: u.token }));
+      expect(await closed).toBe(4001);
+      expect(inbox.map((m) => m.type)).toEqual(['auth_required', 'auth_ok', 'auth_invalid']);
+      expect(inbox[2].message).toBe('access token expired');
+    } finally {
+      await short.stop();
+    }
+  });
+});
+
 describe('cloud /api/websocket: what the caller may view and control', () => {
   it('get_states: every edge the user reaches, in HA state shape; another tenant sees nothing', async () => {
     const states = (await (await connect(a.token)).ask({ type: 'get_states' })).result;

@@ -3,6 +3,7 @@ import type { UpgradeRegistry } from '@smarthome/protocol/server';
 import { z } from 'zod';
 import { HaSession, command, type HaCommands } from '@smarthome/protocol/server/ha/index';
 import type { Logger } from '../log.ts';
+import type { EdgeEvent, StateChanged, TunnelHub } from '../tunnel/hub.ts';
 import type { SessionRegistry } from '../websocket/sessions.ts';
 import type { CloudHaBackend, CloudHaPrincipal } from './backend.ts';
 
@@ -26,16 +27,27 @@ export class CloudHaSocketServer {
   private readonly registry: SessionRegistry;
   private readonly wss = new WebSocketServer({ noServer: true, maxPayload: 1024 * 1024 });
   private readonly sockets = new Map<WebSocket, { session: HaSession<CloudHaPrincipal>; unregister: () => void }>();
+  private readonly hub: TunnelHub;
   private upgrades: UpgradeRegistry | null = null;
+  private readonly onStateChanged = (e: StateChanged) => {
+    this.backend.fanOut(e).catch((err) => this.log.error('ha state_changed fan-out failed', err));
+  };
+  private readonly onEdgeEvent = (e: EdgeEvent) => {
+    this.backend.fanOutEvent(e).catch((err) => this.log.error('ha edge event fan-out failed', err));
+  };
 
-  constructor(deps: { backend: CloudHaBackend; log: Logger; sessions: SessionRegistry }) {
+  /** deps.hub: this replica's tunnels (the other replicas' events reach the backend's fanOut* through the cluster) */
+  constructor(deps: { backend: CloudHaBackend; hub: TunnelHub; log: Logger; sessions: SessionRegistry }) {
     this.backend = deps.backend;
+    this.hub = deps.hub;
     this.log = deps.log;
     this.registry = deps.sessions;
   }
 
   start(upgrades: UpgradeRegistry): void {
     this.upgrades = upgrades;
+    this.hub.on('state_changed', this.onStateChanged);
+    this.hub.on('edge_event', this.onEdgeEvent);
     upgrades.register(HA_WEBSOCKET_PATH, (req, socket, head) => {
       socket.on('error', () => socket.destroy());
       this.wss.handleUpgrade(req, socket, head, (ws) => this.attach(ws));
@@ -45,6 +57,8 @@ export class CloudHaSocketServer {
   stop(): void {
     this.upgrades?.unregister(HA_WEBSOCKET_PATH);
     this.upgrades = null;
+    this.hub.off('state_changed', this.onStateChanged);
+    this.hub.off('edge_event', this.onEdgeEvent);
     for (const [socket, entry] of this.sockets) {
       entry.unregister();
       entry.session.close();
