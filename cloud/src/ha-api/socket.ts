@@ -9,12 +9,6 @@ import type { CloudHaBackend, CloudHaPrincipal } from './backend.ts';
 
 export const HA_WEBSOCKET_PATH = '/api/websocket';
 
-/** auth/current_user names the cloud user (the shared command answers for an anonymous API token). */
-const cloudCommands: HaCommands<CloudHaPrincipal> = {
-  'auth/current_user': command(z.object({ id: z.number().int(), type: z.literal('auth/current_user') }),
-    (session) => (session.backend as CloudHaBackend).currentUser(session.principal as CloudHaPrincipal)) as HaCommands<CloudHaPrincipal>[string],
-};
-
 /**
  * Home Assistant's WebSocket API on the cloud: one HaSession per socket on `/api/websocket`.
  * Authenticated sessions join the SessionRegistry, like the app socket's: revoking the PAT or
@@ -28,6 +22,11 @@ export class CloudHaSocketServer {
   private readonly wss = new WebSocketServer({ noServer: true, maxPayload: 1024 * 1024 });
   private readonly sockets = new Map<WebSocket, { session: HaSession<CloudHaPrincipal>; unregister: () => void }>();
   private readonly hub: TunnelHub;
+  /** auth/current_user names the cloud user (the shared command answers for an anonymous API token) */
+  private readonly commands: HaCommands<CloudHaPrincipal> = {
+    'auth/current_user': command(z.object({ id: z.number().int(), type: z.literal('auth/current_user') }),
+      (session) => this.backend.currentUser(session.principal as CloudHaPrincipal)) as HaCommands<CloudHaPrincipal>[string],
+  };
   private upgrades: UpgradeRegistry | null = null;
   private readonly onStateChanged = (e: StateChanged) => {
     this.backend.fanOut(e).catch((err) => this.log.error('ha state_changed fan-out failed', err));
@@ -71,7 +70,7 @@ export class CloudHaSocketServer {
   private attach(socket: WebSocket): void {
     const send = (text: string) => { if (socket.readyState === socket.OPEN) socket.send(text); };
     const session = new HaSession<CloudHaPrincipal>({
-      backend: this.backend, log: this.log, commands: cloudCommands, transport: { send, close: (code, reason) => socket.close(code, reason) },
+      backend: this.backend, log: this.log, commands: this.commands, transport: { send, close: (code, reason) => socket.close(code, reason) },
     });
     const entry = { session, unregister: () => {} };
     this.sockets.set(socket, entry);
