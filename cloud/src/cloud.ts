@@ -5,6 +5,7 @@ import type { Server } from 'node:http';
 import { Hono } from 'hono';
 import { serve } from '@hono/node-server';
 import { ServiceCallBody, routes, type RouteSpec } from '@smarthome/protocol';
+import { mountHaRest } from '@smarthome/protocol/server/ha/index';
 import { HttpError, SpecRouter, UpgradeDispatcher, installErrorHandling, parseOr400, unauthorized } from '@smarthome/protocol/server';
 import type { CloudConfig } from './config.ts';
 import { CloudDatabase } from './db/database.ts';
@@ -21,6 +22,8 @@ import { MirrorStore } from './mirror/store.ts';
 import { migrations, routeModules } from './modules.ts';
 import { TunnelHub } from './tunnel/hub.ts';
 import { AppSocketServer } from './websocket/app-socket.ts';
+import { CloudHaBackend } from './ha-api/backend.ts';
+import { CloudHaSocketServer } from './ha-api/socket.ts';
 import { SessionRegistry } from './websocket/sessions.ts';
 import { linkSessions } from './websocket/session-links.ts';
 import { EntityAccess } from './devices/access.ts';
@@ -52,6 +55,10 @@ export class Cloud {
   private readonly signer: AccessTokenSigner;
   private readonly router: SpecRouter<Caller>;
   private readonly appSocket: AppSocketServer;
+  /** Home Assistant's WebSocket API (/api/websocket) for cloud callers, across their edges */
+  private readonly haSocket: CloudHaSocketServer;
+  /** Home Assistant's REST API (/api/*): its own bearer check, documented in /openapi.json */
+  private readonly haRoutes: RouteSpec[];
   /** the one owner of the server's upgrades: the tunnel and the app WebSocket register here */
   private readonly upgrades: UpgradeDispatcher;
   private server: Server | null = null;
@@ -140,11 +147,15 @@ export class Cloud {
       },
     });
     // Scale-out: state_changed from tunnels on other replicas reaches this replica's app sockets.
+    const haBackend = new CloudHaBackend(this.services);
+    this.haSocket = new CloudHaSocketServer({ backend: haBackend, hub: tunnel, log: this.log, sessions });
     this.clusterEdges?.on('state_changed', (e) => {
       this.appSocket.fanOut(e).catch((err) => this.log.error('state_changed fan-out failed', err));
+      haBackend.fanOut(e).catch((err) => this.log.error('ha state_changed fan-out failed', err));
     });
     this.clusterEdges?.on('edge_event', (e) => {
       this.appSocket.fanOutEvent(e).catch((err) => this.log.error('edge event fan-out failed', err));
+      haBackend.fanOutEvent(e).catch((err) => this.log.error('ha edge event fan-out failed', err));
     });
     // Before every route: who the client is (throttling, the origin relayed to edges).
     const proxies = new TrustedProxies(config.trustProxy);
@@ -163,8 +174,9 @@ export class Cloud {
       await this.database.ping();
       return { status: 'ok' as const };
     });
-    mountDocs(this.app, () => this.router.routes);
+    mountDocs(this.app, () => this.routes);
     for (const mount of routeModules) mount(this.router, this.services);
+    this.haRoutes = mountHaRest(this.app, haBackend);
   }
 
   private async authenticate(header: string | undefined, spec: RouteSpec): Promise<Caller> {
@@ -209,7 +221,7 @@ export class Cloud {
   }
 
   get routes(): RouteSpec[] {
-    return this.router.routes;
+    return [...this.router.routes, ...this.haRoutes];
   }
 
   get port(): number {
@@ -242,6 +254,7 @@ export class Cloud {
     this.upgrades.attach(this.server);
     this.services.tunnel.start(this.upgrades);
     this.appSocket.start(this.upgrades);
+    this.haSocket.start(this.upgrades);
   }
 
   /** One process (no Redis): no tunnel exists yet, so every edge marked online is not. */
@@ -255,6 +268,7 @@ export class Cloud {
     const server = this.server;
     this.server = null;
     this.appSocket.stop();
+    this.haSocket.stop();
     await this.services.tunnel.stop();
     if (server) {
       await new Promise<void>((resolve) => {

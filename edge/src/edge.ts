@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { EntityState, MqttCredentials, tunnel } from '@smarthome/protocol';
 import type { CreateMqttCredentialsBody, MqttOwnership, MqttUser, SetMqttOwnerBody } from '@smarthome/protocol/edge-local';
 import type { Hono } from 'hono';
@@ -169,6 +170,10 @@ export function createEdge(config: EdgeConfig): Edge {
     mountMore: (router) => features.mount(router),
     commit: () => commit(),
     mountOwnAuth: (api) => mountHaRest(api, haBackend),
+    // events fired through the API (the cloud's HA fire_event): automations and the tunnel see them
+    fireEvent: (eventType, data) => bus.emit('event', {
+      event: { event_type: eventType, data, origin: 'REMOTE', time_fired: new Date().toISOString(), context: { id: randomUUID(), parent_id: null, user_id: null } }, chain: 0,
+    }),
   });
   const http = new HttpServer(app, config.port, config.host, log);
   const haSocket = new HaWebSocketServer({ backend: haBackend, log });

@@ -1,7 +1,8 @@
 import { z } from 'zod';
-import { IntIdParam, MessageBody, Timestamp } from './common.ts';
+import { IntIdParam, JsonObject, MessageBody, Timestamp } from './common.ts';
 import { DeviceWithEntities, Device, EntityIdParam, EntityState, ServiceCallBody, ServiceCallResult, ServiceName } from './devices.ts';
 import { MqttCredentials } from './edges.ts';
+import { EDGE_FIRED_EVENTS } from './automations.ts';
 import { defineRoute } from './route.ts';
 import { Health } from './routes/core.ts';
 
@@ -83,6 +84,13 @@ export const edgeGetStateRoute = defineRoute({
 export const edgeCallServiceRoute = defineRoute({
   method: 'post', path: '/v1/services/{domain}/{service}', summary: 'Call a service on entities', tag: TAG, auth: 'bearer',
   params: ServiceParams, body: ServiceCallBody, status: 200, response: ServiceCallResult, errors: [400, 401, 404],
+});
+/** An event type fired through the API: HA's are free-form; ours stay a plain path segment. */
+export const EventTypeParam = z.string().regex(/^[A-Za-z0-9_.:-]{1,100}$/, 'event_type: 1-100 of A-Z a-z 0-9 _ . : -')
+  .refine((name) => !EDGE_FIRED_EVENTS.includes(name), 'state_changed and call_service are fired by the edge itself');
+export const edgeFireEventRoute = defineRoute({
+  method: 'post', path: '/v1/events/{event_type}', summary: 'Fire an event on the edge bus (automations and the cloud see it; the cloud\'s Home Assistant fire_event relays here)',
+  tag: TAG, auth: 'bearer', params: z.object({ event_type: EventTypeParam }), body: JsonObject, status: 200, response: MessageBody, errors: [400, 401, 404],
 });
 export const edgeCreateMqttCredentialsRoute = defineRoute({
   method: 'post', path: '/v1/mqtt/credentials', summary: 'Create MQTT broker credentials (password shown once)', tag: TAG, auth: 'bearer',

@@ -1,7 +1,7 @@
 import { Hono, type Context } from 'hono';
 import { buildOpenApiDocument, type MqttCredentials } from '@smarthome/protocol';
 import {
-  edgeCallServiceRoute, edgeCreateMqttCredentialsRoute, edgeDeleteMqttUserRoute, edgeGetDeviceRoute, edgeGetStateRoute,
+  edgeCallServiceRoute, edgeCreateMqttCredentialsRoute, edgeFireEventRoute, edgeDeleteMqttUserRoute, edgeGetDeviceRoute, edgeGetStateRoute,
   edgeHealthRoute, edgeListDevicesRoute, edgeListMqttOwnersRoute, edgeListMqttUsersRoute, edgeListStatesRoute, edgeSetMqttOwnerRoute,
   type CreateMqttCredentialsBody, type MqttOwnership, type MqttUser, type SetMqttOwnerBody,
 } from '@smarthome/protocol/edge-local';
@@ -38,6 +38,8 @@ export interface ApiDeps {
   mountMore?: (router: SpecRouter<Caller>) => void;
   /** writes what is written behind (states, retained messages) now; throws when the database refuses */
   commit?: () => void;
+  /** fires a named event on the edge bus (POST /v1/events/{event_type}) */
+  fireEvent?: (eventType: string, data: Record<string, unknown>) => void;
   /** routes with their own authentication (Home Assistant's /api/*): returns their specs for /openapi.json */
   mountOwnAuth?: (app: Hono) => RouteSpec[];
 }
@@ -102,6 +104,14 @@ export function createApiApp(deps: ApiDeps): Hono {
       throw err;
     }
   });
+
+  const fireEvent = deps.fireEvent;
+  if (fireEvent) {
+    router.add(edgeFireEventRoute, ({ params, body }) => {
+      fireEvent(params.event_type, body);
+      return { message: `Event ${params.event_type} fired.` };
+    });
+  }
 
   router.add(edgeCreateMqttCredentialsRoute, async ({ body }) => {
     try {

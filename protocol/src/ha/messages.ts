@@ -15,7 +15,7 @@ export type HaErrorCode = z.infer<typeof HaErrorCode>;
 
 // ---- auth phase
 /** `organization_id` (our extension) selects the organization on the cloud, like X-Organization-Id. */
-export const HaAuth = z.object({ type: z.literal('auth'), access_token: z.string().min(1), organization_id: z.string().optional() });
+export const HaAuth = z.object({ type: z.literal('auth'), access_token: z.string().min(1), organization_id: z.string().optional().meta({ description: 'cloud only: the organization scope, as the X-Organization-Id header (the caller must be a member, else auth_invalid); without it, every edge and share the user reaches' }) });
 export type HaAuth = z.infer<typeof HaAuth>;
 export const HaAuthRequired = z.object({ type: z.literal('auth_required'), ha_version: z.string() });
 export const HaAuthOk = z.object({ type: z.literal('auth_ok'), ha_version: z.string() });

@@ -6,10 +6,12 @@ import {
 import { HaCommandError } from './backend.ts';
 import { entitiesEvent, initialEntitiesEvent } from './entities.ts';
 import { ALREADY_ANSWERED, command } from './command.ts';
+import { clientCommands } from './client-commands.ts';
 
 /** The core commands of HA's websocket_api (homeassistant/components/websocket_api/commands.py). */
 
 export const coreCommands = {
+  ...clientCommands,
   ping: command(HaPing, (session, msg) => {
     // HA answers a ping with a pong, not a result
     session.sendPong(msg.id);

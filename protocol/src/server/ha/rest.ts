@@ -7,7 +7,7 @@ import type { RouteSpec } from '../../route.ts';
 import { SpecRouter } from '../router.ts';
 import { HaCommandError, type HaBackend } from './backend.ts';
 
-const message = (c: Context, status: 400 | 404, text: string) => c.json({ message: text }, status);
+const message = (c: Context, status: 400 | 401 | 404, text: string) => c.json({ message: text }, status);
 
 /** JSON object body, or a 400 in HA's words (null). Empty body = {}. */
 async function readObject(c: Context): Promise<Record<string, unknown> | null> {
@@ -63,6 +63,8 @@ export function mountHaRest<P>(app: Hono<any>, backend: HaBackend<P>): RouteSpec
       return returnResponse ? { changed_states: states, service_response: result.response ?? null } : states;
     } catch (err) {
       if (!(err instanceof HaCommandError)) throw err;
+      // HA's views turn Unauthorized into a 401 (a view-only share on the cloud); the body says why
+      if (err.code === 'unauthorized') return message(c, 401, err.message);
       if (err.code === 'service_validation_error' && returnResponse) return message(c, 400, 'Service does not support responses. Remove return_response from request.');
       return message(c, 400, err.message);
     } finally {
@@ -72,7 +74,12 @@ export function mountHaRest<P>(app: Hono<any>, backend: HaBackend<P>): RouteSpec
   router.add(haFireEventRoute, ({ c, auth, params }) => guard(c, auth, async (p) => {
     const data = await readObject(c);
     if (data === null) return message(c, 400, 'Event data should be a JSON object');
-    await backend.fireEvent(p, params.event_type, data);
+    try {
+      await backend.fireEvent(p, params.event_type, data);
+    } catch (err) {
+      if (!(err instanceof HaCommandError)) throw err;
+      return message(c, err.code === 'unauthorized' ? 401 : 400, err.message);
+    }
     return { message: `Event ${params.event_type} fired.` };
   }));
   router.add(haCheckConfigRoute, ({ c, auth }) => guard(c, auth, () => ({ result: 'valid' as const, errors: null, warnings: null })));

@@ -1,5 +1,6 @@
 import { CLOUD_ENTRIES } from './cloud-entries.ts';
 import { EDGE_ENTRIES } from './edge-entries.ts';
+import { HA_ENTRIES } from './ha-entries.ts';
 import type { Entry } from './types.ts';
 
 /**
@@ -9,6 +10,6 @@ import type { Entry } from './types.ts';
  * to name is exempt, with the reason. A route missing here fails the test, so a new route
  * cannot ship without its entry.
  */
-export const MATRIX: Record<string, Entry> = { ...CLOUD_ENTRIES, ...EDGE_ENTRIES };
+export const MATRIX: Record<string, Entry> = { ...CLOUD_ENTRIES, ...EDGE_ENTRIES, ...HA_ENTRIES };
 
 export { GROUPS, type Ctx, type Group, type ListCheck, type Probe } from './types.ts';
