@@ -91,7 +91,8 @@ export class RenderContext {
   /** `obj.name`: Python attributes (methods) first, then items, as Jinja's getattr. */
   getAttr(obj: unknown, name: string): unknown {
     if (obj === undefined) throw new RenderError(`'${name}' accessed on an undefined value`);
-    if (name.startsWith('_')) return undefined;
+    // no Python dunder or private attribute; a dict's own key of that name is plain data
+    if (name.startsWith('_')) return isDict(obj) && Object.hasOwn(obj, name) ? obj[name] : undefined;
     if (hasAttrs(obj)) return obj.getAttr(name);
     const m = methodOf(this, obj, name);
     if (m !== undefined) return m;

@@ -181,6 +181,8 @@ function jinjaTokens(source: string): TokenizerLike {
       curly--;
       return { type: 'right-curly', value: '}', lineno, colno };
     }
+    const quote = t.str[t.index];
+    if (t.in_code && (quote === '"' || quote === "'")) return { type: 'string', value: pythonString(t, quote), lineno, colno };
     if (t.in_code && t.str[t.index] === 'r' && t.str[t.index + 1] === '/' && !/\w/.test(t.str[t.index - 1] ?? '')) {
       t.forward();
       return { type: 'symbol', value: 'r', lineno, colno };
@@ -205,6 +207,34 @@ function jinjaTokens(source: string): TokenizerLike {
     return tok;
   };
   return t;
+}
+
+const ESCAPES: Record<string, string> = { n: '\n', t: '\t', r: '\r', '\\': '\\', "'": "'", '"': '"', a: '\x07', b: '\b', f: '\f', v: '\v', '0': '\0', '\n': '' };
+
+/** A string literal as Python reads it: unknown escapes such as `\d` keep their backslash (regexes rely on it). */
+function pythonString(t: TokenizerLike, quote: string): string {
+  t.forward();
+  let out = '';
+  while (t.index < t.str.length && t.str[t.index] !== quote) {
+    const c = t.str[t.index]!;
+    if (c !== '\\') { out += c; t.forward(); continue; }
+    const n = t.str[t.index + 1] ?? '';
+    const hex = n === 'x' ? 2 : n === 'u' ? 4 : n === 'U' ? 8 : 0;
+    const digits = hex ? t.str.slice(t.index + 2, t.index + 2 + hex) : '';
+    if (hex && new RegExp(`^[0-9a-fA-F]{${hex}}$`).test(digits)) {
+      out += String.fromCodePoint(parseInt(digits, 16));
+      for (let i = 0; i < hex + 2; i++) t.forward();
+    } else if (Object.hasOwn(ESCAPES, n)) {
+      out += ESCAPES[n];
+      t.forward(); t.forward();
+    } else {
+      out += c + n;
+      t.forward(); t.forward();
+    }
+  }
+  if (t.index >= t.str.length) throw new ParseError('unterminated string');
+  t.forward();
+  return out;
 }
 
 export class ParseError extends Error {}
