@@ -122,7 +122,8 @@ export function createEdge(config: EdgeConfig): Edge {
   const recorder = historyDays > 0
     ? new Recorder({ database, bus, log }, { historyDays, flushDelayMs: config.stateFlushMs, maxBatch: config.stateBatch })
     : null;
-  const templates = new TemplateEngine();
+  // one Jinja engine reading the state machine: discovery, automations and the HA APIs share it
+  const templates = new TemplateEngine({}, { states });
   const tokens = new LocalTokenStore(database);
   const users = new MqttUserStore(database);
   const prefix = config.discoveryPrefix ?? 'homeassistant';

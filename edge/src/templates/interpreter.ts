@@ -238,6 +238,7 @@ export function evaluate(ctx: RenderContext, scope: Scope, n: Node): unknown {
     case 'LookupVal': {
       const target = evaluate(ctx, scope, n.target as Node);
       const val = n.val as Node;
+      if (target === undefined) throw new RenderError(`'${describe(n.target as Node)}' is undefined`);
       if (val.typename === 'Slice') {
         if (target === undefined) throw new RenderError('slice of an undefined value');
         const [a, b, c] = ['start', 'stop', 'step'].map((k) => (val[k] ? evaluate(ctx, scope, val[k] as Node) : null));
@@ -312,7 +313,11 @@ export function evaluate(ctx: RenderContext, scope: Scope, n: Node): unknown {
 
 function describe(n: Node): string {
   if (n.typename === 'Symbol') return String(n.value);
-  if (n.typename === 'LookupVal') return `${describe(n.target as Node)}.${String((n.val as Node).value)}`;
+  if (n.typename === 'LookupVal') {
+    const val = n.val as Node;
+    if (val.typename === 'Literal') return n.dot ? `${describe(n.target as Node)}.${String(val.value)}` : `${describe(n.target as Node)}[${JSON.stringify(val.value)}]`;
+    return `${describe(n.target as Node)}[…]`;
+  }
   return 'expression';
 }
 
