@@ -80,7 +80,8 @@ class DomainStates {
     const id = `${this.domain}.${objectId}`;
     this.ctx.info.entities.add(id);
     const s = this.states.get(id);
-    return s ? new TemplateState(s) : undefined;
+    // as in Home Assistant: a valid id without a state is None (its .state is then undefined)
+    return s ? new TemplateState(s) : null;
   }
   pyIter(): TemplateState[] {
     this.ctx.info.domains.add(this.domain);
