@@ -64,7 +64,7 @@ export const jinjaFilters: Record<string, Filter> = {
   },
   join: (ctx, v, a, kw) => {
     const get = kw.attribute !== undefined ? attrGetter(ctx, kw.attribute) : (x: unknown) => x;
-    return ctx.checkString(iterate(v).map((x) => str(get(x))).join(str(arg(a, kw, 0, 'd', ''))));
+    return ctx.join(iterate(v).map((x) => str(get(x))), str(arg(a, kw, 0, 'd', '')));
   },
   map: (ctx, v, a, kw) => {
     const items = iterate(v);
@@ -113,7 +113,7 @@ export const jinjaFilters: Record<string, Filter> = {
   unique: (ctx, v, _a, kw) => {
     const out: unknown[] = [];
     const key = sortKey(ctx, kw, truthy(kw.case_sensitive));
-    for (const x of iterate(v)) if (!out.some((y) => equals(key(y), key(x)))) out.push(x);
+    for (const x of iterate(v)) if (!out.some((y) => { ctx.tick(); return equals(key(y), key(x)); })) out.push(x);
     return out;
   },
   reverse: (_c, v) => (typeof v === 'string' ? [...v].reverse().join('') : [...iterate(v)].reverse()),
@@ -122,8 +122,8 @@ export const jinjaFilters: Record<string, Filter> = {
     const [from, to] = [str(a[0]), str(a[1])];
     const count = isNum(a[2]) ? num(a[2]) : -1;
     const parts = s.split(from);
-    if (count < 0 || parts.length <= count + 1) return ctx.checkString(parts.join(to));
-    return ctx.checkString(parts.slice(0, count + 1).join(to) + from + parts.slice(count + 1).join(from));
+    if (count < 0 || parts.length <= count + 1) return ctx.join(parts, to);
+    return ctx.checkString(ctx.join(parts.slice(0, count + 1), to) + from + parts.slice(count + 1).join(from));
   },
   lower: (_c, v) => str(v).toLowerCase(),
   upper: (_c, v) => str(v).toUpperCase(),
@@ -145,9 +145,9 @@ export const jinjaFilters: Record<string, Filter> = {
   string: (_c, v) => str(v),
   format: (ctx, v, a, kw) => ctx.checkString(percentFormat(str(v), Object.keys(kw).length ? kw : a)),
   pprint: (_c, v) => repr(v),
-  batch: (_c, v, a) => {
+  batch: (ctx, v, a) => {
     const items = iterate(v);
-    const n = Math.max(1, Math.trunc(Number(num(a[0] as number))));
+    const n = Math.min(Math.max(1, Math.trunc(Number(num(a[0] as number)))), ctx.limits.maxIterations);
     const out: unknown[][] = [];
     for (let i = 0; i < items.length; i += n) out.push(items.slice(i, i + n));
     if (a.length > 1 && out.length && out.at(-1)!.length < n) while (out.at(-1)!.length < n) out.at(-1)!.push(a[1]);

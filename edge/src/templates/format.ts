@@ -17,6 +17,7 @@ function fixed(n: number, precision: number): string {
 
 /** One conversion: flags, width, precision, type (Python's format-spec mini-language, common subset). */
 function convert(v: unknown, spec: { flags: string; width: number; precision: number | undefined; type: string }): string {
+  if (spec.width > 10_000) throw new RenderError('format width too large');
   let s: string;
   const t = spec.type;
   switch (t) {

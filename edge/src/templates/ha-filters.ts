@@ -190,7 +190,16 @@ export const haFilters: Record<string, Filter> = {
   },
   regex_match: (_c, v, a, kw) => compileRegex(a[0] ?? kw.find ?? '', a[1] ?? kw.ignorecase).exec(subject(v))?.index === 0,
   regex_search: (_c, v, a, kw) => compileRegex(a[0] ?? kw.find ?? '', a[1] ?? kw.ignorecase).test(subject(v)),
-  regex_replace: (ctx, v, a, kw) => ctx.checkString(subject(v).replace(compileRegex(a[0] ?? kw.find ?? '', a[2] ?? kw.ignorecase, true), translateReplacement(str(a[1] ?? kw.replace ?? '')))),
+  regex_replace: (ctx, v, a, kw) => {
+    const text = subject(v);
+    const re = compileRegex(a[0] ?? kw.find ?? '', a[2] ?? kw.ignorecase, true);
+    const rep = translateReplacement(str(a[1] ?? kw.replace ?? ''));
+    // refuse before building: every match may add the replacement (and its groups) once
+    let matches = 0;
+    if (rep.length * (text.length + 1) > ctx.limits.maxOutput) for (const _m of text.matchAll(re)) if (++matches * rep.length > ctx.limits.maxOutput) throw new RenderError('regex_replace: result too long');
+    re.lastIndex = 0;
+    return ctx.checkString(text.replace(re, rep));
+  },
   regex_findall: (_c, v, a, kw) => findall(v, a[0] ?? kw.find ?? '', a[1] ?? kw.ignorecase),
   regex_findall_index: (_c, v, a, kw) => {
     const all = findall(v, a[0] ?? kw.find ?? '', a[2] ?? kw.ignorecase);
@@ -207,9 +216,18 @@ export const haFilters: Record<string, Filter> = {
     const mid = Math.floor(s.length / 2);
     return s.length % 2 ? s[mid] : float((s[mid - 1]! + s[mid]!) / 2);
   },
-  flatten: (_c, v, a) => {
-    const depth = isNum(a[0]) ? num(a[0]) : Infinity;
-    return (iterate(v) as unknown[]).flat(depth);
+  flatten: (ctx, v, a) => {
+    const depth = isNum(a[0]) ? num(a[0]) : 64;
+    const out: unknown[] = [];
+    const walk = (items: unknown[], d: number) => {
+      for (const x of items) {
+        ctx.countIteration();
+        if (isList(x) && d < depth) walk(x, d + 1);
+        else out.push(x);
+      }
+    };
+    walk(iterate(v), 0);
+    return out;
   },
   contains: (_c, v, a) => iterate(v).some((x) => x === a[0] || str(x) === str(a[0]) && typeof x === typeof a[0]),
   typeof: (_c, v) => typeName(v),

@@ -60,6 +60,14 @@ export class RenderContext {
     this.tick();
   }
 
+  /** Joins texts, refusing before building a result longer than the output cap. */
+  join(parts: string[], sep: string): string {
+    let total = sep.length * Math.max(parts.length - 1, 0);
+    for (const p of parts) total += p.length;
+    if (total > this.limits.maxOutput) throw new RenderError(`result longer than ${this.limits.maxOutput} characters`);
+    return parts.join(sep);
+  }
+
   checkString(s: string): string {
     if (s.length > this.limits.maxOutput) throw new RenderError(`template output longer than ${this.limits.maxOutput} characters`);
     return s;
@@ -165,7 +173,10 @@ export function arith(ctx: RenderContext, op: string, a: unknown, b: unknown): u
     if (d !== undefined) return d;
   }
   if (op === 'Add' && typeof a === 'string' && typeof b === 'string') return ctx.checkString(a + b);
-  if (op === 'Add' && isList(a) && isList(b)) return [...a, ...b];
+  if (op === 'Add' && isList(a) && isList(b)) {
+    if (a.length + b.length > ctx.limits.maxOutput) throw new RenderError(`list longer than ${ctx.limits.maxOutput}`);
+    return [...a, ...b];
+  }
   if (op === 'Mul' && (typeof a === 'string' || isList(a)) && isNum(b) && !isFloat(b)) return repeat(ctx, a, num(b));
   if (op === 'Mul' && (typeof b === 'string' || isList(b)) && isNum(a) && !isFloat(a)) return repeat(ctx, b, num(a));
   if (op === 'Mod' && typeof a === 'string') return ctx.checkString(percentFormat(a, b));

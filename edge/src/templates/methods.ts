@@ -1,6 +1,6 @@
 import type { RenderContext } from './interpreter.ts';
 import { strFormat } from './format.ts';
-import { Callable, RenderError, dict, tuple, equals, isDict, isList, isNum, num, str, typeName } from './values.ts';
+import { Callable, RenderError, dict, tuple, equals, isDict, isList, isNum, iterate, num, str, typeName } from './values.ts';
 
 /**
  * The Python methods templates call on str, list and dict values. Only methods that do not
@@ -74,9 +74,9 @@ function strMethod(ctx: RenderContext, s: string, name: string): Callable | unde
       const from = needStr(a[0], 'replace');
       const to = needStr(a[1], 'replace');
       const count = isNum(a[2]) ? num(a[2]) : -1;
-      if (count < 0) return ctx.checkString(s.split(from).join(to));
       const parts = s.split(from);
-      return ctx.checkString(parts.slice(0, count + 1).join(to) + (parts.length > count + 1 ? from + parts.slice(count + 1).join(from) : ''));
+      if (count < 0) return ctx.join(parts, to);
+      return ctx.checkString(ctx.join(parts.slice(0, count + 1), to) + (parts.length > count + 1 ? from + parts.slice(count + 1).join(from) : ''));
     });
     case 'startswith': return method(name, (a) => (isList(a[0]) ? a[0].some((p) => s.startsWith(String(p))) : s.startsWith(needStr(a[0], 'startswith'))));
     case 'endswith': return method(name, (a) => (isList(a[0]) ? a[0].some((p) => s.endsWith(String(p))) : s.endsWith(needStr(a[0], 'endswith'))));
@@ -88,10 +88,10 @@ function strMethod(ctx: RenderContext, s: string, name: string): Callable | unde
       return i;
     });
     case 'count': return method(name, (a) => s.split(needStr(a[0], 'count')).length - 1);
-    case 'join': return method(name, (a) => ctx.checkString((isList(a[0]) ? a[0] : []).map((x) => {
+    case 'join': return method(name, (a) => ctx.join(iterate(a[0]).map((x) => {
       if (typeof x !== 'string') throw new RenderError(`sequence item: expected str instance, ${typeName(x)} found`);
       return x;
-    }).join(s)));
+    }), s));
     case 'format': return method(name, (a, kw) => ctx.checkString(strFormat(s, a, kw)));
     case 'isdigit': case 'isnumeric': case 'isdecimal': return method(name, () => /^\d+$/.test(s));
     case 'isalpha': return method(name, () => /^\p{L}+$/u.test(s));
@@ -100,7 +100,7 @@ function strMethod(ctx: RenderContext, s: string, name: string): Callable | unde
     case 'islower': return method(name, () => /[a-z]/.test(s) && s === s.toLowerCase());
     case 'isupper': return method(name, () => /[A-Z]/.test(s) && s === s.toUpperCase());
     case 'zfill': return method(name, (a) => {
-      const w = isNum(a[0]) ? num(a[0]) : 0;
+      const w = Math.min(isNum(a[0]) ? num(a[0]) : 0, ctx.limits.maxOutput);
       const sign = s[0] === '-' || s[0] === '+' ? s[0] : '';
       return sign + s.slice(sign.length).padStart(w - sign.length, '0');
     });

@@ -72,6 +72,23 @@ describe('TemplateEngine', () => {
     expect(() => new TemplateEngine({ maxOutput: 100 }).render('{% for i in range(60) %}ab{% endfor %}', {})).toThrow(/output longer than 100/);
     expect(() => t.render('{{ "ab" * 10000000 }}', {})).toThrow(TemplateError);
     expect(() => t.render("{% macro r(n) %}{{ r(n + 1) }}{% endmacro %}{{ r(0) }}", {})).toThrow(/nested too deeply/);
+    // values built from shared pieces cannot grow without bound either
+    const bombs = [
+      '{% set ns = namespace(l=[1]) %}{% for i in range(40) %}{% set ns.l = ns.l + ns.l %}{% endfor %}{{ ns.l | length }}',
+      '{{ [[1] * 60000] * 60000 }}',
+      '{% set big = [[1] * 60000] * 60000 %}{{ big | flatten | length }}',
+      '{% set big = [[1] * 60000] * 60000 %}{{ big | to_json | length }}',
+      "{{ ('x' * 60000) | replace('', 'y' * 60000) | length }}",
+      "{{ ('x' * 60000) | regex_replace('', 'y' * 60000) | length }}",
+      "{{ ('y' * 60000).join('x' * 60000) | length }}",
+      "{{ 'x'.zfill(1000000000) | length }}{{ '{:>1000000000}'.format(1) }}",
+      "{{ range(10) | batch(1000000000, 0) | list }}",
+    ];
+    for (const src of bombs) {
+      const began = Date.now();
+      expect(() => t.render(src, {}), src).toThrow(TemplateError);
+      expect(Date.now() - began, src).toBeLessThan(2000);
+    }
   });
 
   it('regexes cannot backtrack catastrophically', () => {

@@ -105,12 +105,17 @@ function strRepr(s: string): string {
 }
 
 /** Python's repr(), as lists and dicts print their items. */
-export function repr(v: unknown, depth = 0): string {
+/** Most characters (and items) printing or converting one value may produce: shared structure cannot blow up. */
+export const MAX_VALUE_SIZE = 1_100_000;
+
+export function repr(v: unknown, depth = 0, budget = { left: MAX_VALUE_SIZE }): string {
   if (depth > 64) throw new RenderError('value nested too deeply');
+  if ((budget.left -= 2) < 0) throw new RenderError('value too large to print');
   if (typeof v === 'string') return strRepr(v);
-  if (isList(v) && tuples.has(v)) return `(${v.map((x) => repr(x, depth + 1)).join(', ')}${v.length === 1 ? ',' : ''})`;
-  if (isList(v)) return `[${v.map((x) => repr(x, depth + 1)).join(', ')}]`;
-  if (isDict(v)) return `{${Object.entries(v).map(([k, x]) => `${strRepr(k)}: ${repr(x, depth + 1)}`).join(', ')}}`;
+  if (typeof v === 'string' && (budget.left -= v.length) < 0) throw new RenderError('value too large to print');
+  if (isList(v) && tuples.has(v)) return `(${v.map((x) => repr(x, depth + 1, budget)).join(', ')}${v.length === 1 ? ',' : ''})`;
+  if (isList(v)) return `[${v.map((x) => repr(x, depth + 1, budget)).join(', ')}]`;
+  if (isDict(v)) return `{${Object.entries(v).map(([k, x]) => `${strRepr(k)}: ${repr(x, depth + 1, budget)}`).join(', ')}}`;
   const r = (v as { pyRepr?: () => string } | null)?.pyRepr;
   if (typeof r === 'function') return r.call(v);
   return str(v);
@@ -227,11 +232,12 @@ function toInt(v: unknown): number {
 }
 
 /** A JSON-safe copy for to_json and callers (floats unboxed, undefined dropped). */
-export function toJs(v: unknown, depth = 0): unknown {
+export function toJs(v: unknown, depth = 0, budget = { left: MAX_VALUE_SIZE }): unknown {
   if (depth > 64) throw new RenderError('value nested too deeply');
+  if (--budget.left < 0 || (typeof v === 'string' && (budget.left -= v.length) < 0)) throw new RenderError('value too large to convert');
   if (v instanceof PyFloat) return v.v;
-  if (isList(v)) return v.map((x) => toJs(x, depth + 1));
-  if (isDict(v)) return Object.fromEntries(Object.entries(v).filter(([, x]) => x !== undefined).map(([k, x]) => [k, toJs(x, depth + 1)]));
+  if (isList(v)) return v.map((x) => toJs(x, depth + 1, budget));
+  if (isDict(v)) return Object.fromEntries(Object.entries(v).filter(([, x]) => x !== undefined).map(([k, x]) => [k, toJs(x, depth + 1, budget)]));
   const j = (v as { toJSON?: () => unknown } | null)?.toJSON;
   if (typeof j === 'function') return j.call(v);
   return v;
