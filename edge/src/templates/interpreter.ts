@@ -4,7 +4,7 @@ import { methodOf } from './methods.ts';
 import { percentFormat } from './format.ts';
 import {
   Callable, PyFloat, RenderError, compare, contains, dict, equals, float, hasAttrs, index, isDict, isFloat, isList, isNum, iterate, length,
-  num, slice, str, truthy, tuple, typeName,
+  num, slice, str, truthy, tuple, isTuple, typeName,
 } from './values.ts';
 
 /**
@@ -175,7 +175,7 @@ export function arith(ctx: RenderContext, op: string, a: unknown, b: unknown): u
   if (op === 'Add' && typeof a === 'string' && typeof b === 'string') return ctx.checkString(a + b);
   if (op === 'Add' && isList(a) && isList(b)) {
     if (a.length + b.length > ctx.limits.maxOutput) throw new RenderError(`list longer than ${ctx.limits.maxOutput}`);
-    return [...a, ...b];
+    return isTuple(a) && isTuple(b) ? tuple([...a, ...b]) : [...a, ...b];
   }
   if (op === 'Mul' && (typeof a === 'string' || isList(a)) && isNum(b) && !isFloat(b)) return repeat(ctx, a, num(b));
   if (op === 'Mul' && (typeof b === 'string' || isList(b)) && isNum(a) && !isFloat(a)) return repeat(ctx, b, num(a));
@@ -500,7 +500,7 @@ function macro(ctx: RenderContext, scope: Scope, n: Node): Callable {
       const v = i < positional.length ? positional[i] : Object.hasOwn(kwargs, p.name) ? kwargs[p.name] : p.dflt ? evaluate(ctx, scope, p.dflt) : undefined;
       frame.set(p.name, v);
     });
-    frame.set('varargs', positional.slice(params.length));
+    frame.set('varargs', tuple(positional.slice(params.length)));
     const out: string[] = [];
     execute(ctx, [...scope, frame], n.body as Node, out);
     return out.join('');

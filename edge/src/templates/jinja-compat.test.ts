@@ -59,6 +59,22 @@ const ROWS: { t: string; v?: Record<string, unknown> }[] = [
   // tests
   { t: '{{ 1 is number }} {{ "1" is number }} {{ 1.5 is float }} {{ 1 is integer }} {{ "s" is string }} {{ {} is mapping }} {{ [] is iterable }} {{ "s" is iterable }} {{ 3 is divisibleby(3) }} {{ 2 is in(l) }}', v: { l: [1, 2] } },
   { t: '{{ x is defined }} {{ none is none }} {{ true is boolean }} {{ 1 is eq(1) }} {{ 5 is gt(3) }} {{ "abc" is lower }} {{ [1] is sequence }}' },
+  // lexing: Python string escapes, braces, comments, raw, whitespace control
+  { t: "{{ '\\d+\\.\\d' }}|{{ 'a\\tb' }}|{{ \"it's\" }}|{{ 'x\\x41\\u00e9' }}|{# comment #}{% raw %}{{ not rendered }}{% endraw %}" },
+  { t: '{% set d = {"a": {"b": {"c": 1}}} %}{{ d.a.b.c }}|{{ {"x": {"y": 2}}.x.y }}|{{ 1e3 }}|{{ 2.5e-1 }}' },
+  { t: '  {{- " a " -}}  |  {%- if true -%}  b  {%- endif -%}  |' },
+  { t: '{% if 1 %}a{% elif 2 %}b{% else %}c{% endif %}{% if 0 %}a{% elif 2 %}b{% else %}c{% endif %}{% if 0 %}a{% elif 0 %}b{% else %}c{% endif %}' },
+  // more Python semantics
+  { t: '{{ 7 // -2 }} {{ -7.5 % 2 }} {{ 2 ** 0.5 }} {{ 10 / 3 }} {{ 1 / 3 * 3 }} {{ 100 * 1.1 }} {{ -(3) }} {{ +4 }} {{ true + true }}' },
+  { t: '{{ "%s and %s" % ("a", "b") }} {{ "%(x)s!" % {"x": 1} }} {{ "%5.2f|%-4d|%x" % (3.14159, 7, 255) }} {{ "%r" % "q" }}' },
+  { t: '{{ "a b".split(" ") | list }} {{ "  padded  ".lstrip() }}|{{ "  padded  ".rstrip() }}| {{ "a-b-c".rsplit("-", 1) }} {{ "x".center(5, "*") }} {{ "7".zfill(3) }} {{ "abc".count("b") }}' },
+  { t: '{{ (1, 2) + (3, 4) }} {{ (1, 2)[0] }} {{ [1, 2, 3][::-1] }} {{ "héllo"[1:3] }} {{ [[1, 2], [3]] | sum(start=[]) }} {{ {"a": 1} | dictsort(by="value") }}' },
+  { t: '{{ [3, 1, 2] | sort | first }} {{ "hello" | list }} {{ {"b": 2, "a": 1} | list }} {{ [1, 2, 3] | map("string") | join }} {{ ["a", "B"] | map("upper") | list }}' },
+  { t: '{{ users | groupby_missing is undefined }} {{ (users | selectattr("age") | list | length) }} {{ users | map(attribute="missing", default="-") | list }}', v: { users: [{ name: 'a', age: 30 }, { name: 'b', age: 0 }] } },
+  { t: '{% for k, v in {"a": 1, "b": 2} | dictsort %}{{ k }}{{ v }}{% endfor %} {% for x in [1, 2, 3] if x > 1 %}{{ loop.index }}/{{ loop.length }} {% endfor %}' },
+  { t: '{% for row in [[1, 2], [3, 4]] %}{% for c in row %}{{ loop.index }}{% endfor %}{{ loop.index }};{% endfor %}' },
+  { t: '{% macro m() %}{{ varargs }}{% endmacro %}{{ m(1, 2) }} {% macro t(a, b=a) %}{{ a }}{{ b }}{% endmacro %}' },
+  { t: '{{ none is none }} {{ 0 is false }} {{ false is false }} {{ 1.0 is integer }} {{ "a" is sequence }} {{ none | string }} {{ [none] | join(",") }}' },
   // errors must be errors in both
   { t: '{{ "21.5" > 20 }}' },
   { t: '{{ 1 / 0 }}' },
@@ -68,6 +84,16 @@ const ROWS: { t: string; v?: Record<string, unknown> }[] = [
   { t: '{{ [].constructor }}|{{ "".__class__ }}|{{ {}.__class__ }}' },
   { t: '{{ range(100001) | length }}' },
   { t: '{{ 1 < "a" }}' },
+  { t: '{{ [] | first }}|{{ {} | list }}|{{ "" | default("e", true) }}' },
+  { t: '{{ x | int }}' },
+  { t: '{% for %}{% endfor %}' },
+  { t: '{{ foo( }}' },
+  { t: '{{ [1, 2].append(3) }}' },
+  { t: '{% set l = [1] %}{% do l.append(2) %}{{ l }}' },
+  { t: '{{ {}.update({"a": 1}) }}' },
+  { t: '{{ "abc".__class__ }}' },
+  { t: '{{ 1 if }}' },
+  { t: '{{ undefined_fn(1) }}' },
 ];
 
 function realJinja(rows: typeof ROWS): { ok?: string; error?: string }[] | undefined {
