@@ -84,19 +84,28 @@ export class TemplateEngine {
   private readonly clock: TemplateClock;
   private readonly cache = new Map<string, Node>();
   private readonly filters: Record<string, Filter>;
-  private readonly timeGlobals: Record<string, unknown>;
 
   constructor(limits: Partial<TemplateLimits> = {}, env: TemplateEnv = {}) {
     this.limits = { ...DEFAULT_LIMITS, ...limits };
     this.states = env.states ?? { get: () => undefined, all: () => [] };
     this.clock = env.clock ?? { now: () => Date.now() };
     this.filters = { ...jinjaFilters, ...haFilters, ...timeFilters() };
-    let current: RenderContext | undefined;
-    this.timeGlobals = timeGlobals(this.clock, this.filters, (f, v, a, kw) => f(current!, v, a, kw));
-    this.bindContext = (ctx) => { current = ctx; };
+    // the globals are made once; they reach the render in progress (renders are synchronous) through this
+    const current = this.current;
+    const live = {
+      get info() { return current.ctx!.info; },
+      filter: (name: string, value: unknown, args?: unknown[], kwargs?: Record<string, unknown>) => current.ctx!.filter(name, value, args, kwargs),
+      countIteration: () => current.ctx!.countIteration(),
+      tick: () => current.ctx!.tick(),
+    } as unknown as RenderContext;
+    this.globals = {
+      ...timeGlobals(this.clock, this.filters, (f, v, a, kw) => f(current.ctx!, v, a, kw)),
+      ...stateGlobals(live, this.states, this.limits.maxRange),
+    };
   }
 
-  private readonly bindContext: (ctx: RenderContext) => void;
+  private readonly current: { ctx?: RenderContext } = {};
+  private readonly globals: Record<string, unknown>;
 
   private compile(source: string): Node {
     const hit = this.cache.get(source);
@@ -127,11 +136,11 @@ export class TemplateEngine {
   /** Renders and reports which entity ids, domains, or all states the render read. */
   renderWithInfo(source: string, vars: Record<string, unknown> = {}): RenderResult {
     const tree = this.compile(source);
-    const ctx = new RenderContext({}, this.filters, jinjaTests, {
+    const ctx = new RenderContext(this.globals, this.filters, jinjaTests, {
       deadline: Date.now() + this.limits.renderMs, maxOutput: this.limits.maxOutput, maxIterations: this.limits.maxIterations, maxRange: this.limits.maxRange,
     });
-    Object.assign(ctx.globals, this.timeGlobals, stateGlobals(ctx, this.states, this.limits.maxRange));
-    this.bindContext(ctx);
+    const outer = this.current.ctx;
+    this.current.ctx = ctx;
     const out: string[] = [];
     try {
       execute(ctx, [new Map(Object.entries(vars))], tree, out);
@@ -139,6 +148,8 @@ export class TemplateEngine {
       if (err instanceof RenderError) throw new TemplateError(`template failed: ${err.message}`, { cause: err });
       if (err instanceof RangeError) throw new TemplateError('template failed: nested too deeply', { cause: err });
       throw new TemplateError(`template failed: ${(err as Error)?.message ?? String(err)}`, { cause: err });
+    } finally {
+      this.current.ctx = outer;
     }
     return { result: out.join('').trim(), entities: [...ctx.info.entities].sort(), domains: [...ctx.info.domains].sort(), allStates: ctx.info.allStates };
   }
