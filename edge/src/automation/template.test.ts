@@ -139,7 +139,7 @@ describe('automation templates', () => {
       expect(() => t.renderString("{{ namespace().__init__ }}{{ range.constructor('return process')() }}", vars)).toThrow(TemplateError);
       expect(() => t.renderString("{{ trigger['constructor']['constructor'] }}", vars)).toThrow(/undefined/);
       // as in Home Assistant, any valid name after states. is a domain
-      expect(t.renderString('{{ states.constructor }}|{{ states.__proto__ }}|{{ states.constructor.constructor }}', {})).toBe("<template DomainStates('constructor')>||");
+      expect(t.renderString('{{ states.constructor }}|{{ states.__proto__ }}|{{ states.constructor.constructor }}', {})).toBe("<template DomainStates('constructor')>||None");
       expect(t.renderString("{{ states.light.kitchen.attributes.constructor }}|{{ states.light.kitchen.attributes.__proto__ }}|{{ states.light.kitchen.s }}", {})).toBe('||');
       expect(t.renderString('{{ "x".constructor }}{{ trigger.json.list.constructor }}', vars)).toBe('');
       // a webhook body with a __proto__ key is just data
