@@ -255,7 +255,7 @@ export const jinjaTests: Record<string, Test> = {
 
 /** HA's is_number: a number, or a string that float() reads as a finite number. */
 export function isNumber(v: unknown): boolean {
-  if (typeof v === 'boolean') return false;
+  if (typeof v === 'boolean') return true; // float(True) is 1.0
   if (isNum(v)) return Number.isFinite(num(v));
   if (typeof v !== 'string') return false;
   const s = v.trim().replace(/_/g, '');

@@ -142,7 +142,7 @@ export const haFilters: Record<string, Filter> = {
     if (typeof x !== 'number') return x;
     const m = a[0] ?? kw.amount;
     if (!isNum(m)) throw new RenderError(`multiply: the amount must be a number, not ${typeName(m)}`);
-    return isFloat(m) || typeof v !== 'number' || isFloat(v) ? float(x * num(m)) : x * num(m);
+    return float(x * num(m)); // float(value) * amount
   },
   log: (_c, v, a, kw) => {
     const x = floatArg('log')(v, a.length > 1 ? a[1] : kw.default ?? NO_DEFAULT);

@@ -134,11 +134,11 @@ export function timeGlobals(clock: TemplateClock, filters: Record<string, Filter
       a.forEach((v, i) => { all[names[i]!] = v; });
       return PyTimedelta.of(all);
     }),
+    // HA: only a datetime has an age; anything else (a string too) comes back as it is
     relative_time: fn('relative_time', (a) => {
       const v = a[0];
-      const dt = v instanceof PyDateTime ? v : typeof v === 'string' ? parseDateTime(v) : null;
-      if (!dt) return v;
-      return relativeTime(clock.now(), dt.timestamp()) ?? v;
+      if (!(v instanceof PyDateTime)) return v;
+      return relativeTime(clock.now(), v.timestamp()) ?? v;
     }),
     time_since: fn('time_since', (a) => {
       const v = a[0];
