@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Filter, RenderContext } from './interpreter.ts';
 import { isNumber, toJson } from './filters.ts';
 import { compileRegex, subject, translateReplacement } from './regex.ts';
-import { RenderError, float, isDict, isFloat, isList, isNum, iterate, num, str, truthy, typeName } from './values.ts';
+import { RenderError, float, isDict, isList, isNum, iterate, num, str, truthy, typeName } from './values.ts';
 
 /**
  * Home Assistant's number, boolean, regex, JSON and text filters (homeassistant/helpers/template.py):
