@@ -75,6 +75,7 @@ const ROWS: { t: string; v?: Record<string, unknown> }[] = [
   { t: '{% for row in [[1, 2], [3, 4]] %}{% for c in row %}{{ loop.index }}{% endfor %}{{ loop.index }};{% endfor %}' },
   { t: '{% macro m() %}{{ varargs }}{% endmacro %}{{ m(1, 2) }} {% macro t(a, b=a) %}{{ a }}{{ b }}{% endmacro %}' },
   { t: '{{ none is none }} {{ 0 is false }} {{ false is false }} {{ 1.0 is integer }} {{ "a" is sequence }} {{ none | string }} {{ [none] | join(",") }}' },
+  { t: '{% filter upper %}shout {{ "x" }}{% endfilter %} {% set t %}{% for i in range(3) %}{{ i }}{% endfor %}{% endset %}{{ t | length }}' },
   // errors must be errors in both
   { t: '{{ "21.5" > 20 }}' },
   { t: '{{ 1 / 0 }}' },

@@ -36,7 +36,7 @@ function translate(pattern: string): { source: string; ignoreCase: boolean } {
 }
 
 /** True when a quantifier applies to a group that contains a quantifier or an alternation. */
-function mayBacktrack(source: string): boolean {
+export function mayBacktrack(source: string): boolean {
   if (/\\[1-9]|\\k</.test(source)) return true;
   const stack: { quantified: boolean; alternates: boolean }[] = [];
   for (let i = 0; i < source.length; i++) {

@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
 import { MemoryStates } from '../automation/memory-ports.ts';
-import { LINEAR_REGEX } from './regex.ts';
+import { LINEAR_REGEX, mayBacktrack } from './regex.ts';
 import { TemplateEngine, TemplateError } from './template.ts';
 
 describe('TemplateEngine', () => {
@@ -107,6 +107,11 @@ describe('TemplateEngine', () => {
     expect(t.render("{{ 'abc' | regex_replace('(b)', '[\\\\1]') }}", {})).toBe('a[b]c');
     expect(t.render("{{ 'x=1 y=2' | regex_findall('(\\w)=(\\d)') }}", {})).toBe("[('x', '1'), ('y', '2')]".replace(/\(/g, '[').replace(/\)/g, ']'));
     expect(t.render("{{ 'Kitchen' is match('kit', true) }}|{{ 'Kitchen' is search('chen') }}", {})).toBe('True|True');
+  });
+
+  it('without the linear engine, patterns that can backtrack without bound are recognised', () => {
+    for (const p of ['(a+)+$', '(a|aa)*b', '(\\w+\\s?)*$', '(.*a){5}', '(a)\\1', '(?<x>a)\\k<x>']) expect(mayBacktrack(p), p).toBe(true);
+    for (const p of ['^\\d+\\.\\d+$', '[a-z]+\\d*', '(ab)+', '(on|off)', '(\\d{1,3})\\.(\\d{1,3})', '[(+]+']) expect(mayBacktrack(p), p).toBe(false);
   });
 
   it('parses Jinja the way Jinja does, refusing what the sandbox has no use for', () => {
