@@ -1,5 +1,5 @@
 import type { Filter, RenderContext, Test } from './interpreter.ts';
-import { isNamespace } from './interpreter.ts';
+import { isNamespace } from './objects.ts';
 import { PyDate, PyDateTime, PyTimedelta } from './datetime.ts';
 import { compileRegex } from './regex.ts';
 import { percentFormat } from './format.ts';

@@ -1,6 +1,6 @@
 import type { EntityState } from '@smarthome/protocol';
 import type { RenderContext } from './interpreter.ts';
-import { Namespace } from './interpreter.ts';
+import { Namespace } from './objects.ts';
 import { PyDateTime, parseDateTime } from './datetime.ts';
 import { NO_DEFAULT, haRound, pyFloat, toBool, toFloat, toInt } from './ha-filters.ts';
 import { Callable, RenderError, tuple, compare, dict, equals, float, isDict, isList, isNum, iterate, num, repr, str, truthy } from './values.ts';

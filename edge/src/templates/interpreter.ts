@@ -1,10 +1,10 @@
 import type { Node } from './parser.ts';
-import { dateArith, durationScale } from './datetime.ts';
+import { arith } from './arith.ts';
+import { Loop, Namespace } from './objects.ts';
 import { methodOf } from './methods.ts';
-import { percentFormat } from './format.ts';
 import {
-  Callable, PyFloat, RenderError, compare, contains, dict, equals, float, hasAttrs, index, isDict, isFloat, isList, isNum, iterate, length,
-  num, slice, str, truthy, tuple, isTuple, typeName,
+  Callable, RenderError, compare, contains, dict, equals, float, hasAttrs, index, isDict, isFloat, isList, isNum, iterate,
+  num, slice, str, truthy, tuple, typeName,
 } from './values.ts';
 
 /**
@@ -132,63 +132,6 @@ export class RenderContext {
 }
 
 const BINARY = new Set(['Add', 'Sub', 'Mul', 'Div', 'FloorDiv', 'Mod', 'Pow']);
-
-/** Python arithmetic: int stays int, float is contagious, `/` is true division; str and list + and *. */
-export function arith(ctx: RenderContext, op: string, a: unknown, b: unknown): unknown {
-  const an = isNum(a) || typeof a === 'boolean';
-  const bn = isNum(b) || typeof b === 'boolean';
-  if (an && bn) {
-    const x = Number(typeof a === 'boolean' ? Number(a) : num(a as number));
-    const y = Number(typeof b === 'boolean' ? Number(b) : num(b as number));
-    const fl = isFloat(a) || isFloat(b);
-    const out = (n: number) => (fl ? float(n) : n);
-    switch (op) {
-      case 'Add': return out(x + y);
-      case 'Sub': return out(x - y);
-      case 'Mul': return out(x * y);
-      case 'Div':
-        if (y === 0) throw new RenderError('division by zero');
-        return float(x / y);
-      case 'FloorDiv':
-        if (y === 0) throw new RenderError('integer division or modulo by zero');
-        return out(Math.floor(x / y));
-      case 'Mod': {
-        if (y === 0) throw new RenderError('integer division or modulo by zero');
-        const m = x % y;
-        return out(m !== 0 && (m < 0) !== (y < 0) ? m + y : m);
-      }
-      case 'Pow': {
-        const p = x ** y;
-        if (!Number.isFinite(p) && Number.isFinite(x) && Number.isFinite(y)) throw new RenderError('result too large');
-        return fl || y < 0 ? float(p) : p;
-      }
-    }
-  }
-  if (op === 'Add' || op === 'Sub') {
-    const d = dateArith(op === 'Add' ? '+' : '-', a, b);
-    if (d !== undefined) return d;
-  }
-  if (op === 'Mul' || op === 'Div') {
-    const d = durationScale(op === 'Mul' ? '*' : '/', a, b);
-    if (d !== undefined) return d;
-  }
-  if (op === 'Add' && typeof a === 'string' && typeof b === 'string') return ctx.checkString(a + b);
-  if (op === 'Add' && isList(a) && isList(b)) {
-    if (a.length + b.length > ctx.limits.maxOutput) throw new RenderError(`list longer than ${ctx.limits.maxOutput}`);
-    return isTuple(a) && isTuple(b) ? tuple([...a, ...b]) : [...a, ...b];
-  }
-  if (op === 'Mul' && (typeof a === 'string' || isList(a)) && isNum(b) && !isFloat(b)) return repeat(ctx, a, num(b));
-  if (op === 'Mul' && (typeof b === 'string' || isList(b)) && isNum(a) && !isFloat(a)) return repeat(ctx, b, num(a));
-  if (op === 'Mod' && typeof a === 'string') return ctx.checkString(percentFormat(a, b));
-  const sym = { Add: '+', Sub: '-', Mul: '*', Div: '/', FloorDiv: '//', Mod: '%', Pow: '**' }[op];
-  throw new RenderError(`unsupported operand type(s) for ${sym}: '${typeName(a)}' and '${typeName(b)}'`);
-}
-
-function repeat(ctx: RenderContext, v: string | unknown[], n: number): unknown {
-  if (n <= 0) return typeof v === 'string' ? '' : [];
-  if (v.length * n > ctx.limits.maxOutput) throw new RenderError(`result longer than ${ctx.limits.maxOutput}`);
-  return typeof v === 'string' ? v.repeat(n) : Array.from({ length: n }, () => v).flat();
-}
 
 function lookup(scope: Scope, ctx: RenderContext, name: string): unknown {
   for (let i = scope.length - 1; i >= 0; i--) {
@@ -360,40 +303,6 @@ function assign(ctx: RenderContext, scope: Scope, target: Node, value: unknown):
   throw new RenderError('cannot assign to this expression');
 }
 
-/** namespace(): the one mutable object, so `{% set ns.x = … %}` carries values out of loops. */
-export class Namespace {
-  readonly pyType = 'Namespace';
-  private readonly values = new Map<string, unknown>();
-  constructor(init: Record<string, unknown>) { for (const [k, v] of Object.entries(init)) this.values.set(k, v); }
-  getAttr(name: string): unknown { return this.values.get(name); }
-  set(name: string, v: unknown): void { this.values.set(name, v); }
-  pyStr(): string { return `<Namespace ${[...this.values].map(([k, v]) => `${k}=${str(v)}`).join(', ')}>`; }
-}
-
-class Loop {
-  readonly pyType = 'LoopContext';
-  private readonly items: unknown[];
-  i = 0;
-  constructor(items: unknown[]) { this.items = items; }
-  getAttr(name: string): unknown {
-    const len = this.items.length;
-    switch (name) {
-      case 'index': return this.i + 1;
-      case 'index0': return this.i;
-      case 'revindex': return len - this.i;
-      case 'revindex0': return len - this.i - 1;
-      case 'first': return this.i === 0;
-      case 'last': return this.i === len - 1;
-      case 'length': return len;
-      case 'previtem': return this.i > 0 ? this.items[this.i - 1] : undefined;
-      case 'nextitem': return this.i < len - 1 ? this.items[this.i + 1] : undefined;
-      case 'depth': return 1;
-      case 'cycle': return new Callable('cycle', (a) => (a.length ? a[this.i % a.length] : undefined));
-      default: return undefined;
-    }
-  }
-}
-
 export function execute(ctx: RenderContext, scope: Scope, n: Node, out: string[]): void {
   ctx.tick();
   switch (n.typename) {
@@ -507,5 +416,3 @@ function macro(ctx: RenderContext, scope: Scope, n: Node): Callable {
   });
 }
 
-export const isNamespace = (v: unknown): v is Namespace => v instanceof Namespace;
-export { PyFloat, length };
