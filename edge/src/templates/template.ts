@@ -9,7 +9,7 @@ import { RenderError } from './values.ts';
 /**
  * Home Assistant templates: real Jinja (nunjucks' parser, corrected where Jinja differs, and
  * our own tree-walking interpreter with Python semantics) plus Home Assistant's functions
- * and filters. One engine serves MQTT discovery, automations and the HA APIs; it reads the
+ * and filters. One engine can serve MQTT discovery, automations and the HA APIs; it reads the
  * state machine and the clock it is given. Sandboxed: a template reaches only data and the
  * runtime's own functions (never a JavaScript prototype, constructor or host function), and
  * every render is bounded in time, output, loop iterations and range() length.
