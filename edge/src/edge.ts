@@ -123,7 +123,9 @@ export function createEdge(config: EdgeConfig): Edge {
   const recorder = historyDays > 0
     ? new Recorder({ database, bus, log }, { historyDays, flushDelayMs: config.stateFlushMs, maxBatch: config.stateBatch })
     : null;
-  const templates = new TemplateEngine();
+  // one Jinja engine reading the state machine, for discovery and the HA APIs (AutomationTemplates also takes it;
+  // the automation engine still makes its own with its clock, see automation/engine.ts)
+  const templates = new TemplateEngine({}, { states });
   const tokens = new LocalTokenStore(database);
   const users = new MqttUserStore(database);
   const prefix = config.discoveryPrefix ?? 'homeassistant';

@@ -14,7 +14,7 @@ describe('actions', () => {
     h = await harness();
     const a = await h.create({
       alias: 'a', trigger: hook, action: [
-        { variables: { level: '{{ trigger.json.level | int }}', double: '{{ level | times: 2 }}' } },
+        { variables: { level: '{{ trigger.json.level | int }}', double: '{{ level * 2 }}' } },
         { service: 'light.turn_on', target: { entity_id: '{{ trigger.json.light }}' }, data: { brightness: '{{ double }}', fixed: 1 } },
         { event: 'done', event_data: { who: '{{ trigger.json.light }}' } },
       ],
@@ -68,7 +68,7 @@ describe('actions', () => {
     h = await harness({ clock });
     const a = await h.create({ alias: 'w', mode: 'parallel', trigger: hook, action: [
       { wait_for_trigger: { platform: 'state', entity_id: 'binary_sensor.door', to: 'on' }, timeout: 60 },
-      { service: 'x.after', data: { got: "{{ wait.trigger.to_state.state | default: 'timeout' }}" } },
+      { service: 'x.after', data: { got: "{{ wait.trigger.to_state.state if wait.trigger else 'timeout' }}" } },
     ] });
     fire(a.id);
     await clock.advance(5_000);
@@ -105,8 +105,8 @@ describe('actions', () => {
     const a = await h.create({ alias: 'r', trigger: hook, action: [
       { repeat: { count: '{{ trigger.json.n }}', sequence: [{ service: 'x.count', data: { i: '{{ repeat.index }}', first: '{{ repeat.first }}', last: '{{ repeat.last }}' } }] } },
       { variables: { k: 0 } },
-      { repeat: { while: [{ condition: 'template', value_template: '{{ k < 2 }}' }], sequence: [{ variables: { k: '{{ k | plus: 1 }}' } }, { service: 'x.while' }] } },
-      { repeat: { until: "{{ k >= 4 }}", sequence: [{ variables: { k: '{{ k | plus: 1 }}' } }, { service: 'x.until' }] } },
+      { repeat: { while: [{ condition: 'template', value_template: '{{ k < 2 }}' }], sequence: [{ variables: { k: '{{ k + 1 }}' } }, { service: 'x.while' }] } },
+      { repeat: { until: "{{ k >= 4 }}", sequence: [{ variables: { k: '{{ k + 1 }}' } }, { service: 'x.until' }] } },
     ] });
     fire(a.id, { n: 3 });
     await until(() => h.engine.traces(a.id)[0]?.state === 'finished');
@@ -220,7 +220,7 @@ describe('trigger variables', () => {
   it('are rendered per trigger and visible to conditions and actions', async () => {
     h = await harness();
     await h.create({ alias: 'tv', mode: 'queued', trigger: [
-      { platform: 'event', event_type: 'a', variables: { room: 'kitchen', level: '{{ trigger.event.data.l | times: 10 }}' } },
+      { platform: 'event', event_type: 'a', variables: { room: 'kitchen', level: '{{ trigger.event.data.l * 10 }}' } },
       { platform: 'event', event_type: 'b', variables: { room: 'hall', level: 0 } },
     ], condition: "{{ level < 100 }}", action: [{ service: 'x.set', data: { room: '{{ room }}', level: '{{ level }}' } }] });
     h.events.fire('a', { l: 5 });

@@ -59,7 +59,7 @@ describe('events', () => {
     const warnings: string[] = [];
     h = await harness({ deps: { traceRetention: 50, log: { debug() {}, info() {}, warn: (m: string) => { warnings.push(m); }, error() {} } } });
     const loop = await h.create({ alias: 'loop', mode: 'parallel', max: 5, trigger: { platform: 'event', event_type: 'ping' },
-      action: [{ service: 'x.pong' }, { event: 'ping', event_data: { n: '{{ trigger.event.data.n | plus: 1 }}' } }] });
+      action: [{ service: 'x.pong' }, { event: 'ping', event_data: { n: '{{ trigger.event.data.n + 1 }}' } }] });
     h.events.fire('ping', { n: 0 });
     // delivery is deferred: nothing ran inside fire()
     expect(h.services.calls).toHaveLength(0);

@@ -15,15 +15,15 @@ describe('automation-level variables', () => {
     const a = await h.create({
       alias: 'vars', mode: 'parallel',
       triggers: [{ trigger: 'webhook', variables: { who: '{{ trigger.json.name }}' } }],
-      variables: { level: '{{ trigger.json.level | int }}', double: '{{ level | times: 2 }}', greeting: 'hi {{ who }}', fixed: { n: 1, list: ['{{ level }}'] }, plain: 3 },
+      variables: { level: '{{ trigger.json.level | int }}', double: '{{ level * 2 }}', greeting: 'hi {{ who }}', fixed: { n: 1, list: ['{{ level }}'] }, plain: 3 },
       conditions: ['{{ level > 10 }}'],
       actions: [
         { action: 'x.first', data: { double: '{{ double }}', greeting: '{{ greeting }}', fixed: '{{ fixed | to_json }}', plain: '{{ plain }}', id: '{{ trigger.id }}' } },
-        { variables: { double: '{{ double | plus: 1 }}' } },
+        { variables: { double: '{{ double + 1 }}' } },
         { action: 'x.second', data: { double: '{{ double }}' } },
       ],
     });
-    expect(h.engine.get(a.id)?.variables).toEqual({ level: '{{ trigger.json.level | int }}', double: '{{ level | times: 2 }}', greeting: 'hi {{ who }}', fixed: { n: 1, list: ['{{ level }}'] }, plain: 3 });
+    expect(h.engine.get(a.id)?.variables).toEqual({ level: '{{ trigger.json.level | int }}', double: '{{ level * 2 }}', greeting: 'hi {{ who }}', fixed: { n: 1, list: ['{{ level }}'] }, plain: 3 });
     fire(a.webhook_id!, { level: '50', name: 'ann' });
     fire(a.webhook_id!, { level: '5', name: 'bob' }); // condition on a variable: no run
     await until(() => h.services.calls.length === 2 && h.engine.traces(a.id).length === 2);
@@ -37,7 +37,7 @@ describe('automation-level variables', () => {
 
   it('are kept with the definition across a restart, and a definition without them has no variables field', async () => {
     h = await harness();
-    const a = await h.create({ alias: 'v', trigger: { platform: 'webhook' }, variables: { n: '{{ trigger.json.n | plus: 1 }}' }, action: [{ service: 'x.y', data: { n: '{{ n }}' } }] });
+    const a = await h.create({ alias: 'v', trigger: { platform: 'webhook' }, variables: { n: '{{ trigger.json.n + 1 }}' }, action: [{ service: 'x.y', data: { n: '{{ n }}' } }] });
     const b = await h.create({ alias: 'none', trigger: { platform: 'webhook' }, action: [{ service: 'x.z' }] });
     expect('variables' in b).toBe(false);
     await h.restart();
@@ -49,7 +49,7 @@ describe('automation-level variables', () => {
 
   it('triggerNow renders them too (conditions skipped)', async () => {
     h = await harness();
-    const a = await h.create({ alias: 'manual', trigger: { platform: 'webhook' }, variables: { src: "{{ trigger.platform | default: 'manual' }}" }, condition: '{{ false }}', action: [{ service: 'x.y', data: { src: '{{ src }}' } }] });
+    const a = await h.create({ alias: 'manual', trigger: { platform: 'webhook' }, variables: { src: "{{ trigger.platform | default('manual', true) }}" }, condition: '{{ false }}', action: [{ service: 'x.y', data: { src: '{{ src }}' } }] });
     h.engine.triggerNow(a.id);
     await until(() => h.services.calls.length === 1);
     expect(h.services.calls[0].data).toEqual({ src: 'manual' });
@@ -85,7 +85,7 @@ describe('time functions in automations use the engine clock', () => {
       action: [
         { service: 'x.a', data: { started: '{{ started }}', hour: '{{ hour }}', utc: '{{ utcnow().hour }}', day: '{{ now().weekday() }}', midnight: "{{ as_timestamp(today_at('00:00')) }}" } },
         { delay: 90 },
-        { service: 'x.b', data: { elapsed: '{{ now() | as_timestamp | minus: started }}' } },
+        { service: 'x.b', data: { elapsed: '{{ (now() | as_timestamp) - started }}' } },
       ],
     });
     h.engine.handleWebhook(a.webhook_id!, {}, 'local');

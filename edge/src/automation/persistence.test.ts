@@ -50,7 +50,7 @@ describe('survives restarts', () => {
     h = await harness({ clock });
     const a = await h.create({ alias: 'wait', trigger: { platform: 'webhook' }, action: [{ repeat: { count: 2, sequence: [
       { wait_for_trigger: { platform: 'event', event_type: 'go' }, timeout: 60 },
-      { service: 'x.step', data: { i: '{{ repeat.index }}', got: "{{ wait.trigger.event.data.n | default: 'timeout' }}" } },
+      { service: 'x.step', data: { i: '{{ repeat.index }}', got: "{{ wait.trigger.event.data.n if wait.trigger else 'timeout' }}" } },
     ] } }] });
     h.engine.handleWebhook(a.webhook_id!, {}, 'local');
     await clock.advance(1000);

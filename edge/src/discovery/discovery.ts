@@ -6,7 +6,7 @@ import type { AuthenticatedUser } from '../mqtt/users.ts';
 import type { Registry } from '../registry/registry.ts';
 import type { StateMachine } from '../states/state-machine.ts';
 import type { PlatformServices } from '../services/services.ts';
-import type { TemplateEngine } from '../templates/template.ts';
+import { TemplateError, type TemplateEngine } from '../templates/template.ts';
 import { COMPONENTS, ServiceError } from './components/index.ts';
 import type { Cfg } from './components/types.ts';
 import {
@@ -195,7 +195,16 @@ export class MqttDiscovery implements PlatformServices {
   private onEntityMessage(entity: MqttEntity, sub: Subscription, text: string): boolean | null {
     const tpl = this.deps.templates;
     if (sub.kind === 'state') {
-      const update = entity.component.stateHandlers[sub.key](text, entity.ctx(tpl));
+      let update: ReturnType<typeof entity.component.stateHandlers[string]>;
+      try {
+        update = entity.component.stateHandlers[sub.key](text, entity.ctx(tpl));
+      } catch (err) {
+        if (!(err instanceof TemplateError)) throw err;
+        // a template that fails on this payload: the value it makes is unavailable, the entity stays
+        this.deps.log.warn(`mqtt: ${entity.entityId}: template failed on a message on ${sub.key.replace(/_topic$/, '')}, value unavailable: ${err.message}`);
+        if (sub.key !== 'state_topic' || entity.realState === 'unavailable') return null;
+        update = { state: 'unavailable' };
+      }
       if (!update) return null;
       entity.apply(update);
       return entity.cfg.force_update === true;

@@ -1,12 +1,18 @@
-import { Liquid, type Template } from 'liquidjs';
+import { ParseError, parseTemplate, type Node } from './parser.ts';
+import { RenderContext, execute, type Filter } from './interpreter.ts';
+import { jinjaFilters, jinjaTests } from './filters.ts';
+import { haFilters } from './ha-filters.ts';
+import { stateGlobals, type TemplateStates } from './ha-states.ts';
+import { asTimestampValue, timeFilters, timeGlobals, type TemplateClock } from './ha-time.ts';
+import { RenderError } from './values.ts';
 
 /**
- * Home Assistant-style `{{ … }}` templates rendered with liquidjs, configured safely:
- * own properties only (no prototype walking), bounded parse size, render time and
- * memory. Common Jinja spellings used in MQTT discovery configs are accepted:
- * `| round(1)` → `| round: 1`, `| float`, `| int`, `| default(x)`, `| tojson`,
- * and inline `{{ a if cond else b }}`.
- * Shared by MQTT discovery and (later) the automation engine.
+ * Home Assistant templates: real Jinja (nunjucks' parser, corrected where Jinja differs, and
+ * our own tree-walking interpreter with Python semantics) plus Home Assistant's functions
+ * and filters. One engine can serve MQTT discovery, automations and the HA APIs; it reads the
+ * state machine and the clock it is given. Sandboxed: a template reaches only data and the
+ * runtime's own functions (never a JavaScript prototype, constructor or host function), and
+ * every render is bounded in time, output, loop iterations and range() length.
  */
 
 export class TemplateError extends Error {
@@ -21,94 +27,131 @@ export interface TemplateLimits {
   maxSource: number;
   /** max render time (ms) */
   renderMs: number;
-  /** max memory (liquidjs units, ~chars allocated) */
+  /** kept for callers of the previous engine; output and iteration caps bound memory now */
   memory: number;
-  /** max output length (chars) */
+  /** max output length (chars), also the longest string a render may build */
   maxOutput: number;
+  /** max loop iterations (for, map, select…) in one render */
+  maxIterations: number;
+  /** longest range() (Jinja's sandbox allows 100000) */
+  maxRange: number;
 }
 
-export const DEFAULT_LIMITS: TemplateLimits = { maxSource: 8192, renderMs: 50, memory: 1_000_000, maxOutput: 65_536 };
+export const DEFAULT_LIMITS: TemplateLimits = { maxSource: 8192, renderMs: 50, memory: 1_000_000, maxOutput: 65_536, maxIterations: 100_000, maxRange: 100_000 };
 
-const toNumber = (v: unknown, fallback: unknown): unknown => {
-  const n = typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : NaN;
-  return Number.isFinite(n) ? n : fallback;
-};
+export interface TemplateEnv {
+  /** the state machine states(), is_state(), states.light… read; none = no entities */
+  states?: TemplateStates;
+  /** now(), utcnow(), today_at(), relative_time() (a fake clock in tests) */
+  clock?: TemplateClock;
+}
 
-/** `| name(a, b)` → `| name: a, b` (Jinja filter call syntax → Liquid). */
-function jinjaToLiquid(src: string): string {
-  let out = src.replace(/\|\s*([a-z_]+)\(([^()]*)\)/g, (_m, name: string, args: string) => (args.trim() ? `| ${name}: ${args}` : `| ${name}`));
-  // {{ A if COND else B }} → {% if COND %}{{ A }}{% else %}{{ B }}{% endif %}
-  out = out.replace(/\{\{\s*(.+?)\s+if\s+(.+?)\s+else\s+(.+?)\s*\}\}/g, (_m, a: string, cond: string, b: string) =>
-    `{% if ${cond} %}{{ ${a} }}{% else %}{{ ${b} }}{% endif %}`);
-  return out;
+/** What a render produced and read (Home Assistant's RenderInfo, for render_template subscriptions). */
+export interface RenderResult {
+  result: string;
+  entities: string[];
+  domains: string[];
+  allStates: boolean;
+}
+
+/** Node types the interpreter runs; anything else (include, extends, import, block…) is refused when parsed. */
+const ALLOWED = new Set([
+  'Root', 'NodeList', 'Output', 'TemplateData', 'Literal', 'Symbol', 'Group', 'Array', 'Dict', 'Pair', 'LookupVal', 'Slice', 'FunCall', 'Filter',
+  'KeywordArgs', 'Is', 'In', 'Not', 'Neg', 'Pos', 'And', 'Or', 'Concat', 'Compare', 'CompareOperand', 'InlineIf', 'Capture', 'If', 'For', 'Set',
+  'Macro', 'Do', 'LoopControl', 'Add', 'Sub', 'Mul', 'Div', 'FloorDiv', 'Mod', 'Pow',
+]);
+const NAMES: Record<string, string> = { Include: 'include', Extends: 'extends', Import: 'import', FromImport: 'from … import', Block: 'block', Switch: 'switch', Caller: 'call', CallExtension: 'extension' };
+
+function check(n: unknown, inLoop: boolean, depth = 0): void {
+  if (!n || typeof n !== 'object') return;
+  if (depth > 200) throw new ParseError('template nested too deeply');
+  if (Array.isArray(n)) { for (const c of n) check(c, inLoop, depth + 1); return; }
+  const node = n as Node;
+  if (typeof node.typename !== 'string') return;
+  if (!ALLOWED.has(node.typename)) throw new ParseError(`{% ${NAMES[node.typename] ?? node.typename} %} is not supported`);
+  if (node.typename === 'Literal' && node.value !== null && !['string', 'number', 'boolean'].includes(typeof node.value)) throw new ParseError('regular expression literals are not supported');
+  if (node.typename === 'LoopControl' && !inLoop) throw new ParseError(`{% ${String(node.kind)} %} outside a for loop`);
+  for (const [k, v] of Object.entries(node)) {
+    if (k === 'typename' || k === 'lineno' || k === 'colno' || k === 'value') continue;
+    // a macro body is its own scope: break/continue there do not reach an enclosing loop
+    check(v, node.typename === 'For' && k === 'body' ? true : node.typename === 'Macro' ? false : inLoop, depth + 1);
+  }
 }
 
 export class TemplateEngine {
-  private readonly liquid: Liquid;
   private readonly limits: TemplateLimits;
-  private readonly cache = new Map<string, Template[]>();
-  constructor(limits: Partial<TemplateLimits> = {}) {
+  private readonly states: TemplateStates;
+  private readonly clock: TemplateClock;
+  private readonly cache = new Map<string, Node>();
+  private readonly filters: Record<string, Filter>;
+
+  constructor(limits: Partial<TemplateLimits> = {}, env: TemplateEnv = {}) {
     this.limits = { ...DEFAULT_LIMITS, ...limits };
-    this.liquid = new Liquid({
-      ownPropertyOnly: true,
-      strictFilters: false,
-      strictVariables: false,
-      parseLimit: this.limits.maxSource * 2,
-      renderLimit: this.limits.renderMs,
-      memoryLimit: this.limits.memory,
-      cache: false,
-      // no file system access: include/render/layout have nothing to read
-      fs: { readFileSync: () => '', existsSync: () => false, exists: async () => false, readFile: async () => '', resolve: (_d: string, f: string) => f, fallback: () => undefined } as never,
-      relativeReference: false,
-      root: [],
-      partials: [],
-      layouts: [],
-    });
-    this.liquid.registerFilter('float', (v: unknown, d: unknown = 0) => toNumber(v, d));
-    this.liquid.registerFilter('int', (v: unknown, d: unknown = 0) => {
-      const n = toNumber(v, d);
-      return typeof n === 'number' ? Math.trunc(n) : n;
-    });
-    this.liquid.registerFilter('tojson', (v: unknown) => JSON.stringify(v ?? null));
-    this.liquid.registerFilter('to_json', (v: unknown) => JSON.stringify(v ?? null));
-    this.liquid.registerFilter('from_json', (v: unknown) => {
-      try { return typeof v === 'string' ? JSON.parse(v) : v; } catch { return v; }
-    });
-    this.liquid.registerFilter('string', (v: unknown) => (v === undefined || v === null ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v)));
-    this.liquid.registerFilter('as_timestamp', (v: unknown, d: unknown = null) => asTimestamp(v) ?? d);
-    this.liquid.registerFilter('lower', (v: unknown) => String(v ?? '').toLowerCase());
-    this.liquid.registerFilter('upper', (v: unknown) => String(v ?? '').toUpperCase());
+    this.states = env.states ?? { get: () => undefined, all: () => [] };
+    this.clock = env.clock ?? { now: () => Date.now() };
+    this.filters = { ...jinjaFilters, ...haFilters, ...timeFilters() };
+    // the globals are made once; they reach the render in progress (renders are synchronous) through this
+    const current = this.current;
+    const live = {
+      get info() { return current.ctx!.info; },
+      filter: (name: string, value: unknown, args?: unknown[], kwargs?: Record<string, unknown>) => current.ctx!.filter(name, value, args, kwargs),
+      countIteration: () => current.ctx!.countIteration(),
+      tick: () => current.ctx!.tick(),
+    } as unknown as RenderContext;
+    this.globals = {
+      ...timeGlobals(this.clock, this.filters, (f, v, a, kw) => f(current.ctx!, v, a, kw)),
+      ...stateGlobals(live, this.states, this.limits.maxRange),
+    };
   }
 
-  private compile(source: string): Template[] {
-    let compiled = this.cache.get(source);
-    if (compiled) return compiled;
+  private readonly current: { ctx?: RenderContext } = {};
+  private readonly globals: Record<string, unknown>;
+
+  private compile(source: string): Node {
+    const hit = this.cache.get(source);
+    if (hit) return hit;
     if (source.length > this.limits.maxSource) throw new TemplateError(`template longer than ${this.limits.maxSource} characters`);
+    let tree: Node;
     try {
-      compiled = this.liquid.parse(jinjaToLiquid(source));
+      tree = parseTemplate(source);
+      check(tree, false);
     } catch (err) {
       throw new TemplateError(`template does not parse: ${(err as Error).message}`, { cause: err });
     }
     if (this.cache.size >= 2000) this.cache.clear();
-    this.cache.set(source, compiled);
-    return compiled;
+    this.cache.set(source, tree);
+    return tree;
   }
 
-  /** Throws TemplateError when the template is invalid or exceeds its limits. */
+  /** Throws TemplateError when the template does not parse, uses what the sandbox refuses, or is too long. */
   validate(source: string): void {
     this.compile(source);
   }
 
-  render(source: string, vars: Record<string, unknown>): string {
-    const tpl = this.compile(source);
-    let out: string;
+  /** Renders to text (trimmed, as Home Assistant does). Throws TemplateError. */
+  render(source: string, vars: Record<string, unknown> = {}): string {
+    return this.renderWithInfo(source, vars).result;
+  }
+
+  /** Renders and reports which entity ids, domains, or all states the render read. */
+  renderWithInfo(source: string, vars: Record<string, unknown> = {}): RenderResult {
+    const tree = this.compile(source);
+    const ctx = new RenderContext(this.globals, this.filters, jinjaTests, {
+      deadline: Date.now() + this.limits.renderMs, maxOutput: this.limits.maxOutput, maxIterations: this.limits.maxIterations, maxRange: this.limits.maxRange,
+    });
+    const outer = this.current.ctx;
+    this.current.ctx = ctx;
+    const out: string[] = [];
     try {
-      out = String(this.liquid.renderSync(tpl, vars));
+      execute(ctx, [new Map(Object.entries(vars))], tree, out);
     } catch (err) {
-      throw new TemplateError(`template failed: ${(err as Error).message}`, { cause: err });
+      if (err instanceof RenderError) throw new TemplateError(`template failed: ${err.message}`, { cause: err });
+      if (err instanceof RangeError) throw new TemplateError('template failed: nested too deeply', { cause: err });
+      throw new TemplateError(`template failed: ${(err as Error)?.message ?? String(err)}`, { cause: err });
+    } finally {
+      this.current.ctx = outer;
     }
-    if (out.length > this.limits.maxOutput) throw new TemplateError(`template output longer than ${this.limits.maxOutput} characters`);
-    return out.trim();
+    return { result: out.join('').trim(), entities: [...ctx.info.entities].sort(), domains: [...ctx.info.domains].sort(), allStates: ctx.info.allStates };
   }
 
   /** MQTT payload variables: `value` (the raw text) and `value_json` (parsed, when JSON). */
@@ -118,28 +161,17 @@ export class TemplateEngine {
 }
 
 /**
- * HA's as_timestamp: seconds since the epoch (float) of a datetime object (one with an own
- * numeric `timestamp`, as the automation templates' now() gives), an ISO-like date string
- * (no offset = local time) or a number (taken as a timestamp already); null otherwise.
+ * HA's as_timestamp on plain values: seconds since the epoch of an ISO-like date string
+ * (no offset = local time); also a number (taken as a timestamp already); null otherwise.
  */
 export function asTimestamp(v: unknown): number | null {
   if (typeof v === 'number') return Number.isFinite(v) ? v : null;
-  if (typeof v === 'string') {
-    const s = v.trim();
-    if (/^-?\d+(\.\d+)?$/.test(s)) return Number(s);
-    if (!/^\d{4}-\d{2}-\d{2}/.test(s)) return null;
-    const ms = Date.parse(s);
-    return Number.isFinite(ms) ? ms / 1000 : null;
-  }
-  if (v !== null && typeof v === 'object' && Object.hasOwn(v, 'timestamp')) {
-    const ts = (v as { timestamp: unknown }).timestamp;
-    return typeof ts === 'number' && Number.isFinite(ts) ? ts : null;
-  }
-  return null;
+  if (typeof v === 'string' && /^-?\d+(\.\d+)?$/.test(v.trim())) return Number(v.trim());
+  return asTimestampValue(v) ?? null;
 }
 
 export function parseJsonOrUndefined(text: string): unknown {
   const c = text.trimStart()[0];
-  if (c !== '{' && c !== '[' && c !== '"' && !(c >= '0' && c <= '9') && c !== '-' && c !== 't' && c !== 'f' && c !== 'n') return undefined;
+  if (c !== '{' && c !== '[' && c !== '"' && !(c !== undefined && c >= '0' && c <= '9') && c !== '-' && c !== 't' && c !== 'f' && c !== 'n') return undefined;
   try { return JSON.parse(text); } catch { return undefined; }
 }
