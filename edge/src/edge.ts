@@ -23,6 +23,7 @@ import { EdgeLink } from './link.ts';
 import { InvalidInputError, NotFoundError, UncommittedWritesError } from './errors.ts';
 import { EdgeHaBackend } from './ha-api/backend.ts';
 import { HaWebSocketServer } from './ha-api/socket.ts';
+import { HaTemplateStandIn } from './ha-api/template.ts';
 import { mountHaRest } from '@smarthome/protocol/server/ha/index';
 
 export interface EdgeConfig {
@@ -162,7 +163,7 @@ export function createEdge(config: EdgeConfig): Edge {
     dataDir: config.dataDir, cloudReplica: config.cloudReplica ?? false, callUrlAllow: config.callUrlAllow ?? [], log, bus, database, registry, states, services, broker,
     oauth: oauthFromEnv(process.env),
   });
-  const haBackend = new EdgeHaBackend({ tokens, registry, states, services, bus });
+  const haBackend = new EdgeHaBackend({ tokens, registry, states, services, bus, recorder, templates: new HaTemplateStandIn(states) });
   const app = createApiApp({
     registry, states, services, tokens, log, createMqttCredentials, listMqttUsers, deleteMqttUser,
     listMqttOwnership: () => discovery.ownership(), setMqttOwner,

@@ -2,3 +2,4 @@ export * from './state.ts';
 export * from './config.ts';
 export * from './messages.ts';
 export * from './registry.ts';
+export * from './history.ts';
