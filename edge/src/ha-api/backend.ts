@@ -237,13 +237,13 @@ export class EdgeHaBackend implements HaBackend<EdgeHaPrincipal> {
   async setState(_principal: EdgeHaPrincipal, entityId: string, state: string, attributes: Record<string, unknown>, forceUpdate: boolean): Promise<{ state: HaState; created: boolean }> {
     if (!ENTITY_ID.test(entityId)) throw new HaCommandError('invalid_format', 'Invalid entity ID specified.');
     const { registry, states } = this.deps;
-    let created = false;
+    // HA answers 201 when there was no state before, whether or not the entity existed
+    const created = !states.raw(entityId);
     if (!registry.getEntity(entityId)) {
       const [domain, objectId] = entityId.split('.');
       const name = typeof attributes.friendly_name === 'string' ? attributes.friendly_name : objectId;
       const entity = registry.upsertEntity({ platform: API_PLATFORM, unique_id: entityId, domain, name, suggested_object_id: objectId });
       if (entity.entity_id !== entityId) throw new HaCommandError('invalid_format', 'Invalid entity ID specified.');
-      created = true;
     }
     const item = states.set(entityId, state, attributes, { force: forceUpdate });
     if (!item) throw new HaCommandError('not_found', 'Entity not found.');
