@@ -24,6 +24,7 @@ import { InvalidInputError, NotFoundError, UncommittedWritesError } from './erro
 import { EdgeHaBackend } from './ha-api/backend.ts';
 import { HaWebSocketServer } from './ha-api/socket.ts';
 import { HaTemplateStandIn } from './ha-api/template.ts';
+import { HaScripts } from './ha-api/scripts.ts';
 import { mountHaRest } from '@smarthome/protocol/server/ha/index';
 
 export interface EdgeConfig {
@@ -163,7 +164,8 @@ export function createEdge(config: EdgeConfig): Edge {
     dataDir: config.dataDir, cloudReplica: config.cloudReplica ?? false, callUrlAllow: config.callUrlAllow ?? [], log, bus, database, registry, states, services, broker,
     oauth: oauthFromEnv(process.env),
   });
-  const haBackend = new EdgeHaBackend({ tokens, registry, states, services, bus, recorder, templates: new HaTemplateStandIn(states) });
+  const haScripts = new HaScripts({ states, services, bus, broker, log });
+  const haBackend = new EdgeHaBackend({ tokens, registry, states, services, bus, recorder, templates: new HaTemplateStandIn(states), scripts: haScripts });
   const app = createApiApp({
     registry, states, services, tokens, log, createMqttCredentials, listMqttUsers, deleteMqttUser,
     listMqttOwnership: () => discovery.ownership(), setMqttOwner,
@@ -218,7 +220,7 @@ export function createEdge(config: EdgeConfig): Edge {
    */
   const stopAll = async () => {
     tryCommit('at the start of stop');
-    if (up.haSocket) { up.haSocket = false; haSocket.stop(); }
+    if (up.haSocket) { up.haSocket = false; haSocket.stop(); haScripts.stop(); }
     const httpClosed = up.http ? settle('closing HTTP', () => http.stop()) : null;
     const linkClosed = up.link && link ? settle('closing the tunnel', () => link.stop()) : null;
     up.http = up.link = false;

@@ -1,17 +1,17 @@
 import { EventEmitter } from 'node:events';
 import type {
-  HaAreaRegistryEntry, HaDeviceRegistryEntry, HaEntityRegistryEntry, HaCallService, HaCallServiceResult, HaConfig, HaEvent, HaLogbookEntry, HaServices, HaState, HaTemplateUpdate,
+  HaAreaRegistryEntry, HaDeviceRegistryEntry, HaEntityRegistryEntry, HaCallService, HaCallServiceResult, HaConfig, HaEvent, HaLogbookEntry, HaServices, HaState, HaTemplateUpdate, HaTriggerEvent,
 } from '@smarthome/protocol/ha/index';
 import { HA_VERSION } from '@smarthome/protocol/ha/index';
-import { Action, Condition, Trigger } from '@smarthome/protocol';
+import { Condition } from '@smarthome/protocol';
 import { describeZodError } from '@smarthome/protocol/server';
 import {
   HaCommandError, newContextId, type HaBackend, type HaHistoryQuery, type HaLogbookQuery, type HaTemplateRequest, type Unsubscribe,
 } from '@smarthome/protocol/server/ha/index';
 import type { Recorder } from '../recorder/recorder.ts';
-import { TemplateError } from '../templates/template.ts';
 import { history, logbook, subscribeLogbook } from './history.ts';
 import { subscribeTemplate } from './template-subscription.ts';
+import { parseActions, parseTriggers, type HaScripts } from './scripts.ts';
 import type { TemplateRenderer } from './template.ts';
 import type { LocalTokenStore } from '../auth/tokens.ts';
 import type { EdgeEventMap, EventBus } from '../bus.ts';
@@ -34,6 +34,8 @@ export interface EdgeHaBackendDeps {
   bus: EventBus;
   /** render_template, POST /api/template */
   templates: TemplateRenderer;
+  /** subscribe_trigger, execute_script */
+  scripts: HaScripts;
   /** history and logbook; null when the recorder is off (those commands then answer unknown_command) */
   recorder: Recorder | null;
   /** what get_config reports as the location name */
@@ -192,8 +194,8 @@ export class EdgeHaBackend implements HaBackend<EdgeHaPrincipal> {
     try {
       return this.deps.templates.renderWithInfo(template, variables).result;
     } catch (err) {
-      if (err instanceof TemplateError) throw new HaCommandError('template_error', err.message);
-      throw err;
+      // whatever a template does wrong is the template's error (HA: TemplateError), never a 500
+      throw new HaCommandError('template_error', err instanceof Error ? err.message : String(err));
     }
   }
 
@@ -209,14 +211,29 @@ export class EdgeHaBackend implements HaBackend<EdgeHaPrincipal> {
     return Promise.resolve(subscribeLogbook({ recorder: this.deps.recorder as Recorder, bus: this.deps.bus }, query, listener));
   }
 
+  async subscribeTrigger(_principal: EdgeHaPrincipal, trigger: unknown, variables: Record<string, unknown>, listener: (event: HaTriggerEvent) => void): Promise<Unsubscribe> {
+    return this.deps.scripts.subscribeTrigger(trigger, variables, listener);
+  }
+
+  executeScript(_principal: EdgeHaPrincipal, sequence: unknown, variables: Record<string, unknown>) {
+    return this.deps.scripts.executeScript(sequence, variables);
+  }
+
   async validateConfig(_principal: EdgeHaPrincipal, kind: 'trigger' | 'condition' | 'action', config: unknown): Promise<string | null> {
-    const schema = kind === 'trigger' ? Trigger : kind === 'condition' ? Condition : Action;
-    // HA accepts one item or a list of them
-    for (const item of Array.isArray(config) ? config : [config]) {
-      const parsed = schema.safeParse(item);
-      if (!parsed.success) return describeZodError(parsed.error);
+    try {
+      if (kind === 'trigger') parseTriggers(config);
+      else if (kind === 'action') parseActions(config);
+      else {
+        // HA accepts one item or a list of them
+        for (const item of Array.isArray(config) ? config : [config]) {
+          const parsed = Condition.safeParse(item);
+          if (!parsed.success) return describeZodError(parsed.error);
+        }
+      }
+      return null;
+    } catch (err) {
+      return (err as Error).message;
     }
-    return null;
   }
 
   async eventListeners(): Promise<{ event: string; listener_count: number }[]> {

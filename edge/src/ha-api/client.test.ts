@@ -222,6 +222,49 @@ describe('home-assistant-js-websocket against an edge', () => {
     expect(result).toMatchObject({ trigger: { valid: true, error: null }, condition: { valid: false, error: expect.any(String) } });
   });
 
+  it('subscribe_trigger: a state trigger (HA 2024.10 spelling) and an event trigger fired by execute_script', async () => {
+    const fired: { variables: { trigger: Record<string, any> }; context: unknown }[] = [];
+    const offState = await conn.subscribeMessage<(typeof fired)[number]>((e) => { fired.push(e); }, {
+      type: 'subscribe_trigger', trigger: { trigger: 'state', entity_id: 'sensor.hall_temperature' },
+    });
+    const offEvent = await conn.subscribeMessage<(typeof fired)[number]>((e) => { fired.push(e); }, {
+      type: 'subscribe_trigger', trigger: [{ platform: 'event', event_type: 'doorbell' }], variables: { source: 'test' },
+    });
+    try {
+      await device.publishAsync('hall/t', '30', { qos: 1 });
+      await waitFor(() => fired.length >= 1, 3000, 'state trigger');
+      expect(fired[0].variables.trigger).toMatchObject({ platform: 'state', entity_id: 'sensor.hall_temperature', to_state: { entity_id: 'sensor.hall_temperature', state: '30' } });
+      expect(fired[0].variables.trigger.to_state.context.id).toMatch(/^[0-9A-HJKMNP-TV-Z]{26}$/);
+      const result = await conn.sendMessagePromise<{ context: { id: string }; response: unknown }>({
+        type: 'execute_script', variables: { answer: { ok: true } },
+        sequence: [{ event: 'doorbell', event_data: { ring: '{{ answer.ok }}' } }, { stop: 'done', response_variable: 'answer' }],
+      });
+      expect(result.response).toEqual({ ok: true });
+      expect(result.context.id).toMatch(/^[0-9A-HJKMNP-TV-Z]{26}$/);
+      await waitFor(() => fired.length >= 2, 3000, 'event trigger');
+      expect(fired[1].variables).toMatchObject({ source: 'test', trigger: { platform: 'event', event: { event_type: 'doorbell', data: { ring: true } } } });
+    } finally {
+      await offState();
+      await offEvent();
+    }
+    await expect(conn.subscribeMessage(() => {}, { type: 'subscribe_trigger', trigger: { platform: 'sunrise' } })).rejects.toMatchObject({ code: 'invalid_format' });
+  });
+
+  it('execute_script calls a service (the MQTT command arrives); a bad sequence is invalid_format; a failing call home_assistant_error', async () => {
+    const watcher = await connect(edge, await edge.createMqttCredentials({ username: 'watcher2', role: 'integration' }));
+    try {
+      const commands = await collector(watcher, 'plug/set');
+      const result = await conn.sendMessagePromise<{ response: unknown }>({ type: 'execute_script', sequence: [{ service: 'switch.turn_off', target: { entity_id: 'switch.plug' } }] });
+      expect(result.response).toBeNull();
+      expect(await commands.next()).toEqual([{ topic: 'plug/set', payload: 'OFF' }]);
+    } finally {
+      await watcher.endAsync();
+    }
+    await expect(conn.sendMessagePromise({ type: 'execute_script', sequence: [{ nonsense: true }] })).rejects.toMatchObject({ code: 'invalid_format' });
+    await expect(conn.sendMessagePromise({ type: 'execute_script', sequence: [{ service: 'switch.turn_on', target: { entity_id: 'switch.nope' } }] }))
+      .rejects.toMatchObject({ code: 'home_assistant_error' });
+  });
+
   it('a command the edge does not know answers unknown_command', async () => {
     await expect(conn.sendMessagePromise({ type: 'history/stream', start_time: new Date().toISOString() })).rejects.toEqual({ code: 'unknown_command', message: 'Unknown command.' });
   });

@@ -67,3 +67,15 @@ export const HaLogbookEntry = z.object({
   entity_id: z.string().optional(), state: z.string().nullable().optional(), icon: z.string().optional(),
 }).meta({ id: 'HaLogbookEntry' });
 export type HaLogbookEntry = z.infer<typeof HaLogbookEntry>;
+
+export const HaSubscribeTrigger = z.object({
+  id: Id, type: z.literal('subscribe_trigger'), trigger: z.unknown().meta({ description: 'one trigger or a list (required)' }),
+  variables: z.record(z.string(), z.unknown()).optional(),
+});
+export const HaExecuteScript = z.object({
+  id: Id, type: z.literal('execute_script'), sequence: z.unknown().meta({ description: 'one action or a list (required)' }),
+  variables: z.record(z.string(), z.unknown()).optional(),
+});
+/** subscribe_trigger's event */
+export const HaTriggerEvent = z.object({ variables: z.record(z.string(), z.unknown()), context: z.object({ id: z.string(), parent_id: z.string().nullable(), user_id: z.string().nullable() }).nullable() });
+export type HaTriggerEvent = z.infer<typeof HaTriggerEvent>;

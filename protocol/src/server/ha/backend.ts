@@ -1,5 +1,5 @@
 import type {
-  HaHistoryResult, HaLogbookEntry, HaTemplateUpdate, HaAreaRegistryEntry, HaDeviceRegistryEntry, HaEntityRegistryEntry, HaCallService, HaCallServiceResult, HaConfig, HaErrorCode, HaEvent, HaServices, HaState,
+  HaHistoryResult, HaLogbookEntry, HaTemplateUpdate, HaTriggerEvent, HaContext, HaAreaRegistryEntry, HaDeviceRegistryEntry, HaEntityRegistryEntry, HaCallService, HaCallServiceResult, HaConfig, HaErrorCode, HaEvent, HaServices, HaState,
 } from '../../ha/index.ts';
 import type { z } from 'zod';
 
@@ -48,6 +48,10 @@ export interface HaBackend<P> {
   logbook?(principal: P, query: HaLogbookQuery): Promise<HaLogbookEntry[]>;
   /** logbook/event_stream: the period's entries, then (when it reaches now) live ones */
   subscribeLogbook?(principal: P, query: Omit<HaLogbookQuery, 'format'>, listener: (update: { events: HaLogbookEntry[]; start_time?: number; end_time?: number; partial?: boolean }) => void): Promise<Unsubscribe>;
+  /** subscribe_trigger: throws HaCommandError('invalid_format') for a trigger it cannot arm */
+  subscribeTrigger?(principal: P, trigger: unknown, variables: Record<string, unknown>, listener: (event: HaTriggerEvent) => void): Promise<Unsubscribe>;
+  /** execute_script: runs the sequence; `response` is the script's response (a `stop` with response_variable) */
+  executeScript?(principal: P, sequence: unknown, variables: Record<string, unknown>): Promise<{ context: HaContext; response: unknown }>;
   /** validate_config: null when valid, else HA's message */
   validateConfig?(principal: P, kind: 'trigger' | 'condition' | 'action', config: unknown): Promise<string | null>;
 }

@@ -1,4 +1,6 @@
-import { HaHistoryDuringPeriod, HaLogbookEventStream, HaLogbookGetEvents, HaRenderTemplate, HaValidateConfig, type HaTemplateUpdate } from '../../ha/index.ts';
+import {
+  HaExecuteScript, HaHistoryDuringPeriod, HaLogbookEventStream, HaLogbookGetEvents, HaRenderTemplate, HaSubscribeTrigger, HaValidateConfig, type HaTemplateUpdate, type HaTriggerEvent,
+} from '../../ha/index.ts';
 import { HaCommandError, type HaBackend } from './backend.ts';
 import { ALREADY_ANSWERED, command } from './command.ts';
 import type { HaSession } from './session.ts';
@@ -56,6 +58,18 @@ export const optionalCommands = {
     return subscribeThenAnswer<unknown, HaTemplateUpdate>(session, msg.id, (emit) => subscribe(session.principal, {
       template: msg.template, variables: msg.variables, timeout: msg.timeout, strict: msg.strict, report_errors: msg.report_errors,
     }, emit));
+  }),
+
+  subscribe_trigger: command(HaSubscribeTrigger, (session, msg) => {
+    const subscribe = need(session, 'subscribeTrigger');
+    if (msg.trigger === undefined) throw new HaCommandError('invalid_format', "required key not provided @ data['trigger']");
+    return subscribeThenAnswer<unknown, HaTriggerEvent>(session, msg.id, (emit) => subscribe(session.principal, msg.trigger, msg.variables ?? {}, emit));
+  }),
+
+  execute_script: command(HaExecuteScript, (session, msg) => {
+    const execute = need(session, 'executeScript');
+    if (msg.sequence === undefined) throw new HaCommandError('invalid_format', "required key not provided @ data['sequence']");
+    return execute(session.principal, msg.sequence, msg.variables ?? {});
   }),
 
   validate_config: command(HaValidateConfig, async (session, msg) => {
