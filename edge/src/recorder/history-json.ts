@@ -1,5 +1,6 @@
 import { NEED_ATTRIBUTE_DOMAINS, haIsoTime } from './ha-shapes.ts';
-import type { HistoryQuery, RawStateRow, RecorderQueries } from './queries.ts';
+import { JsonBuffer } from './json-buffer.ts';
+import type { HistoryQuery, RecorderQueries } from './queries.ts';
 
 /**
  * History answers serialised straight from the rows (issue #14: a day of 1,000 busy entities is
@@ -14,42 +15,70 @@ export interface HistoryJsonOptions {
   no_attributes?: boolean;
 }
 
-const str = (s: string | null) => (s === null ? 'null' : JSON.stringify(s));
 const domainOf = (entityId: string) => entityId.slice(0, entityId.indexOf('.'));
 
 export function historyJson(queries: RecorderQueries, query: HistoryQuery, options: HistoryJsonOptions): string {
-  const shared = options.no_attributes ? () => '{}' : queries.sharedAttributes();
+  const sharedText = options.no_attributes ? () => '{}' : queries.sharedAttributes();
+  // each attribute set encoded once, then copied as bytes
+  const encoded = new Map<number | null, Buffer>();
+  const attributes = (id: number | null) => {
+    let b = encoded.get(id);
+    if (!b) { b = Buffer.from(sharedText(id), 'utf8'); encoded.set(id, b); }
+    return b;
+  };
   const rest = options.format === 'rest';
-  const parts: string[] = [];
+  const out = new JsonBuffer();
+  out.ascii(rest ? '[' : '{');
   let firstEntity = true;
-  parts.push(rest ? '[' : '{');
   queries.historyRows({ ...query, no_attributes: options.no_attributes }, (entityId, rows) => {
     const minimal = options.minimal_response === true && !NEED_ATTRIBUTE_DOMAINS.has(domainOf(entityId));
     const id = JSON.stringify(entityId);
-    const out: string[] = [];
+    if (!firstEntity) out.ascii(',');
+    firstEntity = false;
+    if (!rest) { out.raw(id); out.ascii(':'); }
+    out.ascii('[');
+    const restHead = Buffer.from(`{"entity_id":${id},"state":`, 'utf8');
     let previous: string | null | undefined;
     for (let i = 0; i < rows.length; i++) {
-      const [state, attributesId, lu, lc] = rows[i];
+      const row = rows[i];
+      const state = row[0];
+      const lu = row[2];
       if (minimal && i > 0) {
         // minimal: after the first, state changes only, without attributes
         if (state === previous) continue;
         previous = state;
-        out.push(rest ? `{"state":${str(state)},"last_changed":"${haIsoTime(lu)}"}` : `{"s":${str(state)},"lu":${lu}}`);
+        out.ascii(rest ? ',{"state":' : ',{"s":');
+        out.jsonString(state);
+        if (rest) { out.ascii(',"last_changed":"'); out.ascii(haIsoTime(lu)); out.ascii('"}'); } else { out.ascii(',"lu":'); out.ascii(String(lu)); out.ascii('}'); }
         continue;
       }
       previous = state;
+      const lc = row[3];
+      if (i > 0) out.ascii(',');
       if (rest) {
         const updated = haIsoTime(lu);
-        out.push(`{"entity_id":${id},"state":${str(state)},"attributes":${shared(attributesId)},"last_changed":"${lc === null || lc === lu ? updated : haIsoTime(lc)}","last_updated":"${updated}"}`);
+        out.bytes(restHead);
+        out.jsonString(state);
+        out.ascii(',"attributes":');
+        out.bytes(attributes(row[1]));
+        out.ascii(',"last_changed":"');
+        out.ascii(lc === null || lc === lu ? updated : haIsoTime(lc));
+        out.ascii('","last_updated":"');
+        out.ascii(updated);
+        out.ascii('"}');
       } else {
-        out.push(lc === null || lc === lu
-          ? `{"s":${str(state)},"a":${shared(attributesId)},"lu":${lu}}`
-          : `{"s":${str(state)},"a":${shared(attributesId)},"lu":${lu},"lc":${lc}}`);
+        out.ascii('{"s":');
+        out.jsonString(state);
+        out.ascii(',"a":');
+        out.bytes(attributes(row[1]));
+        out.ascii(',"lu":');
+        out.ascii(String(lu));
+        if (lc !== null && lc !== lu) { out.ascii(',"lc":'); out.ascii(String(lc)); }
+        out.ascii('}');
       }
     }
-    parts.push(`${firstEntity ? '' : ','}${rest ? '' : `${id}:`}[${out.join(',')}]`);
-    firstEntity = false;
+    out.ascii(']');
   });
-  parts.push(rest ? ']' : '}');
-  return parts.join('');
+  out.ascii(rest ? ']' : '}');
+  return out.toString();
 }
