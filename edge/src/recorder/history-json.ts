@@ -1,5 +1,4 @@
 import { NEED_ATTRIBUTE_DOMAINS, haIsoTime } from './ha-shapes.ts';
-import { JsonBuffer } from './json-buffer.ts';
 import type { HistoryQuery, RecorderQueries } from './queries.ts';
 
 /**
@@ -15,29 +14,22 @@ export interface HistoryJsonOptions {
   no_attributes?: boolean;
 }
 
+const str = (s: string | null) => (s === null ? 'null' : JSON.stringify(s));
 const domainOf = (entityId: string) => entityId.slice(0, entityId.indexOf('.'));
 
 export function historyJson(queries: RecorderQueries, query: HistoryQuery, options: HistoryJsonOptions): string {
-  const sharedText = options.no_attributes ? () => '{}' : queries.sharedAttributes();
-  // each attribute set encoded once, then copied as bytes
-  const encoded = new Map<number | null, Buffer>();
-  const attributes = (id: number | null) => {
-    let b = encoded.get(id);
-    if (!b) { b = Buffer.from(sharedText(id), 'utf8'); encoded.set(id, b); }
-    return b;
-  };
+  const shared = options.no_attributes ? () => '{}' : queries.sharedAttributes();
   const rest = options.format === 'rest';
-  const out = new JsonBuffer();
-  out.ascii(rest ? '[' : '{');
+  // one flat list of pieces joined once (natively): no per-row objects, no per-entity strings
+  const parts: string[] = [rest ? '[' : '{'];
   let firstEntity = true;
   queries.historyRows({ ...query, no_attributes: options.no_attributes }, (entityId, rows) => {
     const minimal = options.minimal_response === true && !NEED_ATTRIBUTE_DOMAINS.has(domainOf(entityId));
     const id = JSON.stringify(entityId);
-    if (!firstEntity) out.ascii(',');
+    if (!firstEntity) parts.push(',');
     firstEntity = false;
-    if (!rest) { out.raw(id); out.ascii(':'); }
-    out.ascii('[');
-    const restHead = Buffer.from(`{"entity_id":${id},"state":`, 'utf8');
+    parts.push(rest ? '[' : `${id}:[`);
+    const restHead = `{"entity_id":${id},"state":`;
     let previous: string | null | undefined;
     for (let i = 0; i < rows.length; i++) {
       const row = rows[i];
@@ -47,38 +39,21 @@ export function historyJson(queries: RecorderQueries, query: HistoryQuery, optio
         // minimal: after the first, state changes only, without attributes
         if (state === previous) continue;
         previous = state;
-        out.ascii(rest ? ',{"state":' : ',{"s":');
-        out.jsonString(state);
-        if (rest) { out.ascii(',"last_changed":"'); out.ascii(haIsoTime(lu)); out.ascii('"}'); } else { out.ascii(',"lu":'); out.ascii(String(lu)); out.ascii('}'); }
+        parts.push(rest ? ',{"state":' : ',{"s":', str(state), rest ? `,"last_changed":"${haIsoTime(lu)}"}` : `,"lu":${lu}}`);
         continue;
       }
       previous = state;
       const lc = row[3];
-      if (i > 0) out.ascii(',');
       if (rest) {
         const updated = haIsoTime(lu);
-        out.bytes(restHead);
-        out.jsonString(state);
-        out.ascii(',"attributes":');
-        out.bytes(attributes(row[1]));
-        out.ascii(',"last_changed":"');
-        out.ascii(lc === null || lc === lu ? updated : haIsoTime(lc));
-        out.ascii('","last_updated":"');
-        out.ascii(updated);
-        out.ascii('"}');
+        parts.push(i === 0 ? restHead : `,${restHead}`, str(state), ',"attributes":', shared(row[1]),
+          `,"last_changed":"${lc === null || lc === lu ? updated : haIsoTime(lc)}","last_updated":"${updated}"}`);
       } else {
-        out.ascii('{"s":');
-        out.jsonString(state);
-        out.ascii(',"a":');
-        out.bytes(attributes(row[1]));
-        out.ascii(',"lu":');
-        out.ascii(String(lu));
-        if (lc !== null && lc !== lu) { out.ascii(',"lc":'); out.ascii(String(lc)); }
-        out.ascii('}');
+        parts.push(i === 0 ? '{"s":' : ',{"s":', str(state), ',"a":', shared(row[1]), lc === null || lc === lu ? `,"lu":${lu}}` : `,"lu":${lu},"lc":${lc}}`);
       }
     }
-    out.ascii(']');
+    parts.push(']');
   });
-  out.ascii(rest ? ']' : '}');
-  return out.toString();
+  parts.push(rest ? ']' : '}');
+  return parts.join('');
 }
