@@ -27,9 +27,6 @@ export interface RecordedState {
   last_changed: number;
 }
 
-/** [state, attributes_id, last_updated (epoch s), last_changed (epoch s, null = last_updated)] */
-export type RawStateRow = [string | null, number | null, number, number | null];
-
 /** entity_id → its states, oldest first; entities without any state in the answer are left out. */
 export type History = Map<string, RecordedState[]>;
 
@@ -107,43 +104,6 @@ export class RecorderQueries {
       if (out.length) result.set(entityId, out);
     }
     return result;
-  }
-
-  /**
-   * The rows of history() without building objects: `visit` gets each entity's rows as
-   * [state, attributes_id, last_updated, last_changed | null] (the start state stamped at
-   * `start`), and `shared(id)` reads an attribute set's stored JSON text (cached per query).
-   */
-  historyRows(query: HistoryQuery, visit: (entityId: string, rows: RawStateRow[]) => void): void {
-    const st = this.statements();
-    const end = query.end ?? Number.MAX_VALUE;
-    const includeStart = query.include_start_time_state ?? true;
-    const significantOnly = query.significant_changes_only ?? true;
-    for (const [entityId, metadataId] of this.resolve(query.entity_ids)) {
-      const domain = entityId.slice(0, entityId.indexOf('.'));
-      const stmt = significantOnly && !SIGNIFICANT_DOMAINS.has(domain) ? st.significantRows : st.rows;
-      const rows = stmt.all(metadataId, query.start, end) as RawStateRow[];
-      if (includeStart) {
-        const before = st.startState.get(metadataId, query.start) as [string | null, number | null] | undefined;
-        if (before) rows.unshift([before[0], before[1], query.start, null]);
-      }
-      if (rows.length) visit(entityId, rows);
-    }
-  }
-
-  /** An attribute set's JSON text as stored ('{}' when none), cached for the reader's lifetime. */
-  sharedAttributes(): (id: number | null) => string {
-    const st = this.statements();
-    const cache = new Map<number, string>();
-    return (id) => {
-      if (id === null) return '{}';
-      let text = cache.get(id);
-      if (text === undefined) {
-        text = (st.attributes.get(id) as string | undefined) ?? '{}';
-        cache.set(id, text);
-      }
-      return text;
-    };
   }
 
   /**

@@ -4,7 +4,6 @@ import { WriteBehind } from '../db/write-behind.ts';
 import type { Logger } from '../log.ts';
 import { RecorderQueries, type History, type HistoryQuery, type LogbookQuery, type LogbookRow } from './queries.ts';
 import { RecorderStore, type PendingRow } from './store.ts';
-import { historyJson, type HistoryJsonOptions } from './history-json.ts';
 
 export interface Clock {
   /** epoch milliseconds */
@@ -107,11 +106,6 @@ export class Recorder {
 
   history(query: HistoryQuery): History {
     return this.queries.history(query);
-  }
-
-  /** history() in HA's wire shape, serialised straight from the rows (large answers). */
-  historyJson(query: HistoryQuery, options: HistoryJsonOptions): string {
-    return historyJson(this.queries, query, options);
   }
 
   logbook(query: LogbookQuery): LogbookRow[] {
