@@ -24,6 +24,7 @@ import { EdgeLink } from './link.ts';
 import { InvalidInputError, NotFoundError, UncommittedWritesError } from './errors.ts';
 import { EdgeHaBackend } from './ha-api/backend.ts';
 import { HaWebSocketServer } from './ha-api/socket.ts';
+import { HaScripts } from './ha-api/scripts.ts';
 import { mountHaRest } from '@smarthome/protocol/server/ha/index';
 
 export interface EdgeConfig {
@@ -165,7 +166,8 @@ export function createEdge(config: EdgeConfig): Edge {
     dataDir: config.dataDir, cloudReplica: config.cloudReplica ?? false, callUrlAllow: config.callUrlAllow ?? [], log, bus, database, registry, states, services, broker,
     oauth: oauthFromEnv(process.env),
   });
-  const haBackend = new EdgeHaBackend({ tokens, registry, states, services, bus });
+  const haScripts = new HaScripts({ states, services, bus, broker, log });
+  const haBackend = new EdgeHaBackend({ tokens, registry, states, services, bus, recorder, templates, scripts: haScripts });
   const app = createApiApp({
     registry, states, services, tokens, log, createMqttCredentials, listMqttUsers, deleteMqttUser,
     listMqttOwnership: () => discovery.ownership(), setMqttOwner,
@@ -224,7 +226,7 @@ export function createEdge(config: EdgeConfig): Edge {
    */
   const stopAll = async () => {
     tryCommit('at the start of stop');
-    if (up.haSocket) { up.haSocket = false; haSocket.stop(); }
+    if (up.haSocket) { up.haSocket = false; haSocket.stop(); haScripts.stop(); }
     const httpClosed = up.http ? settle('closing HTTP', () => http.stop()) : null;
     const linkClosed = up.link && link ? settle('closing the tunnel', () => link.stop()) : null;
     up.http = up.link = false;

@@ -1,7 +1,18 @@
 import { EventEmitter } from 'node:events';
-import type { HaAreaRegistryEntry, HaDeviceRegistryEntry, HaEntityRegistryEntry, HaCallService, HaCallServiceResult, HaConfig, HaEvent, HaServices } from '@smarthome/protocol/ha/index';
+import type {
+  HaAreaRegistryEntry, HaDeviceRegistryEntry, HaEntityRegistryEntry, HaCallService, HaCallServiceResult, HaConfig, HaEvent, HaLogbookEntry, HaServices, HaState, HaTemplateUpdate, HaTriggerEvent,
+} from '@smarthome/protocol/ha/index';
 import { HA_VERSION } from '@smarthome/protocol/ha/index';
-import { HaCommandError, newContextId, type HaBackend, type Unsubscribe } from '@smarthome/protocol/server/ha/index';
+import { Condition } from '@smarthome/protocol';
+import { describeZodError } from '@smarthome/protocol/server';
+import {
+  HaCommandError, newContextId, type HaBackend, type HaHistoryQuery, type HaLogbookQuery, type HaTemplateRequest, type Unsubscribe,
+} from '@smarthome/protocol/server/ha/index';
+import type { Recorder } from '../recorder/recorder.ts';
+import { history, logbook, subscribeLogbook } from './history.ts';
+import { subscribeTemplate } from './template-subscription.ts';
+import { parseActions, parseTriggers, type HaScripts } from './scripts.ts';
+import type { TemplateRenderer } from './template-subscription.ts';
 import type { LocalTokenStore } from '../auth/tokens.ts';
 import type { EdgeEventMap, EventBus } from '../bus.ts';
 import type { Registry } from '../registry/registry.ts';
@@ -21,9 +32,19 @@ export interface EdgeHaBackendDeps {
   states: StateMachine;
   services: ServiceRegistry;
   bus: EventBus;
+  /** render_template, POST /api/template */
+  templates: TemplateRenderer;
+  /** subscribe_trigger, execute_script */
+  scripts: HaScripts;
+  /** history and logbook; null when the recorder is off (those commands then answer unknown_command) */
+  recorder: Recorder | null;
   /** what get_config reports as the location name */
   locationName?: string;
 }
+
+/** Entities created through POST /api/states belong to this platform (DELETE forgets them entirely). */
+export const API_PLATFORM = 'api';
+const ENTITY_ID = /^(?!.+__)(?!_)[\da-z_]+(?<!_)\.(?!_)[\da-z_]+(?<!_)$/;
 
 const toList = (v: string | string[] | undefined) => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
 
@@ -37,6 +58,12 @@ export class EdgeHaBackend implements HaBackend<EdgeHaPrincipal> {
   constructor(deps: EdgeHaBackendDeps) {
     this.deps = deps;
     this.custom.setMaxListeners(0);
+    if (!deps.recorder) {
+      // HA without its recorder has no history or logbook commands
+      this.history = undefined;
+      this.logbook = undefined;
+      this.subscribeLogbook = undefined;
+    }
   }
 
   async authenticate(auth: { access_token: string }): Promise<EdgeHaPrincipal | null> {
@@ -157,5 +184,96 @@ export class EdgeHaBackend implements HaBackend<EdgeHaPrincipal> {
     this.custom.emit('event', {
       event_type: eventType, data, origin: 'REMOTE', time_fired: new Date().toISOString(), context: { id: newContextId(), parent_id: null, user_id: null },
     } satisfies HaEvent);
+  }
+
+  async subscribeTemplate(_principal: EdgeHaPrincipal, request: HaTemplateRequest, listener: (update: HaTemplateUpdate) => void): Promise<Unsubscribe> {
+    return subscribeTemplate({ templates: this.deps.templates, bus: this.deps.bus }, request, listener);
+  }
+
+  async renderTemplate(_principal: EdgeHaPrincipal, template: string, variables: Record<string, unknown> = {}): Promise<string> {
+    try {
+      return this.deps.templates.renderWithInfo(template, variables).result;
+    } catch (err) {
+      // whatever a template does wrong is the template's error (HA: TemplateError), never a 500
+      throw new HaCommandError('template_error', err instanceof Error ? err.message : String(err));
+    }
+  }
+
+  history?(_principal: EdgeHaPrincipal, query: HaHistoryQuery) {
+    return Promise.resolve(history(this.deps.recorder as Recorder, query));
+  }
+
+  logbook?(_principal: EdgeHaPrincipal, query: HaLogbookQuery): Promise<HaLogbookEntry[]> {
+    return Promise.resolve(logbook(this.deps.recorder as Recorder, query));
+  }
+
+  subscribeLogbook?(_principal: EdgeHaPrincipal, query: Omit<HaLogbookQuery, 'format'>, listener: Parameters<typeof subscribeLogbook>[2]): Promise<Unsubscribe> {
+    return Promise.resolve(subscribeLogbook({ recorder: this.deps.recorder as Recorder, bus: this.deps.bus }, query, listener));
+  }
+
+  async subscribeTrigger(_principal: EdgeHaPrincipal, trigger: unknown, variables: Record<string, unknown>, listener: (event: HaTriggerEvent) => void): Promise<Unsubscribe> {
+    return this.deps.scripts.subscribeTrigger(trigger, variables, listener);
+  }
+
+  executeScript(_principal: EdgeHaPrincipal, sequence: unknown, variables: Record<string, unknown>) {
+    return this.deps.scripts.executeScript(sequence, variables);
+  }
+
+  async validateConfig(_principal: EdgeHaPrincipal, kind: 'trigger' | 'condition' | 'action', config: unknown): Promise<string | null> {
+    try {
+      if (kind === 'trigger') parseTriggers(config);
+      else if (kind === 'action') parseActions(config);
+      else {
+        // HA accepts one item or a list of them
+        for (const item of Array.isArray(config) ? config : [config]) {
+          const parsed = Condition.safeParse(item);
+          if (!parsed.success) return describeZodError(parsed.error);
+        }
+      }
+      return null;
+    } catch (err) {
+      return (err as Error).message;
+    }
+  }
+
+  async eventListeners(): Promise<{ event: string; listener_count: number }[]> {
+    const { bus } = this.deps;
+    const counts = new Map<string, number>([
+      ['state_changed', bus.listenerCount('state_changed')],
+      ['call_service', bus.listenerCount('call_service')],
+      ['entity_registry_updated', bus.listenerCount('entity_upsert')],
+      ['device_registry_updated', bus.listenerCount('device_upsert')],
+    ]);
+    // each API subscriber listens to every type through one listener
+    const apiListeners = this.custom.listenerCount('event');
+    if (apiListeners > 0) counts.set('*', apiListeners);
+    return [...counts].filter(([, n]) => n > 0).map(([event, listener_count]) => ({ event, listener_count }));
+  }
+
+  /** POST /api/states: an existing entity's state is replaced; a new entity id is created on the 'api' platform. */
+  async setState(_principal: EdgeHaPrincipal, entityId: string, state: string, attributes: Record<string, unknown>, forceUpdate: boolean): Promise<{ state: HaState; created: boolean }> {
+    if (!ENTITY_ID.test(entityId)) throw new HaCommandError('invalid_format', 'Invalid entity ID specified.');
+    const { registry, states } = this.deps;
+    // HA answers 201 when there was no state before, whether or not the entity existed
+    const created = !states.raw(entityId);
+    if (!registry.getEntity(entityId)) {
+      const [domain, objectId] = entityId.split('.');
+      const name = typeof attributes.friendly_name === 'string' ? attributes.friendly_name : objectId;
+      const entity = registry.upsertEntity({ platform: API_PLATFORM, unique_id: entityId, domain, name, suggested_object_id: objectId });
+      if (entity.entity_id !== entityId) throw new HaCommandError('invalid_format', 'Invalid entity ID specified.');
+    }
+    const item = states.set(entityId, state, attributes, { force: forceUpdate });
+    if (!item) throw new HaCommandError('not_found', 'Entity not found.');
+    return { state: toHaState(item, this.since), created };
+  }
+
+  /** DELETE /api/states: forgets the state (and an 'api' entity altogether); false when there was none. */
+  async removeState(_principal: EdgeHaPrincipal, entityId: string): Promise<boolean> {
+    const { registry, states } = this.deps;
+    const entity = registry.getEntity(entityId);
+    if (!entity || !states.raw(entityId)) return false;
+    states.remove(entityId, { name: entity.name, domain: entity.domain, platform: entity.platform });
+    if (entity.platform === API_PLATFORM) registry.removeEntity(entityId);
+    return true;
   }
 }

@@ -131,4 +131,141 @@ describe('home-assistant-js-websocket against an edge', () => {
       offServices();
     }
   });
+
+  it('render_template (subscribeMessage): the result and its listeners, then a re-render when a state changes', async () => {
+    const events: { result?: unknown; listeners?: unknown; error?: string }[] = [];
+    const unsubscribe = await conn.subscribeMessage<{ result: unknown }>((e) => { events.push(e); }, {
+      type: 'render_template', template: "{{ states('sensor.hall_temperature') }} in {{ where }}", variables: { where: 'hall' },
+    });
+    try {
+      await waitFor(() => events.length >= 1, 3000, 'first render');
+      const before = edge.states.get('sensor.hall_temperature')!.state ?? 'unknown';
+      expect(events[0]).toEqual({ result: `${before} in hall`, listeners: { all: false, domains: [], entities: ['sensor.hall_temperature'], time: false } });
+      await device.publishAsync('hall/t', '19.25', { qos: 1 });
+      await waitFor(() => events.length >= 2, 3000, 're-render');
+      expect(events[1].result).toBe('19.25 in hall');
+    } finally {
+      await unsubscribe();
+    }
+  });
+
+  it('render_template parses a numeric result; strict turns a broken template into template_error', async () => {
+    const events: { result?: unknown }[] = [];
+    const unsubscribe = await conn.subscribeMessage<{ result: unknown }>((e) => { events.push(e); }, { type: 'render_template', template: '{{ 20 + 1 }}' });
+    await waitFor(() => events.length >= 1, 3000, 'render');
+    expect(events[0].result).toBe(21);
+    await unsubscribe();
+    await expect(conn.subscribeMessage(() => {}, { type: 'render_template', template: '{% if %}', strict: true }))
+      .rejects.toMatchObject({ code: 'template_error' });
+  });
+
+  it('render_template with report_errors sends the error as an event', async () => {
+    const events: { error?: string; level?: string }[] = [];
+    const unsubscribe = await conn.subscribeMessage<{ error: string }>((e) => { events.push(e); }, { type: 'render_template', template: '{% if %}', report_errors: true });
+    try {
+      await waitFor(() => events.length >= 1, 3000, 'error event');
+      expect(events[0]).toMatchObject({ level: 'ERROR' });
+      expect(typeof events[0].error).toBe('string');
+    } finally {
+      await unsubscribe();
+    }
+  });
+
+  it('history/history_during_period answers HA\'s compressed format', async () => {
+    const start = new Date(Date.now() - 3_600_000).toISOString();
+    await device.publishAsync('plug/state', 'OFF', { qos: 1 });
+    await waitFor(() => edge.states.get('switch.plug')?.state === 'off', 3000, 'plug off');
+    const history = await conn.sendMessagePromise<Record<string, { s: string; a?: Record<string, unknown>; lu: number; lc?: number }[]>>({
+      type: 'history/history_during_period', start_time: start, entity_ids: ['switch.plug', 'sensor.nothing_here'],
+    });
+    expect(Object.keys(history)).toEqual(['switch.plug']);
+    const plug = history['switch.plug'];
+    expect(plug.map((s) => s.s)).toEqual(expect.arrayContaining(['off', 'on']));
+    expect(plug.at(-1)).toMatchObject({ s: 'off', a: { friendly_name: 'Plug' } });
+    expect(plug.at(-1)!.lu).toBeCloseTo(Date.parse(edge.states.get('switch.plug')!.last_updated!) / 1000, 3);
+    const minimal = await conn.sendMessagePromise<Record<string, Record<string, unknown>[]>>({
+      type: 'history/history_during_period', start_time: start, entity_ids: ['switch.plug'], minimal_response: true, no_attributes: true,
+    });
+    expect(minimal['switch.plug'][0].a).toEqual({});
+    expect(Object.keys(minimal['switch.plug'].at(-1)!).sort()).toEqual(['lu', 's']);
+    await expect(conn.sendMessagePromise({ type: 'history/history_during_period', start_time: 'yesterday', entity_ids: ['switch.plug'] }))
+      .rejects.toEqual({ code: 'invalid_start_time', message: 'Invalid start_time' });
+    expect(await conn.sendMessagePromise({ type: 'history/history_during_period', start_time: new Date(Date.now() + 3_600_000).toISOString(), entity_ids: ['switch.plug'] })).toEqual({});
+  });
+
+  it('logbook/get_events and logbook/event_stream (past entries, then live ones)', async () => {
+    const start = new Date(Date.now() - 3_600_000).toISOString();
+    const entries = await conn.sendMessagePromise<{ when: number; entity_id?: string; state?: string; name?: string; message?: string }[]>({ type: 'logbook/get_events', start_time: start });
+    expect(entries).toEqual(expect.arrayContaining([
+      expect.objectContaining({ name: 'Home Assistant', message: 'started', domain: 'homeassistant' }),
+      expect.objectContaining({ entity_id: 'switch.plug', state: 'off' }),
+    ]));
+    expect(typeof entries[0].when).toBe('number');
+    const events: { events: { entity_id?: string; state?: string }[]; start_time?: number }[] = [];
+    const unsubscribe = await conn.subscribeMessage<(typeof events)[number]>((e) => { events.push(e); }, { type: 'logbook/event_stream', start_time: start, entity_ids: ['switch.plug'] });
+    try {
+      await waitFor(() => events.length >= 1, 3000, 'past entries');
+      expect(events[0].start_time).toBeCloseTo(Date.parse(start) / 1000, 3);
+      expect(events[0].events.every((e) => e.entity_id === 'switch.plug')).toBe(true);
+      await device.publishAsync('plug/state', 'ON', { qos: 1 });
+      await waitFor(() => events.length >= 2, 3000, 'live entry');
+      expect(events[1].events).toEqual([expect.objectContaining({ entity_id: 'switch.plug', state: 'on' })]);
+    } finally {
+      await unsubscribe();
+    }
+  });
+
+  it('validate_config: {valid, error} per part', async () => {
+    const result = await conn.sendMessagePromise({
+      type: 'validate_config', trigger: { platform: 'state', entity_id: 'switch.plug', to: 'on' }, condition: [{ condition: 'nonsense' }],
+    });
+    expect(result).toMatchObject({ trigger: { valid: true, error: null }, condition: { valid: false, error: expect.any(String) } });
+  });
+
+  it('subscribe_trigger: a state trigger (HA 2024.10 spelling) and an event trigger fired by execute_script', async () => {
+    const fired: { variables: { trigger: Record<string, any> }; context: unknown }[] = [];
+    const offState = await conn.subscribeMessage<(typeof fired)[number]>((e) => { fired.push(e); }, {
+      type: 'subscribe_trigger', trigger: { trigger: 'state', entity_id: 'sensor.hall_temperature' },
+    });
+    const offEvent = await conn.subscribeMessage<(typeof fired)[number]>((e) => { fired.push(e); }, {
+      type: 'subscribe_trigger', trigger: [{ platform: 'event', event_type: 'doorbell' }], variables: { source: 'test' },
+    });
+    try {
+      await device.publishAsync('hall/t', '30', { qos: 1 });
+      await waitFor(() => fired.length >= 1, 3000, 'state trigger');
+      expect(fired[0].variables.trigger).toMatchObject({ platform: 'state', entity_id: 'sensor.hall_temperature', to_state: { entity_id: 'sensor.hall_temperature', state: '30' } });
+      expect(fired[0].variables.trigger.to_state.context.id).toMatch(/^[0-9A-HJKMNP-TV-Z]{26}$/);
+      const result = await conn.sendMessagePromise<{ context: { id: string }; response: unknown }>({
+        type: 'execute_script', variables: { answer: { ok: true } },
+        sequence: [{ event: 'doorbell', event_data: { ring: '{{ answer.ok }}' } }, { stop: 'done', response_variable: 'answer' }],
+      });
+      expect(result.response).toEqual({ ok: true });
+      expect(result.context.id).toMatch(/^[0-9A-HJKMNP-TV-Z]{26}$/);
+      await waitFor(() => fired.length >= 2, 3000, 'event trigger');
+      expect(fired[1].variables).toMatchObject({ source: 'test', trigger: { platform: 'event', event: { event_type: 'doorbell', data: { ring: true } } } });
+    } finally {
+      await offState();
+      await offEvent();
+    }
+    await expect(conn.subscribeMessage(() => {}, { type: 'subscribe_trigger', trigger: { platform: 'sunrise' } })).rejects.toMatchObject({ code: 'invalid_format' });
+  });
+
+  it('execute_script calls a service (the MQTT command arrives); a bad sequence is invalid_format; a failing call home_assistant_error', async () => {
+    const watcher = await connect(edge, await edge.createMqttCredentials({ username: 'watcher2', role: 'integration' }));
+    try {
+      const commands = await collector(watcher, 'plug/set');
+      const result = await conn.sendMessagePromise<{ response: unknown }>({ type: 'execute_script', sequence: [{ service: 'switch.turn_off', target: { entity_id: 'switch.plug' } }] });
+      expect(result.response).toBeNull();
+      expect(await commands.next()).toEqual([{ topic: 'plug/set', payload: 'OFF' }]);
+    } finally {
+      await watcher.endAsync();
+    }
+    await expect(conn.sendMessagePromise({ type: 'execute_script', sequence: [{ nonsense: true }] })).rejects.toMatchObject({ code: 'invalid_format' });
+    await expect(conn.sendMessagePromise({ type: 'execute_script', sequence: [{ service: 'switch.turn_on', target: { entity_id: 'switch.nope' } }] }))
+      .rejects.toMatchObject({ code: 'home_assistant_error' });
+  });
+
+  it('a command the edge does not know answers unknown_command', async () => {
+    await expect(conn.sendMessagePromise({ type: 'history/stream', start_time: new Date().toISOString() })).rejects.toEqual({ code: 'unknown_command', message: 'Unknown command.' });
+  });
 });

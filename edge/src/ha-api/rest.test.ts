@@ -105,9 +105,95 @@ describe('HA REST API on the edge', () => {
     expect(await api('POST', '/api/config/core/check_config')).toMatchObject({ status: 200, json: { result: 'valid', errors: null, warnings: null } });
   });
 
+  it('POST /api/states/{entity_id}: 201 for a new state, 200 for an existing one, with Location; bad input 400', async () => {
+    const created = await api('POST', '/api/states/sensor.api_made', { state: 25, attributes: { unit_of_measurement: '°C' } });
+    expect(created).toMatchObject({ status: 201, json: { entity_id: 'sensor.api_made', state: '25', attributes: { unit_of_measurement: '°C' }, context: { parent_id: null } } });
+    const res = await fetch(`http://127.0.0.1:${edge.ports.http}/api/states/sensor.api_made`, {
+      method: 'POST', headers: { authorization: `Bearer ${token}` }, body: JSON.stringify({ state: '26' }),
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('location')).toBe('/api/states/sensor.api_made');
+    expect(edge.states.get('sensor.api_made')?.state).toBe('26');
+    expect((await api('GET', '/api/states/sensor.api_made')).json.state).toBe('26');
+    expect(await api('POST', '/api/states/sensor.api_made', { attributes: {} })).toMatchObject({ status: 400, json: { message: 'No state specified.' } });
+    expect(await api('POST', '/api/states/sensor.api_made', '{nope')).toMatchObject({ status: 400, json: { message: 'Invalid JSON specified.' } });
+    expect(await api('POST', '/api/states/not_an_id', { state: 'x' })).toMatchObject({ status: 400, json: { message: 'Invalid entity ID specified.' } });
+  });
+
+  it('DELETE /api/states/{entity_id}: "Entity removed." then 404', async () => {
+    await api('POST', '/api/states/sensor.to_delete', { state: 'x' });
+    expect(await api('DELETE', '/api/states/sensor.to_delete')).toMatchObject({ status: 200, json: { message: 'Entity removed.' } });
+    expect(await api('GET', '/api/states/sensor.to_delete')).toMatchObject({ status: 404 });
+    expect(await api('DELETE', '/api/states/sensor.to_delete')).toMatchObject({ status: 404, json: { message: 'Entity not found.' } });
+  });
+
+  it('GET /api/events counts listeners per event type', async () => {
+    const off = await subscribe([]);
+    try {
+      const r = await api('GET', '/api/events');
+      expect(r.status).toBe(200);
+      expect(r.json).toEqual(expect.arrayContaining([{ event: 'state_changed', listener_count: expect.any(Number) }]));
+      expect(r.json.find((e: { event: string }) => e.event === 'state_changed').listener_count).toBeGreaterThan(0);
+    } finally {
+      off();
+    }
+  });
+
+  it('POST /api/template renders as text/plain; a broken template is 400 "Error rendering template: …"', async () => {
+    const r = await api('POST', '/api/template', { template: "{{ states('switch.plug') }}-{{ x }}", variables: { x: 7 } });
+    expect(r).toMatchObject({ status: 200, text: `${edge.states.get('switch.plug')!.state}-7` });
+    expect(r.type).toMatch(/^text\/plain/);
+    const bad = await api('POST', '/api/template', { template: '{% if %}' });
+    expect(bad.status).toBe(400);
+    expect(bad.json.message).toMatch(/^Error rendering template: /);
+    expect(await api('POST', '/api/template', {})).toMatchObject({ status: 400 });
+  });
+
+  it('GET /api/history/period/{timestamp}: a list of HA states per entity; minimal_response, no_attributes; HA\'s 400s', async () => {
+    const since = new Date(Date.now() - 3_600_000).toISOString();
+    await device.publishAsync('plug/state', 'ON', { qos: 1 });
+    await waitFor(() => edge.states.get('switch.plug')?.state === 'on', 3000, 'plug on');
+    // two changes in one millisecond share last_updated (the recorder then orders them by state)
+    await new Promise((r) => setTimeout(r, 5));
+    await device.publishAsync('plug/state', 'OFF', { qos: 1 });
+    await waitFor(() => edge.states.get('switch.plug')?.state === 'off', 3000, 'plug off');
+    const r = await api('GET', `/api/history/period/${encodeURIComponent(since)}?filter_entity_id=switch.plug`);
+    expect(r.status).toBe(200);
+    expect(r.json).toHaveLength(1);
+    const plug = r.json[0];
+    expect(plug.map((s: { state: string }) => s.state).slice(-2)).toEqual(['on', 'off']);
+    expect(plug.at(-1)).toMatchObject({ entity_id: 'switch.plug', state: 'off', attributes: { friendly_name: 'Plug' } });
+    expect(plug.at(-1).last_updated).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}\+00:00$/);
+    const minimal = (await api('GET', `/api/history/period/${encodeURIComponent(since)}?filter_entity_id=switch.plug&minimal_response&no_attributes`)).json[0];
+    expect(minimal[0].attributes).toEqual({});
+    expect(Object.keys(minimal.at(-1)).sort()).toEqual(['last_changed', 'state']);
+    expect((await api('GET', '/api/history/period?filter_entity_id=switch.plug')).json[0].at(-1).state).toBe('off');
+    expect(await api('GET', '/api/history/period/notatime?filter_entity_id=switch.plug')).toMatchObject({ status: 400, json: { message: 'Invalid datetime' } });
+    expect(await api('GET', `/api/history/period/${encodeURIComponent(since)}`)).toMatchObject({ status: 400, json: { message: 'filter_entity_id is missing' } });
+    expect(await api('GET', `/api/history/period/${encodeURIComponent(since)}?filter_entity_id=switch.plug&end_time=soon`)).toMatchObject({ status: 400, json: { message: 'Invalid end_time' } });
+    expect(await api('GET', `/api/history/period/${encodeURIComponent(new Date(Date.now() + 3_600_000).toISOString())}?filter_entity_id=switch.plug`)).toMatchObject({ status: 200, json: [] });
+  });
+
+  it('GET /api/logbook/{timestamp}: entries with ISO times and names', async () => {
+    const since = new Date(Date.now() - 3_600_000).toISOString();
+    const r = await api('GET', `/api/logbook/${encodeURIComponent(since)}`);
+    expect(r.status).toBe(200);
+    expect(r.json).toEqual(expect.arrayContaining([
+      expect.objectContaining({ name: 'Home Assistant', message: 'started', domain: 'homeassistant' }),
+      expect.objectContaining({ entity_id: 'switch.plug', state: 'off', name: 'Plug' }),
+    ]));
+    expect(r.json[0].when).toMatch(/\+00:00$/);
+    const plugOnly = (await api('GET', `/api/logbook/${encodeURIComponent(since)}?entity=switch.plug`)).json;
+    expect(plugOnly.length).toBeGreaterThan(0);
+    expect(plugOnly.every((e: { entity_id?: string }) => e.entity_id === 'switch.plug')).toBe(true);
+    expect((await api('GET', '/api/logbook')).status).toBe(200);
+    expect(await api('GET', '/api/logbook/yesterday')).toMatchObject({ status: 400, json: { message: 'Invalid datetime' } });
+  });
+
   it('/openapi.json documents the /api surface', async () => {
     const doc = (await api('GET', '/openapi.json')).json;
-    for (const p of ['/api/', '/api/config', '/api/states', '/api/states/{entity_id}', '/api/services', '/api/services/{domain}/{service}', '/api/events/{event_type}', '/api/config/core/check_config']) {
+    for (const p of ['/api/', '/api/config', '/api/states', '/api/states/{entity_id}', '/api/services', '/api/services/{domain}/{service}', '/api/events/{event_type}', '/api/config/core/check_config',
+      '/api/events', '/api/template', '/api/history/period', '/api/history/period/{timestamp}', '/api/logbook', '/api/logbook/{timestamp}']) {
       expect(doc.paths[p], p).toBeDefined();
     }
   });

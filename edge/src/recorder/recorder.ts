@@ -116,7 +116,8 @@ export class Recorder {
     const s = e.new_state;
     const now = this.clock.now() / 1000;
     const lastUpdated = s?.last_updated ? Date.parse(s.last_updated) / 1000 : now;
-    const lastChanged = s?.last_changed ? Date.parse(s.last_changed) / 1000 : lastUpdated;
+    // most updates change the state: one parse, not two
+    const lastChanged = s?.last_changed && s.last_changed !== s.last_updated ? Date.parse(s.last_changed) / 1000 : lastUpdated;
     this.pending.set(String(this.seq++), {
       kind: 'state', entity_id: e.entity_id, state: s ? s.state : null, attributes: s ? s.attributes : null,
       last_updated: lastUpdated, last_changed: lastChanged === lastUpdated ? null : lastChanged,

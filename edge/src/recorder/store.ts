@@ -34,6 +34,7 @@ export class RecorderStore {
   private readonly database: EdgeDatabase;
   private readonly metadataIds = new Map<string, number>();
   private readonly attributeIds = new Map<string, number>();
+  private readonly lastAttributes = new Map<number, { shared: string; id: number }>();
   private statements: {
     insertState: Statement; insertEvent: Statement; insertEntity: Statement; findEntity: Statement;
     findAttributes: Statement; insertAttributes: Statement;
@@ -55,6 +56,7 @@ export class RecorderStore {
     };
     this.metadataIds.clear();
     this.attributeIds.clear();
+    this.lastAttributes.clear();
   }
 
   close(): void {
@@ -87,6 +89,15 @@ export class RecorderStore {
   }
 
   private attributesId(metadataId: number, shared: string): number {
+    // an entity's attributes rarely change: compare with its last set before hashing a key
+    const last = this.lastAttributes.get(metadataId);
+    if (last && last.shared === shared) return last.id;
+    const id = this.lookupAttributes(metadataId, shared);
+    this.lastAttributes.set(metadataId, { shared, id });
+    return id;
+  }
+
+  private lookupAttributes(metadataId: number, shared: string): number {
     const key = `${metadataId}:${shared}`;
     const cached = this.attributeIds.get(key);
     if (cached !== undefined) return cached;
@@ -105,6 +116,7 @@ export class RecorderStore {
   /** Purge removed attribute rows: forget the cached ids. */
   forgetAttributes(): void {
     this.attributeIds.clear();
+    this.lastAttributes.clear();
   }
 }
 

@@ -3,3 +3,4 @@ export * from './config.ts';
 export * from './messages.ts';
 export * from './registry.ts';
 export * from './user.ts';
+export * from './history.ts';

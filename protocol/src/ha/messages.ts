@@ -10,6 +10,8 @@ export const HA_VERSION = '2026.11.0';
 export const HaErrorCode = z.enum([
   'invalid_format', 'unknown_command', 'not_found', 'unauthorized', 'home_assistant_error', 'template_error',
   'id_reuse', 'unknown_error', 'service_validation_error', 'not_allowed',
+  // history/logbook (their own codes in HA)
+  'invalid_start_time', 'invalid_end_time',
 ]);
 export type HaErrorCode = z.infer<typeof HaErrorCode>;
 

@@ -6,6 +6,7 @@ import {
 import type { RouteSpec } from '../../route.ts';
 import { SpecRouter } from '../router.ts';
 import { HaCommandError, type HaBackend } from './backend.ts';
+import { mountHaRestData } from './rest-data.ts';
 
 const message = (c: Context, status: 400 | 401 | 404, text: string) => c.json({ message: text }, status);
 
@@ -83,5 +84,6 @@ export function mountHaRest<P>(app: Hono<any>, backend: HaBackend<P>): RouteSpec
     return { message: `Event ${params.event_type} fired.` };
   }));
   router.add(haCheckConfigRoute, ({ c, auth }) => guard(c, auth, () => ({ result: 'valid' as const, errors: null, warnings: null })));
+  mountHaRestData(router, backend, guard);
   return router.routes;
 }

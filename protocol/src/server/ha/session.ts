@@ -1,9 +1,10 @@
 import { HA_VERSION, HaAuth, HaCommandBase, type HaErrorCode, type HaServerMessage } from '../../ha/index.ts';
 import type { Logger } from '../log.ts';
 import { describeZodError } from '../router.ts';
-import { HaCommandError, type HaBackend, type Unsubscribe } from './backend.ts';
+import { HaCommandError, HaRawJson, type HaBackend, type Unsubscribe } from './backend.ts';
 import { ALREADY_ANSWERED, type HaCommands } from './command.ts';
 import { coreCommands } from './commands.ts';
+import { optionalCommands } from './optional-commands.ts';
 
 /** How a session talks to its socket: edge and cloud attach their `ws` sockets with these two functions. */
 export interface HaTransport {
@@ -37,7 +38,8 @@ export class HaSession<P> {
   private lastId = -1;
   private closed = false;
   private coalesce = false;
-  private readonly queue: HaServerMessage[] = [];
+  /** serialised messages (a raw JSON result goes in without a parse/stringify round trip) */
+  private readonly queue: string[] = [];
   private flushScheduled = false;
   private readonly subscriptions = new Map<number, Unsubscribe>();
 
@@ -45,7 +47,7 @@ export class HaSession<P> {
     this.backend = options.backend;
     this.transport = options.transport;
     this.log = options.log;
-    this.commands = { ...(coreCommands as unknown as HaCommands<P>), ...options.commands };
+    this.commands = { ...(coreCommands as unknown as HaCommands<P>), ...(optionalCommands as unknown as HaCommands<P>), ...options.commands };
     this.haVersion = options.haVersion ?? HA_VERSION;
   }
 
@@ -113,6 +115,7 @@ export class HaSession<P> {
   }
 
   sendResult(id: number, result: unknown): void {
+    if (result instanceof HaRawJson) { this.sendText(`{"id":${id},"type":"result","success":true,"result":${result.json}}`); return; }
     this.send({ id, type: 'result', success: true, result: result === undefined ? null : result });
   }
 
@@ -188,8 +191,12 @@ export class HaSession<P> {
   }
 
   private send(msg: HaServerMessage): void {
+    this.sendText(JSON.stringify(msg));
+  }
+
+  private sendText(text: string): void {
     if (this.closed) return;
-    this.queue.push(msg);
+    this.queue.push(text);
     if (this.flushScheduled) return;
     this.flushScheduled = true;
     // like HA (loop.call_soon): what is queued before the next turn of the loop leaves together (as an array when coalescing)
@@ -201,8 +208,8 @@ export class HaSession<P> {
     const batch = this.queue.splice(0);
     if (batch.length === 0) return;
     try {
-      if (this.coalesce && batch.length > 1) this.transport.send(JSON.stringify(batch));
-      else for (const m of batch) this.transport.send(JSON.stringify(m));
+      if (this.coalesce && batch.length > 1) this.transport.send(`[${batch.join(',')}]`);
+      else for (const m of batch) this.transport.send(m);
     } catch (err) {
       this.log.warn('ha websocket: send failed', { error: String(err) });
     }
