@@ -1,4 +1,5 @@
 import type { MqttOwnership } from '@smarthome/protocol/edge-local';
+import type { EventBus } from '../bus.ts';
 import type { Logger } from '../log.ts';
 import type { MqttAcl } from '../mqtt/acl.ts';
 import type { MqttBroker } from '../mqtt/broker.ts';
@@ -12,6 +13,7 @@ import type { Cfg } from './components/types.ts';
 import {
   commandTopicsOf, deviceInfo, entityName, parseDiscoveryPayload, parseDiscoveryTopic, suggestedObjectId, type EntityDiscovery,
 } from './config.ts';
+import { DeviceTriggers, validateDeviceTrigger } from './device-triggers.ts';
 import { MqttEntity, type Subscription } from './entity.ts';
 
 export const MQTT_PLATFORM = 'mqtt';
@@ -26,6 +28,8 @@ export interface DiscoveryDeps {
   templates: TemplateEngine;
   log: Logger;
   prefix?: string;
+  /** where device triggers fire (absent: they are tracked but fire nothing) */
+  bus?: EventBus;
 }
 
 /** The discovery config topic an entity came from (device-based discovery keys add `#<component id>`). */
@@ -56,10 +60,12 @@ export class MqttDiscovery implements PlatformServices {
   private readonly topics = new Map<string, { entity: MqttEntity; sub: Subscription }[]>();
   private configEntryId: number | null = null;
   private unsubscribe: (() => void) | null = null;
+  readonly triggers: DeviceTriggers;
 
   constructor(deps: DiscoveryDeps) {
     this.deps = deps;
     this.prefix = deps.prefix ?? 'homeassistant';
+    this.triggers = new DeviceTriggers({ bus: deps.bus, templates: deps.templates, log: deps.log });
   }
 
   /** Rebuilds entities from the registry and starts listening. Call before the broker accepts clients. */
@@ -174,9 +180,10 @@ export class MqttDiscovery implements PlatformServices {
       const dt = parseDiscoveryTopic(this.prefix, topic);
       if (dt) { this.onDiscovery(dt, payload.toString('utf8'), user?.username ?? EDGE_OWNER); return; }
     }
+    const text = payload.toString('utf8');
+    this.triggers.onMessage(topic, text);
     const subs = this.topics.get(topic);
     if (!subs) return;
-    const text = payload.toString('utf8');
     // one message may feed several parts of one entity (state + JSON attributes): emit once
     let changed: Map<MqttEntity, boolean> | null = null;
     for (const { entity, sub } of subs) {
@@ -198,7 +205,7 @@ export class MqttDiscovery implements PlatformServices {
       const update = entity.component.stateHandlers[sub.key](text, entity.ctx(tpl));
       if (!update) return null;
       entity.apply(update);
-      return entity.cfg.force_update === true;
+      return entity.cfg.force_update === true || update.force === true;
     }
     if (sub.kind === 'availability') return entity.setAvailability(sub.index, text, tpl) ? false : null;
     return entity.setJsonAttributes(text, tpl) ? false : null;
@@ -212,16 +219,19 @@ export class MqttDiscovery implements PlatformServices {
       for (const entity of [...this.byKey.values()]) {
         if (entity.key === dt.topic || entity.key.startsWith(dt.topic + '#')) this.removeEntity(entity);
       }
+      this.removeTriggers(dt.topic);
       return;
     }
     for (const key of parsed.removedKeys) {
       const entity = this.byKey.get(key);
       if (entity) this.removeEntity(entity);
+      this.removeTriggers(key);
     }
     if (dt.component === 'device') {
       // components no longer listed in a device config are gone
       const listed = new Set(parsed.entities.map((e) => e.key));
       for (const entity of [...this.byKey.values()]) if (entity.key.startsWith(dt.topic + '#') && !listed.has(entity.key)) this.removeEntity(entity);
+      for (const key of this.triggers.keys()) if (key.startsWith(dt.topic + '#') && !listed.has(key)) this.removeTriggers(key);
     }
     for (const d of parsed.entities) {
       try {
@@ -234,6 +244,7 @@ export class MqttDiscovery implements PlatformServices {
 
   private upsert(d: EntityDiscovery, owner: string): void {
     const { registry, states, templates, log } = this.deps;
+    if (d.component === 'device_automation') { this.upsertTrigger(d); return; }
     const component = COMPONENTS[d.component];
     if (!component) { log.warn(`mqtt discovery: component ${d.component} is not supported (${d.key})`); return; }
     const invalid = component.validate(d.cfg);
@@ -248,9 +259,8 @@ export class MqttDiscovery implements PlatformServices {
       throw new Error(`unique_id ${uniqueId} is already used by ${other.entity_id}`);
     }
 
-    const info = deviceInfo(d.cfg, d.objectId);
-    const device = info ? registry.upsertDevice({ ...info, config_entry_id: this.configEntryId }) : null;
-    const name = entityName(d.cfg, info ? { ...info, name: device?.name ?? info.name } : null, d.objectId);
+    const device = this.upsertDeviceOf(d.cfg, d.objectId);
+    const name = entityName(d.cfg, component.domain, device?.name ?? null, d.objectId);
     const stored: StoredConfig = { discovery_key: d.key, owner, component: d.component, cfg: d.cfg };
     const record = registry.upsertEntity({
       platform: MQTT_PLATFORM, unique_id: uniqueId, domain: component.domain, name,
@@ -296,6 +306,43 @@ export class MqttDiscovery implements PlatformServices {
     }
   }
 
+  /**
+   * Registers the config's device. A config that names no device (only identifiers) never
+   * renames an existing one; a new unnamed device is named after the config's object id.
+   */
+  private upsertDeviceOf(cfg: Cfg, objectId: string) {
+    const { registry } = this.deps;
+    const info = deviceInfo(cfg);
+    if (!info) return null;
+    const name = info.name ?? (registry.findDevice(info.identifiers)?.name || objectId);
+    return registry.upsertDevice({ ...info, name, config_entry_id: this.configEntryId });
+  }
+
+  /** A device trigger: registers its device (HA requires one) and starts matching its topic. */
+  private upsertTrigger(d: EntityDiscovery): void {
+    const invalid = validateDeviceTrigger(d.cfg);
+    if (invalid) throw new Error(invalid);
+    for (const k of ['value_template']) if (typeof d.cfg[k] === 'string') this.deps.templates.validate(d.cfg[k] as string);
+    const device = this.upsertDeviceOf(d.cfg, d.objectId);
+    if (!device) throw new Error('device needs identifiers or connections');
+    const dt = parseDiscoveryTopic(this.prefix, configTopicOf(d.key));
+    const discoveryId = dt?.component === 'device' ? `${dt.objectId} ${d.objectId}` : dt?.nodeId ? `${dt.nodeId} ${d.objectId}` : d.objectId;
+    const isNew = !this.triggers.has(d.key);
+    this.triggers.upsert({
+      key: d.key, discoveryId, deviceId: device.id, topic: d.cfg.topic as string, type: d.cfg.type as string, subtype: d.cfg.subtype as string,
+      payload: typeof d.cfg.payload === 'string' ? d.cfg.payload : undefined,
+      valueTemplate: typeof d.cfg.value_template === 'string' ? d.cfg.value_template : undefined,
+    });
+    if (isNew) this.deps.log.info(`mqtt discovery: added device trigger ${discoveryId} (${d.cfg.type} ${d.cfg.subtype})`);
+  }
+
+  private removeTriggers(key: string): void {
+    const { registry } = this.deps;
+    for (const deviceId of this.triggers.remove(key)) {
+      if (registry.entitiesOfDevice(deviceId).length === 0 && !this.triggers.deviceIds().has(deviceId)) registry.removeDevice(deviceId);
+    }
+  }
+
   private attach(entity: MqttEntity): void {
     this.byKey.set(entity.key, entity);
     this.byEntityId.set(entity.entityId, entity);
@@ -333,7 +380,8 @@ export class MqttDiscovery implements PlatformServices {
     if (!record) return;
     registry.removeEntity(entity.entityId);
     states.remove(entity.entityId, { name: record.name, domain: record.domain, platform: record.platform });
-    if (record.device_registry_id !== null && registry.entitiesOfDevice(record.device_registry_id).length === 0) {
+    if (record.device_registry_id !== null && registry.entitiesOfDevice(record.device_registry_id).length === 0
+      && !this.triggers.deviceIds().has(record.device_registry_id)) {
       registry.removeDevice(record.device_registry_id);
     }
     log.info(`mqtt discovery: removed ${entity.entityId}`);

@@ -47,6 +47,7 @@ export class MqttEntity {
     this.availability = availabilityEntries(cfg);
     this.availabilityMode = typeof cfg.availability_mode === 'string' ? cfg.availability_mode : 'latest';
     this.availabilityState = this.availability.map(() => undefined);
+    this.attrs = component.initialAttributes?.(cfg) ?? {};
   }
 
   /** Topics this entity listens to, with what each carries. */
@@ -68,7 +69,7 @@ export class MqttEntity {
     this.realState = state === 'unavailable' ? null : state;
     const attrs: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(attributes)) if (!(k in this.staticAttrs) && k !== 'friendly_name') attrs[k] = v;
-    this.attrs = attrs;
+    this.attrs = { ...this.component.initialAttributes?.(this.cfg), ...attrs };
   }
 
   ctx(tpl: TemplateEngine): Ctx {
