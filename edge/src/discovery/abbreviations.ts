@@ -46,7 +46,7 @@ atype automation_type|stype subtype|tilt_clsd_val tilt_closed_value|tilt_opnd_va
 tilt_max tilt_max|tilt_opt tilt_optimistic|tilt_cmd_tpl tilt_command_template|tilt_status_tpl tilt_status_template|
 pl_stop_tilt payload_stop_tilt|pl_inst payload_install|l_ver_t latest_version_topic|l_ver_tpl latest_version_template|
 rel_s release_summary|rel_u release_url|sup_dur support_duration|sup_vol support_volume_set|avty_mode availability_mode|
-xy_cmd_t xy_command_topic|xy_stat_t xy_state_topic|xy_val_tpl xy_value_template|fx effect|hs hs|xy xy|
+xy_cmd_t xy_command_topic|xy_stat_t xy_state_topic|xy_val_tpl xy_value_template|
 migr_discvry migrate_discovery|evt_typ event_types|dsp_prc display_precision|cmd_off_tpl command_off_template`;
 
 function table(src: string): Record<string, string> {

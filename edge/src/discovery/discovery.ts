@@ -42,6 +42,8 @@ interface StoredConfig {
   owner: string | null;
   component: string;
   cfg: Cfg;
+  /** enabled_by_default: false when first discovered; kept for the entity's life (HA's disabled_by integration) */
+  disabled?: boolean;
 }
 
 /**
@@ -77,6 +79,7 @@ export class MqttDiscovery implements PlatformServices {
       const component = COMPONENTS[stored.component];
       if (!component || !stored.cfg) continue;
       const entity = new MqttEntity(e.entity_id, stored.discovery_key, component, stored.cfg, stored.owner);
+      entity.disabled = stored.disabled === true;
       const raw = states.raw(e.entity_id);
       if (raw) entity.restore(raw.state, raw.attributes);
       this.attach(entity);
@@ -92,6 +95,7 @@ export class MqttDiscovery implements PlatformServices {
   stop(): void {
     this.unsubscribe?.();
     this.unsubscribe = null;
+    for (const e of this.byKey.values()) e.clearExpiry();
   }
 
   entityCount(): number {
@@ -109,6 +113,7 @@ export class MqttDiscovery implements PlatformServices {
     if (!entity) throw new ServiceError(`${entityId} is not an MQTT entity`);
     const handler = entity.component.services[service];
     if (!handler) throw new ServiceError(`${entity.component.domain}.${service} is not supported by ${entityId}`);
+    if (entity.disabled) throw new ServiceError(`${entityId} is disabled`);
     const result = handler(entity.ctx(this.deps.templates), data);
     const qos = entity.cfg.qos === 1 || entity.cfg.qos === 2 ? entity.cfg.qos : 0;
     const retain = entity.cfg.retain === true;
@@ -205,6 +210,7 @@ export class MqttDiscovery implements PlatformServices {
       const update = entity.component.stateHandlers[sub.key](text, entity.ctx(tpl));
       if (!update) return null;
       entity.apply(update);
+      entity.touch(() => this.emit(entity));
       return entity.cfg.force_update === true || update.force === true;
     }
     if (sub.kind === 'availability') return entity.setAvailability(sub.index, text, tpl) ? false : null;
@@ -261,7 +267,9 @@ export class MqttDiscovery implements PlatformServices {
 
     const device = this.upsertDeviceOf(d.cfg, d.objectId);
     const name = entityName(d.cfg, component.domain, device?.name ?? null, d.objectId);
-    const stored: StoredConfig = { discovery_key: d.key, owner, component: d.component, cfg: d.cfg };
+    const known = registry.getEntityByUniqueId(MQTT_PLATFORM, uniqueId);
+    const disabled = known ? (known.config as unknown as StoredConfig).disabled === true : d.cfg.enabled_by_default === false;
+    const stored: StoredConfig = { discovery_key: d.key, owner, component: d.component, cfg: d.cfg, ...(disabled ? { disabled } : {}) };
     const record = registry.upsertEntity({
       platform: MQTT_PLATFORM, unique_id: uniqueId, domain: component.domain, name,
       suggested_object_id: suggestedObjectId(d.cfg, name),
@@ -270,8 +278,9 @@ export class MqttDiscovery implements PlatformServices {
     });
 
     const old = this.byEntityId.get(record.entity_id);
-    if (old) this.detach(old);
+    if (old) { this.detach(old); old.clearExpiry(); }
     const entity = new MqttEntity(record.entity_id, d.key, component, d.cfg, owner);
+    entity.disabled = disabled;
     const raw = states.raw(record.entity_id);
     if (old) { entity.realState = old.realState; entity.attrs = old.attrs; entity.jsonAttrs = old.jsonAttrs; } else if (raw) entity.restore(raw.state, raw.attributes);
     this.attach(entity);
@@ -376,6 +385,7 @@ export class MqttDiscovery implements PlatformServices {
   private removeEntity(entity: MqttEntity): void {
     const { registry, states, log } = this.deps;
     this.detach(entity);
+    entity.clearExpiry();
     const record = registry.getEntity(entity.entityId);
     if (!record) return;
     registry.removeEntity(entity.entityId);
@@ -388,6 +398,7 @@ export class MqttDiscovery implements PlatformServices {
   }
 
   private emit(entity: MqttEntity, force = false): void {
+    if (entity.disabled) return;
     this.deps.states.set(entity.entityId, entity.currentState(), entity.attributes(), { force });
   }
 }

@@ -34,6 +34,11 @@ export class MqttEntity {
   /** topics a live message reached this entity on (a retained replay of them would be older) */
   readonly heard = new Set<string>();
   realState: string | null = null;
+  /** enabled_by_default: false: registered but without state or subscriptions (HA: disabled by the integration) */
+  disabled = false;
+  /** expire_after passed without a state message: unavailable until the next one */
+  expired = false;
+  private expireTimer: NodeJS.Timeout | null = null;
   attrs: Record<string, unknown> = {};
   jsonAttrs: Record<string, unknown> = {};
 
@@ -53,6 +58,7 @@ export class MqttEntity {
   /** Topics this entity listens to, with what each carries. */
   subscriptions(): [string, Subscription][] {
     const out: [string, Subscription][] = [];
+    if (this.disabled) return out;
     for (const key of Object.keys(this.component.stateHandlers)) {
       const topic = this.cfg[key];
       if (typeof topic === 'string' && topic) out.push([topic, { kind: 'state', key }]);
@@ -125,7 +131,22 @@ export class MqttEntity {
   }
 
   currentState(): string | null {
-    return this.available ? this.realState : 'unavailable';
+    return this.available && !this.expired ? this.realState : 'unavailable';
+  }
+
+  /** expire_after (seconds): restarts the countdown after a state message; `onExpire` when it runs out. */
+  touch(onExpire: () => void): void {
+    const secs = typeof this.cfg.expire_after === 'number' ? this.cfg.expire_after : 0;
+    if (secs <= 0) return;
+    this.expired = false;
+    this.clearExpiry();
+    this.expireTimer = setTimeout(() => { this.expired = true; onExpire(); }, secs * 1000);
+    this.expireTimer.unref();
+  }
+
+  clearExpiry(): void {
+    if (this.expireTimer) clearTimeout(this.expireTimer);
+    this.expireTimer = null;
   }
 
   attributes(): Record<string, unknown> {

@@ -17,8 +17,8 @@ function colorModes(cfg: Cfg): string[] {
     if (modes.length) return modes;
     return cfg.brightness === true ? ['brightness'] : ['onoff'];
   }
-  if (optStr(cfg, 'rgb_command_topic')) return optStr(cfg, 'color_temp_command_topic') ? ['color_temp', 'rgb'] : ['rgb'];
-  if (optStr(cfg, 'color_temp_command_topic')) return ['color_temp'];
+  const modes = ['color_temp', 'hs', 'rgb', 'xy'].filter((m) => optStr(cfg, `${m}_command_topic`));
+  if (modes.length) return modes;
   if (optStr(cfg, 'brightness_command_topic')) return ['brightness'];
   return ['onoff'];
 }
@@ -132,12 +132,16 @@ function turnOn(ctx: Ctx, data: Record<string, unknown>): ServiceResult {
   const on = command(ctx, 'command_topic', str(cfg, 'payload_on', 'ON'));
   const cmds: Command[] = [];
   if (onType === 'first') cmds.push(on);
+  // Python's str(float): HA coerces hs/xy service values to floats before formatting them
+  const f = (n: number) => (Number.isInteger(n) ? `${n}.0` : String(n));
+  if (args.hs && optStr(cfg, 'hs_command_topic')) cmds.push(command(ctx, 'hs_command_topic', `${f(args.hs[0])},${f(args.hs[1])}`));
   if (args.rgb && optStr(cfg, 'rgb_command_topic')) {
     const [red, green, blue] = args.rgb;
     cmds.push(command(ctx, 'rgb_command_topic', optStr(cfg, 'rgb_command_template')
       ? ctx.tpl.render(cfg.rgb_command_template as string, { red, green, blue, value: args.rgb })
       : `${red},${green},${blue}`));
   }
+  if (args.xy && optStr(cfg, 'xy_command_topic')) cmds.push(command(ctx, 'xy_command_topic', `${f(args.xy[0])},${f(args.xy[1])}`));
   let sentBrightness = false;
   if (args.brightness !== undefined && optStr(cfg, 'brightness_command_topic')) {
     cmds.push(command(ctx, 'brightness_command_topic', commandPayload(ctx, 'brightness_command_template', Math.round((args.brightness * scaleMax) / 255))));
@@ -176,10 +180,12 @@ function brightnessFromDevice(cfg: Cfg, v: unknown): number | undefined {
   return Math.max(0, Math.min(255, Math.round((n * 255) / num(cfg, 'brightness_scale', 255))));
 }
 
-function parseRgb(v: unknown): [number, number, number] | undefined {
+/** "a,b,c" (or an array) as three numbers, rounded unless `round` is false. */
+function parseRgb(v: unknown, round = true): [number, number, number] | undefined {
   const parts = Array.isArray(v) ? v : typeof v === 'string' ? v.split(',') : [];
-  const nums = parts.map((p) => Number(p));
-  return nums.length === 3 && nums.every((n) => Number.isFinite(n)) ? (nums.map(Math.round) as [number, number, number]) : undefined;
+  const nums = parts.map((p) => (typeof p === 'string' && p.trim() === '' ? NaN : Number(p)));
+  if (nums.length !== 3 || !nums.every((n) => Number.isFinite(n))) return undefined;
+  return (round ? nums.map(Math.round) : nums) as [number, number, number];
 }
 
 function jsonState(payload: string, ctx: Ctx): Update | null {
@@ -237,6 +243,14 @@ export const lightComponent: Component = {
     color_temp_state_topic: (payload, ctx) => {
       const n = Number(value(ctx, 'color_temp_value_template', payload));
       return Number.isFinite(n) ? { attrs: { color_temp: Math.round(n), color_mode: 'color_temp' } } : null;
+    },
+    hs_state_topic: (payload, ctx) => {
+      const hs = parseRgb(`${value(ctx, 'hs_value_template', payload)},0`, false);
+      return hs ? { attrs: { ...colorAttributes('hs', [hs[0], hs[1]]), color_mode: 'hs' } } : null;
+    },
+    xy_state_topic: (payload, ctx) => {
+      const xy = parseRgb(`${value(ctx, 'xy_value_template', payload)},0`, false);
+      return xy ? { attrs: { ...colorAttributes('xy', [xy[0], xy[1]]), color_mode: 'xy' } } : null;
     },
     effect_state_topic: (payload, ctx) => {
       const v = value(ctx, 'effect_value_template', payload);
