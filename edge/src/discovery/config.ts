@@ -68,6 +68,12 @@ export function parseDiscoveryPayload(dt: DiscoveryTopic, payload: string): Pars
   return { kind: 'configs', entities, removedKeys };
 }
 
+/** HA's migration request: `{"migrate_discovery": true}` keeps the entities while they move to another discovery topic. */
+export function isMigration(payload: string): boolean {
+  const doc = payload.length ? parseJsonOrUndefined(payload) : undefined;
+  return isObject(doc) && (doc.migrate_discovery === true || doc.migr_discvry === true);
+}
+
 /** Config keys naming topics the edge publishes commands to (the ACL's owned topics). */
 export const isCommandTopicKey = (key: string) => key.endsWith('command_topic') || key === 'set_position_topic';
 

@@ -11,7 +11,7 @@ import type { TemplateEngine } from '../templates/template.ts';
 import { COMPONENTS, ServiceError } from './components/index.ts';
 import type { Cfg } from './components/types.ts';
 import {
-  commandTopicsOf, deviceInfo, entityName, parseDiscoveryPayload, parseDiscoveryTopic, suggestedObjectId, type EntityDiscovery,
+  commandTopicsOf, deviceInfo, entityName, isMigration, parseDiscoveryPayload, parseDiscoveryTopic, suggestedObjectId, type EntityDiscovery,
 } from './config.ts';
 import { DeviceTriggers, validateDeviceTrigger } from './device-triggers.ts';
 import { MqttEntity, type Subscription } from './entity.ts';
@@ -219,12 +219,17 @@ export class MqttDiscovery implements PlatformServices {
 
   private onDiscovery(dt: ReturnType<typeof parseDiscoveryTopic> & object, text: string, owner: string): void {
     const { log } = this.deps;
+    const ofTopic = (e: MqttEntity) => e.key === dt.topic || e.key.startsWith(dt.topic + '#');
+    if (isMigration(text)) {
+      // single ↔ device discovery: the entities stay until their new config takes them over
+      for (const e of this.byKey.values()) if (ofTopic(e)) e.migrating = true;
+      log.info(`mqtt discovery: ${dt.topic} migrates to another discovery topic`);
+      return;
+    }
     const parsed = parseDiscoveryPayload(dt, text);
     if (parsed.kind === 'invalid') { log.warn(`mqtt discovery: ignored ${dt.topic}: ${parsed.reason}`); return; }
     if (parsed.kind === 'remove') {
-      for (const entity of [...this.byKey.values()]) {
-        if (entity.key === dt.topic || entity.key.startsWith(dt.topic + '#')) this.removeEntity(entity);
-      }
+      for (const entity of [...this.byKey.values()]) if (ofTopic(entity) && !entity.migrating) this.removeEntity(entity);
       this.removeTriggers(dt.topic);
       return;
     }
@@ -261,7 +266,8 @@ export class MqttDiscovery implements PlatformServices {
     const previous = this.byKey.get(d.key);
     if (previous && registry.getEntity(previous.entityId)?.unique_id !== uniqueId) this.removeEntity(previous);
     const other = registry.getEntityByUniqueId(MQTT_PLATFORM, uniqueId);
-    if (other && (other.config as unknown as StoredConfig).discovery_key !== d.key && this.byEntityId.has(other.entity_id)) {
+    const attached = other ? this.byEntityId.get(other.entity_id) : undefined;
+    if (other && (other.config as unknown as StoredConfig).discovery_key !== d.key && attached && !attached.migrating) {
       throw new Error(`unique_id ${uniqueId} is already used by ${other.entity_id}`);
     }
 

@@ -36,6 +36,8 @@ export class MqttEntity {
   realState: string | null = null;
   /** enabled_by_default: false: registered but without state or subscriptions (HA: disabled by the integration) */
   disabled = false;
+  /** announced as moving to another discovery topic (migrate_discovery): removal of its old topic keeps it */
+  migrating = false;
   /** expire_after passed without a state message: unavailable until the next one */
   expired = false;
   private expireTimer: NodeJS.Timeout | null = null;
