@@ -152,7 +152,8 @@ export class MqttEntity {
   }
 
   attributes(): Record<string, unknown> {
-    return { ...this.staticAttrs, ...this.jsonAttrs, ...this.attrs };
+    const own = this.component.presentAttributes ? this.component.presentAttributes(this.cfg, this.realState, this.attrs) : this.attrs;
+    return { ...this.staticAttrs, ...this.jsonAttrs, ...own };
   }
 }
 

@@ -225,6 +225,21 @@ export const lightComponent: Component = {
     if (cfg.icon) attrs.icon = cfg.icon;
     return attrs;
   },
+  /** HA's light state_attributes: what the light supports is always listed, null while it is off or unknown */
+  presentAttributes: (cfg, state, attrs) => {
+    const modes = colorModes(cfg);
+    const on = state === 'on';
+    const out: Record<string, unknown> = { ...attrs };
+    const mode = on ? (attrs.color_mode ?? (modes.length === 1 ? modes[0] : null)) : null;
+    out.color_mode = mode;
+    if (supportsBrightness(cfg)) out.brightness = on ? (attrs.brightness ?? null) : null;
+    if (modes.includes('color_temp') && mode !== 'color_temp') out.color_temp = null;
+    if (modes.some((m) => ['hs', 'rgb', 'xy', 'color_temp'].includes(m)) && !(mode === 'hs' || mode === 'rgb' || mode === 'xy')) {
+      out.hs_color = null; out.rgb_color = null; out.xy_color = null;
+    }
+    if (supportsEffect(cfg)) out.effect = on ? (attrs.effect ?? null) : null;
+    return out;
+  },
   stateHandlers: {
     state_topic: (payload, ctx) => {
       if (isJson(ctx.cfg)) return jsonState(payload, ctx);

@@ -159,7 +159,7 @@ export const HA_DOCS: CorpusEntry[] = [
     entity_id: 'light.mqtt_json_optimistic',
     commands: [
       { service: 'turn_on', data: { xy_color: [0.3, 0.3], brightness: 10 }, publish: ['home/light/opt/set {"state":"ON","color":{"x":0.3,"y":0.3},"brightness":10}'], state: 'on', attributes: { xy_color: [0.3, 0.3], color_mode: 'xy', brightness: 10 } },
-      { service: 'turn_off', publish: ['home/light/opt/set {"state":"OFF"}'], state: 'off' },
+      { service: 'turn_off', publish: ['home/light/opt/set {"state":"OFF"}'], state: 'off', attributes: { brightness: null, color_mode: null, xy_color: null, hs_color: null } },
     ],
   },
   {

@@ -83,7 +83,11 @@ export const ZIGBEE2MQTT: CorpusEntry[] = [
     },
     entity_id: 'light.bulb', friendly_name: 'bulb',
     initial: { state: null, attributes: { supported_color_modes: ['color_temp'], min_mireds: 250, max_mireds: 454, effect_list: ['blink', 'breathe', 'okay', 'channel_change', 'finish_effect', 'stop_effect'] } },
-    steps: [{ topic: 'zigbee2mqtt/bulb', payload: { state: 'ON', brightness: 254, color_temp: 370, color_mode: 'color_temp', effect: null, linkquality: 99 }, state: 'on', attributes: { brightness: 255, color_temp: 370, color_mode: 'color_temp' } }],
+    steps: [
+      { topic: 'zigbee2mqtt/bulb', payload: { state: 'ON', brightness: 254, color_temp: 370, color_mode: 'color_temp', effect: null, linkquality: 99 }, state: 'on', attributes: { brightness: 255, color_temp: 370, color_mode: 'color_temp', effect: null } },
+      // off: HA lists what the light supports as null
+      { topic: 'zigbee2mqtt/bulb', payload: { state: 'OFF', brightness: 254, color_temp: 370, color_mode: 'color_temp' }, state: 'off', attributes: { brightness: null, color_mode: null, color_temp: null, effect: null } },
+    ],
     commands: [
       { service: 'turn_on', data: { effect: 'breathe' }, publish: ['zigbee2mqtt/bulb/set {"state":"ON","effect":"breathe"}'] },
       { service: 'turn_on', data: { brightness: 128, color_temp: 300 }, publish: ['zigbee2mqtt/bulb/set {"state":"ON","brightness":127,"color_temp":300}'] },
