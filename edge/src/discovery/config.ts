@@ -68,6 +68,13 @@ export function parseDiscoveryPayload(dt: DiscoveryTopic, payload: string): Pars
   return { kind: 'configs', entities, removedKeys };
 }
 
+/** " from <origin>" for log lines (HA logs where a config comes from: zigbee2mqtt, ESPHome …), else "". */
+export function originOf(cfg: Cfg): string {
+  const o = cfg.origin;
+  if (!isObject(o) || typeof o.name !== 'string') return '';
+  return ` from ${o.name}${typeof o.sw_version === 'string' ? ` ${o.sw_version}` : ''}`;
+}
+
 /** HA's migration request: `{"migrate_discovery": true}` keeps the entities while they move to another discovery topic. */
 export function isMigration(payload: string): boolean {
   const doc = payload.length ? parseJsonOrUndefined(payload) : undefined;

@@ -3,6 +3,7 @@ import type { EventBus } from '../bus.ts';
 import type { Logger } from '../log.ts';
 import type { TemplateEngine } from '../templates/template.ts';
 import type { Cfg } from './components/types.ts';
+import type { DiscoveryTopic, EntityDiscovery } from './config.ts';
 
 /** The bus event a matched MQTT device trigger fires: what `platform: device` automations and the realtime APIs see. */
 export const DEVICE_TRIGGER_EVENT = 'mqtt_device_trigger';
@@ -25,6 +26,16 @@ export function validateDeviceTrigger(cfg: Cfg): string | null {
   for (const k of ['topic', 'type', 'subtype']) if (typeof cfg[k] !== 'string' || !cfg[k]) return `${k} is required`;
   if (typeof cfg.device !== 'object' || cfg.device === null) return 'device is required';
   return null;
+}
+
+/** A validated device_automation config as a trigger; HA's discovery_id is "<node_id> <object_id>" (device discovery: "<device id> <component id>"). */
+export function triggerConfig(d: EntityDiscovery, dt: DiscoveryTopic | null, deviceId: number): DeviceTriggerConfig {
+  const discoveryId = dt?.component === 'device' ? `${dt.objectId} ${d.objectId}` : dt?.nodeId ? `${dt.nodeId} ${d.objectId}` : d.objectId;
+  return {
+    key: d.key, discoveryId, deviceId, topic: d.cfg.topic as string, type: d.cfg.type as string, subtype: d.cfg.subtype as string,
+    payload: typeof d.cfg.payload === 'string' ? d.cfg.payload : undefined,
+    valueTemplate: typeof d.cfg.value_template === 'string' ? d.cfg.value_template : undefined,
+  };
 }
 
 /**

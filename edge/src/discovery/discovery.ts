@@ -11,9 +11,9 @@ import type { TemplateEngine } from '../templates/template.ts';
 import { COMPONENTS, ServiceError } from './components/index.ts';
 import type { Cfg } from './components/types.ts';
 import {
-  commandTopicsOf, deviceInfo, entityName, isMigration, parseDiscoveryPayload, parseDiscoveryTopic, suggestedObjectId, type EntityDiscovery,
+  commandTopicsOf, deviceInfo, entityName, isMigration, originOf, parseDiscoveryPayload, parseDiscoveryTopic, suggestedObjectId, type EntityDiscovery,
 } from './config.ts';
-import { DeviceTriggers, validateDeviceTrigger } from './device-triggers.ts';
+import { DeviceTriggers, triggerConfig, validateDeviceTrigger } from './device-triggers.ts';
 import { MqttEntity, type Subscription } from './entity.ts';
 
 export const MQTT_PLATFORM = 'mqtt';
@@ -291,7 +291,7 @@ export class MqttDiscovery implements PlatformServices {
     if (old) { entity.realState = old.realState; entity.attrs = old.attrs; entity.jsonAttrs = old.jsonAttrs; } else if (raw) entity.restore(raw.state, raw.attributes);
     this.attach(entity);
     this.emit(entity);
-    if (!old) log.info(`mqtt discovery: added ${record.entity_id} (${d.key})`);
+    if (!old) log.info(`mqtt discovery: added ${record.entity_id} (${d.key})${originOf(d.cfg)}`);
     void this.replayRetained(entity, raw?.last_updated ?? null, old ? new Set(old.subscriptions().map(([topic]) => topic)) : null);
   }
 
@@ -337,18 +337,12 @@ export class MqttDiscovery implements PlatformServices {
   private upsertTrigger(d: EntityDiscovery): void {
     const invalid = validateDeviceTrigger(d.cfg);
     if (invalid) throw new Error(invalid);
-    for (const k of ['value_template']) if (typeof d.cfg[k] === 'string') this.deps.templates.validate(d.cfg[k] as string);
+    if (typeof d.cfg.value_template === 'string') this.deps.templates.validate(d.cfg.value_template);
     const device = this.upsertDeviceOf(d.cfg, d.objectId);
     if (!device) throw new Error('device needs identifiers or connections');
-    const dt = parseDiscoveryTopic(this.prefix, configTopicOf(d.key));
-    const discoveryId = dt?.component === 'device' ? `${dt.objectId} ${d.objectId}` : dt?.nodeId ? `${dt.nodeId} ${d.objectId}` : d.objectId;
-    const isNew = !this.triggers.has(d.key);
-    this.triggers.upsert({
-      key: d.key, discoveryId, deviceId: device.id, topic: d.cfg.topic as string, type: d.cfg.type as string, subtype: d.cfg.subtype as string,
-      payload: typeof d.cfg.payload === 'string' ? d.cfg.payload : undefined,
-      valueTemplate: typeof d.cfg.value_template === 'string' ? d.cfg.value_template : undefined,
-    });
-    if (isNew) this.deps.log.info(`mqtt discovery: added device trigger ${discoveryId} (${d.cfg.type} ${d.cfg.subtype})`);
+    const t = triggerConfig(d, parseDiscoveryTopic(this.prefix, configTopicOf(d.key)), device.id);
+    if (!this.triggers.has(d.key)) this.deps.log.info(`mqtt discovery: added device trigger ${t.discoveryId} (${t.type} ${t.subtype})${originOf(d.cfg)}`);
+    this.triggers.upsert(t);
   }
 
   private removeTriggers(key: string): void {
