@@ -8,7 +8,7 @@ import { pairEdge, until, type Cleanups } from './support.ts';
 
 /**
  * Real devices through the cloud: discovery configs of zigbee2mqtt (tilt blind, colour light with
- * effects, OTA update), ESPHome (light with effects), Tasmota (dimmer) and a siren, published to
+ * effects, OTA update, thermostat, siren), ESPHome (light with effects), Tasmota (dimmer, RGB light) and HA's siren, published to
  * a paired edge; each service call made on the cloud's API reaches the device as the exact MQTT
  * command Home Assistant sends (the corpus entry's expectation).
  */
@@ -21,6 +21,10 @@ const ENTRIES = [
   'esphome light: RGB with effects (JSON schema)',
   'tasmota light: dimmer (on_command_type brightness, scale 100)',
   'docs siren: full configuration (tones, JSON command)',
+  // need real Jinja (issue #18's template part): skipped by name until their corpus entries lose needsJinja
+  'z2m climate: TS0601 TRV (action_template with a value map)',
+  'tasmota light: RGB with HSBColor and schemes',
+  'z2m siren: Heiman HS2WD-E (command_template with volume levels)',
 ].map((id) => {
   const e = CORPUS.find((x) => x.id === id);
   if (!e) throw new Error(`no corpus entry ${id}`);
@@ -42,7 +46,7 @@ beforeAll(async () => {
   device = await connect(edge, await edge.createMqttCredentials({ role: 'device' }));
   cleanups.push(() => device.endAsync());
   device.on('message', (topic, payload) => received.push(`${topic} ${payload}`));
-  for (const e of ENTRIES) {
+  for (const e of ENTRIES.filter((x) => !x.needsJinja)) {
     await device.publishAsync(e.topic, JSON.stringify(e.config), { qos: 1, retain: true });
     for (const c of e.commands ?? []) for (const p of c.publish) await device.subscribeAsync(p.slice(0, p.indexOf(' ')), { qos: 1 });
     for (const s of e.steps ?? []) await device.publishAsync(s.topic, typeof s.payload === 'string' ? s.payload : JSON.stringify(s.payload), { qos: 1 });
@@ -52,6 +56,7 @@ afterAll(async () => { for (const c of cleanups.splice(0).reverse()) await Promi
 
 describe('MQTT discovery through the cloud', () => {
   for (const e of ENTRIES) {
+    if (e.needsJinja) { it.skip(`${e.id} [needs Jinja templates: issue #18 template engine]`, () => {}); continue; }
     it(`${e.id}: every service call from the cloud publishes HA's command`, async () => {
       const domain = (e.entity_id as string).split('.')[0];
       // the cloud knows the entity once the edge's mirror has it

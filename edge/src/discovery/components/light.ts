@@ -114,6 +114,11 @@ function turnOn(ctx: Ctx, data: Record<string, unknown>): ServiceResult {
     if (!supportsEffect(cfg)) throw new ServiceError('this light has no effects');
     if (effectList(cfg).length && !effectList(cfg).includes(args.effect)) throw new ServiceError(`effect must be one of: ${effectList(cfg).join(', ')}`);
   }
+  const onType = str(cfg, 'on_command_type', 'last');
+  // on_command_type brightness: HA turns a plain turn_on into the last brightness (or full), sent where any brightness goes
+  if (!isJson(cfg) && onType === 'brightness' && args.brightness === undefined && optStr(cfg, 'brightness_command_topic')) {
+    args.brightness = typeof ctx.attrs.brightness === 'number' && ctx.attrs.brightness > 0 ? ctx.attrs.brightness : 255;
+  }
   const optimistic = isOptimistic(cfg) ? optimisticOn(args) : undefined;
   const scaleMax = num(cfg, 'brightness_scale', 255);
   if (isJson(cfg)) {
@@ -128,7 +133,6 @@ function turnOn(ctx: Ctx, data: Record<string, unknown>): ServiceResult {
     if (args.effect !== undefined) msg.effect = args.effect;
     return { commands: [command(ctx, 'command_topic', JSON.stringify(msg))], optimistic };
   }
-  const onType = str(cfg, 'on_command_type', 'last');
   const on = command(ctx, 'command_topic', str(cfg, 'payload_on', 'ON'));
   const cmds: Command[] = [];
   if (onType === 'first') cmds.push(on);
@@ -142,23 +146,15 @@ function turnOn(ctx: Ctx, data: Record<string, unknown>): ServiceResult {
       : `${red},${green},${blue}`));
   }
   if (args.xy && optStr(cfg, 'xy_command_topic')) cmds.push(command(ctx, 'xy_command_topic', `${f(args.xy[0])},${f(args.xy[1])}`));
-  let sentBrightness = false;
   if (args.brightness !== undefined && optStr(cfg, 'brightness_command_topic')) {
     cmds.push(command(ctx, 'brightness_command_topic', commandPayload(ctx, 'brightness_command_template', Math.round((args.brightness * scaleMax) / 255))));
-    sentBrightness = true;
   }
   if (args.color_temp !== undefined && optStr(cfg, 'color_temp_command_topic')) {
     cmds.push(command(ctx, 'color_temp_command_topic', commandPayload(ctx, 'color_temp_command_template', args.color_temp)));
   }
   if (args.effect !== undefined) cmds.push(command(ctx, 'effect_command_topic', commandPayload(ctx, 'effect_command_template', args.effect)));
-  if (onType === 'brightness') {
-    if (!sentBrightness && optStr(cfg, 'brightness_command_topic')) {
-      const last = typeof ctx.attrs.brightness === 'number' && ctx.attrs.brightness > 0 ? ctx.attrs.brightness : 255;
-      cmds.push(command(ctx, 'brightness_command_topic', commandPayload(ctx, 'brightness_command_template', Math.round((last * scaleMax) / 255))));
-    }
-  } else if (onType !== 'first') {
-    cmds.push(on);
-  }
+  // with on_command_type brightness the brightness is the on command
+  if (onType !== 'first' && !(onType === 'brightness' && optStr(cfg, 'brightness_command_topic'))) cmds.push(on);
   return { commands: cmds, optimistic };
 }
 

@@ -103,7 +103,7 @@ export const TASMOTA_ESPHOME: CorpusEntry[] = [
     steps: [{ topic: 'tele/strip/STATE', payload: { POWER: 'ON', Dimmer: 100, HSBColor: '120,100,100', Scheme: 2 }, state: 'on', attributes: { hs_color: [120, 100], effect: '2', color_mode: 'hs' } }],
     commands: [
       { service: 'turn_on', data: { hs_color: [30, 80] }, publish: ['cmnd/strip/HSBColor 30.0,80.0', 'cmnd/strip/Dimmer 100'] },
-      { service: 'turn_on', data: { effect: '3' }, publish: ['cmnd/strip/Scheme 3', 'cmnd/strip/Dimmer 100'] },
+      { service: 'turn_on', data: { effect: '3' }, publish: ['cmnd/strip/Dimmer 100', 'cmnd/strip/Scheme 3'] },
     ],
   },
   {
