@@ -136,7 +136,7 @@ export function createEdge(config: EdgeConfig): Edge {
     port: config.mqttPort, host: config.host, users, acl, log, retained,
     declaredCommandTopics: (topic, payload) => declaredCommandTopics(prefix, topic, payload),
   });
-  const discovery = new MqttDiscovery({ broker, registry, states, acl, templates, log, prefix });
+  const discovery = new MqttDiscovery({ broker, registry, states, acl, templates, log, prefix, bus });
   const services = new ServiceRegistry(registry, states, bus);
   services.registerPlatform(discovery);
 

@@ -54,7 +54,21 @@ export const EventTrigger = z.object({
   context: JsonObject.optional().meta({ description: 'HA context filter, e.g. {user_id: [..]}: each field equals the event context\'s, or is a list that contains it' }),
   ...triggerBase,
 });
-export const Trigger = z.discriminatedUnion('platform', [StateTrigger, NumericStateTrigger, TimeTrigger, TimePatternTrigger, WebhookTrigger, MqttTrigger, EventTrigger]).meta({ id: 'Trigger' });
+/**
+ * HA's device trigger. For `domain: mqtt` it is a trigger the device announced by MQTT discovery
+ * (`device_automation`: remote and button presses), matched by device_id, type and subtype (and
+ * discovery_id when given); the edge fires `mqtt_device_trigger` events for them.
+ */
+export const DeviceTrigger = z.object({
+  platform: z.literal('device'),
+  domain: z.literal('mqtt').meta({ description: 'only MQTT device triggers exist on the edge' }),
+  device_id: z.union([z.string().min(1).max(100), z.number().int().nonnegative()]),
+  type: z.string().min(1).max(200),
+  subtype: z.string().min(1).max(200).optional(),
+  discovery_id: z.string().min(1).max(400).optional(),
+  ...triggerBase,
+});
+export const Trigger = z.discriminatedUnion('platform', [StateTrigger, NumericStateTrigger, TimeTrigger, TimePatternTrigger, WebhookTrigger, MqttTrigger, EventTrigger, DeviceTrigger]).meta({ id: 'Trigger' });
 export type Trigger = z.infer<typeof Trigger>;
 
 export type Condition =

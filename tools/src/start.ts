@@ -17,7 +17,7 @@ import { Simulator } from './sim/simulator.ts';
  * stdout: the URLs, the token, example commands, then `ready {"http":…,"edge":…,"mqtt":…}`.
  */
 
-const USAGE = `usage: pnpm start [--port 8080] [--edge-port 8123] [--mqtt-port 1883] [--data-dir ./data] [--devices 8]
+const USAGE = `usage: pnpm start [--port 8080] [--edge-port 8123] [--mqtt-port 1883] [--data-dir ./data] [--devices 16]
   --port       cloud HTTP port (0 = any free port)
   --edge-port  edge local API port (0 = any free port)
   --mqtt-port  edge MQTT broker port (0 = any free port)
@@ -57,7 +57,7 @@ function parse() {
       },
     });
     if (values.help) { process.stdout.write(USAGE + '\n'); process.exit(0); }
-    const devices = Number(values.devices ?? '8');
+    const devices = Number(values.devices ?? '16');
     if (!Number.isInteger(devices) || devices < 0 || devices > 1000) fail('--devices must be an integer 0-1000', 2);
     return {
       port: portArg(values.port ?? process.env.PORT, 8080, '--port'),

@@ -228,6 +228,7 @@ export class AutomationEngine {
     body.trigger.forEach((t, i) => {
       if (t.platform === 'mqtt' && !this.deps.mqtt) throw new AutomationError(400, `trigger[${i}]: mqtt triggers need the MQTT broker`);
       if (t.platform === 'event' && !this.deps.events) throw new AutomationError(400, `trigger[${i}]: event triggers need the event bus`);
+      if (t.platform === 'device' && !this.deps.events) throw new AutomationError(400, `trigger[${i}]: device triggers need the event bus`);
       try {
         const off = armTrigger(t, i, { ...this.env!, states: { get: () => undefined, all: () => [], onStateChanged: () => () => {} }, mqtt: { subscribe: () => () => {} }, events: { fire() {}, on: () => () => {} }, forTimers: undefined }, () => {});
         off.disarm();
@@ -458,6 +459,7 @@ function describeTrigger(t: TriggerData): string {
     case 'time': return `time ${String(t.at)}`;
     case 'time_pattern': return 'time pattern';
     case 'webhook': return 'webhook';
+    case 'device': return `device ${String(t.device_id)} ${String(t.type)} ${String(t.subtype ?? '')}`.trim();
     default: return 'manual';
   }
 }

@@ -254,6 +254,26 @@ export function armTrigger(trigger: Trigger, index: number, env: TriggerEnv, onF
       }));
       return { disarm: () => { armed = false; for (const o of offs) o(); } };
     }
+    case 'device': {
+      // MQTT device triggers arrive as the discovery's mqtt_device_trigger events on the bus
+      if (!env.events) throw new Error('device triggers need an event bus');
+      const t = trigger;
+      // the schema allows only mqtt; an automation stored or created without it must not arm silently
+      if ((t.domain as string) !== 'mqtt') throw new Error(`device triggers of domain ${String(t.domain)} are not supported (only mqtt)`);
+      let armed = true;
+      const off = env.events.on('mqtt_device_trigger', (event, chain) => {
+        const d = event.data;
+        if (String(d.device_id) !== String(t.device_id) || d.type !== t.type) return;
+        if (t.subtype !== undefined && d.subtype !== t.subtype) return;
+        if (t.discovery_id !== undefined && d.discovery_id !== t.discovery_id) return;
+        const data = {
+          platform: 'device', ...base, domain: 'mqtt', device_id: String(t.device_id), type: t.type, subtype: d.subtype,
+          discovery_id: d.discovery_id, topic: d.topic, payload: d.payload, description: `mqtt topic ${String(d.topic)}`,
+        };
+        setImmediate(() => { if (armed) onFire(data, chain); });
+      });
+      return { disarm: () => { armed = false; off(); } };
+    }
     case 'webhook':
       return { disarm: () => {} };
   }

@@ -41,7 +41,13 @@ temp_lo_cmd_t temperature_low_command_topic|temp_lo_cmd_tpl temperature_low_comm
 temp_lo_stat_t temperature_low_state_topic|temp_lo_stat_tpl temperature_low_state_template|temp_stat_t temperature_state_topic|
 temp_stat_tpl temperature_state_template|temp_step temp_step|temp_unit temperature_unit|tilt_cmd_t tilt_command_topic|
 tilt_status_t tilt_status_topic|uniq_id unique_id|unit_of_meas unit_of_measurement|val_tpl value_template|
-cod_format code_format|brightness brightness|clr_temp color_temp|act_t action_topic|ptrn pattern|min_hum min_humidity|max_hum max_humidity`;
+cod_format code_format|brightness brightness|clr_temp color_temp|act_t action_topic|ptrn pattern|min_hum min_humidity|max_hum max_humidity|
+atype automation_type|stype subtype|tilt_clsd_val tilt_closed_value|tilt_opnd_val tilt_opened_value|tilt_min tilt_min|
+tilt_max tilt_max|tilt_opt tilt_optimistic|tilt_cmd_tpl tilt_command_template|tilt_status_tpl tilt_status_template|
+pl_stop_tilt payload_stop_tilt|pl_inst payload_install|l_ver_t latest_version_topic|l_ver_tpl latest_version_template|
+rel_s release_summary|rel_u release_url|sup_dur support_duration|sup_vol support_volume_set|avty_mode availability_mode|
+xy_cmd_t xy_command_topic|xy_stat_t xy_state_topic|xy_val_tpl xy_value_template|
+migr_discvry migrate_discovery|evt_typ event_types|dsp_prc display_precision|cmd_off_tpl command_off_template`;
 
 function table(src: string): Record<string, string> {
   const out: Record<string, string> = Object.create(null);

@@ -68,6 +68,19 @@ export function parseDiscoveryPayload(dt: DiscoveryTopic, payload: string): Pars
   return { kind: 'configs', entities, removedKeys };
 }
 
+/** " from <origin>" for log lines (HA logs where a config comes from: zigbee2mqtt, ESPHome …), else "". */
+export function originOf(cfg: Cfg): string {
+  const o = cfg.origin;
+  if (!isObject(o) || typeof o.name !== 'string') return '';
+  return ` from ${o.name}${typeof o.sw_version === 'string' ? ` ${o.sw_version}` : ''}`;
+}
+
+/** HA's migration request: `{"migrate_discovery": true}` keeps the entities while they move to another discovery topic. */
+export function isMigration(payload: string): boolean {
+  const doc = payload.length ? parseJsonOrUndefined(payload) : undefined;
+  return isObject(doc) && (doc.migrate_discovery === true || doc.migr_discvry === true);
+}
+
 /** Config keys naming topics the edge publishes commands to (the ACL's owned topics). */
 export const isCommandTopicKey = (key: string) => key.endsWith('command_topic') || key === 'set_position_topic';
 
@@ -87,14 +100,15 @@ export function declaredCommandTopics(prefix: string, topic: string, payload: Bu
 
 export interface DeviceInfo {
   identifiers: string[];
-  name: string;
+  /** null: the config does not name the device (an existing device keeps its name) */
+  name: string | null;
   manufacturer: string | null;
   model: string | null;
   sw_version: string | null;
 }
 
 /** The `device` block as registry input, or null when it identifies nothing. */
-export function deviceInfo(cfg: Cfg, fallbackName: string): DeviceInfo | null {
+export function deviceInfo(cfg: Cfg): DeviceInfo | null {
   const dev = cfg.device;
   if (!isObject(dev)) return null;
   const ids: string[] = [];
@@ -105,15 +119,50 @@ export function deviceInfo(cfg: Cfg, fallbackName: string): DeviceInfo | null {
   }
   if (ids.length === 0) return null;
   const s = (v: unknown) => (typeof v === 'string' && v ? v : null);
-  return { identifiers: ids, name: s(dev.name) ?? fallbackName, manufacturer: s(dev.manufacturer), model: s(dev.model), sw_version: s(dev.sw_version) };
+  return { identifiers: ids, name: s(dev.name), manufacturer: s(dev.manufacturer), model: s(dev.model), sw_version: s(dev.sw_version) };
 }
 
-/** HA naming: entities of a device are named "<device> <entity>"; `name: null` means the device's name. */
-export function entityName(cfg: Cfg, device: DeviceInfo | null, objectId: string): string {
-  const own = typeof cfg.name === 'string' && cfg.name.trim() ? cfg.name.trim() : null;
-  if (!device) return own ?? objectId;
-  if (!own) return device.name;
-  return own.toLowerCase().startsWith(device.name.toLowerCase()) ? own : `${device.name} ${own}`;
+/** Components HA names after their device class when the config has no `name` (Entity._default_to_device_class_name). */
+const NAMED_BY_DEVICE_CLASS = new Set(['sensor', 'binary_sensor', 'button', 'number', 'event', 'update']);
+/** HA's English device-class names where they are not just the class capitalised. */
+const DEVICE_CLASS_NAMES: Record<string, string> = {
+  pm25: 'PM2.5', pm10: 'PM10', pm1: 'PM1', co2: 'Carbon dioxide', co: 'Carbon monoxide', carbon_monoxide: 'Carbon monoxide',
+  carbon_dioxide: 'Carbon dioxide', volatile_organic_compounds: 'Volatile organic compounds', aqi: 'Air quality index',
+  battery_charging: 'Charging', tamper: 'Tampering', garage_door: 'Garage door', signal_strength: 'Signal strength',
+  power_factor: 'Power factor', apparent_power: 'Apparent power', reactive_power: 'Reactive power', ph: 'pH',
+  nitrogen_dioxide: 'Nitrogen dioxide', sulphur_dioxide: 'Sulphur dioxide', atmospheric_pressure: 'Atmospheric pressure',
+};
+export const deviceClassName = (dc: string): string => DEVICE_CLASS_NAMES[dc] ?? dc.charAt(0).toUpperCase() + dc.slice(1).replace(/_/g, ' ');
+
+/** HA's default entity name when the config has none (each platform's DEFAULT_NAME). */
+const DEFAULT_NAMES: Record<string, string> = {
+  binary_sensor: 'MQTT Binary sensor', climate: 'MQTT HVAC', light: 'MQTT Light', scene: 'MQTT Scene', update: 'MQTT Update',
+};
+const defaultName = (domain: string, cfg: Cfg) => (domain === 'light' && cfg.schema === 'json' ? 'MQTT JSON Light'
+  : DEFAULT_NAMES[domain] ?? `MQTT ${domain.charAt(0).toUpperCase()}${domain.slice(1)}`);
+
+/**
+ * The entity's own name as HA derives it (mqtt/entity.py _set_entity_name): the configured name;
+ * `name: null` → none (the entity is named after its device); no `name` key → its device class
+ * name where the platform does that (sensor.bedroom_temperature), else the platform default.
+ */
+export function ownName(cfg: Cfg, domain: string): string | null {
+  if ('name' in cfg) return typeof cfg.name === 'string' && cfg.name.trim() ? cfg.name.trim() : null;
+  if (NAMED_BY_DEVICE_CLASS.has(domain) && typeof cfg.device_class === 'string' && cfg.device_class && cfg.device_class !== 'enum') {
+    return deviceClassName(cfg.device_class);
+  }
+  return defaultName(domain, cfg);
+}
+
+/**
+ * HA naming (has_entity_name): entities of a device are named "<device> <entity>", an entity
+ * without a name takes the device's; a name starting with the device name is not prefixed twice.
+ */
+export function entityName(cfg: Cfg, domain: string, deviceName: string | null, objectId: string): string {
+  const own = ownName(cfg, domain);
+  if (!deviceName) return own ?? objectId;
+  if (!own) return deviceName;
+  return own.toLowerCase().startsWith(deviceName.toLowerCase()) ? own : `${deviceName} ${own}`;
 }
 
 /** The object id an entity_id is derived from: default_entity_id / object_id, else the name. */

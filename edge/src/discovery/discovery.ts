@@ -1,4 +1,5 @@
 import type { MqttOwnership } from '@smarthome/protocol/edge-local';
+import type { EventBus } from '../bus.ts';
 import type { Logger } from '../log.ts';
 import type { MqttAcl } from '../mqtt/acl.ts';
 import type { MqttBroker } from '../mqtt/broker.ts';
@@ -10,8 +11,9 @@ import { TemplateError, type TemplateEngine } from '../templates/template.ts';
 import { COMPONENTS, ServiceError } from './components/index.ts';
 import type { Cfg } from './components/types.ts';
 import {
-  commandTopicsOf, deviceInfo, entityName, parseDiscoveryPayload, parseDiscoveryTopic, suggestedObjectId, type EntityDiscovery,
+  commandTopicsOf, deviceInfo, entityName, isMigration, originOf, parseDiscoveryPayload, parseDiscoveryTopic, suggestedObjectId, type EntityDiscovery,
 } from './config.ts';
+import { DeviceTriggers, triggerConfig, validateDeviceTrigger } from './device-triggers.ts';
 import { MqttEntity, type Subscription } from './entity.ts';
 
 export const MQTT_PLATFORM = 'mqtt';
@@ -26,6 +28,8 @@ export interface DiscoveryDeps {
   templates: TemplateEngine;
   log: Logger;
   prefix?: string;
+  /** where device triggers fire (absent: they are tracked but fire nothing) */
+  bus?: EventBus;
 }
 
 /** The discovery config topic an entity came from (device-based discovery keys add `#<component id>`). */
@@ -38,6 +42,8 @@ interface StoredConfig {
   owner: string | null;
   component: string;
   cfg: Cfg;
+  /** enabled_by_default: false when first discovered; kept for the entity's life (HA's disabled_by integration) */
+  disabled?: boolean;
 }
 
 /**
@@ -56,10 +62,12 @@ export class MqttDiscovery implements PlatformServices {
   private readonly topics = new Map<string, { entity: MqttEntity; sub: Subscription }[]>();
   private configEntryId: number | null = null;
   private unsubscribe: (() => void) | null = null;
+  readonly triggers: DeviceTriggers;
 
   constructor(deps: DiscoveryDeps) {
     this.deps = deps;
     this.prefix = deps.prefix ?? 'homeassistant';
+    this.triggers = new DeviceTriggers({ bus: deps.bus, templates: deps.templates, log: deps.log });
   }
 
   /** Rebuilds entities from the registry and starts listening. Call before the broker accepts clients. */
@@ -71,6 +79,7 @@ export class MqttDiscovery implements PlatformServices {
       const component = COMPONENTS[stored.component];
       if (!component || !stored.cfg) continue;
       const entity = new MqttEntity(e.entity_id, stored.discovery_key, component, stored.cfg, stored.owner);
+      entity.disabled = stored.disabled === true;
       const raw = states.raw(e.entity_id);
       if (raw) entity.restore(raw.state, raw.attributes);
       this.attach(entity);
@@ -86,6 +95,7 @@ export class MqttDiscovery implements PlatformServices {
   stop(): void {
     this.unsubscribe?.();
     this.unsubscribe = null;
+    for (const e of this.byKey.values()) e.clearExpiry();
   }
 
   entityCount(): number {
@@ -103,6 +113,7 @@ export class MqttDiscovery implements PlatformServices {
     if (!entity) throw new ServiceError(`${entityId} is not an MQTT entity`);
     const handler = entity.component.services[service];
     if (!handler) throw new ServiceError(`${entity.component.domain}.${service} is not supported by ${entityId}`);
+    if (entity.disabled) throw new ServiceError(`${entityId} is disabled`);
     const result = handler(entity.ctx(this.deps.templates), data);
     const qos = entity.cfg.qos === 1 || entity.cfg.qos === 2 ? entity.cfg.qos : 0;
     const retain = entity.cfg.retain === true;
@@ -174,9 +185,10 @@ export class MqttDiscovery implements PlatformServices {
       const dt = parseDiscoveryTopic(this.prefix, topic);
       if (dt) { this.onDiscovery(dt, payload.toString('utf8'), user?.username ?? EDGE_OWNER); return; }
     }
+    const text = payload.toString('utf8');
+    this.triggers.onMessage(topic, text);
     const subs = this.topics.get(topic);
     if (!subs) return;
-    const text = payload.toString('utf8');
     // one message may feed several parts of one entity (state + JSON attributes): emit once
     let changed: Map<MqttEntity, boolean> | null = null;
     for (const { entity, sub } of subs) {
@@ -207,7 +219,8 @@ export class MqttDiscovery implements PlatformServices {
       }
       if (!update) return null;
       entity.apply(update);
-      return entity.cfg.force_update === true;
+      entity.touch(() => this.emit(entity));
+      return entity.cfg.force_update === true || update.force === true;
     }
     if (sub.kind === 'availability') return entity.setAvailability(sub.index, text, tpl) ? false : null;
     return entity.setJsonAttributes(text, tpl) ? false : null;
@@ -215,22 +228,30 @@ export class MqttDiscovery implements PlatformServices {
 
   private onDiscovery(dt: ReturnType<typeof parseDiscoveryTopic> & object, text: string, owner: string): void {
     const { log } = this.deps;
+    const ofTopic = (e: MqttEntity) => e.key === dt.topic || e.key.startsWith(dt.topic + '#');
+    if (isMigration(text)) {
+      // single ↔ device discovery: the entities stay until their new config takes them over
+      for (const e of this.byKey.values()) if (ofTopic(e)) e.migrating = true;
+      log.info(`mqtt discovery: ${dt.topic} migrates to another discovery topic`);
+      return;
+    }
     const parsed = parseDiscoveryPayload(dt, text);
     if (parsed.kind === 'invalid') { log.warn(`mqtt discovery: ignored ${dt.topic}: ${parsed.reason}`); return; }
     if (parsed.kind === 'remove') {
-      for (const entity of [...this.byKey.values()]) {
-        if (entity.key === dt.topic || entity.key.startsWith(dt.topic + '#')) this.removeEntity(entity);
-      }
+      for (const entity of [...this.byKey.values()]) if (ofTopic(entity) && !entity.migrating) this.removeEntity(entity);
+      this.removeTriggers(dt.topic);
       return;
     }
     for (const key of parsed.removedKeys) {
       const entity = this.byKey.get(key);
       if (entity) this.removeEntity(entity);
+      this.removeTriggers(key);
     }
     if (dt.component === 'device') {
       // components no longer listed in a device config are gone
       const listed = new Set(parsed.entities.map((e) => e.key));
       for (const entity of [...this.byKey.values()]) if (entity.key.startsWith(dt.topic + '#') && !listed.has(entity.key)) this.removeEntity(entity);
+      for (const key of this.triggers.keys()) if (key.startsWith(dt.topic + '#') && !listed.has(key)) this.removeTriggers(key);
     }
     for (const d of parsed.entities) {
       try {
@@ -243,6 +264,7 @@ export class MqttDiscovery implements PlatformServices {
 
   private upsert(d: EntityDiscovery, owner: string): void {
     const { registry, states, templates, log } = this.deps;
+    if (d.component === 'device_automation') { this.upsertTrigger(d); return; }
     const component = COMPONENTS[d.component];
     if (!component) { log.warn(`mqtt discovery: component ${d.component} is not supported (${d.key})`); return; }
     const invalid = component.validate(d.cfg);
@@ -253,14 +275,16 @@ export class MqttDiscovery implements PlatformServices {
     const previous = this.byKey.get(d.key);
     if (previous && registry.getEntity(previous.entityId)?.unique_id !== uniqueId) this.removeEntity(previous);
     const other = registry.getEntityByUniqueId(MQTT_PLATFORM, uniqueId);
-    if (other && (other.config as unknown as StoredConfig).discovery_key !== d.key && this.byEntityId.has(other.entity_id)) {
+    const attached = other ? this.byEntityId.get(other.entity_id) : undefined;
+    if (other && (other.config as unknown as StoredConfig).discovery_key !== d.key && attached && !attached.migrating) {
       throw new Error(`unique_id ${uniqueId} is already used by ${other.entity_id}`);
     }
 
-    const info = deviceInfo(d.cfg, d.objectId);
-    const device = info ? registry.upsertDevice({ ...info, config_entry_id: this.configEntryId }) : null;
-    const name = entityName(d.cfg, info ? { ...info, name: device?.name ?? info.name } : null, d.objectId);
-    const stored: StoredConfig = { discovery_key: d.key, owner, component: d.component, cfg: d.cfg };
+    const device = this.upsertDeviceOf(d.cfg, d.objectId);
+    const name = entityName(d.cfg, component.domain, device?.name ?? null, d.objectId);
+    const known = registry.getEntityByUniqueId(MQTT_PLATFORM, uniqueId);
+    const disabled = known ? (known.config as unknown as StoredConfig).disabled === true : d.cfg.enabled_by_default === false;
+    const stored: StoredConfig = { discovery_key: d.key, owner, component: d.component, cfg: d.cfg, ...(disabled ? { disabled } : {}) };
     const record = registry.upsertEntity({
       platform: MQTT_PLATFORM, unique_id: uniqueId, domain: component.domain, name,
       suggested_object_id: suggestedObjectId(d.cfg, name),
@@ -269,13 +293,14 @@ export class MqttDiscovery implements PlatformServices {
     });
 
     const old = this.byEntityId.get(record.entity_id);
-    if (old) this.detach(old);
+    if (old) { this.detach(old); old.clearExpiry(); }
     const entity = new MqttEntity(record.entity_id, d.key, component, d.cfg, owner);
+    entity.disabled = disabled;
     const raw = states.raw(record.entity_id);
     if (old) { entity.realState = old.realState; entity.attrs = old.attrs; entity.jsonAttrs = old.jsonAttrs; } else if (raw) entity.restore(raw.state, raw.attributes);
     this.attach(entity);
     this.emit(entity);
-    if (!old) log.info(`mqtt discovery: added ${record.entity_id} (${d.key})`);
+    if (!old) log.info(`mqtt discovery: added ${record.entity_id} (${d.key})${originOf(d.cfg)}`);
     void this.replayRetained(entity, raw?.last_updated ?? null, old ? new Set(old.subscriptions().map(([topic]) => topic)) : null);
   }
 
@@ -302,6 +327,37 @@ export class MqttDiscovery implements PlatformServices {
         const force = this.onEntityMessage(entity, sub, retained.payload.toString('utf8'));
         if (force !== null) this.emit(entity, force);
       } catch { /* a bad retained payload is ignored */ }
+    }
+  }
+
+  /**
+   * Registers the config's device. A config that names no device (only identifiers) never
+   * renames an existing one; a new unnamed device is named after the config's object id.
+   */
+  private upsertDeviceOf(cfg: Cfg, objectId: string) {
+    const { registry } = this.deps;
+    const info = deviceInfo(cfg);
+    if (!info) return null;
+    const name = info.name ?? (registry.findDevice(info.identifiers)?.name || objectId);
+    return registry.upsertDevice({ ...info, name, config_entry_id: this.configEntryId });
+  }
+
+  /** A device trigger: registers its device (HA requires one) and starts matching its topic. */
+  private upsertTrigger(d: EntityDiscovery): void {
+    const invalid = validateDeviceTrigger(d.cfg);
+    if (invalid) throw new Error(invalid);
+    if (typeof d.cfg.value_template === 'string') this.deps.templates.validate(d.cfg.value_template);
+    const device = this.upsertDeviceOf(d.cfg, d.objectId);
+    if (!device) throw new Error('device needs identifiers or connections');
+    const t = triggerConfig(d, parseDiscoveryTopic(this.prefix, configTopicOf(d.key)), device.id);
+    if (!this.triggers.has(d.key)) this.deps.log.info(`mqtt discovery: added device trigger ${t.discoveryId} (${t.type} ${t.subtype})${originOf(d.cfg)}`);
+    this.triggers.upsert(t);
+  }
+
+  private removeTriggers(key: string): void {
+    const { registry } = this.deps;
+    for (const deviceId of this.triggers.remove(key)) {
+      if (registry.entitiesOfDevice(deviceId).length === 0 && !this.triggers.deviceIds().has(deviceId)) registry.removeDevice(deviceId);
     }
   }
 
@@ -338,17 +394,20 @@ export class MqttDiscovery implements PlatformServices {
   private removeEntity(entity: MqttEntity): void {
     const { registry, states, log } = this.deps;
     this.detach(entity);
+    entity.clearExpiry();
     const record = registry.getEntity(entity.entityId);
     if (!record) return;
     registry.removeEntity(entity.entityId);
     states.remove(entity.entityId, { name: record.name, domain: record.domain, platform: record.platform });
-    if (record.device_registry_id !== null && registry.entitiesOfDevice(record.device_registry_id).length === 0) {
+    if (record.device_registry_id !== null && registry.entitiesOfDevice(record.device_registry_id).length === 0
+      && !this.triggers.deviceIds().has(record.device_registry_id)) {
       registry.removeDevice(record.device_registry_id);
     }
     log.info(`mqtt discovery: removed ${entity.entityId}`);
   }
 
   private emit(entity: MqttEntity, force = false): void {
+    if (entity.disabled) return;
     this.deps.states.set(entity.entityId, entity.currentState(), entity.attributes(), { force });
   }
 }

@@ -34,6 +34,13 @@ export class MqttEntity {
   /** topics a live message reached this entity on (a retained replay of them would be older) */
   readonly heard = new Set<string>();
   realState: string | null = null;
+  /** enabled_by_default: false: registered but without state or subscriptions (HA: disabled by the integration) */
+  disabled = false;
+  /** announced as moving to another discovery topic (migrate_discovery): removal of its old topic keeps it */
+  migrating = false;
+  /** expire_after passed without a state message: unavailable until the next one */
+  expired = false;
+  private expireTimer: NodeJS.Timeout | null = null;
   attrs: Record<string, unknown> = {};
   jsonAttrs: Record<string, unknown> = {};
 
@@ -47,11 +54,13 @@ export class MqttEntity {
     this.availability = availabilityEntries(cfg);
     this.availabilityMode = typeof cfg.availability_mode === 'string' ? cfg.availability_mode : 'latest';
     this.availabilityState = this.availability.map(() => undefined);
+    this.attrs = component.initialAttributes?.(cfg) ?? {};
   }
 
   /** Topics this entity listens to, with what each carries. */
   subscriptions(): [string, Subscription][] {
     const out: [string, Subscription][] = [];
+    if (this.disabled) return out;
     for (const key of Object.keys(this.component.stateHandlers)) {
       const topic = this.cfg[key];
       if (typeof topic === 'string' && topic) out.push([topic, { kind: 'state', key }]);
@@ -68,7 +77,7 @@ export class MqttEntity {
     this.realState = state === 'unavailable' ? null : state;
     const attrs: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(attributes)) if (!(k in this.staticAttrs) && k !== 'friendly_name') attrs[k] = v;
-    this.attrs = attrs;
+    this.attrs = { ...this.component.initialAttributes?.(this.cfg), ...attrs };
   }
 
   ctx(tpl: TemplateEngine): Ctx {
@@ -124,11 +133,27 @@ export class MqttEntity {
   }
 
   currentState(): string | null {
-    return this.available ? this.realState : 'unavailable';
+    return this.available && !this.expired ? this.realState : 'unavailable';
+  }
+
+  /** expire_after (seconds): restarts the countdown after a state message; `onExpire` when it runs out. */
+  touch(onExpire: () => void): void {
+    const secs = typeof this.cfg.expire_after === 'number' ? this.cfg.expire_after : 0;
+    if (secs <= 0) return;
+    this.expired = false;
+    this.clearExpiry();
+    this.expireTimer = setTimeout(() => { this.expired = true; onExpire(); }, secs * 1000);
+    this.expireTimer.unref();
+  }
+
+  clearExpiry(): void {
+    if (this.expireTimer) clearTimeout(this.expireTimer);
+    this.expireTimer = null;
   }
 
   attributes(): Record<string, unknown> {
-    return { ...this.staticAttrs, ...this.jsonAttrs, ...this.attrs };
+    const own = this.component.presentAttributes ? this.component.presentAttributes(this.cfg, this.realState, this.attrs) : this.attrs;
+    return { ...this.staticAttrs, ...this.jsonAttrs, ...own };
   }
 }
 

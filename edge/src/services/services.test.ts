@@ -59,7 +59,7 @@ describe('service calls publish the payload each component expects', () => {
 
   it('light, JSON schema', async () => {
     expect(await call('light', 'turn_on', 'light.strip', { brightness: 128, rgb_color: [1, 2, 3], transition: 2 }))
-      .toEqual(['strip/set {"state":"ON","brightness":128,"color":{"r":1,"g":2,"b":3},"transition":2}']);
+      .toEqual(['strip/set {"state":"ON","color":{"r":1,"g":2,"b":3},"transition":2,"brightness":128}']);
     expect(await call('light', 'turn_on', 'light.strip', { color_temp_kelvin: 4000 })).toEqual(['strip/set {"state":"ON","color_temp":250}']);
     expect(await call('light', 'turn_off', 'light.strip')).toEqual(['strip/set {"state":"OFF"}']);
   });

@@ -4,6 +4,8 @@
  * as a real device does).
  */
 
+import { ZIGBEE_KINDS } from './kinds-zigbee.ts';
+
 export type Rng = () => number;
 
 export interface SimEntityDef {
@@ -212,4 +214,5 @@ const speaker: SimKind = {
   },
 };
 
-export const KINDS: SimKind[] = [light, climateSensor, plug, motion, rgbLight, blind, lock, thermostat, fan, speaker];
+/** New kinds go at the end: a device's kind follows its index, and tests name devices by it. */
+export const KINDS: SimKind[] = [light, climateSensor, plug, motion, rgbLight, blind, lock, thermostat, fan, speaker, ...ZIGBEE_KINDS];

@@ -22,7 +22,7 @@ try {
 if (values.help) usage();
 const url = values.mqtt ?? process.env.MQTT_URL;
 if (!url) usage('--mqtt is required');
-const devices = Number(values.devices ?? '10');
+const devices = Number(values.devices ?? '16');
 const interval = Number(values.interval ?? '5000');
 if (!Number.isInteger(devices) || devices < 1) usage('--devices must be a positive integer');
 if (!Number.isFinite(interval) || interval < 0) usage('--interval must be a number of milliseconds');

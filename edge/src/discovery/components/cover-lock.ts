@@ -22,9 +22,28 @@ function coverMove(ctx: Ctx, payloadKey: string, fallback: string, state: string
   };
 }
 
+// tilt: the device speaks tilt_min..tilt_max, the entity 0..100 (HA's find_percentage_in_range)
+const tiltRange = (cfg: Cfg) => ({ min: num(cfg, 'tilt_min', 0), max: num(cfg, 'tilt_max', 100) });
+const tiltOptimistic = (cfg: Cfg) => (typeof cfg.tilt_optimistic === 'boolean' ? cfg.tilt_optimistic : cfg.optimistic === true || !optStr(cfg, 'tilt_status_topic'));
+const tiltPercent = (cfg: Cfg, raw: number) => {
+  const { min, max } = tiltRange(cfg);
+  return Math.max(0, Math.min(100, Math.round(((raw - min) * 100) / (max - min || 1))));
+};
+
+function tiltCommand(ctx: Ctx, raw: number | string, percent: number): ServiceResult {
+  const payload = optStr(ctx.cfg, 'tilt_command_template')
+    ? ctx.tpl.render(ctx.cfg.tilt_command_template as string, { value: raw, tilt_position: percent, entity_id: undefined })
+    : String(raw);
+  return {
+    commands: [command(ctx, 'tilt_command_topic', payload)],
+    optimistic: tiltOptimistic(ctx.cfg) ? { attrs: { current_tilt_position: percent } } : undefined,
+  };
+}
+
 export const coverComponent: Component = {
   domain: 'cover',
-  validate: (cfg) => (optStr(cfg, 'command_topic') || optStr(cfg, 'set_position_topic') ? null : 'command_topic or set_position_topic is required'),
+  validate: (cfg) => (optStr(cfg, 'command_topic') || optStr(cfg, 'set_position_topic') || optStr(cfg, 'tilt_command_topic') ? null
+    : 'command_topic, set_position_topic or tilt_command_topic is required'),
   staticAttributes: (cfg) => (cfg.device_class ? { device_class: cfg.device_class } : {}),
   stateHandlers: {
     state_topic: (payload, ctx) => {
@@ -41,6 +60,14 @@ export const coverComponent: Component = {
       if (v === 'None') return { state: null };
       return null;
     },
+    tilt_status_topic: (payload, ctx) => {
+      const n = toNumber(value(ctx, 'tilt_status_template', payload));
+      if (n === undefined) return null;
+      const { min, max } = tiltRange(ctx.cfg);
+      // HA ignores a tilt outside the configured range
+      if (n < Math.min(min, max) || n > Math.max(min, max)) return null;
+      return { attrs: { current_tilt_position: tiltPercent(ctx.cfg, n) } };
+    },
     position_topic: (payload, ctx) => {
       const n = toNumber(value(ctx, 'position_template', payload));
       if (n === undefined) return null;
@@ -52,6 +79,20 @@ export const coverComponent: Component = {
     open_cover: (ctx) => coverMove(ctx, 'payload_open', 'OPEN', 'open', 100),
     close_cover: (ctx) => coverMove(ctx, 'payload_close', 'CLOSE', 'closed', 0),
     stop_cover: (ctx) => coverMove(ctx, 'payload_stop', 'STOP', ctx.state ?? 'open'),
+    open_cover_tilt: (ctx) => {
+      const v = num(ctx.cfg, 'tilt_opened_value', 100);
+      return tiltCommand(ctx, v, tiltPercent(ctx.cfg, v));
+    },
+    close_cover_tilt: (ctx) => {
+      const v = num(ctx.cfg, 'tilt_closed_value', 0);
+      return tiltCommand(ctx, v, tiltPercent(ctx.cfg, v));
+    },
+    stop_cover_tilt: (ctx) => ({ commands: [command(ctx, 'tilt_command_topic', str(ctx.cfg, 'payload_stop_tilt', 'stop'))] }),
+    set_cover_tilt_position: (ctx, data) => {
+      const pct = numberArg(data, 'tilt_position', { min: 0, max: 100, required: true }) as number;
+      const { min, max } = tiltRange(ctx.cfg);
+      return tiltCommand(ctx, Math.round(min + (pct * (max - min)) / 100), pct);
+    },
     set_cover_position: (ctx, data) => {
       const pct = numberArg(data, 'position', { min: 0, max: 100, required: true }) as number;
       const raw = fromPercent(ctx.cfg, pct);

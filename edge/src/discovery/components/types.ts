@@ -16,6 +16,8 @@ export interface Ctx {
 export interface Update {
   state?: string | null;
   attrs?: Record<string, unknown>;
+  /** publish even when nothing changed (an event, a press) */
+  force?: boolean;
 }
 
 export interface Command {
@@ -38,6 +40,10 @@ export interface Component {
   validate(cfg: Cfg): string | null;
   /** attributes that follow from the config (unit, device_class, options, min/max …) */
   staticAttributes(cfg: Cfg): Record<string, unknown>;
+  /** attributes a new entity starts with, before any message (HA shows them as null) */
+  initialAttributes?(cfg: Cfg): Record<string, unknown>;
+  /** the attributes as shown for a state (a light off shows its colour and brightness as null, as HA does) */
+  presentAttributes?(cfg: Cfg, state: string | null, attrs: Record<string, unknown>): Record<string, unknown>;
   /** config key of a topic → how a payload on it changes the entity */
   stateHandlers: Record<string, StateHandler>;
   services: Record<string, ServiceHandler>;
