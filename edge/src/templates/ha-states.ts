@@ -3,7 +3,7 @@ import type { RenderContext } from './interpreter.ts';
 import { Namespace } from './objects.ts';
 import { PyDateTime, parseDateTime } from './datetime.ts';
 import { NO_DEFAULT, haRound, pyFloat, toBool, toFloat, toInt } from './ha-filters.ts';
-import { Callable, RenderError, tuple, compare, dict, equals, float, isDict, isList, isNum, iterate, num, repr, str, truthy } from './values.ts';
+import { Callable, RenderError, type HasAttrs, tuple, compare, dict, equals, float, isDict, isList, isNum, iterate, num, repr, str, truthy } from './values.ts';
 
 /**
  * Home Assistant's state globals: states('x'), states.domain.object_id, iteration over
@@ -213,10 +213,30 @@ export function stateGlobals(ctx: RenderContext, states: TemplateStates, maxRang
       return Array.from({ length: n }, (_, i) => tuple(lists.map((l) => l[i])));
     }),
     namespace: fn('namespace', (a, kw) => new Namespace({ ...(isDict(a[0]) ? a[0] : {}), ...kw })),
-    dict: fn('dict', (a, kw) => {
-      const d = dict(isDict(a[0]) ? Object.entries(a[0]) : isList(a[0]) ? iterate(a[0]).map((p) => { const [k, v] = iterate(p); return [str(k), v] as [string, unknown]; }) : []);
+    dict: new DictBuiltin(),
+  };
+}
+
+const pairsToDict = (v: unknown): Record<string, unknown> =>
+  dict(isDict(v) ? Object.entries(v) : isList(v) || v !== undefined ? iterate(v).map((p) => { const [k, val] = iterate(p); return [str(k), val] as [string, unknown]; }) : []);
+
+/**
+ * dict(): Jinja's global, plus `dict.fromkeys(keys, value=None)` (Python) and
+ * `dict.from_keys(pairs)`, which zigbee2mqtt's event templates call to build a mapping from
+ * (key, value) pairs.
+ */
+class DictBuiltin extends Callable implements HasAttrs {
+  constructor() {
+    super('dict', (a, kw) => {
+      const d = pairsToDict(a[0]);
       for (const [k, v] of Object.entries(kw)) d[k] = v;
       return d;
-    }),
-  };
+    });
+  }
+
+  getAttr(name: string): unknown {
+    if (name === 'from_keys') return new Callable('dict.from_keys', (a) => pairsToDict(a[0]));
+    if (name === 'fromkeys') return new Callable('dict.fromkeys', (a) => dict(iterate(a[0]).map((k) => [str(k), a[1] ?? null] as [string, unknown])));
+    return undefined;
+  }
 }

@@ -73,6 +73,15 @@ export const climateComponent: Component = {
       if (!any) throw new ServiceError('temperature, target_temp_high or target_temp_low is required');
       return { commands, optimistic };
     },
+    set_preset_mode: (ctx, data) => {
+      if (!optStr(ctx.cfg, 'preset_mode_command_topic')) throw new ServiceError('this climate entity has no preset modes');
+      // HA's climate offers "none" beside the configured presets
+      const preset = stringArg(data, 'preset_mode', [...strList(ctx.cfg, 'preset_modes', []), 'none']);
+      return {
+        commands: [command(ctx, 'preset_mode_command_topic', commandPayload(ctx, 'preset_mode_command_template', preset))],
+        optimistic: isOptimistic(ctx.cfg, 'preset_mode_state_topic') ? { attrs: { preset_mode: preset } } : undefined,
+      };
+    },
     set_fan_mode: (ctx, data) => {
       const mode = stringArg(data, 'fan_mode', strList(ctx.cfg, 'fan_modes', DEFAULT_FAN_MODES));
       return {

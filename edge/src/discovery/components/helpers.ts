@@ -1,8 +1,9 @@
 import { ServiceError, type Cfg, type Command, type Ctx } from './types.ts';
 
+/** A string option as HA's schema (cv.string) makes it: `true` becomes "True", as a template prints it. */
 export const str = (cfg: Cfg, key: string, fallback: string): string => {
   const v = cfg[key];
-  return typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'boolean' ? String(v) : fallback;
+  return typeof v === 'string' ? v : typeof v === 'boolean' ? (v ? 'True' : 'False') : typeof v === 'number' ? String(v) : fallback;
 };
 export const optStr = (cfg: Cfg, key: string): string | undefined => {
   const v = cfg[key];

@@ -91,7 +91,7 @@ export const TASMOTA_ESPHOME: CorpusEntry[] = [
     ],
   },
   {
-    id: 'tasmota light: RGB with HSBColor and schemes', source: TASMOTA, topic: 'homeassistant/light/7C9EBD1A2C01_LI_1/config', needsJinja: true,
+    id: 'tasmota light: RGB with HSBColor and schemes', source: TASMOTA, topic: 'homeassistant/light/7C9EBD1A2C01_LI_1/config',
     config: {
       name: 'Strip', cmd_t: 'cmnd/strip/POWER', stat_t: 'tele/strip/STATE', stat_val_tpl: '{{value_json.POWER}}', pl_off: 'OFF', pl_on: 'ON',
       avty_t: 'tele/strip/LWT', pl_avail: 'Online', pl_not_avail: 'Offline', bri_cmd_t: 'cmnd/strip/Dimmer', bri_stat_t: 'tele/strip/STATE', bri_scl: 100,

@@ -152,7 +152,7 @@ export const ZIGBEE2MQTT: CorpusEntry[] = [
     commands: [{ service: 'turn_on', publish: ['zigbee2mqtt/ha_discovery_group/set ON'] }],
   },
   {
-    id: 'z2m event: action (regex_findall template)', source: SRC, topic: 'homeassistant/event/0x0017880104e45520/action/config', needsJinja: true,
+    id: 'z2m event: action (regex_findall template)', source: SRC, topic: 'homeassistant/event/0x0017880104e45520/action/config',
     config: {
       availability, device: { identifiers: ['zigbee2mqtt_0x0017880104e45520'], manufacturer: 'Aqara', model: 'Wireless mini switch', model_id: 'WXKG11LM', name: 'button', via_device: via },
       event_types: ['single', 'double', 'triple', 'quadruple', 'hold', 'release'], icon: 'mdi:gesture-double-tap', name: 'Action', object_id: 'button_action',
@@ -163,7 +163,7 @@ export const ZIGBEE2MQTT: CorpusEntry[] = [
     steps: [{ topic: 'zigbee2mqtt/button', payload: { action: 'double', battery: 100 }, state: TIMESTAMP, attributes: { event_type: 'double' } }],
   },
   {
-    id: 'z2m fan: mode map templates', source: SRC, topic: 'homeassistant/fan/0x0017880104e45548/fan/config', needsJinja: true,
+    id: 'z2m fan: mode map templates', source: SRC, topic: 'homeassistant/fan/0x0017880104e45548/fan/config',
     config: {
       state_topic: 'zigbee2mqtt/fan', state_value_template: '{{ value_json.fan_state }}', command_topic: 'zigbee2mqtt/fan/set/fan_state', percentage_state_topic: 'zigbee2mqtt/fan',
       percentage_command_topic: 'zigbee2mqtt/fan/set/fan_mode',
@@ -180,7 +180,7 @@ export const ZIGBEE2MQTT: CorpusEntry[] = [
     commands: [{ service: 'set_percentage', data: { percentage: 100 }, publish: ['zigbee2mqtt/fan/set/fan_mode on'] }],
   },
   {
-    id: 'z2m siren: Heiman HS2WD-E (command_template with volume levels)', source: SRC, topic: 'homeassistant/siren/0x0017880104e45549/siren/config', needsJinja: true,
+    id: 'z2m siren: Heiman HS2WD-E (command_template with volume levels)', source: SRC, topic: 'homeassistant/siren/0x0017880104e45549/siren/config',
     config: {
       available_tones: ['emergency'], support_duration: true, optimistic: true, command_topic: 'zigbee2mqtt/siren/set',
       command_template: '{"warning": {"mode": "{{ tone | default(\'emergency\') }}", "level": "{% if volume_level is defined %}{% if volume_level | float <= 0.25 %}low{% elif volume_level | float <= 0.5 %}medium{% elif volume_level | float <= 0.75 %}high{% else %}very_high{% endif %}{% else %}medium{% endif %}", "duration": {{ duration | default(10) }}}}',
@@ -195,7 +195,7 @@ export const ZIGBEE2MQTT: CorpusEntry[] = [
     ],
   },
   {
-    id: 'z2m climate: TS0601 TRV (action_template with a value map)', source: SRC, topic: 'homeassistant/climate/0x0017882104a44559/climate/config', needsJinja: true,
+    id: 'z2m climate: TS0601 TRV (action_template with a value map)', source: SRC, topic: 'homeassistant/climate/0x0017882104a44559/climate/config',
     config: {
       action_template: "{% set values = {None:None,'idle':'idle','heat':'heating','cool':'cooling','fan_only':'fan'} %}{{ values[value_json[\"running_state\"]] }}",
       action_topic: 'zigbee2mqtt/TS0601_thermostat', availability, current_temperature_template: '{{ value_json["local_temperature"] }}',
@@ -219,7 +219,7 @@ export const ZIGBEE2MQTT: CorpusEntry[] = [
     ],
   },
   {
-    id: 'z2m climate: Bosch BTH-RA (mode maps in state and command templates)', source: SRC, topic: 'homeassistant/climate/0x18fc2600000d7ae2/climate/config', needsJinja: true,
+    id: 'z2m climate: Bosch BTH-RA (mode maps in state and command templates)', source: SRC, topic: 'homeassistant/climate/0x18fc2600000d7ae2/climate/config',
     config: {
       action_template: "{% set values = {None:None,'idle':'idle','heat':'heating','cool':'cooling','fan_only':'fan'} %}{{ values[value_json[\"running_state\"]] }}",
       action_topic: 'zigbee2mqtt/bosch_radiator', availability, current_temperature_template: '{{ value_json["local_temperature"] }}', current_temperature_topic: 'zigbee2mqtt/bosch_radiator',
@@ -297,7 +297,7 @@ export const ZIGBEE2MQTT: CorpusEntry[] = [
     ],
   },
   {
-    id: 'z2m cover: dual curtain switch (moving template)', source: SRC, topic: 'homeassistant/cover/0xa4c138018cf95021/cover_left/config', needsJinja: true,
+    id: 'z2m cover: dual curtain switch (moving template)', source: SRC, topic: 'homeassistant/cover/0xa4c138018cf95021/cover_left/config',
     config: {
       availability, command_topic: 'zigbee2mqtt/0xa4c138018cf95021/left/set', name: 'Left', object_id: '0xa4c138018cf95021_left', default_entity_id: 'cover.0xa4c138018cf95021_left', origin,
       device: { identifiers: ['zigbee2mqtt_0xa4c138018cf95021'], manufacturer: 'Girier', model: 'Dual smart curtain switch', model_id: 'TS130F_GIRIER_DUAL', name: '0xa4c138018cf95021', via_device: via },
