@@ -24,6 +24,9 @@ import { InvalidInputError, NotFoundError, UncommittedWritesError } from './erro
 import { EdgeHaBackend } from './ha-api/backend.ts';
 import { HaWebSocketServer } from './ha-api/socket.ts';
 import { mountHaRest } from '@smarthome/protocol/server/ha/index';
+import { LocalAccountStore } from './accounts/store.ts';
+import { mountLocalAccountRoutes } from './accounts/routes.ts';
+import { mountPortal } from './portal/mount.ts';
 
 export interface EdgeConfig {
   /** HTTP port of the local API (0 = any free port) */
@@ -162,14 +165,17 @@ export function createEdge(config: EdgeConfig): Edge {
     dataDir: config.dataDir, cloudReplica: config.cloudReplica ?? false, callUrlAllow: config.callUrlAllow ?? [], log, bus, database, registry, states, services, broker,
     oauth: oauthFromEnv(process.env),
   });
+  const accounts = new LocalAccountStore(database, tokens);
   const haBackend = new EdgeHaBackend({ tokens, registry, states, services, bus });
   const app = createApiApp({
     registry, states, services, tokens, log, createMqttCredentials, listMqttUsers, deleteMqttUser,
     listMqttOwnership: () => discovery.ownership(), setMqttOwner,
-    mountMore: (router) => features.mount(router),
+    mountMore: (router) => { features.mount(router); mountLocalAccountRoutes(router, accounts); },
     commit: () => commit(),
     mountOwnAuth: (api) => mountHaRest(api, haBackend),
   });
+  // the portal (web/dist, or the executable's copy) at / with its local accounts: works with the cloud unreachable
+  mountPortal(app);
   const http = new HttpServer(app, config.port, config.host, log);
   const haSocket = new HaWebSocketServer({ backend: haBackend, log });
 
