@@ -12,5 +12,11 @@ export default defineConfig({
     assetsInlineLimit: 0,
     modulePreload: { polyfill: false },
     reportCompressedSize: false,
+    rollupOptions: {
+      // zod's sources carry /*@__PURE__*/ comments where Rollup cannot use them: harmless, and noise in every build
+      onwarn(warning, warn) {
+        if (warning.code !== 'INVALID_ANNOTATION') warn(warning);
+      },
+    },
   },
 });

@@ -64,12 +64,18 @@ export function diskAssets(dir = PORTAL_DIST): PortalAssets | null {
 export function seaAssets(): PortalAssets | null {
   const sea = process.getBuiltinModule('node:sea');
   if (!sea?.isSea()) return null;
+  // getAsset copies (getRawAsset's memory is the executable's own and must not reach a Response); copied once per file
+  const cache = new Map<string, Uint8Array | null>();
   const read = (rel: string): Uint8Array | null => {
+    if (cache.has(rel)) return cache.get(rel)!;
+    let bytes: Uint8Array | null;
     try {
-      return new Uint8Array(sea.getRawAsset(SEA_ASSET_PREFIX + rel) as ArrayBuffer);
+      bytes = new Uint8Array(sea.getAsset(SEA_ASSET_PREFIX + rel) as ArrayBuffer);
     } catch {
-      return null; // not an asset
+      bytes = null; // not an asset
     }
+    if (cache.size < 1000) cache.set(rel, bytes);
+    return bytes;
   };
   return read('index.html') ? { where: 'executable', read } : null;
 }
