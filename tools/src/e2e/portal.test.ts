@@ -203,4 +203,46 @@ describe.skipIf(!CHROMIUM)(`portal on the cloud ${BROWSER_SUITE}`, () => {
     await shot(page, 'cloud-rate-limited');
     expect(problems).toEqual([]);
   }, 60_000);
+  it('edit mode adds, moves and removes cards and saves with PUT /v1/ui-dashboard', async () => {
+    const { page, problems } = await newPage(browser);
+    await signIn(page, owner.email, owner.password);
+    await page.getByRole('heading', { name: 'At home' }).waitFor();
+    await page.getByRole('button', { name: 'Edit dashboard' }).click();
+    const editor = page.getByRole('region', { name: 'Edit dashboard' });
+    await editor.getByLabel('Card type').selectOption('sensor');
+    await editor.getByLabel('Entity').selectOption(TEMP);
+    await editor.getByRole('button', { name: 'Add card' }).click();
+    await editor.getByRole('button', { name: 'Move card 5 up' }).click();
+    await editor.getByRole('button', { name: 'Remove card 1' }).click();
+    await expectAccessible(page, 'dashboard editor');
+    await shot(page, 'cloud-dashboard-edit');
+    await editor.getByRole('button', { name: 'Save dashboard' }).click();
+    await editor.waitFor({ state: 'detached' });
+    const stored = (await cloud.get('/v1/ui-dashboard', { token: owner.token })).body[0];
+    expect(stored.config.views[0].cards.map((c: { type: string }) => c.type)).toEqual(['sensor', 'gauge', 'sensor', 'entities']);
+    expect(stored.config.views[0].cards[2]).toEqual({ type: 'sensor', entity: TEMP });
+    expect(await page.locator('.tile').count()).toBe(0);
+    expect(await page.locator('.sensor').count()).toBe(2);
+    expect(problems).toEqual([]);
+  }, 60_000);
+
+  it('account: a personal access token is shown once, works, and is revoked', async () => {
+    const { page, problems } = await newPage(browser);
+    await signIn(page, owner.email, owner.password);
+    await page.getByRole('heading', { name: 'At home' }).waitFor();
+    await page.getByRole('link', { name: 'Account' }).click();
+    await page.getByRole('heading', { name: 'Personal access tokens' }).waitFor();
+    await page.locator('.card p', { hasText: owner.email }).waitFor();
+    await page.getByLabel('Token name').fill('script');
+    await page.getByRole('button', { name: 'Create token' }).click();
+    const pat = (await page.locator('.secret code').textContent())!;
+    expect(pat).toMatch(/^shp_pat_/);
+    expect((await cloud.get('/v1/account', { token: pat })).status).toBe(200);
+    await expectAccessible(page, 'account');
+    await shot(page, 'cloud-account');
+    await page.getByRole('button', { name: 'Revoke token script' }).click();
+    await page.getByRole('button', { name: 'Revoke token script' }).waitFor({ state: 'detached' });
+    expect((await cloud.get('/v1/account', { token: pat })).status).toBe(401);
+    expect(problems).toEqual([]);
+  }, 60_000);
 });

@@ -1,5 +1,6 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { OnboardingStatus } from '@smarthome/protocol/local-accounts';
+import { AccountPage } from '../account/Account.tsx';
 import { api, describe } from '../api/http.ts';
 import { portalKind, session, type Session } from '../api/session.ts';
 import { Register, SignIn } from '../auth/SignIn.tsx';
@@ -37,6 +38,7 @@ function Page({ path }: { path: string }) {
     case '/homes': return kind === 'cloud' ? <HomesPage /> : <p>Homes are managed on the cloud portal.</p>;
     case '/devices': return <DevicesPage />;
     case '/entities': return <EntitiesPage />;
+    case '/account': return kind === 'cloud' ? <AccountPage /> : <p>Local accounts are managed with <code>smarthome-edge account create</code>.</p>;
     default: return <div><h1>Not found</h1><p>No page at {path}. <a href="/" onClick={onLink}>Go to the dashboard</a></p></div>;
   }
 }
@@ -49,7 +51,7 @@ function Shell({ s, path }: { s: Session; path: string }) {
   const controls = useMemo(() => new Controls(live), [live]);
   useEffect(() => { live.start(); return () => live.stop(); }, [live]);
   useLive(live);
-  const links: Array<[string, string]> = [['/', 'Dashboard'], ...(kind === 'cloud' ? [['/homes', 'Homes'] as [string, string]] : []), ['/devices', 'Devices'], ['/entities', 'Entities']];
+  const links: Array<[string, string]> = [['/', 'Dashboard'], ...(kind === 'cloud' ? [['/homes', 'Homes'] as [string, string]] : []), ['/devices', 'Devices'], ['/entities', 'Entities'], ...(kind === 'cloud' ? [['/account', 'Account'] as [string, string]] : [])];
   return (
     <AppCtx.Provider value={{ kind, live, controls }}>
       <a class="skip" href="#main">Skip to content</a>

@@ -6,6 +6,7 @@ import { useApp } from '../app/context.ts';
 import { onLink } from '../app/router.ts';
 import { domainOf, useLive } from '../live/states.ts';
 import { CardView, type Card } from './cards.tsx';
+import { DashboardEditor } from './Editor.tsx';
 
 /** Without a stored dashboard (and always on the edge): one card per domain, built from the live states. */
 function AutoView() {
@@ -27,6 +28,7 @@ export function DashboardPage({ id }: { id: number | null }) {
   const [dashboards, setDashboards] = useState<Dashboard[] | null>(kind === 'edge' ? [] : null);
   const [error, setError] = useState<string | null>(null);
   const [viewIndex, setViewIndex] = useState(0);
+  const [editing, setEditing] = useState(false);
   useEffect(() => {
     if (kind === 'edge') return;
     api('GET', '/v1/ui-dashboard', { schema: z.array(DashboardSchema) }).then(setDashboards, (e: unknown) => setError(describe(e)));
@@ -38,7 +40,16 @@ export function DashboardPage({ id }: { id: number | null }) {
   const view = views[Math.min(viewIndex, Math.max(views.length - 1, 0))];
   return (
     <div>
-      <h1>{current ? current.title || current.name : 'Overview'}</h1>
+      <div class="title-row">
+        <h1>{current ? current.title || current.name : 'Overview'}</h1>
+        {kind === 'cloud' && !editing && <button type="button" class="secondary" onClick={() => setEditing(true)}>Edit dashboard</button>}
+      </div>
+      {editing && (
+        <DashboardEditor dashboard={current} viewIndex={Math.min(viewIndex, Math.max(views.length - 1, 0))} onDone={(saved) => {
+          setEditing(false);
+          if (saved) setDashboards([saved, ...dashboards.filter((d) => d.id !== saved.id)]);
+        }} />
+      )}
       {dashboards.length > 1 && (
         <nav aria-label="Dashboards" class="tabs">
           {dashboards.map((d) => <a key={d.id} href={`/dashboards/${d.id}`} onClick={onLink} aria-current={d === current ? 'page' : undefined}>{d.title || d.name}</a>)}
