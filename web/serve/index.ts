@@ -25,7 +25,7 @@ export const SEA_ASSET_PREFIX = 'portal/';
 const API_SEGMENTS = new Set(['v1', 'v2', 'v3', 'api', 'auth', 'openapi.json', 'docs', 'healthz', 'health', 'metrics', 'webhook', 'ws', 'websocket']);
 
 export const CONTENT_SECURITY_POLICY = [
-  "default-src 'self'", "script-src 'self'", "style-src 'self'", "img-src 'self' data:", "font-src 'self'",
+  "default-src 'self'", "script-src 'self'", "style-src 'self'", "img-src 'self' data: https:", "font-src 'self'",
   "connect-src 'self'", "object-src 'none'", "base-uri 'none'", "frame-ancestors 'none'", "form-action 'self'",
 ].join('; ');
 

@@ -10,8 +10,10 @@ import { HomesPage } from '../homes/Homes.tsx';
 import { Controls } from '../live/controls.ts';
 import { LiveStates, useLive } from '../live/states.ts';
 import { Onboarding } from '../onboarding/Onboarding.tsx';
+import { InvitationPage } from '../orgs/Invitation.tsx';
+import { OrganizationPage, OrganizationsPage } from '../orgs/Organizations.tsx';
 import { App as AppCtx } from './context.ts';
-import { navigate, onLink, usePath } from './router.ts';
+import { navigate, nextPath, onLink, usePath } from './router.ts';
 
 const kind = portalKind();
 
@@ -29,6 +31,8 @@ async function signOut(): Promise<void> {
 }
 
 function Page({ path }: { path: string }) {
+  const org = /^\/organizations\/([^/]+)$/.exec(path);
+  if (org && kind === 'cloud') return <OrganizationPage id={decodeURIComponent(org[1])} />;
   const m = /^\/(dashboards|devices)\/(\d+)$/.exec(path);
   if (m?.[1] === 'dashboards') return <DashboardPage id={Number(m[2])} />;
   if (m?.[1] === 'devices') return <DevicePage id={Number(m[2])} />;
@@ -37,6 +41,7 @@ function Page({ path }: { path: string }) {
     case '/dashboards': return <DashboardPage id={null} />;
     case '/homes': return kind === 'cloud' ? <HomesPage /> : <p>Homes are managed on the cloud portal.</p>;
     case '/devices': return <DevicesPage />;
+    case '/organizations': return kind === 'cloud' ? <OrganizationsPage /> : <p>Organizations live on the cloud portal.</p>;
     case '/entities': return <EntitiesPage />;
     case '/account': return kind === 'cloud' ? <AccountPage /> : <p>Local accounts are managed with <code>smarthome-edge account create</code>.</p>;
     default: return <div><h1>Not found</h1><p>No page at {path}. <a href="/" onClick={onLink}>Go to the dashboard</a></p></div>;
@@ -51,7 +56,7 @@ function Shell({ s, path }: { s: Session; path: string }) {
   const controls = useMemo(() => new Controls(live), [live]);
   useEffect(() => { live.start(); return () => live.stop(); }, [live]);
   useLive(live);
-  const links: Array<[string, string]> = [['/', 'Dashboard'], ...(kind === 'cloud' ? [['/homes', 'Homes'] as [string, string]] : []), ['/devices', 'Devices'], ['/entities', 'Entities'], ...(kind === 'cloud' ? [['/account', 'Account'] as [string, string]] : [])];
+  const links: Array<[string, string]> = [['/', 'Dashboard'], ...(kind === 'cloud' ? [['/homes', 'Homes'] as [string, string]] : []), ['/devices', 'Devices'], ['/entities', 'Entities'], ...(kind === 'cloud' ? [['/organizations', 'Organizations'], ['/account', 'Account']] as Array<[string, string]> : [])];
   return (
     <AppCtx.Provider value={{ kind, live, controls }}>
       <a class="skip" href="#main">Skip to content</a>
@@ -79,13 +84,15 @@ export function App() {
   }, []);
   if (error) return <main class="narrow"><p class="error" role="alert">{error}</p></main>;
   if (onboarded === null) return <main class="narrow"><p role="status">Loading…</p></main>;
+  const invitation = kind === 'cloud' ? /^\/invitations\/([^/]+)$/.exec(path) : null;
+  if (invitation) return <InvitationPage token={decodeURIComponent(invitation[1])} signedIn={!!s} />;
   if (!onboarded && !s) return <Onboarding onDone={() => setOnboarded(true)} />;
   if (!s) {
     if (path === '/register' && kind === 'cloud') return <Register />;
     return <SignIn kind={kind} />;
   }
   if (path === '/signin' || path === '/register' || path === '/onboarding') {
-    navigate('/', true);
+    navigate(nextPath(), true);
     return null;
   }
   return <Shell s={s} path={path} />;

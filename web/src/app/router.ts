@@ -29,3 +29,10 @@ export function onLink(e: MouseEvent): void {
   e.preventDefault();
   navigate(a.getAttribute('href') ?? '/');
 }
+
+/** Where sign-in or register return to: ?next= (same-origin paths only), else the page asked for, else the dashboard. */
+export function nextPath(): string {
+  const next = new URLSearchParams(location.search).get('next');
+  if (next && next.startsWith('/') && !next.startsWith('//')) return next;
+  return ['/signin', '/register', '/onboarding'].includes(location.pathname) ? '/' : location.pathname;
+}

@@ -3,7 +3,7 @@ import { TokenResponse } from '@smarthome/protocol/auth';
 import { LocalSession } from '@smarthome/protocol/local-accounts';
 import { ApiError, api, describe } from '../api/http.ts';
 import { session, type PortalKind } from '../api/session.ts';
-import { navigate, onLink } from '../app/router.ts';
+import { navigate, nextPath, onLink } from '../app/router.ts';
 
 /** Counts a 429's Retry-After down, so the wait is shown rather than a bare error. */
 export function useWait(): [number, (seconds: number) => void] {
@@ -34,7 +34,7 @@ export function SignIn({ kind }: { kind: PortalKind }) {
         const t = await api('POST', '/v1/local/auth/token', { anonymous: true, schema: LocalSession, body: { username: who, password } });
         session.set({ access_token: t.access_token, who: t.account.username, org: null });
       }
-      navigate('/', true);
+      navigate(nextPath(), true);
     } catch (err) {
       if (err instanceof ApiError && err.status === 429 && err.retryAfter) setWait(err.retryAfter);
       setError(describe(err));
@@ -59,7 +59,7 @@ export function SignIn({ kind }: { kind: PortalKind }) {
         <button type="submit" disabled={busy || wait > 0}>Sign in</button>
       </form>
       {kind === 'cloud'
-        ? <p>No account yet? <a href="/register" onClick={onLink}>Create one</a></p>
+        ? <p>No account yet? <a href={`/register${location.search}`} onClick={onLink}>Create one</a></p>
         : <p class="note">Local accounts of this home work without the internet. The owner adds them (or run <code>smarthome-edge account create</code>).</p>}
     </main>
   );
@@ -79,7 +79,7 @@ export function Register() {
       await api('POST', '/v1/auth/register', { anonymous: true, body: { email, password, ...(name ? { name } : {}) } });
       const t = await api('POST', '/v1/auth/token', { anonymous: true, schema: TokenResponse, body: { grant_type: 'password', email, password } });
       session.set({ access_token: t.access_token, refresh_token: t.refresh_token, who: t.user.email, org: null });
-      navigate('/', true);
+      navigate(nextPath(), true);
     } catch (err) {
       setError(describe(err));
     } finally {
