@@ -67,7 +67,7 @@ describe.skipIf(!CHROMIUM)(`portal on an edge with the cloud stopped ${BROWSER_S
     await expect.poll(() => page.locator(`[data-entity="${LAMP}"] [role="switch"]`).getAttribute('aria-checked')).toBe('true');
     await shot(page, 'edge-device');
     expect(problems).toEqual([]);
-  }, 60_000);
+  }, 120_000);
 
   it('local sign-out ends the session; signing in again works offline; onboarding is over', async () => {
     const { page, problems } = await newPage(browser);
@@ -91,5 +91,5 @@ describe.skipIf(!CHROMIUM)(`portal on an edge with the cloud stopped ${BROWSER_S
     expect(await states()).toBe(401);
     expect(edge.link?.connected).toBe(false);
     expect(problems).toEqual([]);
-  }, 60_000);
+  }, 120_000);
 });

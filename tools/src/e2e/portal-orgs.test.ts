@@ -75,5 +75,5 @@ describe.skipIf(!CHROMIUM)(`portal organizations and invitations ${BROWSER_SUITE
     await expect.poll(() => page.locator('li', { hasText: invitee.email }).first().locator('.badge').textContent()).toBe('member');
     expect(problems).toEqual([]);
     expect(guest.problems).toEqual([]);
-  }, 90_000);
+  }, 120_000);
 });
