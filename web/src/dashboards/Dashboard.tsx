@@ -19,7 +19,7 @@ function AutoView() {
   }
   if (live.status !== 'live' && byDomain.size === 0) return <p class="note" role="status">Loading states…</p>;
   if (byDomain.size === 0) return <p class="note">No entities yet: add devices to this home (MQTT discovery or an integration).</p>;
-  const cards: Card[] = [...byDomain].map(([domain, ids]) => ({ type: 'entities', title: domain, entities: ids }));
+  const cards: Card[] = [...byDomain].map(([domain, ids]) => ({ type: 'entities', title: domain[0].toUpperCase() + domain.slice(1), entities: ids }));
   return <div class="cards">{cards.map((c) => <CardView key={String(c.title)} card={c} />)}</div>;
 }
 
