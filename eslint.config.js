@@ -15,6 +15,11 @@ export default tseslint.config(
     },
   },
   {
+    // the portal runs in browsers
+    files: ['web/src/**/*.{ts,tsx}'],
+    languageOptions: { globals: { ...globals.browser } },
+  },
+  {
     // The cloud's storage is async on both engines: a query not awaited is a bug the types alone miss
     // (`if (promise)` is always true), in the product and in the tests that drive it. Type-aware,
     // so limited to the cloud and the tools that drive it.

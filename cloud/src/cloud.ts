@@ -33,6 +33,7 @@ import { RedisFailureStore } from './scale/failure-store.ts';
 import { RedisWebhookRateLimiter } from './scale/webhook-limiter.ts';
 import { StaleEdgeSweeper } from './scale/sweeper.ts';
 import { MemoryWebhookRateLimiter, type WebhookRateLimiter } from './automations/rate-limit.ts';
+import { mountPortal } from './portal/mount.ts';
 
 /** Webhook flood control, the same as on the edge: 10 requests/s, burst 20 per webhook_id. */
 const WEBHOOK_RATE = { perSecond: 10, burst: 20 };
@@ -177,6 +178,8 @@ export class Cloud {
     mountDocs(this.app, () => this.routes);
     for (const mount of routeModules) mount(this.router, this.services);
     this.haRoutes = mountHaRest(this.app, haBackend);
+    // the web portal at / (GET outside the API paths only: unknown API paths keep their JSON 404)
+    mountPortal(this.app);
   }
 
   private async authenticate(header: string | undefined, spec: RouteSpec): Promise<Caller> {

@@ -30,6 +30,7 @@ function flushMs(value: string | undefined, fallback: number, flag: string): num
 export type Command =
   | { kind: 'run'; config: EdgeConfig }
   | { kind: 'token-create'; dataDir: string; name: string }
+  | { kind: 'account-create'; dataDir: string; username: string; role: 'owner' | 'user' }
   | { kind: 'backup'; dataDir: string; out: string }
   | { kind: 'restore'; dataDir: string; from: string }
   | { kind: 'mqtt-owner'; dataDir: string; port: number; action: MqttOwnerAction }
@@ -44,6 +45,8 @@ export const USAGE = `usage:
   pnpm edge [--port P] [--mqtt-port M] [--data-dir D] [--cloud-url URL --token T] [--cloud-replica]
             [--call-url-allow LIST] [--state-flush-ms MS] [--retained-flush-ms MS]
   pnpm edge token create [--name N] [--data-dir D]
+  pnpm edge account create <username> [--role owner|user] [--data-dir D]
+                a local account of the portal (password read from stdin; the first is the owner)
   pnpm edge backup --out FILE [--data-dir D]      online copy of the database (edge may run)
   pnpm edge restore --from FILE [--data-dir D]    replace the database (edge stopped)
   pnpm edge mqtt-owner list [--port P] [--data-dir D]
@@ -83,6 +86,7 @@ export function parseCommand(argv: string[], env: NodeJS.ProcessEnv): Command {
         'call-url-allow': { type: 'string' },
         'history-days': { type: 'string' },
         name: { type: 'string' },
+        role: { type: 'string' },
         out: { type: 'string' },
         from: { type: 'string' },
         'log-level': { type: 'string' },
@@ -100,6 +104,12 @@ export function parseCommand(argv: string[], env: NodeJS.ProcessEnv): Command {
   if (positionals.length > 0) {
     if (positionals[0] === 'token' && positionals[1] === 'create' && positionals.length === 2) {
       return { kind: 'token-create', dataDir, name: values.name ?? 'cli' };
+    }
+    if (positionals[0] === 'account' && positionals[1] === 'create') {
+      if (positionals.length !== 3) throw new UsageError('account create needs <username>');
+      const role = values.role ?? 'user';
+      if (role !== 'owner' && role !== 'user') throw new UsageError(`--role must be owner or user, got "${role}"`);
+      return { kind: 'account-create', dataDir, username: positionals[2], role };
     }
     if (positionals[0] === 'backup' && positionals.length === 1) {
       if (!values.out) throw new UsageError('backup needs --out FILE');

@@ -26,6 +26,9 @@ import { EdgeHaBackend } from './ha-api/backend.ts';
 import { HaWebSocketServer } from './ha-api/socket.ts';
 import { HaScripts } from './ha-api/scripts.ts';
 import { mountHaRest } from '@smarthome/protocol/server/ha/index';
+import { LocalAccountStore } from './accounts/store.ts';
+import { mountLocalAccountRoutes } from './accounts/routes.ts';
+import { mountPortal } from './portal/mount.ts';
 
 export interface EdgeConfig {
   /** HTTP port of the local API (0 = any free port) */
@@ -168,10 +171,11 @@ export function createEdge(config: EdgeConfig): Edge {
   });
   const haScripts = new HaScripts({ states, services, bus, broker, log });
   const haBackend = new EdgeHaBackend({ tokens, registry, states, services, bus, recorder, templates, scripts: haScripts });
+  const accounts = new LocalAccountStore(database, tokens);
   const app = createApiApp({
     registry, states, services, tokens, log, createMqttCredentials, listMqttUsers, deleteMqttUser,
     listMqttOwnership: () => discovery.ownership(), setMqttOwner,
-    mountMore: (router) => features.mount(router),
+    mountMore: (router) => { features.mount(router); mountLocalAccountRoutes(router, accounts); },
     commit: () => commit(),
     mountOwnAuth: (api) => mountHaRest(api, haBackend),
     // events fired through the API (the cloud's HA fire_event): automations and the tunnel see them
@@ -179,6 +183,8 @@ export function createEdge(config: EdgeConfig): Edge {
       event: { event_type: eventType, data, origin: 'REMOTE', time_fired: new Date().toISOString(), context: { id: randomUUID(), parent_id: null, user_id: null } }, chain: 0,
     }),
   });
+  // the portal (web/dist, or the executable's copy) at / with its local accounts: works with the cloud unreachable
+  mountPortal(app);
   const http = new HttpServer(app, config.port, config.host, log);
   const haSocket = new HaWebSocketServer({ backend: haBackend, log });
 

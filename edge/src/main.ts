@@ -4,6 +4,7 @@ import { EdgeDatabase } from './db/database.ts';
 import { backupDatabase, restoreDatabase } from './db/backup.ts';
 import { createEdge } from './edge.ts';
 import { runMqttOwnerCommand } from './mqtt/owner-cli.ts';
+import { createAccountCommand } from './accounts/cli.ts';
 import { PortInUseError } from './errors.ts';
 
 /** Longest a stop may take (its steps are bounded well below this) before the process commits what it can and exits 1. */
@@ -44,6 +45,7 @@ async function main(): Promise<number> {
     return runMqttOwnerCommand(command, { stdout: (t) => process.stdout.write(t), stderr: (t) => process.stderr.write(t) });
   }
 
+  if (command.kind === 'account-create') return createAccountCommand(command.dataDir, command.username, command.role, process.stdin);
   if (command.kind === 'token-create') {
     const database = new EdgeDatabase(command.dataDir);
     database.open();

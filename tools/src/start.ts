@@ -6,6 +6,7 @@ import { createCloud, type Cloud } from '@smarthome/cloud/cloud';
 import { defaultCloudConfig } from '@smarthome/cloud/config';
 import { createEdge, type Edge } from '@smarthome/edge/edge';
 import { PortInUseError } from '@smarthome/edge/errors';
+import { ensurePortalBuilt } from '@smarthome/web/serve/build';
 import { Simulator } from './sim/simulator.ts';
 
 /**
@@ -222,6 +223,8 @@ async function main(): Promise<void> {
   process.on('SIGINT', onSignal);
 
   try {
+    // the portal's build (web/dist) is made here when missing or older than its sources (a few seconds, once)
+    await ensurePortalBuilt();
     cloud = createCloud(defaultCloudConfig({ port: opts.port, dataDir: path.join(opts.dataDir, 'cloud') }));
     await cloud.start();
     const cloudUrl = `http://127.0.0.1:${cloud.port}`;
@@ -261,6 +264,8 @@ async function main(): Promise<void> {
       '',
       `smarthome is running (data in ${opts.dataDir}; ${reused ? 'reused from an earlier start' : 'created now'})`,
       '',
+      `  portal         ${cloudUrl}/   (sign in with the account below)`,
+      `  edge portal    ${edgeUrl}/   (works without the cloud; the first visit creates the home's local owner account)`,
       `  cloud API      ${cloudUrl}`,
       `  API docs       ${cloudUrl}/docs   (OpenAPI: ${cloudUrl}/openapi.json)`,
       `  app WebSocket  ${cloudUrl.replace('http', 'ws')}/v1/websocket`,

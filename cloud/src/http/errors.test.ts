@@ -26,7 +26,7 @@ function rawRequest(opts: { path: string; headers: Record<string, string | numbe
 
 describe('error model', () => {
   it('unknown routes answer 404 {message:"not found"}', async () => {
-    for (const [m, p] of [['GET', '/nope'], ['POST', '/v1/nope'], ['DELETE', '/v1/account/x/y']]) {
+    for (const [m, p] of [['GET', '/v1/nope'], ['POST', '/v1/nope'], ['DELETE', '/v1/account/x/y']]) {
       const res = await t.request(m, p);
       expect(res.status).toBe(404);
       expect(res.body).toEqual({ message: 'not found' });

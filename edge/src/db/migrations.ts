@@ -55,6 +55,10 @@ export const MIGRATIONS: string[] = [
      time_fired REAL NOT NULL, context_id TEXT);
    CREATE INDEX recorder_events_time ON recorder_events(time_fired);
    CREATE TABLE recorder_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);`,
+  // Local accounts of the portal (edge/src/accounts): scrypt hashes; usernames compare case-insensitively.
+  `CREATE TABLE local_accounts (
+     id INTEGER PRIMARY KEY AUTOINCREMENT, username TEXT NOT NULL UNIQUE COLLATE NOCASE,
+     password_hash TEXT NOT NULL, role TEXT NOT NULL, created_at TEXT NOT NULL);`,
 ];
 
 export function migrate(sqlite: Database.Database): number {

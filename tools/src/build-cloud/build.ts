@@ -11,7 +11,7 @@
  * (cloud/launch.mjs).
  * Options: --out <file> (default cloud/dist/smarthome-cloud.mjs).
  */
-import { copyFileSync, mkdirSync, statSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import * as esbuild from 'esbuild';
@@ -20,6 +20,24 @@ const ROOT = path.resolve(import.meta.dirname, '../../..');
 export const CLOUD_BUNDLE = path.join(ROOT, 'cloud/dist/smarthome-cloud.mjs');
 /** Read at run time relative to the module (store-iap/verify.ts), so copied beside the bundle. */
 const RUNTIME_FILES = ['cloud/src/store-iap/apple-root-ca-g3.pem'];
+
+/**
+ * web/serve finds the portal build (web/dist) relative to its own module; in the bundle its
+ * module is the bundle, so that path is rewritten relative to where the bundle is written.
+ */
+function portalFromRepo(outFile: string): esbuild.Plugin {
+  const serveDir = path.join(ROOT, 'web/serve');
+  return {
+    name: 'portal-from-repo',
+    setup(build) {
+      build.onLoad({ filter: /[\\/]web[\\/]serve[\\/]index\.ts$/ }, (args) => {
+        const fromBundle = path.relative(path.dirname(outFile), serveDir);
+        const source = readFileSync(args.path, 'utf8').replaceAll('import.meta.dirname', `path.join(import.meta.dirname, ${JSON.stringify(fromBundle)})`);
+        return { contents: source, loader: 'ts' };
+      });
+    },
+  };
+}
 
 export interface CloudBuildResult {
   file: string;
@@ -44,6 +62,7 @@ export async function buildCloud(outFile = CLOUD_BUNDLE, log: (line: string) => 
     logLevel: 'silent',
     // bundled CommonJS dependencies call require(); an ES module has none of its own
     banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
+    plugins: [portalFromRepo(outFile)],
   });
   for (const w of result.warnings) log(`  esbuild warning: ${w.text} (${w.location?.file}:${w.location?.line})`);
   mkdirSync(path.dirname(outFile), { recursive: true });

@@ -43,6 +43,12 @@ describe('pnpm build:cloud', () => {
     const openapi = await (await fetch(`${base}/openapi.json`)).json() as { openapi: string; paths: Record<string, unknown> };
     expect(openapi.openapi).toMatch(/^3\.1/);
     expect(Object.keys(openapi.paths)).toContain('/v1/account');
+    // the portal, found in web/dist from the bundle (the test command builds web/dist first)
+    if (fs.existsSync(path.join(REPO_ROOT, 'web/dist/index.html'))) {
+      const page = await fetch(`${base}/`);
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain('<div id="app"');
+    }
     p.child.kill('SIGTERM');
     expect(await p.exit).toBe(0);
   }, 120_000);

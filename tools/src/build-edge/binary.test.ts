@@ -88,6 +88,16 @@ describe.skipIf(!canRun)('one-file edge executable (linux-x64)', () => {
     expect(await (await fetch(`${base}/healthz`)).json()).toEqual({ status: 'ok' });
     // the SQLite addon was loaded from a private temp dir that is already gone
     expect(readdirSync(tmpdir)).toEqual([]);
+    // the portal comes from the executable itself (no web/dist next to it): the page and its hashed script
+    const page = await fetch(`${base}/`);
+    const html = await page.text();
+    expect(page.status).toBe(200);
+    expect(html).toContain('<meta name="smarthome-portal" content="edge">');
+    const script = /src="(\/assets\/[^"]+\.js)"/.exec(html)?.[1];
+    const js = await fetch(`${base}${script}`);
+    expect(js.status).toBe(200);
+    expect(js.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    expect((await js.text()).length).toBeGreaterThan(10_000);
 
     // the executable's own CLI, while the edge runs
     const created = spawnSync(bin, ['token', 'create', '--name', 'binary-test', '--data-dir', data], { cwd: dir, env, encoding: 'utf8' });

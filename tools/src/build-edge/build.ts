@@ -4,6 +4,7 @@
  *   1. esbuild bundles the edge (edge/src/main.ts) into one CommonJS file;
  *   2. `node --experimental-sea-config` turns it into a SEA blob, with better-sqlite3's
  *      prebuilt addon for the target as an asset (loaded by edge/src/native/sqlite-binding.ts);
+ *      and the portal's build (web/dist) as assets portal/<path>;
  *   3. a copy of the Node 24 binary for the target (this machine's arch: the repo's own
  *      node_modules/node/bin/node; other targets: the npm package node-linux-<arch> of the
  *      same version, cached in .tmp/build-edge/) is stripped when a strip tool is there, and
@@ -16,12 +17,14 @@
  * --archive on|off (default on: <binary>.tar.xz and .tar.xz.sha256 beside each binary).
  */
 import { spawnSync } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import * as esbuild from 'esbuild';
 import { archiveBinary } from './archive.ts';
+import { PORTAL_DIST, SEA_ASSET_PREFIX } from '@smarthome/web/serve';
+import { ensurePortalBuilt } from '@smarthome/web/serve/build';
 
 export const ROOT = path.resolve(import.meta.dirname, '../../..');
 /** The repo's Node 24 (the real binary: node_modules/.bin/node is a shell shim). */
@@ -180,7 +183,7 @@ function strip(file: string, arch: Arch): boolean {
 }
 
 /** Steps 2 and 3 for one target. */
-function makeExecutable(arch: Arch, bundleFile: string, work: string, outDir: string, codeCache: boolean, version: string, log: (l: string) => void): BuiltBinary {
+function makeExecutable(arch: Arch, bundleFile: string, work: string, outDir: string, codeCache: boolean, version: string, portal: Record<string, string>, log: (l: string) => void): BuiltBinary {
   const addon = path.join(betterSqlite3Dir(), 'prebuilds', `linux-${arch}.node`);
   if (!existsSync(addon)) throw new Error(`better-sqlite3 has no prebuilt addon for linux-${arch} (${addon})`);
   const useCodeCache = codeCache && arch === process.arch;
@@ -191,7 +194,7 @@ function makeExecutable(arch: Arch, bundleFile: string, work: string, outDir: st
     disableExperimentalSEAWarning: true,
     useSnapshot: false,
     useCodeCache,
-    assets: { [SQLITE_ASSET]: addon },
+    assets: { [SQLITE_ASSET]: addon, ...portal },
   };
   const configFile = path.join(work, `sea-config-${arch}.json`);
   writeFileSync(configFile, JSON.stringify(config, null, 2));
@@ -218,6 +221,20 @@ function makeExecutable(arch: Arch, bundleFile: string, work: string, outDir: st
   return { arch, file: out, bytes: statSync(out).size, stripped, codeCache: useCodeCache };
 }
 
+/**
+ * The portal's build (web/dist, built first when missing or stale) as SEA assets named
+ * portal/<path>: the edge serves them from the executable (web/serve seaAssets()), same bytes as the cloud's.
+ */
+async function portalAssets(): Promise<Record<string, string>> {
+  await ensurePortalBuilt();
+  const assets: Record<string, string> = {};
+  for (const rel of readdirSync(PORTAL_DIST, { recursive: true, encoding: 'utf8' })) {
+    const file = path.join(PORTAL_DIST, rel);
+    if (statSync(file).isFile()) assets[SEA_ASSET_PREFIX + rel.split(path.sep).join('/')] = file;
+  }
+  return assets;
+}
+
 export async function buildEdge(options: BuildOptions = {}): Promise<BuildResult> {
   const started = performance.now();
   const log = options.log ?? ((l: string) => process.stdout.write(l + '\n'));
@@ -237,10 +254,14 @@ export async function buildEdge(options: BuildOptions = {}): Promise<BuildResult
     const bundleBytes = statSync(bundleFile).size;
     log(`bundle   ${show(entry)}  ${mb(bundleBytes)}  ${Math.round(performance.now() - t)} ms`);
 
+    t = performance.now();
+    const portal = await portalAssets();
+    log(`portal   ${show(PORTAL_DIST)}  ${Object.keys(portal).length} files  ${Math.round(performance.now() - t)} ms`);
+
     const binaries: BuiltBinary[] = [];
     for (const arch of options.arches ?? ARCHES) {
       t = performance.now();
-      const b = makeExecutable(arch, bundleFile, work, outDir, options.codeCache ?? false, version, log);
+      const b = makeExecutable(arch, bundleFile, work, outDir, options.codeCache ?? false, version, portal, log);
       binaries.push(b);
       log(`${arch.padEnd(8)} ${show(b.file)}  ${mb(b.bytes)}  (Node ${version}${b.stripped ? ', stripped' : ''}${b.codeCache ? ', code cache' : ''})  ${((performance.now() - t) / 1000).toFixed(1)} s`);
     }

@@ -1,0 +1,38 @@
+import { useEffect, useState } from 'preact/hooks';
+
+/** A tiny history router: the servers answer every portal path with the page (SPA fallback). */
+const listeners = new Set<() => void>();
+
+export function navigate(to: string, replace = false): void {
+  if (replace) history.replaceState(null, '', to);
+  else history.pushState(null, '', to);
+  for (const l of listeners) l();
+  window.scrollTo(0, 0);
+}
+
+addEventListener('popstate', () => { for (const l of listeners) l(); });
+
+export function usePath(): string {
+  const [path, setPath] = useState(location.pathname);
+  useEffect(() => {
+    const l = () => setPath(location.pathname);
+    listeners.add(l);
+    return () => { listeners.delete(l); };
+  }, []);
+  return path;
+}
+
+/** Follows a link without reloading (modifier keys still open a new tab). */
+export function onLink(e: MouseEvent): void {
+  const a = (e.currentTarget as HTMLAnchorElement);
+  if (e.defaultPrevented || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
+  e.preventDefault();
+  navigate(a.getAttribute('href') ?? '/');
+}
+
+/** Where sign-in or register return to: ?next= (same-origin paths only), else the page asked for, else the dashboard. */
+export function nextPath(): string {
+  const next = new URLSearchParams(location.search).get('next');
+  if (next && next.startsWith('/') && !next.startsWith('//')) return next;
+  return ['/signin', '/register', '/onboarding'].includes(location.pathname) ? '/' : location.pathname;
+}

@@ -1,0 +1,94 @@
+import { useState } from 'preact/hooks';
+import { Dashboard as DashboardSchema, type Dashboard } from '@smarthome/protocol/dashboards';
+import { api, describe } from '../api/http.ts';
+import { useApp } from '../app/context.ts';
+import { displayName, useLive } from '../live/states.ts';
+import type { Card } from './cards.tsx';
+
+const TYPES = ['tile', 'button', 'sensor', 'gauge', 'entities'] as const;
+
+const entitiesOf = (card: Card): string =>
+  typeof card.entity === 'string' ? card.entity : Array.isArray(card.entities) ? card.entities.map((e) => (typeof e === 'string' ? e : (e as Card).entity)).join(', ') : '';
+
+/**
+ * Edit mode of one view: add, move and remove cards, then save the whole dashboard with
+ * PUT /v1/ui-dashboard (a new "home" dashboard when the scope has none yet).
+ */
+export function DashboardEditor({ dashboard, viewIndex, onDone }: { dashboard: Dashboard | undefined; viewIndex: number; onDone: (saved: Dashboard | null) => void }) {
+  const { live } = useApp();
+  useLive(live);
+  const views = dashboard?.config.views ?? [{ title: 'Home', cards: [] }];
+  const [cards, setCards] = useState<Card[]>(() => [...(views[viewIndex]?.cards ?? [])]);
+  const [type, setType] = useState<(typeof TYPES)[number]>('tile');
+  const [entity, setEntity] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const ids = [...live.states.keys()].sort();
+
+  const move = (i: number, by: number) => {
+    const next = [...cards];
+    const [card] = next.splice(i, 1);
+    next.splice(i + by, 0, card);
+    setCards(next);
+  };
+  const add = (e: Event) => {
+    e.preventDefault();
+    const id = entity || ids[0];
+    if (!id) return;
+    setCards([...cards, type === 'entities' ? { type, entities: [id] } : { type, entity: id }]);
+  };
+  const save = async () => {
+    setBusy(true);
+    setError(null);
+    const config = { ...(dashboard?.config ?? {}), views: views.map((v, i) => (i === viewIndex ? { ...v, cards } : v)) };
+    if (!dashboard) config.views = [{ title: 'Home', cards }];
+    try {
+      const saved = await api('PUT', '/v1/ui-dashboard', {
+        schema: DashboardSchema,
+        body: dashboard ? { id: dashboard.id, name: dashboard.name, title: dashboard.title, config } : { name: 'home', title: 'Home', config },
+      });
+      onDone(saved);
+    } catch (err) {
+      setError(describe(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <section class="card editor" aria-label="Edit dashboard">
+      <h2>Edit {views[viewIndex]?.title ?? 'view'}</h2>
+      <ol class="rows">
+        {cards.map((c, i) => (
+          <li key={i}>
+            <span class="entity-name">{String(c.type)}</span>
+            <span class="note">{entitiesOf(c)}</span>
+            <button type="button" disabled={i === 0} onClick={() => move(i, -1)} aria-label={`Move card ${i + 1} up`}>↑</button>
+            <button type="button" disabled={i === cards.length - 1} onClick={() => move(i, 1)} aria-label={`Move card ${i + 1} down`}>↓</button>
+            <button type="button" class="danger" onClick={() => setCards(cards.filter((_, j) => j !== i))} aria-label={`Remove card ${i + 1}`}>Remove</button>
+          </li>
+        ))}
+      </ol>
+      <form class="add-card" onSubmit={add}>
+        <label>Card type
+          <select value={type} onChange={(e) => setType((e.currentTarget as HTMLSelectElement).value as (typeof TYPES)[number])}>
+            {TYPES.map((t) => <option key={t} value={t}>{t}</option>)}
+          </select>
+        </label>
+        <label>Entity
+          <select value={entity || ids[0]} onChange={(e) => setEntity((e.currentTarget as HTMLSelectElement).value)}>
+            {ids.map((id) => {
+              const s = live.states.get(id)!;
+              return <option key={id} value={id}>{`${displayName(s)} (${id})`}</option>;
+            })}
+          </select>
+        </label>
+        <button type="submit" disabled={ids.length === 0}>Add card</button>
+      </form>
+      {error && <p class="error" role="alert">{error}</p>}
+      <p class="actions">
+        <button type="button" disabled={busy} onClick={() => void save()}>Save dashboard</button>
+        <button type="button" class="secondary" onClick={() => onDone(null)}>Cancel</button>
+      </p>
+    </section>
+  );
+}
