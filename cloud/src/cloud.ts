@@ -30,6 +30,8 @@ import { RedisFailureStore } from './scale/failure-store.ts';
 import { RedisWebhookRateLimiter } from './scale/webhook-limiter.ts';
 import { StaleEdgeSweeper } from './scale/sweeper.ts';
 import { MemoryWebhookRateLimiter, type WebhookRateLimiter } from './automations/rate-limit.ts';
+import { MailQueue } from './mail/queue.ts';
+import { OutboxTransport, SmtpTransport } from './mail/transport.ts';
 
 /** Webhook flood control, the same as on the edge: 10 requests/s, burst 20 per webhook_id. */
 const WEBHOOK_RATE = { perSecond: 10, burst: 20 };
@@ -120,7 +122,15 @@ export class Cloud {
     edges.on('revoked', (edge) => tunnel.disconnect(edge.id, 'revoked'));
     edges.on('rotated', (edge) => tunnel.disconnect(edge.id, 'credentials rotated'));
     const webhookLimiter: WebhookRateLimiter = this.cluster ? new RedisWebhookRateLimiter(this.cluster, WEBHOOK_RATE) : new MemoryWebhookRateLimiter(WEBHOOK_RATE);
-    const core = { config, database: this.database, log: this.log, auth, throttle, edges, mirror, tunnel, webhookLimiter, accessCache };
+    const mail = new MailQueue({
+      database: this.database,
+      transport: config.smtpUrl ? new SmtpTransport(config.smtpUrl) : new OutboxTransport(path.join(config.dataDir, 'outbox'), this.log),
+      from: config.mailFrom,
+      log: this.log,
+      ...config.mailQueue,
+    });
+    const publicUrl = () => config.publicUrl ?? `http://localhost:${this.port}`;
+    const core = { config, database: this.database, log: this.log, auth, throttle, edges, mirror, tunnel, webhookLimiter, accessCache, mail, publicUrl };
     const access = new EntityAccess(core, tunnel);
     this.services = { ...core, access };
     // Open sockets' sessions end when their credential is revoked or expires, and drop cached
@@ -242,6 +252,8 @@ export class Cloud {
     this.upgrades.attach(this.server);
     this.services.tunnel.start(this.upgrades);
     this.appSocket.start(this.upgrades);
+    this.services.mail.start();
+    this.log.info('mail goes to', { transport: this.services.mail.transportDescription });
   }
 
   /** One process (no Redis): no tunnel exists yet, so every edge marked online is not. */
@@ -255,6 +267,7 @@ export class Cloud {
     const server = this.server;
     this.server = null;
     this.appSocket.stop();
+    await this.services.mail.stop();
     await this.services.tunnel.stop();
     if (server) {
       await new Promise<void>((resolve) => {

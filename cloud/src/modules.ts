@@ -26,6 +26,7 @@ import { storeIapMigrations } from './store-iap/tables.ts';
 import { mountStoreIapRoutes } from './store-iap/routes.ts';
 import { mountAutomationRoutes } from './automations/routes.ts';
 import { flowMigrations } from './devices/flows.ts';
+import { mailMigrations } from './mail/tables.ts';
 
 /** Every capability's migrations, in the order they must apply (append only). */
 export const migrations: Migration[] = [
@@ -44,6 +45,7 @@ export const migrations: Migration[] = [
   ...storeIapMigrations,
   ...flowMigrations,
   ...sessionRevocationMigrations,
+  ...mailMigrations,
 ];
 
 /** Every capability's routes; one line per module. */

@@ -123,7 +123,7 @@ describe('POST /v1/invitations/{token}/accept', () => {
     const again = await t.post(`/v1/invitations/${inv.token}/accept`, { token: guest.token });
     expect(again.status).toBe(404);
     const listed = (await t.get(`/v1/organizations/${org.id}/invitations`, { token: admin.token })).body;
-    expect(listed).toEqual([{ id: inv.id, email: 'joiner@example.test', role: 'admin', status: 'accepted', expires_at: inv.expires_at, created_at: expect.any(String) }]);
+    expect(listed).toEqual([{ id: inv.id, email: 'joiner@example.test', role: 'admin', status: 'accepted', expires_at: inv.expires_at, created_at: expect.any(String), mail_status: expect.stringMatching(/^(queued|sent)$/) }]);
   });
   it('answers 403 when the caller e-mail does not match, and the invitation stays usable', async () => {
     const { admin, org } = await orgFixture(t);
@@ -188,7 +188,7 @@ describe('GET and DELETE /v1/organizations/{id}/invitations', () => {
     const inv = await invite(admin.token, org.id, 'listed@example.test');
     const list = await t.get(`/v1/organizations/${org.id}/invitations`, { token: admin.token });
     expect(list.status).toBe(200);
-    expect(list.body).toEqual([{ id: inv.id, email: 'listed@example.test', role: 'member', status: 'pending', expires_at: inv.expires_at, created_at: expect.any(String) }]);
+    expect(list.body).toEqual([{ id: inv.id, email: 'listed@example.test', role: 'member', status: 'pending', expires_at: inv.expires_at, created_at: expect.any(String), mail_status: expect.stringMatching(/^(queued|sent)$/) }]);
     expect(list.text).not.toContain(inv.token);
     expect((await t.get(`/v1/organizations/${org.id}/invitations`, { token: member.token })).status).toBe(403);
     expect((await t.get(`/v1/organizations/${org.id}/invitations`, { token: outsider.token })).status).toBe(403);
