@@ -31,6 +31,7 @@ import { RedisWebhookRateLimiter } from './scale/webhook-limiter.ts';
 import { StaleEdgeSweeper } from './scale/sweeper.ts';
 import { MemoryWebhookRateLimiter, type WebhookRateLimiter } from './automations/rate-limit.ts';
 import { MailQueue } from './mail/queue.ts';
+import { EmailLinks } from './auth/email-links.ts';
 import { OutboxTransport, SmtpTransport } from './mail/transport.ts';
 
 /** Webhook flood control, the same as on the edge: 10 requests/s, burst 20 per webhook_id. */
@@ -75,6 +76,15 @@ export class Cloud {
       : null;
     const throttle = new LoginThrottle(this.cluster ? new RedisFailureStore(this.cluster) : new MemoryFailureStore());
     const accessCache = this.watchAccess(new AccessCache({ enabled: () => !this.cluster || this.cluster.healthy }));
+    const mail = new MailQueue({
+      database: this.database,
+      transport: config.smtpUrl ? new SmtpTransport(config.smtpUrl) : new OutboxTransport(path.join(config.dataDir, 'outbox'), this.log),
+      from: config.mailFrom,
+      log: this.log,
+      ...config.mailQueue,
+    });
+    const publicUrl = () => config.publicUrl ?? `http://localhost:${this.port}`;
+    const links = new EmailLinks({ database: this.database, mail, publicUrl });
     const auth = new AuthService({
       database: this.database,
       accessCache,
@@ -82,6 +92,7 @@ export class Cloud {
       throttle,
       refreshTtlSeconds: config.refreshTokenTtlSeconds,
       fastHashing: config.fastHashing ?? false,
+      links,
     });
     const edges = new EdgeRegistry(this.database);
     const mirror = new MirrorStore(this.database);
@@ -122,15 +133,7 @@ export class Cloud {
     edges.on('revoked', (edge) => tunnel.disconnect(edge.id, 'revoked'));
     edges.on('rotated', (edge) => tunnel.disconnect(edge.id, 'credentials rotated'));
     const webhookLimiter: WebhookRateLimiter = this.cluster ? new RedisWebhookRateLimiter(this.cluster, WEBHOOK_RATE) : new MemoryWebhookRateLimiter(WEBHOOK_RATE);
-    const mail = new MailQueue({
-      database: this.database,
-      transport: config.smtpUrl ? new SmtpTransport(config.smtpUrl) : new OutboxTransport(path.join(config.dataDir, 'outbox'), this.log),
-      from: config.mailFrom,
-      log: this.log,
-      ...config.mailQueue,
-    });
-    const publicUrl = () => config.publicUrl ?? `http://localhost:${this.port}`;
-    const core = { config, database: this.database, log: this.log, auth, throttle, edges, mirror, tunnel, webhookLimiter, accessCache, mail, publicUrl };
+    const core = { config, database: this.database, log: this.log, auth, throttle, edges, mirror, tunnel, webhookLimiter, accessCache, mail, publicUrl, links };
     const access = new EntityAccess(core, tunnel);
     this.services = { ...core, access };
     // Open sockets' sessions end when their credential is revoked or expires, and drop cached

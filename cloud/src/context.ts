@@ -13,6 +13,7 @@ import type { TunnelHub } from './tunnel/hub.ts';
 import type { EntityAccess } from './devices/access.ts';
 import type { WebhookRateLimiter } from './automations/rate-limit.ts';
 import type { MailQueue } from './mail/queue.ts';
+import type { EmailLinks } from './auth/email-links.ts';
 
 /** What a route module gets: every dependency passed in, nothing imported as a singleton. */
 export interface CloudServices {
@@ -37,6 +38,8 @@ export interface CloudServices {
   mail: MailQueue;
   /** where links in mails point: --public-url, else http://localhost:<port> */
   publicUrl: () => string;
+  /** single-use verification and reset links sent by mail */
+  links: EmailLinks;
 }
 
 /** The caller of a route; public routes get the anonymous principal. */

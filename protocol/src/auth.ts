@@ -55,8 +55,15 @@ export const Account = z.object({
   email: z.string(),
   name: z.string().nullable(),
   app_account_token: Uuid,
+  email_verified: z.boolean().meta({ description: 'the owner followed a verification (or password reset) link sent to this address; only then can they claim invitations and transfers sent to it' }),
   organizations: z.array(z.object({ id: z.string(), name: z.string(), role: OrgRole })),
 }).meta({ id: 'Account' });
+
+const LinkToken = z.string().min(1).max(512).meta({ description: 'the token from the link in the mail' });
+export const VerifyEmailBody = z.object({ token: LinkToken }).meta({ id: 'VerifyEmailRequest' });
+export const ChangeEmailBody = z.object({ email: Email }).meta({ id: 'ChangeEmailRequest' });
+export const PasswordResetBody = z.object({ email: Email }).meta({ id: 'PasswordResetRequest' });
+export const PasswordResetConfirmBody = z.object({ token: LinkToken, password: NewPassword.meta({ description: 'the new password' }) }).meta({ id: 'PasswordResetConfirmRequest' });
 
 export const BackupCodes = z.object({ codes: z.array(z.string()).length(10) }).meta({ id: 'BackupCodes' });
 

@@ -3,6 +3,8 @@ import { unauthorized } from '@smarthome/protocol/server';
 import { eq } from 'drizzle-orm';
 import { clientAddress, type Caller, type CloudRouter, type CloudServices } from '../context.ts';
 import { orgMembers, organizations } from '../orgs/tables.ts';
+import { pickLocale } from '../mail/templates.ts';
+import { AccountEmailService, RESET_REQUESTED } from './account-email.ts';
 
 /** The user behind a bearer route (the router already refused anonymous callers). */
 export function userOf(auth: Caller): string {
@@ -11,7 +13,30 @@ export function userOf(auth: Caller): string {
 }
 
 export function mountAuthRoutes(router: CloudRouter, s: CloudServices): void {
-  router.add(routes.registerRoute, async ({ body }) => s.auth.register(body));
+  const accountEmail = new AccountEmailService({ database: s.database, auth: s.auth, links: s.links, throttle: s.throttle });
+  const locale = (c: { req: { header(name: string): string | undefined } }) => pickLocale(c.req.header('accept-language'));
+
+  router.add(routes.registerRoute, async ({ body, c }) => s.auth.register(body, locale(c)));
+  router.add(routes.verifyEmailRoute, async ({ body }) => {
+    await accountEmail.verify(body.token);
+    return { message: 'email verified' };
+  });
+  router.add(routes.resendVerificationRoute, async ({ auth, c }) => {
+    await accountEmail.resend(userOf(auth), locale(c));
+    return { message: 'verification mail queued' };
+  });
+  router.add(routes.changeEmailRoute, async ({ auth, body, c }) => {
+    await accountEmail.changeEmail(userOf(auth), c.req.header('x-account-verification'), body.email, clientAddress(c), locale(c));
+    return { message: 'email changed; follow the link sent to the new address to verify it' };
+  });
+  router.add(routes.passwordResetRoute, async ({ body, c }) => {
+    await accountEmail.requestReset(body.email, clientAddress(c), locale(c));
+    return { message: RESET_REQUESTED };
+  });
+  router.add(routes.passwordResetConfirmRoute, async ({ body }) => {
+    await accountEmail.confirmReset(body.token, body.password);
+    return { message: 'password changed; every session was signed out' };
+  });
 
   router.add(routes.tokenRoute, async ({ body, c }) => {
     if (body.grant_type === 'password') return s.auth.passwordGrant(body, clientAddress(c));
@@ -31,6 +56,7 @@ export function mountAuthRoutes(router: CloudRouter, s: CloudServices): void {
       email: user.email,
       name: user.name ?? null,
       app_account_token: user.appAccountToken,
+      email_verified: user.emailVerified,
       organizations: orgs,
     };
   });

@@ -9,6 +9,7 @@ import { mfaBackupCodes, personalAccessTokens, refreshTokens, sessionRevocations
 import { dummyPasswordHash, hashPassword, newSecret, sha256, verifyPassword } from './secrets.ts';
 import type { AccessTokenSigner } from './jwt.ts';
 import type { LoginThrottle } from './throttle.ts';
+import type { EmailLinks } from './email-links.ts';
 
 export type Principal = {
   userId: string;
@@ -51,6 +52,8 @@ export interface AuthServiceDeps {
   throttle: LoginThrottle;
   refreshTtlSeconds: number;
   fastHashing: boolean;
+  /** the verification mail after registration (none: no mail) */
+  links?: EmailLinks;
 }
 
 const PAT_LAST_USED_GRANULARITY_MS = 60_000;
@@ -77,7 +80,7 @@ export class AuthService extends EventEmitter<{ revoked: [CredentialsRevoked] }>
     return this.deps.database.db;
   }
 
-  async register(input: { email: string; password: string; name?: string }): Promise<TokenResponse> {
+  async register(input: { email: string; password: string; name?: string }, locale = 'en'): Promise<TokenResponse> {
     const existing = await this.db.select({ id: users.id }).from(users).where(eq(users.email, input.email)).get();
     if (existing) throw conflict('email already registered');
     const passwordHash = await hashPassword(input.password, this.deps.fastHashing);
@@ -89,9 +92,14 @@ export class AuthService extends EventEmitter<{ revoked: [CredentialsRevoked] }>
       appAccountToken: randomUUID(),
       totpSecret: null,
       createdAt: now(),
+      emailVerified: false,
     };
     try {
-      await this.db.insert(users).values(row);
+      // The verification mail is queued in the same transaction: it exists exactly when the account does.
+      await this.deps.database.transaction(async () => {
+        await this.db.insert(users).values(row);
+        await this.deps.links?.send('verify_email', row, locale);
+      });
     } catch (err) {
       // Two registrations racing for one e-mail: the unique index decides.
       if (String((err as Error).message).includes('UNIQUE')) throw conflict('email already registered');
@@ -119,7 +127,7 @@ export class AuthService extends EventEmitter<{ revoked: [CredentialsRevoked] }>
   }
 
   /** Before checking a password guess: 429 while this address is locked out, a pause while the account is under attack. */
-  private async throttleGuess(account: string, address: string): Promise<void> {
+  async throttleGuess(account: string, address: string): Promise<void> {
     const { throttle } = this.deps;
     const wait = await throttle.retryAfter(account, address);
     if (wait > 0) throw rateLimited(wait);
@@ -227,15 +235,29 @@ export class AuthService extends EventEmitter<{ revoked: [CredentialsRevoked] }>
     await this.checkVerification(user, verification, address);
     const passwordHash = await hashPassword(password, this.deps.fastHashing);
     const current = caller.via === 'jwt' ? caller.credential : null;
-    const ended = await this.deps.database.transaction(async () => {
-      await this.db.update(users).set({ passwordHash }).where(eq(users.id, user.id));
+    await this.setPasswordHash(user.id, passwordHash, current, 'session revoked: the password was changed');
+  }
+
+  /**
+   * Stores a new password hash and ends every sign-in session of the user but `keep` (its
+   * refresh tokens, access tokens and sockets). `user` may be a function that finds the user
+   * inside the same transaction (e.g. by using a reset link), so a failure changes nothing.
+   */
+  async setPasswordHash(user: string | (() => Promise<string>), passwordHash: string, keep: string | null, message: string): Promise<void> {
+    const { userId, ended } = await this.deps.database.transaction(async () => {
+      const userId = typeof user === 'string' ? user : await user();
+      await this.db.update(users).set({ passwordHash }).where(eq(users.id, userId));
       const live = await this.db.selectDistinct({ familyId: refreshTokens.familyId }).from(refreshTokens)
-        .where(and(eq(refreshTokens.userId, user.id), isNull(refreshTokens.revokedAt), gt(refreshTokens.expiresAt, now()))).all();
-      const others = live.map((r) => r.familyId).filter((id) => sessionCredential(id) !== current);
-      await this.storeSessionRevocations(user.id, others);
-      return others;
+        .where(and(eq(refreshTokens.userId, userId), isNull(refreshTokens.revokedAt), gt(refreshTokens.expiresAt, now()))).all();
+      const others = live.map((r) => r.familyId).filter((id) => sessionCredential(id) !== keep);
+      await this.storeSessionRevocations(userId, others);
+      return { userId, ended: others };
     });
-    this.announceSessionsRevoked(user.id, ended, 'session revoked: the password was changed');
+    this.announceSessionsRevoked(userId, ended, message);
+  }
+
+  hashPassword(password: string): Promise<string> {
+    return hashPassword(password, this.deps.fastHashing);
   }
 
   async getUser(userId: string) {
@@ -274,7 +296,7 @@ export class AuthService extends EventEmitter<{ revoked: [CredentialsRevoked] }>
    * X-Account-Verification: the caller's current password. A password guess like a login:
    * throttled and counted per account+address (403 verification_failed when missing or wrong).
    */
-  private async checkVerification(user: { email: string; passwordHash: string }, verification: string | undefined, address: string): Promise<void> {
+  async checkVerification(user: { email: string; passwordHash: string }, verification: string | undefined, address: string): Promise<void> {
     if (!verification) throw forbidden('verification_failed');
     await this.throttleGuess(user.email, address);
     if (!(await verifyPassword(verification, user.passwordHash))) {

@@ -9,6 +9,24 @@ export const users = sqliteTable('users', {
   appAccountToken: text('app_account_token').notNull().unique(),
   totpSecret: text('totp_secret'),
   createdAt: text('created_at').notNull(),
+  /** the owner followed a verification (or password reset) link sent to `email` */
+  emailVerified: integer('email_verified', { mode: 'boolean' }).notNull().default(false),
+});
+
+/**
+ * Single-use links sent by mail: address verification and password reset. The token (256
+ * random bits) is only in the mail; the row keeps its SHA-256. `email` is the address the
+ * link was sent to: verifying it verifies that address only (not one changed to since).
+ */
+export const emailTokens = sqliteTable('email_tokens', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  userId: text('user_id').notNull(),
+  purpose: text('purpose', { enum: ['verify_email', 'password_reset'] }).notNull(),
+  email: text('email').notNull(),
+  tokenHash: text('token_hash').notNull().unique(),
+  expiresAt: text('expires_at').notNull(),
+  usedAt: text('used_at'),
+  createdAt: text('created_at').notNull(),
 });
 
 export const refreshTokens = sqliteTable('refresh_tokens', {
@@ -107,6 +125,27 @@ export const sessionRevocationMigrations: Migration[] = [
         revoked_at TEXT NOT NULL
       );
       CREATE INDEX session_revocations_revoked_at ON session_revocations(revoked_at);
+    `,
+  },
+];
+
+/** After the mail queue's. */
+export const emailVerificationMigrations: Migration[] = [
+  {
+    id: 'auth-003-email-verification',
+    sql: `
+      ALTER TABLE users ADD COLUMN email_verified INTEGER NOT NULL DEFAULT 0;
+      CREATE TABLE email_tokens (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        purpose TEXT NOT NULL CHECK (purpose IN ('verify_email', 'password_reset')),
+        email TEXT NOT NULL,
+        token_hash TEXT NOT NULL UNIQUE,
+        expires_at TEXT NOT NULL,
+        used_at TEXT,
+        created_at TEXT NOT NULL
+      );
+      CREATE INDEX email_tokens_user ON email_tokens(user_id, purpose, created_at);
     `,
   },
 ];

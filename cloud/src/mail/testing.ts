@@ -75,3 +75,25 @@ export function linkIn(mail: ReceivedMail | ParsedMail, prefix: string): URL {
   if (!found) throw new Error(`no link ${prefix}… in: ${text}`);
   return new URL(found);
 }
+
+/**
+ * The token of the newest link to `page` (e.g. "/verify-email") in a mail to `to` that a cloud
+ * without SMTP wrote to `<data-dir>/outbox/` (any of `dataDirs`: replicas may each have one).
+ */
+export async function outboxToken(dataDirs: string[], to: string, page: string, timeoutMs = 15_000): Promise<string> {
+  const fs = await import('node:fs');
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    for (const dir of dataDirs.map((d) => path.join(d, 'outbox'))) {
+      if (!fs.existsSync(dir)) continue;
+      for (const f of fs.readdirSync(dir).filter((n) => n.endsWith('.eml')).sort().reverse()) {
+        const mail = await simpleParser(fs.readFileSync(path.join(dir, f)));
+        if (!mail.to || Array.isArray(mail.to) || mail.to.text !== to) continue;
+        const word = (mail.text ?? '').split(/\s+/).find((w) => w.includes(`${page}?token=`));
+        if (word) return new URL(word).searchParams.get('token') as string;
+      }
+    }
+    if (Date.now() > deadline) throw new Error(`no ${page} mail to ${to} in the outbox`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}

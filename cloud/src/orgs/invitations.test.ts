@@ -136,19 +136,19 @@ describe('POST /v1/invitations/{token}/accept', () => {
     expect((await t.get(`/v1/organizations/${org.id}`, { token: other.token })).status).toBe(403);
     expect((await t.post(`/v1/invitations/${inv.token}/accept`, { token: intended.token })).status).toBe(200);
   });
-  it('answers 403 to an account registered after the invitation was sent to its address; a new invitation works', async () => {
+  it('answers 403 email_not_verified to an account whose matching address is not verified; once verified, the same invitation works', async () => {
     const { admin, org } = await orgFixture(t);
     const address = `late-${Math.random().toString(36).slice(2)}@example.test`;
     const inv = await invite(admin.token, org.id, address);
-    const late = await t.user(address.toUpperCase());
+    const late = await t.user(address.toUpperCase(), undefined, { verified: false });
     const refused = await t.post(`/v1/invitations/${inv.token}/accept`, { token: late.token });
     expect(refused.status).toBe(403);
-    expect(refused.body).toEqual({ error: 'account_created_after_invitation' });
+    expect(refused.body).toEqual({ error: 'email_not_verified' });
     expect((await t.get('/v1/organizations', { token: late.token })).body).toEqual([]);
     expect((await t.get(`/v1/organizations/${org.id}/invitations`, { token: admin.token })).body[0].status).toBe('pending');
 
-    const again = await invite(admin.token, org.id, address);
-    expect((await t.post(`/v1/invitations/${again.token}/accept`, { token: late.token })).status).toBe(200);
+    await t.sql('UPDATE users SET email_verified = 1 WHERE id = ?', [late.id]);
+    expect((await t.post(`/v1/invitations/${inv.token}/accept`, { token: late.token })).status).toBe(200);
     expect((await t.get('/v1/organizations', { token: late.token })).body.map((o: { id: string }) => o.id)).toEqual([org.id]);
   });
   it('answers 404 for an expired invitation', async () => {

@@ -144,18 +144,18 @@ export class InvitationService {
   }
 
   /**
-   * The caller's e-mail must equal the invited one, and the account must have existed when
-   * the invitation was sent (403 either way: see mayClaim). Creates the membership and marks
+   * The caller's e-mail must equal the invited one and be verified (403 either way: see
+   * mayClaim). Creates the membership and marks
    * the invitation accepted in one transaction, so a token works once (then 404).
    */
   async accept(callerId: string, token: string): Promise<{ organization: { id: string; name: string }; role: OrgRole }> {
     return this.database.transaction(async () => {
       const row = await this.pendingByToken(token);
-      const user = await this.db.select({ email: users.email, createdAt: users.createdAt }).from(users).where(eq(users.id, callerId)).get();
-      const refusal = user ? claimRefusal(user, { email: row.email, sentAt: row.createdAt }) : 'address_mismatch';
+      const user = await this.db.select({ email: users.email, emailVerified: users.emailVerified }).from(users).where(eq(users.id, callerId)).get();
+      const refusal = user ? claimRefusal(user, { email: row.email }) : 'address_mismatch';
       // The caller holds the token, and the public page shows the invited address: naming the reason leaks nothing.
       if (refusal === 'address_mismatch') throw forbidden('invitation_email_mismatch');
-      if (refusal === 'account_created_after_offer') throw forbidden('account_created_after_invitation');
+      if (refusal === 'email_not_verified') throw forbidden('email_not_verified');
       const org = await this.db.select({ id: organizations.id, name: organizations.name }).from(organizations)
         .where(eq(organizations.id, row.orgId)).get();
       if (!org) throw notFound('invitation not found or no longer valid');

@@ -21,6 +21,11 @@ export const CLOUD_ENTRIES: Record<string, Entry> = {
   },
   'POST /v1/account/mfa/backup-codes': { exempt: 'self-scoped', reason: "replaces the caller's own codes, verified with the caller's own password" },
   'POST /v1/account/password': { exempt: 'self-scoped', reason: "changes the caller's own password, verified with the current one" },
+  'POST /v1/auth/verify-email': { exempt: 'public', reason: 'the single-use 256-bit token from the mail is the authorization; it names the address it was sent to, nothing else' },
+  'POST /v1/auth/password-reset': { exempt: 'public', reason: 'names only an e-mail address; the answer is the same whether it has an account (mail goes only to that address)' },
+  'POST /v1/auth/password-reset/confirm': { exempt: 'public', reason: 'the single-use 256-bit token from the mail is the authorization' },
+  'POST /v1/account/email/verification': { exempt: 'self-scoped', reason: "sends a verification mail to the caller's own address" },
+  'POST /v1/account/email': { exempt: 'self-scoped', reason: "changes the caller's own address, verified with the current password" },
 
   'POST /v1/organizations': { exempt: 'self-scoped', reason: 'creates a new organization whose only member is the caller' },
   'GET /v1/organizations': { lists: () => [{ path: '/v1/organizations', sees: ['A', 'mx O org'] }] },

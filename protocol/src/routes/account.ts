@@ -1,0 +1,34 @@
+import { z } from 'zod';
+import { defineRoute } from '../route.ts';
+import { ChangeEmailBody, PasswordResetBody, PasswordResetConfirmBody, VerifyEmailBody } from '../auth.ts';
+import { MessageBody } from '../common.ts';
+
+/** Extra endpoints (not in the published spec): verified addresses and password reset. */
+const language = z.object({ 'accept-language': z.string().optional().meta({ description: 'the language of the mail (en, de; default en)' }) });
+
+export const verifyEmailRoute = defineRoute({
+  method: 'post', path: '/v1/auth/verify-email', tag: 'auth', auth: 'none',
+  summary: 'Follow a verification link: the address it was sent to becomes verified (single use, 48 hours; 400 otherwise)',
+  body: VerifyEmailBody, status: 200, response: MessageBody, errors: [400, 413],
+});
+export const resendVerificationRoute = defineRoute({
+  method: 'post', path: '/v1/account/email/verification', tag: 'account', auth: 'bearer', headers: language,
+  summary: 'Send another verification mail (409 when already verified; 5 per hour, then 429)',
+  status: 202, response: MessageBody, errors: [401, 409, 429],
+});
+export const changeEmailRoute = defineRoute({
+  method: 'post', path: '/v1/account/email', tag: 'account', auth: 'bearer',
+  summary: 'Change the address (unverified until the link sent to it is followed)',
+  headers: language.extend({ 'x-account-verification': z.string().meta({ description: 'the current password' }) }),
+  body: ChangeEmailBody, status: 202, response: MessageBody, errors: [400, 401, 403, 409, 413, 429],
+});
+export const passwordResetRoute = defineRoute({
+  method: 'post', path: '/v1/auth/password-reset', tag: 'auth', auth: 'none', headers: language,
+  summary: 'Ask for a password reset link (the same answer whether the address has an account or not; throttled)',
+  body: PasswordResetBody, status: 202, response: MessageBody, errors: [400, 413, 429],
+});
+export const passwordResetConfirmRoute = defineRoute({
+  method: 'post', path: '/v1/auth/password-reset/confirm', tag: 'auth', auth: 'none',
+  summary: 'Set a new password with a reset link (single use, 30 minutes): every sign-in session ends, app WebSockets included',
+  body: PasswordResetConfirmBody, status: 200, response: MessageBody, errors: [400, 413],
+});
