@@ -1,6 +1,6 @@
 import type { Migration } from './db/database.ts';
 import type { RouteModule } from './context.ts';
-import { authMigrations, emailVerificationMigrations, sessionRevocationMigrations } from './auth/tables.ts';
+import { authMigrations, emailVerificationMigrations, sessionRevocationMigrations, totpMigrations } from './auth/tables.ts';
 import { orgMigrations } from './orgs/tables.ts';
 import { shareMigrations } from './authz/shares-table.ts';
 import { mountAuthRoutes } from './auth/routes.ts';
@@ -47,6 +47,7 @@ export const migrations: Migration[] = [
   ...sessionRevocationMigrations,
   ...mailMigrations,
   ...emailVerificationMigrations,
+  ...totpMigrations,
 ];
 
 /** Every capability's routes; one line per module. */

@@ -56,6 +56,7 @@ export const Account = z.object({
   name: z.string().nullable(),
   app_account_token: Uuid,
   email_verified: z.boolean().meta({ description: 'the owner followed a verification (or password reset) link sent to this address; only then can they claim invitations and transfers sent to it' }),
+  mfa_enabled: z.boolean().meta({ description: 'TOTP is enrolled: the password grant needs mfa_code' }),
   organizations: z.array(z.object({ id: z.string(), name: z.string(), role: OrgRole })),
 }).meta({ id: 'Account' });
 
@@ -64,6 +65,15 @@ export const VerifyEmailBody = z.object({ token: LinkToken }).meta({ id: 'Verify
 export const ChangeEmailBody = z.object({ email: Email }).meta({ id: 'ChangeEmailRequest' });
 export const PasswordResetBody = z.object({ email: Email }).meta({ id: 'PasswordResetRequest' });
 export const PasswordResetConfirmBody = z.object({ token: LinkToken, password: NewPassword.meta({ description: 'the new password' }) }).meta({ id: 'PasswordResetConfirmRequest' });
+
+export const TotpEnrolment = z.object({
+  secret: z.string().meta({ description: 'base32, for typing into an authenticator app' }),
+  otpauth_uri: z.string().meta({ description: 'otpauth://totp/… (SHA1, 6 digits, 30 s)' }),
+  qr_svg: z.string().meta({ description: 'the URI as a QR code, an SVG document' }),
+}).meta({ id: 'TotpEnrolment' });
+const Code = z.string().trim().min(1).max(64);
+export const TotpConfirmBody = z.object({ code: Code.meta({ description: 'a current code from the app' }) }).meta({ id: 'TotpConfirmRequest' });
+export const TotpDisableBody = z.object({ code: Code.meta({ description: 'a current TOTP code or an unused backup code' }) }).meta({ id: 'TotpDisableRequest' });
 
 export const BackupCodes = z.object({ codes: z.array(z.string()).length(10) }).meta({ id: 'BackupCodes' });
 

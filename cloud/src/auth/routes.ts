@@ -5,6 +5,7 @@ import { clientAddress, type Caller, type CloudRouter, type CloudServices } from
 import { orgMembers, organizations } from '../orgs/tables.ts';
 import { pickLocale } from '../mail/templates.ts';
 import { AccountEmailService, RESET_REQUESTED } from './account-email.ts';
+import { MfaService } from './mfa.ts';
 
 /** The user behind a bearer route (the router already refused anonymous callers). */
 export function userOf(auth: Caller): string {
@@ -15,6 +16,17 @@ export function userOf(auth: Caller): string {
 export function mountAuthRoutes(router: CloudRouter, s: CloudServices): void {
   const accountEmail = new AccountEmailService({ database: s.database, auth: s.auth, links: s.links, throttle: s.throttle });
   const locale = (c: { req: { header(name: string): string | undefined } }) => pickLocale(c.req.header('accept-language'));
+
+  const mfa = new MfaService({ database: s.database, auth: s.auth, throttle: s.throttle, mail: s.mail });
+  router.add(routes.totpEnrolRoute, async ({ auth, c }) => mfa.enrol(userOf(auth), c.req.header('x-account-verification'), clientAddress(c)));
+  router.add(routes.totpConfirmRoute, async ({ auth, body, c }) => {
+    await mfa.confirm(userOf(auth), body.code, clientAddress(c));
+    return { message: 'TOTP enabled' };
+  });
+  router.add(routes.totpDisableRoute, async ({ auth, body, c }) => {
+    await mfa.disable(userOf(auth), c.req.header('x-account-verification'), body.code, clientAddress(c));
+    return { message: 'TOTP disabled' };
+  });
 
   router.add(routes.registerRoute, async ({ body, c }) => s.auth.register(body, locale(c)));
   router.add(routes.verifyEmailRoute, async ({ body }) => {
@@ -57,6 +69,7 @@ export function mountAuthRoutes(router: CloudRouter, s: CloudServices): void {
       name: user.name ?? null,
       app_account_token: user.appAccountToken,
       email_verified: user.emailVerified,
+      mfa_enabled: user.totpSecret !== null,
       organizations: orgs,
     };
   });

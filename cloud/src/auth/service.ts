@@ -1,6 +1,6 @@
 import { randomUUID, randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import { and, desc, eq, gt, inArray, isNull, lt, sql } from 'drizzle-orm';
+import { and, desc, eq, gt, inArray, isNull, lt, or, sql } from 'drizzle-orm';
 import type { TokenResponse, User } from '@smarthome/protocol';
 import { conflict, forbidden, notFound, rateLimited, unauthorized } from '@smarthome/protocol/server';
 import type { CloudDatabase } from '../db/database.ts';
@@ -10,6 +10,7 @@ import { dummyPasswordHash, hashPassword, newSecret, sha256, verifyPassword } fr
 import type { AccessTokenSigner } from './jwt.ts';
 import type { LoginThrottle } from './throttle.ts';
 import type { EmailLinks } from './email-links.ts';
+import { acceptCode, looksLikeTotp } from './totp.ts';
 
 export type Principal = {
   userId: string;
@@ -93,6 +94,8 @@ export class AuthService extends EventEmitter<{ revoked: [CredentialsRevoked] }>
       totpSecret: null,
       createdAt: now(),
       emailVerified: false,
+      totpPendingSecret: null,
+      totpLastStep: null,
     };
     try {
       // The verification mail is queued in the same transaction: it exists exactly when the account does.
@@ -118,7 +121,9 @@ export class AuthService extends EventEmitter<{ revoked: [CredentialsRevoked] }>
       await throttle.fail(input.email, address);
       throw unauthorized('invalid_grant');
     }
-    if (input.mfa_code !== undefined && !(await this.consumeBackupCode(user.id, input.mfa_code))) {
+    // With TOTP enrolled, the password alone is not enough: the answer asks for a code (TOTP or backup).
+    if (user.totpSecret && input.mfa_code === undefined) throw unauthorized('mfa_required');
+    if (input.mfa_code !== undefined && !(await this.acceptSecondFactor(user, input.mfa_code))) {
       await throttle.fail(input.email, address);
       throw unauthorized('invalid_mfa_code');
     }
@@ -326,6 +331,19 @@ export class AuthService extends EventEmitter<{ revoked: [CredentialsRevoked] }>
       await this.db.insert(mfaBackupCodes).values(codes.map((code) => ({ userId, codeHash: sha256(normalizeCode(code)), createdAt })));
     });
     return codes;
+  }
+
+  /** A TOTP code (once per time step) or an unused backup code. */
+  async acceptSecondFactor(user: { id: string; totpSecret: string | null; totpLastStep: number | null }, code: string): Promise<boolean> {
+    if (user.totpSecret && looksLikeTotp(code)) {
+      const step = acceptCode(user.totpSecret, code, user.totpLastStep === null ? null : Number(user.totpLastStep));
+      if (step === null) return false;
+      // Conditional, so two requests racing with the same code cannot both pass.
+      const claimed = await this.db.update(users).set({ totpLastStep: step })
+        .where(and(eq(users.id, user.id), or(isNull(users.totpLastStep), lt(users.totpLastStep, step)))).returning({ id: users.id }).all();
+      return claimed.length === 1;
+    }
+    return this.consumeBackupCode(user.id, code);
   }
 
   private async consumeBackupCode(userId: string, code: string): Promise<boolean> {

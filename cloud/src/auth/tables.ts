@@ -11,6 +11,10 @@ export const users = sqliteTable('users', {
   createdAt: text('created_at').notNull(),
   /** the owner followed a verification (or password reset) link sent to `email` */
   emailVerified: integer('email_verified', { mode: 'boolean' }).notNull().default(false),
+  /** a TOTP secret enrolled but not yet confirmed with a first code (totp_secret: the confirmed one) */
+  totpPendingSecret: text('totp_pending_secret'),
+  /** the time step of the last TOTP code accepted: a code is never accepted twice */
+  totpLastStep: integer('totp_last_step'),
 });
 
 /**
@@ -146,6 +150,17 @@ export const emailVerificationMigrations: Migration[] = [
         created_at TEXT NOT NULL
       );
       CREATE INDEX email_tokens_user ON email_tokens(user_id, purpose, created_at);
+    `,
+  },
+];
+
+/** After the e-mail verification's. */
+export const totpMigrations: Migration[] = [
+  {
+    id: 'auth-004-totp',
+    sql: `
+      ALTER TABLE users ADD COLUMN totp_pending_secret TEXT;
+      ALTER TABLE users ADD COLUMN totp_last_step INTEGER;
     `,
   },
 ];

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineRoute } from '../route.ts';
-import { ChangeEmailBody, PasswordResetBody, PasswordResetConfirmBody, VerifyEmailBody } from '../auth.ts';
+import { ChangeEmailBody, PasswordResetBody, PasswordResetConfirmBody, TotpConfirmBody, TotpDisableBody, TotpEnrolment, VerifyEmailBody } from '../auth.ts';
 import { MessageBody } from '../common.ts';
 
 /** Extra endpoints (not in the published spec): verified addresses and password reset. */
@@ -31,4 +31,21 @@ export const passwordResetConfirmRoute = defineRoute({
   method: 'post', path: '/v1/auth/password-reset/confirm', tag: 'auth', auth: 'none',
   summary: 'Set a new password with a reset link (single use, 30 minutes): every sign-in session ends, app WebSockets included',
   body: PasswordResetConfirmBody, status: 200, response: MessageBody, errors: [400, 413],
+});
+
+const password = z.object({ 'x-account-verification': z.string().meta({ description: 'the current password' }) });
+export const totpEnrolRoute = defineRoute({
+  method: 'post', path: '/v1/account/mfa/totp', tag: 'account', auth: 'bearer', headers: password,
+  summary: 'Start TOTP enrolment: a new secret as an otpauth:// URI and a QR code (SVG); enabled once confirmed with a first code (409 when enabled)',
+  status: 200, response: TotpEnrolment, errors: [401, 403, 409, 429],
+});
+export const totpConfirmRoute = defineRoute({
+  method: 'post', path: '/v1/account/mfa/totp/confirm', tag: 'account', auth: 'bearer',
+  summary: 'Confirm TOTP enrolment with a first code: from then on the password grant needs mfa_code (a TOTP code or a backup code, each once)',
+  body: TotpConfirmBody, status: 200, response: MessageBody, errors: [400, 401, 409, 413, 429],
+});
+export const totpDisableRoute = defineRoute({
+  method: 'post', path: '/v1/account/mfa/totp/disable', tag: 'account', auth: 'bearer', headers: password,
+  summary: 'Disable TOTP (the password and a current code or a backup code)',
+  body: TotpDisableBody, status: 200, response: MessageBody, errors: [400, 401, 403, 409, 413, 429],
 });

@@ -25,6 +25,9 @@ export const CLOUD_ENTRIES: Record<string, Entry> = {
   'POST /v1/auth/password-reset': { exempt: 'public', reason: 'names only an e-mail address; the answer is the same whether it has an account (mail goes only to that address)' },
   'POST /v1/auth/password-reset/confirm': { exempt: 'public', reason: 'the single-use 256-bit token from the mail is the authorization' },
   'POST /v1/account/email/verification': { exempt: 'self-scoped', reason: "sends a verification mail to the caller's own address" },
+  'POST /v1/account/mfa/totp': { exempt: 'self-scoped', reason: "enrols the caller's own TOTP, verified with the caller's own password" },
+  'POST /v1/account/mfa/totp/confirm': { exempt: 'self-scoped', reason: "confirms the caller's own pending enrolment with a code of its secret" },
+  'POST /v1/account/mfa/totp/disable': { exempt: 'self-scoped', reason: "disables the caller's own TOTP, verified with the password and a code" },
   'POST /v1/account/email': { exempt: 'self-scoped', reason: "changes the caller's own address, verified with the current password" },
 
   'POST /v1/organizations': { exempt: 'self-scoped', reason: 'creates a new organization whose only member is the caller' },
