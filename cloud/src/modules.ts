@@ -1,6 +1,6 @@
 import type { Migration } from './db/database.ts';
 import type { RouteModule } from './context.ts';
-import { authMigrations, emailVerificationMigrations, sessionRevocationMigrations, totpMigrations } from './auth/tables.ts';
+import { authMigrations, emailVerificationMigrations, sessionClientMigrations, sessionRevocationMigrations, totpMigrations } from './auth/tables.ts';
 import { orgMigrations } from './orgs/tables.ts';
 import { shareMigrations } from './authz/shares-table.ts';
 import { mountAuthRoutes } from './auth/routes.ts';
@@ -48,6 +48,7 @@ export const migrations: Migration[] = [
   ...mailMigrations,
   ...emailVerificationMigrations,
   ...totpMigrations,
+  ...sessionClientMigrations,
 ];
 
 /** Every capability's routes; one line per module. */

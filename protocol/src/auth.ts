@@ -75,6 +75,15 @@ const Code = z.string().trim().min(1).max(64);
 export const TotpConfirmBody = z.object({ code: Code.meta({ description: 'a current code from the app' }) }).meta({ id: 'TotpConfirmRequest' });
 export const TotpDisableBody = z.object({ code: Code.meta({ description: 'a current TOTP code or an unused backup code' }) }).meta({ id: 'TotpDisableRequest' });
 
+export const Session = z.object({
+  id: z.string(),
+  user_agent: z.string().nullable().meta({ description: 'the User-Agent of the newest sign-in or refresh' }),
+  client_address: z.string().nullable(),
+  created_at: Timestamp,
+  last_used_at: Timestamp.meta({ description: 'the newest sign-in or refresh of the session' }),
+  current: z.boolean().meta({ description: "the caller's own session" }),
+}).meta({ id: 'Session' });
+
 export const BackupCodes = z.object({ codes: z.array(z.string()).length(10) }).meta({ id: 'BackupCodes' });
 
 export type User = z.infer<typeof User>;

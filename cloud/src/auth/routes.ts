@@ -6,6 +6,8 @@ import { orgMembers, organizations } from '../orgs/tables.ts';
 import { pickLocale } from '../mail/templates.ts';
 import { AccountEmailService, RESET_REQUESTED } from './account-email.ts';
 import { MfaService } from './mfa.ts';
+import { SessionList, currentSession } from './sessions.ts';
+import type { Context } from 'hono';
 
 /** The user behind a bearer route (the router already refused anonymous callers). */
 export function userOf(auth: Caller): string {
@@ -15,6 +17,17 @@ export function userOf(auth: Caller): string {
 
 export function mountAuthRoutes(router: CloudRouter, s: CloudServices): void {
   const accountEmail = new AccountEmailService({ database: s.database, auth: s.auth, links: s.links, throttle: s.throttle });
+  const client = (c: Context) => ({ userAgent: c.req.header('user-agent') ?? null, address: clientAddress(c) });
+  const sessions = new SessionList({ database: s.database, auth: s.auth });
+  router.add(routes.listSessionsRoute, async ({ auth }) => sessions.list(userOf(auth), currentSession(auth)));
+  router.add(routes.revokeSessionRoute, async ({ auth, params }) => {
+    await sessions.revoke(userOf(auth), params.id);
+    return { message: 'session revoked' };
+  });
+  router.add(routes.revokeOtherSessionsRoute, async ({ auth }) => {
+    const ended = await sessions.revokeAllBut(userOf(auth), currentSession(auth));
+    return { message: `${ended} session(s) revoked` };
+  });
   const locale = (c: { req: { header(name: string): string | undefined } }) => pickLocale(c.req.header('accept-language'));
 
   const mfa = new MfaService({ database: s.database, auth: s.auth, throttle: s.throttle, mail: s.mail });
@@ -28,7 +41,7 @@ export function mountAuthRoutes(router: CloudRouter, s: CloudServices): void {
     return { message: 'TOTP disabled' };
   });
 
-  router.add(routes.registerRoute, async ({ body, c }) => s.auth.register(body, locale(c)));
+  router.add(routes.registerRoute, async ({ body, c }) => s.auth.register(body, locale(c), client(c)));
   router.add(routes.verifyEmailRoute, async ({ body }) => {
     await accountEmail.verify(body.token);
     return { message: 'email verified' };
@@ -51,8 +64,8 @@ export function mountAuthRoutes(router: CloudRouter, s: CloudServices): void {
   });
 
   router.add(routes.tokenRoute, async ({ body, c }) => {
-    if (body.grant_type === 'password') return s.auth.passwordGrant(body, clientAddress(c));
-    return s.auth.refreshGrant(body.refresh_token);
+    if (body.grant_type === 'password') return s.auth.passwordGrant(body, clientAddress(c), c.req.header('user-agent') ?? null);
+    return s.auth.refreshGrant(body.refresh_token, client(c));
   });
 
   router.add(routes.accountRoute, async ({ auth }) => {

@@ -35,6 +35,12 @@ export interface CredentialsRevoked {
   message: string;
 }
 
+/** Who opened a sign-in session: shown in the session list. */
+export interface SessionClient {
+  userAgent: string | null;
+  address: string;
+}
+
 export const patCredential = (id: string) => `pat:${id}`;
 export const sessionCredential = (familyId: string) => `session:${familyId}`;
 
@@ -81,7 +87,7 @@ export class AuthService extends EventEmitter<{ revoked: [CredentialsRevoked] }>
     return this.deps.database.db;
   }
 
-  async register(input: { email: string; password: string; name?: string }, locale = 'en'): Promise<TokenResponse> {
+  async register(input: { email: string; password: string; name?: string }, locale = 'en', client?: SessionClient): Promise<TokenResponse> {
     const existing = await this.db.select({ id: users.id }).from(users).where(eq(users.email, input.email)).get();
     if (existing) throw conflict('email already registered');
     const passwordHash = await hashPassword(input.password, this.deps.fastHashing);
@@ -108,10 +114,10 @@ export class AuthService extends EventEmitter<{ revoked: [CredentialsRevoked] }>
       if (String((err as Error).message).includes('UNIQUE')) throw conflict('email already registered');
       throw err;
     }
-    return this.issueSession(toUser(row), randomUUID());
+    return this.issueSession(toUser(row), randomUUID(), client);
   }
 
-  async passwordGrant(input: { email: string; password: string; mfa_code?: string }, address: string): Promise<TokenResponse> {
+  async passwordGrant(input: { email: string; password: string; mfa_code?: string }, address: string, userAgent: string | null = null): Promise<TokenResponse> {
     const { throttle } = this.deps;
     await this.throttleGuess(input.email, address);
     const user = await this.db.select().from(users).where(eq(users.email, input.email)).get();
@@ -128,7 +134,7 @@ export class AuthService extends EventEmitter<{ revoked: [CredentialsRevoked] }>
       throw unauthorized('invalid_mfa_code');
     }
     await throttle.succeed(input.email, address);
-    return this.issueSession(toUser(user), randomUUID());
+    return this.issueSession(toUser(user), randomUUID(), { userAgent, address });
   }
 
   /** Before checking a password guess: 429 while this address is locked out, a pause while the account is under attack. */
@@ -141,7 +147,7 @@ export class AuthService extends EventEmitter<{ revoked: [CredentialsRevoked] }>
   }
 
   /** Rotation: a refresh token works once; presenting a used one revokes its whole family. */
-  async refreshGrant(refreshToken: string): Promise<TokenResponse> {
+  async refreshGrant(refreshToken: string, client?: SessionClient): Promise<TokenResponse> {
     const hash = sha256(refreshToken);
     const row = await this.db.select().from(refreshTokens).where(eq(refreshTokens.tokenHash, hash)).get();
     if (!row) throw unauthorized('invalid_grant');
@@ -157,14 +163,15 @@ export class AuthService extends EventEmitter<{ revoked: [CredentialsRevoked] }>
     if (claimed.length !== 1) throw unauthorized('invalid_grant');
     const user = await this.db.select().from(users).where(eq(users.id, row.userId)).get();
     if (!user) throw unauthorized('invalid_grant');
-    return this.issueSession(toUser(user), row.familyId);
+    return this.issueSession(toUser(user), row.familyId, client);
   }
 
-  private async issueSession(user: User, familyId: string): Promise<TokenResponse> {
+  private async issueSession(user: User, familyId: string, client?: SessionClient): Promise<TokenResponse> {
     const refresh = newSecret(REFRESH_PREFIX);
     const expires = new Date(Date.now() + this.deps.refreshTtlSeconds * 1000).toISOString();
     await this.db.insert(refreshTokens).values({
       id: randomUUID(), userId: user.id, tokenHash: sha256(refresh), familyId, expiresAt: expires, createdAt: now(),
+      userAgent: client?.userAgent?.slice(0, 512) ?? null, clientAddress: client?.address ?? null,
     });
     return {
       user,
@@ -206,7 +213,7 @@ export class AuthService extends EventEmitter<{ revoked: [CredentialsRevoked] }>
    * (session_revocations, which the access cache follows on every replica) and the sockets
    * opened with them ('revoked').
    */
-  private async revokeSessions(userId: string, familyIds: string[], message: string): Promise<void> {
+  async revokeSessions(userId: string, familyIds: string[], message: string): Promise<void> {
     await this.deps.database.transaction(() => this.storeSessionRevocations(userId, familyIds));
     this.announceSessionsRevoked(userId, familyIds, message);
   }

@@ -42,6 +42,9 @@ export const refreshTokens = sqliteTable('refresh_tokens', {
   usedAt: text('used_at'),
   revokedAt: text('revoked_at'),
   createdAt: text('created_at').notNull(),
+  /** the User-Agent and client address of the request that got this token (the session list shows the newest) */
+  userAgent: text('user_agent'),
+  clientAddress: text('client_address'),
 });
 
 export const personalAccessTokens = sqliteTable('personal_access_tokens', {
@@ -161,6 +164,18 @@ export const totpMigrations: Migration[] = [
     sql: `
       ALTER TABLE users ADD COLUMN totp_pending_secret TEXT;
       ALTER TABLE users ADD COLUMN totp_last_step INTEGER;
+    `,
+  },
+];
+
+/** After TOTP's. */
+export const sessionClientMigrations: Migration[] = [
+  {
+    id: 'auth-005-session-clients',
+    sql: `
+      ALTER TABLE refresh_tokens ADD COLUMN user_agent TEXT;
+      ALTER TABLE refresh_tokens ADD COLUMN client_address TEXT;
+      CREATE INDEX refresh_tokens_user ON refresh_tokens(user_id, created_at);
     `,
   },
 ];

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { defineRoute } from '../route.ts';
 import { ChangeEmailBody, PasswordResetBody, PasswordResetConfirmBody, TotpConfirmBody, TotpDisableBody, TotpEnrolment, VerifyEmailBody } from '../auth.ts';
 import { MessageBody } from '../common.ts';
+import { Session } from '../auth.ts';
 
 /** Extra endpoints (not in the published spec): verified addresses and password reset. */
 const language = z.object({ 'accept-language': z.string().optional().meta({ description: 'the language of the mail (en, de; default en)' }) });
@@ -48,4 +49,20 @@ export const totpDisableRoute = defineRoute({
   method: 'post', path: '/v1/account/mfa/totp/disable', tag: 'account', auth: 'bearer', headers: password,
   summary: 'Disable TOTP (the password and a current code or a backup code)',
   body: TotpDisableBody, status: 200, response: MessageBody, errors: [400, 401, 403, 409, 413, 429],
+});
+
+export const listSessionsRoute = defineRoute({
+  method: 'get', path: '/v1/account/sessions', tag: 'account', auth: 'bearer',
+  summary: 'Active sign-in sessions (refresh-token families), most recently used first',
+  status: 200, response: z.array(Session), errors: [401],
+});
+export const revokeSessionRoute = defineRoute({
+  method: 'delete', path: '/v1/account/sessions/{id}', tag: 'account', auth: 'bearer',
+  summary: "End one session: its refresh and access tokens stop working and its app WebSockets close (404: not one of the caller's)",
+  params: z.object({ id: z.string().max(64) }), status: 200, response: MessageBody, errors: [401, 404],
+});
+export const revokeOtherSessionsRoute = defineRoute({
+  method: 'delete', path: '/v1/account/sessions', tag: 'account', auth: 'bearer',
+  summary: "End every session but the caller's own (all of them when called with a personal access token)",
+  status: 200, response: MessageBody, errors: [401],
 });
