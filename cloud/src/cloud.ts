@@ -93,6 +93,7 @@ export class Cloud {
       refreshTtlSeconds: config.refreshTokenTtlSeconds,
       fastHashing: config.fastHashing ?? false,
       links,
+      mail,
     });
     const edges = new EdgeRegistry(this.database);
     const mirror = new MirrorStore(this.database);

@@ -57,6 +57,7 @@ export const Account = z.object({
   app_account_token: Uuid,
   email_verified: z.boolean().meta({ description: 'the owner followed a verification (or password reset) link sent to this address; only then can they claim invitations and transfers sent to it' }),
   mfa_enabled: z.boolean().meta({ description: 'TOTP is enrolled: the password grant needs mfa_code' }),
+  notify_new_sign_in: z.boolean().meta({ description: 'a sign-in from a User-Agent no session of the account had is mailed to its address' }),
   organizations: z.array(z.object({ id: z.string(), name: z.string(), role: OrgRole })),
 }).meta({ id: 'Account' });
 
@@ -83,6 +84,8 @@ export const Session = z.object({
   last_used_at: Timestamp.meta({ description: 'the newest sign-in or refresh of the session' }),
   current: z.boolean().meta({ description: "the caller's own session" }),
 }).meta({ id: 'Session' });
+
+export const AccountNotifications = z.object({ notify_new_sign_in: z.boolean() }).meta({ id: 'AccountNotifications' });
 
 export const BackupCodes = z.object({ codes: z.array(z.string()).length(10) }).meta({ id: 'BackupCodes' });
 

@@ -163,3 +163,30 @@ describe('password reset', () => {
     expect((await t.sql('SELECT id FROM email_tokens WHERE user_id = ? AND purpose = ?', [u.id, 'password_reset'])).length).toBe(3);
   });
 });
+
+describe('optional mails', () => {
+  it('a sign-in from a new device is mailed when the account asked for it, a known device is not', async () => {
+    const u = await register(fresh('notice'));
+    const signIn = (ua: string) => t.post('/v1/auth/token', { body: { grant_type: 'password', email: u.email, password: u.password }, headers: { 'user-agent': ua } });
+    expect((await signIn('Before/1.0')).status).toBe(200); // not asked for yet: no mail
+    const set = await t.put('/v1/account/notifications', { token: u.token, body: { notify_new_sign_in: true } });
+    expect(set.body).toEqual({ notify_new_sign_in: true });
+    expect((await t.get('/v1/account', { token: u.token })).body.notify_new_sign_in).toBe(true);
+    expect((await signIn('Before/1.0')).status).toBe(200); // a device seen before
+    expect((await signIn('Stranger/9.9')).status).toBe(200);
+    const mail = await sink.waitFor(u.email, bySubject(/New sign-in/));
+    expect(mail.parsed.text).toContain('Stranger/9.9');
+    await new Promise((r) => setTimeout(r, 500));
+    expect(sink.received.filter((m) => m.to.includes(u.email) && /New sign-in/.test(m.parsed.subject ?? ''))).toHaveLength(1);
+  });
+
+  it('enabling and disabling TOTP are mailed', async () => {
+    const u = await t.user(fresh('mfa'));
+    const pw = { 'x-account-verification': u.password };
+    const { secret } = (await t.post('/v1/account/mfa/totp', { token: u.token, headers: pw })).body;
+    const { TOTP, Secret } = await import('otpauth');
+    const code = new TOTP({ secret: Secret.fromBase32(secret) }).generate();
+    expect((await t.post('/v1/account/mfa/totp/confirm', { token: u.token, body: { code } })).status).toBe(200);
+    expect((await sink.waitFor(u.email, bySubject(/Two-step sign-in enabled/))).parsed.text).toContain(u.email);
+  });
+});

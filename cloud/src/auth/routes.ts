@@ -28,6 +28,10 @@ export function mountAuthRoutes(router: CloudRouter, s: CloudServices): void {
     const ended = await sessions.revokeAllBut(userOf(auth), currentSession(auth));
     return { message: `${ended} session(s) revoked` };
   });
+  router.add(routes.accountNotificationsRoute, async ({ auth, body }) => {
+    await s.auth.setSignInNotice(userOf(auth), body.notify_new_sign_in);
+    return { notify_new_sign_in: body.notify_new_sign_in };
+  });
   const locale = (c: { req: { header(name: string): string | undefined } }) => pickLocale(c.req.header('accept-language'));
 
   const mfa = new MfaService({ database: s.database, auth: s.auth, throttle: s.throttle, mail: s.mail });
@@ -83,6 +87,7 @@ export function mountAuthRoutes(router: CloudRouter, s: CloudServices): void {
       app_account_token: user.appAccountToken,
       email_verified: user.emailVerified,
       mfa_enabled: user.totpSecret !== null,
+      notify_new_sign_in: user.notifyNewSignIn,
       organizations: orgs,
     };
   });

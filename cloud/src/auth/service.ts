@@ -10,6 +10,8 @@ import { dummyPasswordHash, hashPassword, newSecret, sha256, verifyPassword } fr
 import type { AccessTokenSigner } from './jwt.ts';
 import type { LoginThrottle } from './throttle.ts';
 import type { EmailLinks } from './email-links.ts';
+import type { MailQueue } from '../mail/queue.ts';
+import { renderMail } from '../mail/templates.ts';
 import { acceptCode, looksLikeTotp } from './totp.ts';
 
 export type Principal = {
@@ -61,6 +63,8 @@ export interface AuthServiceDeps {
   fastHashing: boolean;
   /** the verification mail after registration (none: no mail) */
   links?: EmailLinks;
+  /** the new-device sign-in notice (none: no mail) */
+  mail?: MailQueue;
 }
 
 const PAT_LAST_USED_GRANULARITY_MS = 60_000;
@@ -102,6 +106,7 @@ export class AuthService extends EventEmitter<{ revoked: [CredentialsRevoked] }>
       emailVerified: false,
       totpPendingSecret: null,
       totpLastStep: null,
+      notifyNewSignIn: false,
     };
     try {
       // The verification mail is queued in the same transaction: it exists exactly when the account does.
@@ -134,7 +139,23 @@ export class AuthService extends EventEmitter<{ revoked: [CredentialsRevoked] }>
       throw unauthorized('invalid_mfa_code');
     }
     await throttle.succeed(input.email, address);
+    if (user.notifyNewSignIn) await this.noticeNewDevice(user, userAgent, address);
     return this.issueSession(toUser(user), randomUUID(), { userAgent, address });
+  }
+
+  /** Mails the owner when no session of the account (live or not) ever had this User-Agent. */
+  private async noticeNewDevice(user: { id: string; email: string }, userAgent: string | null, address: string): Promise<void> {
+    if (!this.deps.mail) return;
+    const agent = userAgent?.slice(0, 512) ?? null;
+    const seen = await this.db.select({ id: refreshTokens.id }).from(refreshTokens)
+      .where(and(eq(refreshTokens.userId, user.id), agent === null ? isNull(refreshTokens.userAgent) : eq(refreshTokens.userAgent, agent))).limit(1).get();
+    if (seen) return;
+    const rendered = renderMail('new_sign_in', 'en', { email: user.email, device: agent ?? 'unknown device', address, at: now() });
+    await this.deps.mail.enqueue({ kind: 'new_sign_in', ref: `user:${user.id}`, to: user.email, ...rendered });
+  }
+
+  async setSignInNotice(userId: string, enabled: boolean): Promise<void> {
+    await this.db.update(users).set({ notifyNewSignIn: enabled }).where(eq(users.id, userId));
   }
 
   /** Before checking a password guess: 429 while this address is locked out, a pause while the account is under attack. */

@@ -15,6 +15,8 @@ export const users = sqliteTable('users', {
   totpPendingSecret: text('totp_pending_secret'),
   /** the time step of the last TOTP code accepted: a code is never accepted twice */
   totpLastStep: integer('totp_last_step'),
+  /** mail the owner when a sign-in comes from a User-Agent none of the account's sessions had */
+  notifyNewSignIn: integer('notify_new_sign_in', { mode: 'boolean' }).notNull().default(false),
 });
 
 /**
@@ -178,4 +180,9 @@ export const sessionClientMigrations: Migration[] = [
       CREATE INDEX refresh_tokens_user ON refresh_tokens(user_id, created_at);
     `,
   },
+];
+
+/** After the session clients'. */
+export const signInNoticeMigrations: Migration[] = [
+  { id: 'auth-006-sign-in-notice', sql: 'ALTER TABLE users ADD COLUMN notify_new_sign_in INTEGER NOT NULL DEFAULT 0;' },
 ];

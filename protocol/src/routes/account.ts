@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineRoute } from '../route.ts';
 import { ChangeEmailBody, PasswordResetBody, PasswordResetConfirmBody, TotpConfirmBody, TotpDisableBody, TotpEnrolment, VerifyEmailBody } from '../auth.ts';
 import { MessageBody } from '../common.ts';
-import { Session } from '../auth.ts';
+import { AccountNotifications, Session } from '../auth.ts';
 
 /** Extra endpoints (not in the published spec): verified addresses and password reset. */
 const language = z.object({ 'accept-language': z.string().optional().meta({ description: 'the language of the mail (en, de; default en)' }) });
@@ -65,4 +65,9 @@ export const revokeOtherSessionsRoute = defineRoute({
   method: 'delete', path: '/v1/account/sessions', tag: 'account', auth: 'bearer',
   summary: "End every session but the caller's own (all of them when called with a personal access token)",
   status: 200, response: MessageBody, errors: [401],
+});
+export const accountNotificationsRoute = defineRoute({
+  method: 'put', path: '/v1/account/notifications', tag: 'account', auth: 'bearer',
+  summary: 'Which optional mails the account gets (new_sign_in: a sign-in from a new device; default off)',
+  body: AccountNotifications, status: 200, response: AccountNotifications, errors: [400, 401, 413],
 });

@@ -28,6 +28,7 @@ export const CLOUD_ENTRIES: Record<string, Entry> = {
   'POST /v1/account/mfa/totp': { exempt: 'self-scoped', reason: "enrols the caller's own TOTP, verified with the caller's own password" },
   'POST /v1/account/mfa/totp/confirm': { exempt: 'self-scoped', reason: "confirms the caller's own pending enrolment with a code of its secret" },
   'POST /v1/account/mfa/totp/disable': { exempt: 'self-scoped', reason: "disables the caller's own TOTP, verified with the password and a code" },
+  'PUT /v1/account/notifications': { exempt: 'self-scoped', reason: "sets the caller's own mail preferences" },
   'GET /v1/account/sessions': { exempt: 'self-scoped', reason: "lists the caller's own sessions (sessions.test.ts: another user's are not listed)" },
   'DELETE /v1/account/sessions/{id}': { exempt: 'self-scoped', reason: "looks the id up among the caller's own live sessions; another user's answers 404 (sessions.test.ts)" },
   'DELETE /v1/account/sessions': { exempt: 'self-scoped', reason: "ends the caller's own other sessions" },
