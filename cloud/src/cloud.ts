@@ -58,6 +58,8 @@ export class Cloud {
   /** the one owner of the server's upgrades: the tunnel and the app WebSocket register here */
   private readonly upgrades: UpgradeDispatcher;
   private server: Server | null = null;
+  /** the port bound by start(), kept while stopping */
+  private listenPort = 0;
   /** Scale-out (REDIS_URL set): this replica's link to the others; null on a single replica. */
   private readonly cluster: Cluster | null;
   private readonly clusterEdges: ClusterEdges | null = null;
@@ -83,7 +85,8 @@ export class Cloud {
       log: this.log,
       ...config.mailQueue,
     });
-    const publicUrl = () => config.publicUrl ?? `http://localhost:${this.port}`;
+    // The port is remembered at start: requests finishing while the cloud stops still build links.
+    const publicUrl = () => config.publicUrl ?? `http://localhost:${this.listenPort}`;
     const links = new EmailLinks({ database: this.database, mail, publicUrl });
     const auth = new AuthService({
       database: this.database,
@@ -253,6 +256,7 @@ export class Cloud {
     // Bound how long a client may take to send its request (slowloris).
     this.server.requestTimeout = 30_000;
     this.server.headersTimeout = 10_000;
+    this.listenPort = (this.server.address() as AddressInfo).port;
     this.upgrades.attach(this.server);
     this.services.tunnel.start(this.upgrades);
     this.appSocket.start(this.upgrades);
