@@ -34,6 +34,9 @@ import { RedisWebhookRateLimiter } from './scale/webhook-limiter.ts';
 import { StaleEdgeSweeper } from './scale/sweeper.ts';
 import { MemoryWebhookRateLimiter, type WebhookRateLimiter } from './automations/rate-limit.ts';
 import { mountPortal } from './portal/mount.ts';
+import { MailQueue } from './mail/queue.ts';
+import { EmailLinks } from './auth/email-links.ts';
+import { OutboxTransport, SmtpTransport } from './mail/transport.ts';
 
 /** Webhook flood control, the same as on the edge: 10 requests/s, burst 20 per webhook_id. */
 const WEBHOOK_RATE = { perSecond: 10, burst: 20 };
@@ -63,6 +66,8 @@ export class Cloud {
   /** the one owner of the server's upgrades: the tunnel and the app WebSocket register here */
   private readonly upgrades: UpgradeDispatcher;
   private server: Server | null = null;
+  /** the port bound by start(), kept while stopping */
+  private listenPort = 0;
   /** Scale-out (REDIS_URL set): this replica's link to the others; null on a single replica. */
   private readonly cluster: Cluster | null;
   private readonly clusterEdges: ClusterEdges | null = null;
@@ -81,6 +86,16 @@ export class Cloud {
       : null;
     const throttle = new LoginThrottle(this.cluster ? new RedisFailureStore(this.cluster) : new MemoryFailureStore());
     const accessCache = this.watchAccess(new AccessCache({ enabled: () => !this.cluster || this.cluster.healthy }));
+    const mail = new MailQueue({
+      database: this.database,
+      transport: config.smtpUrl ? new SmtpTransport(config.smtpUrl) : new OutboxTransport(path.join(config.dataDir, 'outbox'), this.log),
+      from: config.mailFrom,
+      log: this.log,
+      ...config.mailQueue,
+    });
+    // The port is remembered at start: requests finishing while the cloud stops still build links.
+    const publicUrl = () => config.publicUrl ?? `http://localhost:${this.listenPort}`;
+    const links = new EmailLinks({ database: this.database, mail, publicUrl });
     const auth = new AuthService({
       database: this.database,
       accessCache,
@@ -88,6 +103,8 @@ export class Cloud {
       throttle,
       refreshTtlSeconds: config.refreshTokenTtlSeconds,
       fastHashing: config.fastHashing ?? false,
+      links,
+      mail,
     });
     const edges = new EdgeRegistry(this.database);
     const mirror = new MirrorStore(this.database);
@@ -128,7 +145,7 @@ export class Cloud {
     edges.on('revoked', (edge) => tunnel.disconnect(edge.id, 'revoked'));
     edges.on('rotated', (edge) => tunnel.disconnect(edge.id, 'credentials rotated'));
     const webhookLimiter: WebhookRateLimiter = this.cluster ? new RedisWebhookRateLimiter(this.cluster, WEBHOOK_RATE) : new MemoryWebhookRateLimiter(WEBHOOK_RATE);
-    const core = { config, database: this.database, log: this.log, auth, throttle, edges, mirror, tunnel, webhookLimiter, accessCache };
+    const core = { config, database: this.database, log: this.log, auth, throttle, edges, mirror, tunnel, webhookLimiter, accessCache, mail, publicUrl, links };
     const access = new EntityAccess(core, tunnel);
     this.services = { ...core, access };
     // Open sockets' sessions end when their credential is revoked or expires, and drop cached
@@ -254,10 +271,13 @@ export class Cloud {
     // Bound how long a client may take to send its request (slowloris).
     this.server.requestTimeout = 30_000;
     this.server.headersTimeout = 10_000;
+    this.listenPort = (this.server.address() as AddressInfo).port;
     this.upgrades.attach(this.server);
     this.services.tunnel.start(this.upgrades);
     this.appSocket.start(this.upgrades);
     this.haSocket.start(this.upgrades);
+    this.services.mail.start();
+    this.log.info('mail goes to', { transport: this.services.mail.transportDescription });
   }
 
   /** One process (no Redis): no tunnel exists yet, so every edge marked online is not. */
@@ -272,6 +292,7 @@ export class Cloud {
     this.server = null;
     this.appSocket.stop();
     this.haSocket.stop();
+    await this.services.mail.stop();
     await this.services.tunnel.stop();
     if (server) {
       await new Promise<void>((resolve) => {

@@ -17,8 +17,14 @@ export interface CloudConfig {
   fleetToken?: string;
   /** TRUST_PROXY: proxies (IPs, CIDRs, loopback/linklocal/uniquelocal) whose X-Forwarded-For names the client. */
   trustProxy: string[];
-  /** Public base URL used in links the cloud hands out (media, invitations). */
+  /** Public base URL used in links the cloud hands out (media, mails); default http://localhost:<port>. */
   publicUrl?: string;
+  /** SMTP_URL: smtp:// (STARTTLS required unless the URL says otherwise) or smtps://; unset = .eml files in <data-dir>/outbox/. */
+  smtpUrl?: string;
+  /** MAIL_FROM: the From of every mail. */
+  mailFrom: string;
+  /** Mail queue timing, for tests: poll interval, first retry delay, attempts before "failed". */
+  mailQueue?: { pollMs?: number; retryBaseMs?: number; maxAttempts?: number };
   accessTokenTtlSeconds: number;
   refreshTokenTtlSeconds: number;
   bodyLimitBytes: number;
@@ -46,6 +52,7 @@ export function defaultCloudConfig(overrides: Partial<CloudConfig> = {}): CloudC
     bodyLimitBytes: 1024 * 1024,
     trustProxy: [],
     storeIapEnvironment: 'Production',
+    mailFrom: 'Smart Home <no-reply@localhost>',
     ...overrides,
   };
 }
@@ -62,6 +69,7 @@ export function parseCloudArgs(argv: string[], env: NodeJS.ProcessEnv): CloudCon
       'redis-url': { type: 'string' },
       'public-url': { type: 'string' },
       'trust-proxy': { type: 'string' },
+      'smtp-url': { type: 'string' },
     },
     strict: true,
   });
@@ -72,13 +80,19 @@ export function parseCloudArgs(argv: string[], env: NodeJS.ProcessEnv): CloudCon
   if (environment !== 'Production' && environment !== 'Sandbox') throw new Error('STORE_IAP_ENVIRONMENT must be Production or Sandbox');
   const databaseUrl = values['database-url'] || env.DATABASE_URL || undefined;
   if (databaseUrl && !isPostgresUrl(databaseUrl)) throw new Error('--database-url must be a postgres:// (or postgresql://) URL; omit it to use the embedded SQLite database in --data-dir');
+  const smtpUrl = values['smtp-url'] || env.SMTP_URL || undefined;
+  if (smtpUrl && !/^smtps?:\/\/[^/]/i.test(smtpUrl)) throw new Error('--smtp-url must be an smtp:// or smtps:// URL (omit it to write mail to <data-dir>/outbox/)');
+  const publicUrl = values['public-url'] ?? env.PUBLIC_URL ?? undefined;
+  if (publicUrl && !/^https?:\/\/[^/]/i.test(publicUrl)) throw new Error('--public-url must be an http(s):// URL');
   return defaultCloudConfig({
     port,
     host: values.host ?? env.HOST ?? '0.0.0.0',
     dataDir: path.resolve(values['data-dir'] ?? env.DATA_DIR ?? 'data/cloud'),
     databaseUrl,
     redisUrl: values['redis-url'] ?? env.REDIS_URL ?? undefined,
-    publicUrl: values['public-url'] ?? env.PUBLIC_URL ?? undefined,
+    publicUrl: publicUrl?.replace(/\/+$/, ''),
+    smtpUrl,
+    ...(env.MAIL_FROM ? { mailFrom: env.MAIL_FROM } : {}),
     trustProxy: parseTrustProxy(values['trust-proxy'] ?? env.TRUST_PROXY ?? ''),
     fleetToken: env.FLEET_TOKEN || undefined,
     storeIapRootsFile: env.STORE_IAP_ROOTS_FILE || undefined,

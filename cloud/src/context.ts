@@ -12,6 +12,8 @@ import type { MirrorStore } from './mirror/store.ts';
 import type { TunnelHub } from './tunnel/hub.ts';
 import type { EntityAccess } from './devices/access.ts';
 import type { WebhookRateLimiter } from './automations/rate-limit.ts';
+import type { MailQueue } from './mail/queue.ts';
+import type { EmailLinks } from './auth/email-links.ts';
 
 /** What a route module gets: every dependency passed in, nothing imported as a singleton. */
 export interface CloudServices {
@@ -32,6 +34,12 @@ export interface CloudServices {
   webhookLimiter: WebhookRateLimiter;
   /** users' existence and grants, emptied by writes to the tables they come from (on every replica) */
   accessCache: AccessCache;
+  /** the durable outbound mail queue: enqueue inside the transaction that causes the mail */
+  mail: MailQueue;
+  /** where links in mails point: --public-url, else http://localhost:<port> */
+  publicUrl: () => string;
+  /** single-use verification and reset links sent by mail */
+  links: EmailLinks;
 }
 
 /** The caller of a route; public routes get the anonymous principal. */

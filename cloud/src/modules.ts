@@ -1,6 +1,6 @@
 import type { Migration } from './db/database.ts';
 import type { RouteModule } from './context.ts';
-import { authMigrations, sessionRevocationMigrations } from './auth/tables.ts';
+import { authMigrations, emailVerificationMigrations, sessionClientMigrations, sessionRevocationMigrations, signInNoticeMigrations, totpMigrations } from './auth/tables.ts';
 import { orgMigrations } from './orgs/tables.ts';
 import { shareMigrations } from './authz/shares-table.ts';
 import { mountAuthRoutes } from './auth/routes.ts';
@@ -26,6 +26,7 @@ import { storeIapMigrations } from './store-iap/tables.ts';
 import { mountStoreIapRoutes } from './store-iap/routes.ts';
 import { mountAutomationRoutes } from './automations/routes.ts';
 import { flowMigrations } from './devices/flows.ts';
+import { mailMigrations } from './mail/tables.ts';
 
 /** Every capability's migrations, in the order they must apply (append only). */
 export const migrations: Migration[] = [
@@ -44,6 +45,11 @@ export const migrations: Migration[] = [
   ...storeIapMigrations,
   ...flowMigrations,
   ...sessionRevocationMigrations,
+  ...mailMigrations,
+  ...emailVerificationMigrations,
+  ...totpMigrations,
+  ...sessionClientMigrations,
+  ...signInNoticeMigrations,
 ];
 
 /** Every capability's routes; one line per module. */

@@ -73,7 +73,8 @@ export const Invitation = z.object({
   expires_at: Timestamp,
 }).meta({ id: 'Invitation' });
 /** An invitation as listed to admins: the token is shown once, at creation, and stored hashed. */
-export const InvitationSummary = Invitation.omit({ token: true }).extend({ created_at: Timestamp }).meta({ id: 'InvitationSummary' });
+export const MailStatus = z.enum(['queued', 'sent', 'failed']).meta({ description: 'the invitation mail: queued (or being retried), sent (the mail server took it), failed (given up after retries)' });
+export const InvitationSummary = Invitation.omit({ token: true }).extend({ created_at: Timestamp, mail_status: MailStatus.nullable() }).meta({ id: 'InvitationSummary' });
 export const InvitationPage = z.object({
   organization: z.object({ id: z.string(), name: z.string(), description: z.string().nullable() }),
   branding: Branding,

@@ -103,7 +103,7 @@ describe('bearer authentication', () => {
     const res = await t.get('/v1/account', { token: u.token });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
-      id: u.id, email: 'acct@example.test', name: 'acct', app_account_token: expect.stringMatching(/^[0-9a-f-]{36}$/), organizations: [],
+      id: u.id, email: 'acct@example.test', name: 'acct', app_account_token: expect.stringMatching(/^[0-9a-f-]{36}$/), email_verified: true, mfa_enabled: false, notify_new_sign_in: false, organizations: [],
     });
   });
 });

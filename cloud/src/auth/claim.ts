@@ -3,32 +3,26 @@ import { normalizeEmail } from '@smarthome/protocol';
 /** What the claim decision needs to know about an account. */
 export interface Claimant {
   email: string;
-  /** ISO 8601, when the account was registered */
-  createdAt: string;
+  /** the account's owner followed a link sent to `email` */
+  emailVerified: boolean;
 }
 
 /** Something sent to an e-mail address (a transfer, an invitation). */
 export interface AddressedOffer {
   email: string;
-  /** ISO 8601, when it was sent */
-  sentAt: string;
 }
 
-export type ClaimRefusal = 'address_mismatch' | 'account_created_after_offer';
+export type ClaimRefusal = 'address_mismatch' | 'email_not_verified';
 
 /**
  * May this account claim what was sent to this address? The single place that decides it:
- * null when it may, else why not.
- *
- * Nobody proves they own an address yet, so whoever registers an unregistered address
- * could claim what was sent to it. Until e-mail verification exists, only an account that
- * already existed when the offer was sent may claim it (an account registered in the same
- * millisecond counts as existing). Once addresses are verified, the second rule becomes
- * "the account's address is verified".
+ * null when it may, else why not. The account's address must equal the offer's (compared
+ * Unicode-NFKC-normalised and case-insensitively) and be verified: whoever registers an
+ * address without owning its mailbox never gets what was sent to it, whenever they registered.
  */
 export function claimRefusal(account: Claimant, offer: AddressedOffer): ClaimRefusal | null {
   if (normalizeEmail(account.email) !== normalizeEmail(offer.email)) return 'address_mismatch';
-  if (!(Date.parse(account.createdAt) <= Date.parse(offer.sentAt))) return 'account_created_after_offer';
+  if (!account.emailVerified) return 'email_not_verified';
   return null;
 }
 

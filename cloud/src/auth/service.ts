@@ -1,6 +1,6 @@
 import { randomUUID, randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import { and, desc, eq, gt, inArray, isNull, lt, sql } from 'drizzle-orm';
+import { and, desc, eq, gt, inArray, isNull, lt, or, sql } from 'drizzle-orm';
 import type { TokenResponse, User } from '@smarthome/protocol';
 import { conflict, forbidden, notFound, rateLimited, unauthorized } from '@smarthome/protocol/server';
 import type { CloudDatabase } from '../db/database.ts';
@@ -9,6 +9,10 @@ import { mfaBackupCodes, personalAccessTokens, refreshTokens, sessionRevocations
 import { dummyPasswordHash, hashPassword, newSecret, sha256, verifyPassword } from './secrets.ts';
 import type { AccessTokenSigner } from './jwt.ts';
 import type { LoginThrottle } from './throttle.ts';
+import type { EmailLinks } from './email-links.ts';
+import type { MailQueue } from '../mail/queue.ts';
+import { renderMail } from '../mail/templates.ts';
+import { acceptCode, looksLikeTotp } from './totp.ts';
 
 export type Principal = {
   userId: string;
@@ -33,6 +37,12 @@ export interface CredentialsRevoked {
   message: string;
 }
 
+/** Who opened a sign-in session: shown in the session list. */
+export interface SessionClient {
+  userAgent: string | null;
+  address: string;
+}
+
 export const patCredential = (id: string) => `pat:${id}`;
 export const sessionCredential = (familyId: string) => `session:${familyId}`;
 
@@ -51,6 +61,10 @@ export interface AuthServiceDeps {
   throttle: LoginThrottle;
   refreshTtlSeconds: number;
   fastHashing: boolean;
+  /** the verification mail after registration (none: no mail) */
+  links?: EmailLinks;
+  /** the new-device sign-in notice (none: no mail) */
+  mail?: MailQueue;
 }
 
 const PAT_LAST_USED_GRANULARITY_MS = 60_000;
@@ -77,7 +91,7 @@ export class AuthService extends EventEmitter<{ revoked: [CredentialsRevoked] }>
     return this.deps.database.db;
   }
 
-  async register(input: { email: string; password: string; name?: string }): Promise<TokenResponse> {
+  async register(input: { email: string; password: string; name?: string }, locale = 'en', client?: SessionClient): Promise<TokenResponse> {
     const existing = await this.db.select({ id: users.id }).from(users).where(eq(users.email, input.email)).get();
     if (existing) throw conflict('email already registered');
     const passwordHash = await hashPassword(input.password, this.deps.fastHashing);
@@ -89,18 +103,26 @@ export class AuthService extends EventEmitter<{ revoked: [CredentialsRevoked] }>
       appAccountToken: randomUUID(),
       totpSecret: null,
       createdAt: now(),
+      emailVerified: false,
+      totpPendingSecret: null,
+      totpLastStep: null,
+      notifyNewSignIn: false,
     };
     try {
-      await this.db.insert(users).values(row);
+      // The verification mail is queued in the same transaction: it exists exactly when the account does.
+      await this.deps.database.transaction(async () => {
+        await this.db.insert(users).values(row);
+        await this.deps.links?.send('verify_email', row, locale);
+      });
     } catch (err) {
       // Two registrations racing for one e-mail: the unique index decides.
       if (String((err as Error).message).includes('UNIQUE')) throw conflict('email already registered');
       throw err;
     }
-    return this.issueSession(toUser(row), randomUUID());
+    return this.issueSession(toUser(row), randomUUID(), client);
   }
 
-  async passwordGrant(input: { email: string; password: string; mfa_code?: string }, address: string): Promise<TokenResponse> {
+  async passwordGrant(input: { email: string; password: string; mfa_code?: string }, address: string, userAgent: string | null = null): Promise<TokenResponse> {
     const { throttle } = this.deps;
     await this.throttleGuess(input.email, address);
     const user = await this.db.select().from(users).where(eq(users.email, input.email)).get();
@@ -110,16 +132,34 @@ export class AuthService extends EventEmitter<{ revoked: [CredentialsRevoked] }>
       await throttle.fail(input.email, address);
       throw unauthorized('invalid_grant');
     }
-    if (input.mfa_code !== undefined && !(await this.consumeBackupCode(user.id, input.mfa_code))) {
+    // With TOTP enrolled, the password alone is not enough: the answer asks for a code (TOTP or backup).
+    if (user.totpSecret && input.mfa_code === undefined) throw unauthorized('mfa_required');
+    if (input.mfa_code !== undefined && !(await this.acceptSecondFactor(user, input.mfa_code))) {
       await throttle.fail(input.email, address);
       throw unauthorized('invalid_mfa_code');
     }
     await throttle.succeed(input.email, address);
-    return this.issueSession(toUser(user), randomUUID());
+    if (user.notifyNewSignIn) await this.noticeNewDevice(user, userAgent, address);
+    return this.issueSession(toUser(user), randomUUID(), { userAgent, address });
+  }
+
+  /** Mails the owner when no session of the account (live or not) ever had this User-Agent. */
+  private async noticeNewDevice(user: { id: string; email: string }, userAgent: string | null, address: string): Promise<void> {
+    if (!this.deps.mail) return;
+    const agent = userAgent?.slice(0, 512) ?? null;
+    const seen = await this.db.select({ id: refreshTokens.id }).from(refreshTokens)
+      .where(and(eq(refreshTokens.userId, user.id), agent === null ? isNull(refreshTokens.userAgent) : eq(refreshTokens.userAgent, agent))).limit(1).get();
+    if (seen) return;
+    const rendered = renderMail('new_sign_in', 'en', { email: user.email, device: agent ?? 'unknown device', address, at: now() });
+    await this.deps.mail.enqueue({ kind: 'new_sign_in', ref: `user:${user.id}`, to: user.email, ...rendered });
+  }
+
+  async setSignInNotice(userId: string, enabled: boolean): Promise<void> {
+    await this.db.update(users).set({ notifyNewSignIn: enabled }).where(eq(users.id, userId));
   }
 
   /** Before checking a password guess: 429 while this address is locked out, a pause while the account is under attack. */
-  private async throttleGuess(account: string, address: string): Promise<void> {
+  async throttleGuess(account: string, address: string): Promise<void> {
     const { throttle } = this.deps;
     const wait = await throttle.retryAfter(account, address);
     if (wait > 0) throw rateLimited(wait);
@@ -128,7 +168,7 @@ export class AuthService extends EventEmitter<{ revoked: [CredentialsRevoked] }>
   }
 
   /** Rotation: a refresh token works once; presenting a used one revokes its whole family. */
-  async refreshGrant(refreshToken: string): Promise<TokenResponse> {
+  async refreshGrant(refreshToken: string, client?: SessionClient): Promise<TokenResponse> {
     const hash = sha256(refreshToken);
     const row = await this.db.select().from(refreshTokens).where(eq(refreshTokens.tokenHash, hash)).get();
     if (!row) throw unauthorized('invalid_grant');
@@ -144,14 +184,15 @@ export class AuthService extends EventEmitter<{ revoked: [CredentialsRevoked] }>
     if (claimed.length !== 1) throw unauthorized('invalid_grant');
     const user = await this.db.select().from(users).where(eq(users.id, row.userId)).get();
     if (!user) throw unauthorized('invalid_grant');
-    return this.issueSession(toUser(user), row.familyId);
+    return this.issueSession(toUser(user), row.familyId, client);
   }
 
-  private async issueSession(user: User, familyId: string): Promise<TokenResponse> {
+  private async issueSession(user: User, familyId: string, client?: SessionClient): Promise<TokenResponse> {
     const refresh = newSecret(REFRESH_PREFIX);
     const expires = new Date(Date.now() + this.deps.refreshTtlSeconds * 1000).toISOString();
     await this.db.insert(refreshTokens).values({
       id: randomUUID(), userId: user.id, tokenHash: sha256(refresh), familyId, expiresAt: expires, createdAt: now(),
+      userAgent: client?.userAgent?.slice(0, 512) ?? null, clientAddress: client?.address ?? null,
     });
     return {
       user,
@@ -193,7 +234,7 @@ export class AuthService extends EventEmitter<{ revoked: [CredentialsRevoked] }>
    * (session_revocations, which the access cache follows on every replica) and the sockets
    * opened with them ('revoked').
    */
-  private async revokeSessions(userId: string, familyIds: string[], message: string): Promise<void> {
+  async revokeSessions(userId: string, familyIds: string[], message: string): Promise<void> {
     await this.deps.database.transaction(() => this.storeSessionRevocations(userId, familyIds));
     this.announceSessionsRevoked(userId, familyIds, message);
   }
@@ -227,15 +268,29 @@ export class AuthService extends EventEmitter<{ revoked: [CredentialsRevoked] }>
     await this.checkVerification(user, verification, address);
     const passwordHash = await hashPassword(password, this.deps.fastHashing);
     const current = caller.via === 'jwt' ? caller.credential : null;
-    const ended = await this.deps.database.transaction(async () => {
-      await this.db.update(users).set({ passwordHash }).where(eq(users.id, user.id));
+    await this.setPasswordHash(user.id, passwordHash, current, 'session revoked: the password was changed');
+  }
+
+  /**
+   * Stores a new password hash and ends every sign-in session of the user but `keep` (its
+   * refresh tokens, access tokens and sockets). `user` may be a function that finds the user
+   * inside the same transaction (e.g. by using a reset link), so a failure changes nothing.
+   */
+  async setPasswordHash(user: string | (() => Promise<string>), passwordHash: string, keep: string | null, message: string): Promise<void> {
+    const { userId, ended } = await this.deps.database.transaction(async () => {
+      const userId = typeof user === 'string' ? user : await user();
+      await this.db.update(users).set({ passwordHash }).where(eq(users.id, userId));
       const live = await this.db.selectDistinct({ familyId: refreshTokens.familyId }).from(refreshTokens)
-        .where(and(eq(refreshTokens.userId, user.id), isNull(refreshTokens.revokedAt), gt(refreshTokens.expiresAt, now()))).all();
-      const others = live.map((r) => r.familyId).filter((id) => sessionCredential(id) !== current);
-      await this.storeSessionRevocations(user.id, others);
-      return others;
+        .where(and(eq(refreshTokens.userId, userId), isNull(refreshTokens.revokedAt), gt(refreshTokens.expiresAt, now()))).all();
+      const others = live.map((r) => r.familyId).filter((id) => sessionCredential(id) !== keep);
+      await this.storeSessionRevocations(userId, others);
+      return { userId, ended: others };
     });
-    this.announceSessionsRevoked(user.id, ended, 'session revoked: the password was changed');
+    this.announceSessionsRevoked(userId, ended, message);
+  }
+
+  hashPassword(password: string): Promise<string> {
+    return hashPassword(password, this.deps.fastHashing);
   }
 
   async getUser(userId: string) {
@@ -274,7 +329,7 @@ export class AuthService extends EventEmitter<{ revoked: [CredentialsRevoked] }>
    * X-Account-Verification: the caller's current password. A password guess like a login:
    * throttled and counted per account+address (403 verification_failed when missing or wrong).
    */
-  private async checkVerification(user: { email: string; passwordHash: string }, verification: string | undefined, address: string): Promise<void> {
+  async checkVerification(user: { email: string; passwordHash: string }, verification: string | undefined, address: string): Promise<void> {
     if (!verification) throw forbidden('verification_failed');
     await this.throttleGuess(user.email, address);
     if (!(await verifyPassword(verification, user.passwordHash))) {
@@ -304,6 +359,19 @@ export class AuthService extends EventEmitter<{ revoked: [CredentialsRevoked] }>
       await this.db.insert(mfaBackupCodes).values(codes.map((code) => ({ userId, codeHash: sha256(normalizeCode(code)), createdAt })));
     });
     return codes;
+  }
+
+  /** A TOTP code (once per time step) or an unused backup code. */
+  async acceptSecondFactor(user: { id: string; totpSecret: string | null; totpLastStep: number | null }, code: string): Promise<boolean> {
+    if (user.totpSecret && looksLikeTotp(code)) {
+      const step = acceptCode(user.totpSecret, code, user.totpLastStep === null ? null : Number(user.totpLastStep));
+      if (step === null) return false;
+      // Conditional, so two requests racing with the same code cannot both pass.
+      const claimed = await this.db.update(users).set({ totpLastStep: step })
+        .where(and(eq(users.id, user.id), or(isNull(users.totpLastStep), lt(users.totpLastStep, step)))).returning({ id: users.id }).all();
+      return claimed.length === 1;
+    }
+    return this.consumeBackupCode(user.id, code);
   }
 
   private async consumeBackupCode(userId: string, code: string): Promise<boolean> {

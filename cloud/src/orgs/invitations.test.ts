@@ -123,7 +123,7 @@ describe('POST /v1/invitations/{token}/accept', () => {
     const again = await t.post(`/v1/invitations/${inv.token}/accept`, { token: guest.token });
     expect(again.status).toBe(404);
     const listed = (await t.get(`/v1/organizations/${org.id}/invitations`, { token: admin.token })).body;
-    expect(listed).toEqual([{ id: inv.id, email: 'joiner@example.test', role: 'admin', status: 'accepted', expires_at: inv.expires_at, created_at: expect.any(String) }]);
+    expect(listed).toEqual([{ id: inv.id, email: 'joiner@example.test', role: 'admin', status: 'accepted', expires_at: inv.expires_at, created_at: expect.any(String), mail_status: expect.stringMatching(/^(queued|sent)$/) }]);
   });
   it('answers 403 when the caller e-mail does not match, and the invitation stays usable', async () => {
     const { admin, org } = await orgFixture(t);
@@ -136,19 +136,19 @@ describe('POST /v1/invitations/{token}/accept', () => {
     expect((await t.get(`/v1/organizations/${org.id}`, { token: other.token })).status).toBe(403);
     expect((await t.post(`/v1/invitations/${inv.token}/accept`, { token: intended.token })).status).toBe(200);
   });
-  it('answers 403 to an account registered after the invitation was sent to its address; a new invitation works', async () => {
+  it('answers 403 email_not_verified to an account whose matching address is not verified; once verified, the same invitation works', async () => {
     const { admin, org } = await orgFixture(t);
     const address = `late-${Math.random().toString(36).slice(2)}@example.test`;
     const inv = await invite(admin.token, org.id, address);
-    const late = await t.user(address.toUpperCase());
+    const late = await t.user(address.toUpperCase(), undefined, { verified: false });
     const refused = await t.post(`/v1/invitations/${inv.token}/accept`, { token: late.token });
     expect(refused.status).toBe(403);
-    expect(refused.body).toEqual({ error: 'account_created_after_invitation' });
+    expect(refused.body).toEqual({ error: 'email_not_verified' });
     expect((await t.get('/v1/organizations', { token: late.token })).body).toEqual([]);
     expect((await t.get(`/v1/organizations/${org.id}/invitations`, { token: admin.token })).body[0].status).toBe('pending');
 
-    const again = await invite(admin.token, org.id, address);
-    expect((await t.post(`/v1/invitations/${again.token}/accept`, { token: late.token })).status).toBe(200);
+    await t.sql('UPDATE users SET email_verified = 1 WHERE id = ?', [late.id]);
+    expect((await t.post(`/v1/invitations/${inv.token}/accept`, { token: late.token })).status).toBe(200);
     expect((await t.get('/v1/organizations', { token: late.token })).body.map((o: { id: string }) => o.id)).toEqual([org.id]);
   });
   it('answers 404 for an expired invitation', async () => {
@@ -188,7 +188,7 @@ describe('GET and DELETE /v1/organizations/{id}/invitations', () => {
     const inv = await invite(admin.token, org.id, 'listed@example.test');
     const list = await t.get(`/v1/organizations/${org.id}/invitations`, { token: admin.token });
     expect(list.status).toBe(200);
-    expect(list.body).toEqual([{ id: inv.id, email: 'listed@example.test', role: 'member', status: 'pending', expires_at: inv.expires_at, created_at: expect.any(String) }]);
+    expect(list.body).toEqual([{ id: inv.id, email: 'listed@example.test', role: 'member', status: 'pending', expires_at: inv.expires_at, created_at: expect.any(String), mail_status: expect.stringMatching(/^(queued|sent)$/) }]);
     expect(list.text).not.toContain(inv.token);
     expect((await t.get(`/v1/organizations/${org.id}/invitations`, { token: member.token })).status).toBe(403);
     expect((await t.get(`/v1/organizations/${org.id}/invitations`, { token: outsider.token })).status).toBe(403);

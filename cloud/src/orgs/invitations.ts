@@ -10,6 +10,8 @@ import { orgMembers, organizations } from './tables.ts';
 import { invitations } from './invitations-table.ts';
 import { membership, requireOrgRole } from './scope.ts';
 import { toOrganization } from './service.ts';
+import type { MailQueue, MailStatus } from '../mail/queue.ts';
+import { renderMail } from '../mail/templates.ts';
 
 export const INVITATION_TTL_MS = 7 * 24 * 3600 * 1000;
 const TOKEN_PREFIX = 'shp_inv';
@@ -24,6 +26,7 @@ export interface InvitationSummaryOut {
   status: Status;
   expires_at: string;
   created_at: string;
+  mail_status: MailStatus | null;
 }
 
 export interface InvitationPageOut {
@@ -43,8 +46,12 @@ export class InvitationService {
   private readonly database: CloudDatabase;
   private readonly ttlMs: number;
   private readonly now: () => Date;
-  constructor(deps: { database: CloudDatabase; ttlMs?: number; now?: () => Date }) {
+  private readonly mail: MailQueue | null;
+  private readonly publicUrl: () => string;
+  constructor(deps: { database: CloudDatabase; mail?: MailQueue; publicUrl?: () => string; ttlMs?: number; now?: () => Date }) {
     this.database = deps.database;
+    this.mail = deps.mail ?? null;
+    this.publicUrl = deps.publicUrl ?? (() => 'http://localhost');
     this.ttlMs = deps.ttlMs ?? INVITATION_TTL_MS;
     this.now = deps.now ?? (() => new Date());
   }
@@ -58,7 +65,7 @@ export class InvitationService {
   }
 
   /** Admin only. Inviting an existing member answers 409; a new invitation replaces an earlier pending one for the same e-mail. */
-  async create(callerId: string, orgId: string, input: { email: string; role: OrgRole }) {
+  async create(callerId: string, orgId: string, input: { email: string; role: OrgRole }, locale = 'en') {
     await requireOrgRole(this.db, orgId, callerId, 'admin');
     const email = normalizeEmail(input.email);
     const token = newSecret(TOKEN_PREFIX);
@@ -73,16 +80,36 @@ export class InvitationService {
       await this.db.update(invitations).set({ status: 'revoked' })
         .where(and(eq(invitations.orgId, orgId), eq(invitations.email, email), eq(invitations.status, 'pending')));
       await this.db.insert(invitations).values(row);
+      // In the same transaction: the mail exists exactly when the invitation does.
+      await this.queueMail(row, token, locale);
     });
     return { id: row.id, email, role: row.role, status: 'pending' as const, token, expires_at: row.expiresAt };
+  }
+
+  /** The invitation mail, in the organization's branding, linking to the portal's invitation page. */
+  private async queueMail(row: InvitationRow, token: string, locale: string): Promise<void> {
+    if (!this.mail) return;
+    const orgRow = await this.db.select().from(organizations).where(eq(organizations.id, row.orgId)).get();
+    const inviter = await this.db.select({ name: users.name, email: users.email }).from(users).where(eq(users.id, row.invitedBy)).get();
+    if (!orgRow) return;
+    const org = toOrganization(orgRow);
+    const link = `${this.publicUrl()}/invitations/${encodeURIComponent(row.id)}?token=${encodeURIComponent(token)}`;
+    const rendered = renderMail('invitation', locale, {
+      inviter: inviter?.name || inviter?.email || 'Someone', org: org.name, email: row.email, role: row.role,
+      expires: row.expiresAt.slice(0, 10), headline: org.inviteBranding.headline ?? '',
+      button: org.inviteBranding.primaryButtonLabel || 'Accept the invitation',
+    }, { link, branding: { name: org.name, logoUrl: org.branding.logoUrl, color: org.branding.color } });
+    await this.mail.enqueue({ kind: 'invitation', ref: `invitation:${row.id}`, to: row.email, ...rendered });
   }
 
   async list(callerId: string, orgId: string): Promise<InvitationSummaryOut[]> {
     await requireOrgRole(this.db, orgId, callerId, 'admin');
     const rows = await this.db.select().from(invitations).where(eq(invitations.orgId, orgId))
       .orderBy(desc(invitations.createdAt), desc(invitations.id)).all();
+    const mail = this.mail ? await this.mail.statusOf(rows.map((r) => `invitation:${r.id}`)) : new Map<string, MailStatus>();
     return rows.map((r) => ({
       id: r.id, email: r.email, role: r.role, status: this.statusOf(r), expires_at: r.expiresAt, created_at: r.createdAt,
+      mail_status: mail.get(`invitation:${r.id}`) ?? null,
     }));
   }
 
@@ -117,18 +144,18 @@ export class InvitationService {
   }
 
   /**
-   * The caller's e-mail must equal the invited one, and the account must have existed when
-   * the invitation was sent (403 either way: see mayClaim). Creates the membership and marks
+   * The caller's e-mail must equal the invited one and be verified (403 either way: see
+   * mayClaim). Creates the membership and marks
    * the invitation accepted in one transaction, so a token works once (then 404).
    */
   async accept(callerId: string, token: string): Promise<{ organization: { id: string; name: string }; role: OrgRole }> {
     return this.database.transaction(async () => {
       const row = await this.pendingByToken(token);
-      const user = await this.db.select({ email: users.email, createdAt: users.createdAt }).from(users).where(eq(users.id, callerId)).get();
-      const refusal = user ? claimRefusal(user, { email: row.email, sentAt: row.createdAt }) : 'address_mismatch';
+      const user = await this.db.select({ email: users.email, emailVerified: users.emailVerified }).from(users).where(eq(users.id, callerId)).get();
+      const refusal = user ? claimRefusal(user, { email: row.email }) : 'address_mismatch';
       // The caller holds the token, and the public page shows the invited address: naming the reason leaks nothing.
       if (refusal === 'address_mismatch') throw forbidden('invitation_email_mismatch');
-      if (refusal === 'account_created_after_offer') throw forbidden('account_created_after_invitation');
+      if (refusal === 'email_not_verified') throw forbidden('email_not_verified');
       const org = await this.db.select({ id: organizations.id, name: organizations.name }).from(organizations)
         .where(eq(organizations.id, row.orgId)).get();
       if (!org) throw notFound('invitation not found or no longer valid');

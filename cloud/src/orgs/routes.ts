@@ -5,11 +5,12 @@ import { OrgService } from './service.ts';
 import { InvitationService } from './invitations.ts';
 import { ShareService } from './shares.ts';
 import { shareTargetChecks } from './share-targets.ts';
+import { pickLocale } from '../mail/templates.ts';
 
 /** Organizations, branding, members, invitations and shares (/v1/organizations/…, /v1/invitations/…). */
 export function mountOrgRoutes(router: CloudRouter, s: CloudServices): void {
   const orgs = new OrgService({ database: s.database });
-  const invitations = new InvitationService({ database: s.database });
+  const invitations = new InvitationService({ database: s.database, mail: s.mail, publicUrl: s.publicUrl });
   const shares = new ShareService({ database: s.database, targets: shareTargetChecks(() => s.database.db) });
 
   router.add(routes.createOrganizationRoute, async ({ auth, body }) => orgs.create(userOf(auth), body));
@@ -29,7 +30,8 @@ export function mountOrgRoutes(router: CloudRouter, s: CloudServices): void {
     return { message: params.user_id === caller ? 'left the organization' : 'member removed' };
   });
 
-  router.add(routes.createInvitationRoute, async ({ auth, params, body }) => invitations.create(userOf(auth), params.id, body));
+  router.add(routes.createInvitationRoute, async ({ auth, params, body, c }) =>
+    invitations.create(userOf(auth), params.id, body, pickLocale(c.req.header('accept-language'))));
   router.add(routes.listInvitationsRoute, async ({ auth, params }) => invitations.list(userOf(auth), params.id));
   router.add(routes.revokeInvitationRoute, async ({ auth, params }) => {
     await invitations.revoke(userOf(auth), params.id, params.invitation_id);

@@ -70,10 +70,14 @@ export class TestCloud {
   patch = <T = any>(p: string, o?: RequestOptions) => this.request<T>('PATCH', p, o);
   delete = <T = any>(p: string, o?: RequestOptions) => this.request<T>('DELETE', p, o);
 
-  /** Registers a user and returns its access token and ids. */
-  async user(email = `u${Math.random().toString(36).slice(2)}@example.test`, password = 'correct horse battery') {
+  /**
+   * Registers a user and returns its access token and ids. Its address counts as verified
+   * (as if it had followed the link in its verification mail) unless `verified: false`.
+   */
+  async user(email = `u${Math.random().toString(36).slice(2)}@example.test`, password = 'correct horse battery', opts: { verified?: boolean } = {}) {
     const res = await this.post('/v1/auth/register', { body: { email, password, name: email.split('@')[0] } });
     if (res.status !== 201) throw new Error(`register failed: ${res.status} ${res.text}`);
+    if (opts.verified !== false) await this.cloud.database.execute('UPDATE users SET email_verified = 1 WHERE id = ?', [res.body.user.id]);
     return { email, password, id: res.body.user.id as string, token: res.body.access_token as string, refresh: res.body.refresh_token as string };
   }
 

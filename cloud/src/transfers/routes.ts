@@ -6,7 +6,7 @@ import { transferResourceHandlers } from './resources.ts';
 import { TransferService } from './service.ts';
 
 export function mountTransferRoutes(router: CloudRouter, s: CloudServices): void {
-  const transfers = new TransferService({ database: s.database, auth: s.auth, handlers: transferResourceHandlers });
+  const transfers = new TransferService({ database: s.database, auth: s.auth, handlers: transferResourceHandlers, mail: s.mail, publicUrl: s.publicUrl });
 
   router.add(routes.createTransferRoute, async ({ auth, body }) => transfers.create(userOf(auth), body));
   router.add(routes.listTransfersRoute, async ({ auth }) => transfers.list(userOf(auth)));

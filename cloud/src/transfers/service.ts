@@ -4,10 +4,13 @@ import { normalizeEmail, type CreateTransferBody, type Transfer, type TransferRe
 import { HttpError, badRequest, conflict, forbidden, notFound } from '@smarthome/protocol/server';
 import type { CloudDatabase, Db } from '../db/database.ts';
 import type { AuthService } from '../auth/service.ts';
+import { users } from '../auth/tables.ts';
 import { can } from '../authz/can.ts';
 import { mayClaim, type Claimant } from '../auth/claim.ts';
 import type { TransferResourceHandlers } from './resources.ts';
 import { transfers, type TransferRow } from './tables.ts';
+import type { MailQueue } from '../mail/queue.ts';
+import { renderMail } from '../mail/templates.ts';
 
 export const TRANSFER_TTL_MS = 7 * 24 * 3600 * 1000;
 const NOT_OWNED = 'resource not found or not owned';
@@ -18,11 +21,14 @@ export interface TransferServiceDeps {
   handlers: TransferResourceHandlers;
   /** clock, for tests */
   now?: () => Date;
+  /** the transfer request to the recipient and the outcome to the sender (none: no mail) */
+  mail?: MailQueue;
+  publicUrl?: () => string;
 }
 
 type Action = 'accept' | 'decline' | 'cancel';
 
-const isRecipient = (account: Claimant, row: TransferRow) => mayClaim(account, { email: row.toEmail, sentAt: row.createdAt });
+const isRecipient = (account: Claimant, row: TransferRow) => mayClaim(account, { email: row.toEmail });
 
 /**
  * Transfers: pending → accepted | declined | cancelled | expired. Expiry is applied on
@@ -85,7 +91,8 @@ export class TransferService {
     )).get();
     if (pending) throw conflict(`transfer ${pending.id} of this resource is already pending; cancel it first`);
     const at = this.now();
-    const row = await this.db.insert(transfers).values({
+    const row = await this.deps.database.transaction(async () => {
+      const inserted = await this.db.insert(transfers).values({
       fromUserId: userId,
       toEmail: input.to_email,
       resourceType: input.resource_type,
@@ -96,7 +103,32 @@ export class TransferService {
       expiresAt: new Date(at.getTime() + TRANSFER_TTL_MS).toISOString(),
       respondedAt: null,
     }).returning().get();
+      // In the same transaction: the mail exists exactly when the transfer does.
+      await this.queueRequestMail(inserted, me);
+      return inserted;
+    });
     return this.toTransfer(row, userId);
+  }
+
+  private async queueRequestMail(row: TransferRow, sender: { name: string | null; email: string }): Promise<void> {
+    if (!this.deps.mail) return;
+    const base = this.deps.publicUrl?.() ?? 'http://localhost';
+    const name = metadataName(row.metadata) ?? row.resourceId;
+    const rendered = renderMail('transfer_request', 'en', {
+      sender: sender.name || sender.email, resource: row.resourceType, name, email: row.toEmail, expires: row.expiresAt.slice(0, 10),
+    }, { link: `${base}/transfers/${row.id}` });
+    await this.deps.mail.enqueue({ kind: 'transfer_request', ref: `transfer:${row.id}`, to: row.toEmail, ...rendered });
+  }
+
+  /** The outcome (accepted / declined) to the sender. */
+  private async queueOutcomeMail(row: TransferRow): Promise<void> {
+    if (!this.deps.mail) return;
+    const sender = await this.db.select({ email: users.email }).from(users).where(eq(users.id, row.fromUserId)).get();
+    if (!sender) return;
+    const rendered = renderMail('transfer_outcome', 'en', {
+      recipient: row.toEmail, resource: row.resourceType, name: metadataName(row.metadata) ?? row.resourceId, outcome: row.status,
+    });
+    await this.deps.mail.enqueue({ kind: 'transfer_outcome', ref: `transfer-outcome:${row.id}`, to: sender.email, ...rendered });
   }
 
   async list(userId: string): Promise<Transfer[]> {
@@ -126,9 +158,13 @@ export class TransferService {
     }
     if (row.status !== 'pending') throw conflict(`transfer is ${row.status}`);
     if (action !== 'accept') {
-      const updated = await this.db.update(transfers)
-        .set({ status: action === 'decline' ? 'declined' : 'cancelled', respondedAt: this.now().toISOString() })
-        .where(and(eq(transfers.id, row.id), eq(transfers.status, 'pending'))).returning().get();
+      const updated = await this.deps.database.transaction(async () => {
+        const done = await this.db.update(transfers)
+          .set({ status: action === 'decline' ? 'declined' : 'cancelled', respondedAt: this.now().toISOString() })
+          .where(and(eq(transfers.id, row.id), eq(transfers.status, 'pending'))).returning().get();
+        if (done && action === 'decline') await this.queueOutcomeMail(done);
+        return done;
+      });
       if (!updated) throw conflict('transfer is no longer pending');
       return this.toTransfer(updated, userId);
     }
@@ -152,9 +188,22 @@ export class TransferService {
       await this.deps.handlers[current.resourceType as TransferResourceType]!.moveTo(this.db, current.resourceId, recipientId);
       const updated = await this.db.update(transfers).set({ status: 'accepted', respondedAt: at })
         .where(eq(transfers.id, row.id)).returning().get();
+      if (updated) await this.queueOutcomeMail(updated);
       return { updated };
     });
     if (outcome.updated === undefined) throw new HttpError(409, outcome.conflict ?? 'transfer is no longer pending');
     return this.toTransfer(outcome.updated, recipientId);
+  }
+}
+
+/** A display name the sender put in the transfer's metadata ({"name": …}), if any. */
+function metadataName(metadata: string | null): string | null {
+  if (metadata === null) return null;
+  try {
+    const value = JSON.parse(metadata) as unknown;
+    const name = value && typeof value === 'object' ? (value as Record<string, unknown>).name : undefined;
+    return typeof name === 'string' ? name.slice(0, 200) : null;
+  } catch {
+    return null;
   }
 }

@@ -11,3 +11,4 @@ export * from './automations.ts';
 export * from './store-iap.ts';
 export * from './cloud-automations.ts';
 export * from './ha.ts';
+export * from './account.ts';

@@ -11,6 +11,7 @@ import { connect, startEdge, tempDir } from '@smarthome/edge/test-helpers';
 import type { Edge } from '@smarthome/edge/edge';
 import { createTestSchema, testDatabaseUrl } from '@smarthome/cloud/testing/database';
 import { failoverProxy, openAppSocket, until } from './support.ts';
+import { outboxToken } from '@smarthome/cloud/mail/testing';
 
 /** What an operator copies to every replica: the access-token signing key and the VoIP secret key. */
 async function provisionSharedKeys(dirs: string[]): Promise<void> {
@@ -62,6 +63,8 @@ async function startReplica(dataDir: string, prefix: string, databaseUrl?: strin
 describe.skipIf(!reachable)('two cloud replicas behind a load balancer', () => {
   let A: { proc: Spawned; url: string; port: number };
   let B: { proc: Spawned; url: string; port: number };
+  let dirA: string;
+  let dirB: string;
   let owner: { email: string; password: string; token: string };
   let edge: Edge;
   let edgeId: number;
@@ -74,10 +77,10 @@ describe.skipIf(!reachable)('two cloud replicas behind a load balancer', () => {
     const pgUrl = testDatabaseUrl();
     const schema = pgUrl ? await createTestSchema(pgUrl) : null;
     if (schema) cleanups.push(() => schema.drop());
-    const dirA = fs.mkdtempSync(path.join(os.tmpdir(), 'replicas-'));
+    dirA = fs.mkdtempSync(path.join(os.tmpdir(), 'replicas-'));
     cleanups.push(() => fs.rmSync(dirA, { recursive: true, force: true }));
     // On PostgreSQL each replica has a data dir of its own (as on separate hosts), provisioned with the same keys.
-    const dirB = schema ? fs.mkdtempSync(path.join(os.tmpdir(), 'replicas-')) : dirA;
+    dirB = schema ? fs.mkdtempSync(path.join(os.tmpdir(), 'replicas-')) : dirA;
     if (schema) {
       cleanups.push(() => fs.rmSync(dirB, { recursive: true, force: true }));
       await provisionSharedKeys([dirA, dirB]);
@@ -188,6 +191,9 @@ describe.skipIf(!reachable)('two cloud replicas behind a load balancer', () => {
     const org = (await call(A.url, 'POST', '/v1/organizations', { token: owner.token, body: { name: 'Family' } })).body.id as string;
     const email = `member-${org}@example.test`;
     const member = (await call(B.url, 'POST', '/v1/auth/register', { body: { email, password: 'correct horse battery', name: 'm' } })).body.access_token as string;
+    // Only a verified address claims an invitation: follow the link of the mail either replica wrote to its outbox.
+    const verification = await outboxToken([dirA, dirB], email, '/verify-email');
+    expect((await call(A.url, 'POST', '/v1/auth/verify-email', { body: { token: verification } })).status).toBe(200);
     const invite = await call(A.url, 'POST', `/v1/organizations/${org}/invitations`, { token: owner.token, body: { email, role: 'member' } });
     expect((await call(B.url, 'POST', `/v1/invitations/${invite.body.token}/accept`, { token: member })).status).toBe(200);
     const share = await call(A.url, 'POST', `/v1/organizations/${org}/shares`, {
