@@ -1,4 +1,7 @@
-import { createRequire } from 'node:module';
+// static imports, so esbuild bundles them into the one-file edge (a require() it cannot follow)
+import lexerModule from 'nunjucks/src/lexer.js';
+import nodesModule from 'nunjucks/src/nodes.js';
+import parserModule from 'nunjucks/src/parser.js';
 
 /**
  * Jinja source → syntax tree, with nunjucks' (Jinja-compatible) lexer and parser, corrected
@@ -9,8 +12,6 @@ import { createRequire } from 'node:module';
  * (which generates JavaScript) is never loaded; interpreter.ts walks the tree instead, so no
  * identifier from a template can ever reach generated code.
  */
-
-const require = createRequire(import.meta.url);
 
 export interface Node {
   typename: string;
@@ -43,9 +44,9 @@ interface ParserLike {
 }
 type NodeCtor = new (lineno: number, colno: number, ...args: unknown[]) => Node;
 
-const lexer = require('nunjucks/src/lexer') as { lex(src: string, opts: object): unknown; TOKEN_OPERATOR: string; TOKEN_COLON: string; TOKEN_RIGHT_BRACKET: string; TOKEN_LEFT_BRACKET: string; TOKEN_LEFT_PAREN: string; TOKEN_FLOAT: string; TOKEN_BLOCK_END: string };
-const nodes = require('nunjucks/src/nodes') as Record<string, NodeCtor>;
-const { Parser } = require('nunjucks/src/parser') as { Parser: new (tokens: unknown) => ParserLike };
+const lexer = lexerModule as { lex(src: string, opts: object): unknown; TOKEN_OPERATOR: string; TOKEN_COLON: string; TOKEN_RIGHT_BRACKET: string; TOKEN_LEFT_BRACKET: string; TOKEN_LEFT_PAREN: string; TOKEN_FLOAT: string; TOKEN_BLOCK_END: string };
+const nodes = nodesModule as Record<string, NodeCtor>;
+const { Parser } = parserModule as { Parser: new (tokens: unknown) => ParserLike };
 const base = Parser.prototype as unknown as Record<string, (this: ParserLike, ...a: unknown[]) => Node>;
 
 /** Plain tree node for what nunjucks has no class for (Slice, LoopControl, Do). */
