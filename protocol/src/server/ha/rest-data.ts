@@ -27,12 +27,16 @@ async function readJson(c: Context): Promise<{ ok: true; value: unknown } | { ok
 
 const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
 
+/**
+ * The optional REST routes, each mounted (and documented) only when the backend implements what
+ * it needs: a server without history answers its generic 404 there and does not list the route.
+ */
 export function mountHaRestData<P>(router: SpecRouter<P | null>, backend: HaBackend<P>, guard: Guard<P>): void {
   const missing = (c: Context) => message(c, 404, 'Not found.');
 
-  router.add(haEventsRoute, ({ c, auth }) => guard(c, auth, async (p) => (backend.eventListeners ? backend.eventListeners(p) : missing(c))));
+  if (backend.eventListeners) router.add(haEventsRoute, ({ c, auth }) => guard(c, auth, async (p) => (backend.eventListeners ? backend.eventListeners(p) : missing(c))));
 
-  router.add(haSetStateRoute, ({ c, auth, params }) => guard(c, auth, async (p) => {
+  if (backend.setState) router.add(haSetStateRoute, ({ c, auth, params }) => guard(c, auth, async (p) => {
     if (!backend.setState) return missing(c);
     const body = await readJson(c);
     if (!body.ok || !isObject(body.value)) return message(c, 400, 'Invalid JSON specified.');
@@ -51,12 +55,12 @@ export function mountHaRestData<P>(router: SpecRouter<P | null>, backend: HaBack
     }
   }));
 
-  router.add(haDeleteStateRoute, ({ c, auth, params }) => guard(c, auth, async (p) => {
+  if (backend.removeState) router.add(haDeleteStateRoute, ({ c, auth, params }) => guard(c, auth, async (p) => {
     if (!backend.removeState) return missing(c);
     return (await backend.removeState(p, params.entity_id)) ? { message: 'Entity removed.' } : message(c, 404, 'Entity not found.');
   }));
 
-  router.add(haTemplateRoute, ({ c, auth }) => guard(c, auth, async (p) => {
+  if (backend.renderTemplate) router.add(haTemplateRoute, ({ c, auth }) => guard(c, auth, async (p) => {
     if (!backend.renderTemplate) return missing(c);
     const body = await readJson(c);
     if (!body.ok || !isObject(body.value)) return message(c, 400, 'Error rendering template: Invalid JSON specified.');
@@ -96,8 +100,8 @@ export function mountHaRestData<P>(router: SpecRouter<P | null>, backend: HaBack
       significant_changes_only: query.significant_changes_only !== '0', minimal_response: query.minimal_response !== undefined, no_attributes: query.no_attributes !== undefined,
     }).then((out) => (out instanceof HaRawJson ? c.body(out.json, 200, { 'content-type': 'application/json; charset=utf-8' }) : c.json(out)));
   };
-  router.add(haHistoryRoute, ({ c, auth }) => guard(c, auth, (p) => history(c, p, undefined, c.req.query())));
-  router.add(haHistorySinceRoute, ({ c, auth, params }) => guard(c, auth, (p) => history(c, p, (params as { timestamp: string }).timestamp, c.req.query())));
+  if (backend.history) router.add(haHistoryRoute, ({ c, auth }) => guard(c, auth, (p) => history(c, p, undefined, c.req.query())));
+  if (backend.history) router.add(haHistorySinceRoute, ({ c, auth, params }) => guard(c, auth, (p) => history(c, p, (params as { timestamp: string }).timestamp, c.req.query())));
 
   // GET /api/logbook[/{timestamp}] (homeassistant/components/logbook/rest_api.py)
   const logbook = async (c: Context, p: P, timestamp: string | undefined, query: Record<string, string | undefined>) => {
@@ -130,6 +134,6 @@ export function mountHaRestData<P>(router: SpecRouter<P | null>, backend: HaBack
     }
     return c.json(await backend.logbook(p, { format: 'rest', start, end, entity_ids: entityIds }));
   };
-  router.add(haLogbookRoute, ({ c, auth }) => guard(c, auth, (p) => logbook(c, p, undefined, c.req.query())));
-  router.add(haLogbookSinceRoute, ({ c, auth, params }) => guard(c, auth, (p) => logbook(c, p, (params as { timestamp: string }).timestamp, c.req.query())));
+  if (backend.logbook) router.add(haLogbookRoute, ({ c, auth }) => guard(c, auth, (p) => logbook(c, p, undefined, c.req.query())));
+  if (backend.logbook) router.add(haLogbookSinceRoute, ({ c, auth, params }) => guard(c, auth, (p) => logbook(c, p, (params as { timestamp: string }).timestamp, c.req.query())));
 }
