@@ -33,7 +33,7 @@ import { RedisFailureStore } from './scale/failure-store.ts';
 import { RedisWebhookRateLimiter } from './scale/webhook-limiter.ts';
 import { StaleEdgeSweeper } from './scale/sweeper.ts';
 import { MemoryWebhookRateLimiter, type WebhookRateLimiter } from './automations/rate-limit.ts';
-import { mountPortal } from './portal/mount.ts';
+import { portalFallback } from '@smarthome/web/serve';
 import { MailQueue } from './mail/queue.ts';
 import { EmailLinks } from './auth/email-links.ts';
 import { OutboxTransport, SmtpTransport } from './mail/transport.ts';
@@ -196,7 +196,7 @@ export class Cloud {
     for (const mount of routeModules) mount(this.router, this.services);
     this.haRoutes = mountHaRest(this.app, haBackend);
     // the web portal at / (GET outside the API paths only: unknown API paths keep their JSON 404)
-    mountPortal(this.app);
+    this.app.use('*', portalFallback('cloud'));
   }
 
   private async authenticate(header: string | undefined, spec: RouteSpec): Promise<Caller> {

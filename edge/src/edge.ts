@@ -28,7 +28,7 @@ import { HaScripts } from './ha-api/scripts.ts';
 import { mountHaRest } from '@smarthome/protocol/server/ha/index';
 import { LocalAccountStore } from './accounts/store.ts';
 import { mountLocalAccountRoutes } from './accounts/routes.ts';
-import { mountPortal } from './portal/mount.ts';
+import { portalFallback } from '@smarthome/web/serve';
 
 export interface EdgeConfig {
   /** HTTP port of the local API (0 = any free port) */
@@ -184,7 +184,7 @@ export function createEdge(config: EdgeConfig): Edge {
     }),
   });
   // the portal (web/dist, or the executable's copy) at / with its local accounts: works with the cloud unreachable
-  mountPortal(app);
+  app.use('*', portalFallback('edge'));
   const http = new HttpServer(app, config.port, config.host, log);
   const haSocket = new HaWebSocketServer({ backend: haBackend, log });
 

@@ -143,3 +143,19 @@ export function createPortal(kind: PortalKind, assets: PortalAssets | null = def
     },
   };
 }
+
+/**
+ * The portal at `/` as the fallback of GET/HEAD outside the API paths, as a Hono middleware
+ * (typed by shape: web/ does not depend on hono): a route of the server, even one added after
+ * this, answers first; what none answered (404) gets the page or its file. API paths keep their
+ * JSON 404. `app.use('*', portalFallback('cloud'))` on the cloud, `'edge'` on every edge.
+ */
+export function portalFallback(kind: PortalKind, assets?: PortalAssets | null) {
+  const portal = createPortal(kind, assets);
+  return async (c: { req: { raw: Request }; res: Response }, next: () => Promise<void>): Promise<void> => {
+    await next();
+    if (c.res.status !== 404) return;
+    const res = portal.respond(c.req.raw);
+    if (res) c.res = res;
+  };
+}
