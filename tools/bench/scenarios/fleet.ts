@@ -199,11 +199,17 @@ async function fleetRun(n: number, bundle: string, quick: boolean, log: (m: stri
     const cpuPer1000 = ((after.cpu - before.cpu) / deltas) * 1000;
 
     // service calls from one owner to a light of its first home
+    // a saturated replica may not even accept the connection: counted, not fatal
     const calls: number[] = [];
+    let failedCalls = 0;
     for (let i = 0; i < (quick ? 50 : 200); i++) {
       const t = performance.now();
-      await api(cloud.url, 'POST', '/v1/services/light/turn_on', { entity_id: `light.e0_lamp_${1 + (i % ENTITIES)}` }, owners[0]);
-      calls.push(performance.now() - t);
+      try {
+        await api(cloud.url, 'POST', '/v1/services/light/turn_on', { entity_id: `light.e0_lamp_${1 + (i % ENTITIES)}` }, owners[0]);
+        calls.push(performance.now() - t);
+      } catch {
+        failedCalls += 1;
+      }
     }
 
     // reconnect storm: the replica restarts on the same port; every edge reconnects with its real backoff
@@ -224,7 +230,7 @@ async function fleetRun(n: number, bundle: string, quick: boolean, log: (m: stri
     return {
       n, rssAfterSnapshots, rssAfterGc, cpuPer1000, deltasPerS: deltas / (quick ? 10 : 30),
       eventP50: pct(latencies, 0.5), eventP99: pct(latencies, 0.99), events: latencies.length,
-      callP50: pct(calls, 0.5), callP99: pct(calls, 0.99), steadyStall,
+      callP50: pct(calls, 0.5), callP99: pct(calls, 0.99), failedCalls, steadyStall,
       stormOnlineS: online ? onlineS : NaN, stormSyncedS: synced ? syncedS : NaN, stormStall,
       handshakeTimeouts: final.handshakeTimeouts - timeoutsBefore,
     };
@@ -255,10 +261,10 @@ export const scenario: BenchScenario = {
         const r = await fleetRun(n, bundle, quick, log);
         const f = (x: number, d = 1) => (Number.isFinite(x) ? x.toFixed(d) : 'not reached');
         rows.push([n, `${f(r.rssAfterSnapshots, 0)} / ${f(r.rssAfterGc, 0)}`, f(r.cpuPer1000, 0), f(r.deltasPerS, 0),
-          `${f(r.eventP50)} / ${f(r.eventP99)}`, `${f(r.callP50)} / ${f(r.callP99)}`, f(r.steadyStall, 0),
+          `${f(r.eventP50)} / ${f(r.eventP99)}`, `${f(r.callP50)} / ${f(r.callP99)}${r.failedCalls ? ` (${r.failedCalls} failed)` : ''}`, f(r.steadyStall, 0),
           `${f(r.stormOnlineS)} / ${f(r.stormSyncedS)}`, f(r.stormStall, 0), r.handshakeTimeouts]);
         if (n >= 10_000 && r.rssAfterSnapshots > TARGETS.rssMb10k) ok = false;
-        if (!(r.eventP99 <= TARGETS.p99EventMs) || !(r.stormSyncedS <= TARGETS.stormS) || r.stormStall > TARGETS.stallMs || r.handshakeTimeouts > 0) ok = false;
+        if (r.failedCalls > 0 || !(r.eventP99 <= TARGETS.p99EventMs) || !(r.stormSyncedS <= TARGETS.stormS) || r.stormStall > TARGETS.stallMs || r.handshakeTimeouts > 0) ok = false;
       }
       return {
         columns: ['edges', 'RSS MB (after GC)', 'CPU ms / 1,000 deltas', 'deltas/s', 'delta→event ms p50 / p99', 'service call ms p50 / p99',
