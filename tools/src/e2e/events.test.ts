@@ -1,15 +1,8 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TestCloud, startTestCloud } from '@smarthome/cloud/testing/harness';
-import { createCloud } from '@smarthome/cloud/cloud';
-import { defaultCloudConfig } from '@smarthome/cloud/config';
-import { createLogger } from '@smarthome/cloud/log';
-import { TEST_REDIS_URL, deleteTestPrefix, redisReachable, testRedisPrefix } from '@smarthome/cloud/scale/testing';
-import { createTestSchema, testDatabaseUrl } from '@smarthome/cloud/testing/database';
+import { redisReachable } from '@smarthome/cloud/scale/testing';
 import { startEdge, tempDir } from '@smarthome/edge/test-helpers';
-import { openAppSocket, pairEdge, until, type Cleanups } from './support.ts';
+import { openAppSocket, pairEdge, startReplicaPair, until, viewOnlyMember, type Cleanups } from './support.ts';
 
 /**
  * Edge bus events through the cloud, end to end and in-process: an automation's `event` action on
@@ -46,13 +39,7 @@ describe('edge bus events through the cloud', () => {
     await until(async () => (await cloud.get(`/v1/entities/states/${LAMP}`, { token: owner.token })).status === 200);
 
     // an org member who may view only the lamp (a single shared entity), and a stranger
-    const org = await cloud.post('/v1/organizations', { token: owner.token, body: { name: 'Family' } });
-    const member = await cloud.user();
-    const inv = await cloud.post(`/v1/organizations/${org.body.id}/invitations`, { token: owner.token, body: { email: member.email, role: 'member' } });
-    expect((await cloud.post(`/v1/invitations/${inv.body.token}/accept`, { token: member.token })).status).toBe(200);
-    expect((await cloud.post(`/v1/organizations/${org.body.id}/shares`, {
-      token: owner.token, body: { resource_type: 'entity', resource_id: LAMP, can_view: true, can_control: false, can_edit: false },
-    })).status).toBe(201);
+    const member = await viewOnlyMember(cloud, owner.token, LAMP);
     const stranger = await cloud.user();
 
     const doorbell = await cloud.post('/v1/automations', { token: owner.token, body: {
@@ -98,22 +85,7 @@ describe('edge bus events through the cloud', () => {
 
   it.skipIf(!redis)('reaches an app WebSocket on another cloud replica (in-process replicas over Redis)', async () => {
     // two clouds on one database and one Redis prefix; the edge's tunnel on B, the app socket on A
-    const prefix = testRedisPrefix();
-    cleanups.push(() => deleteTestPrefix(prefix));
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'events-replicas-'));
-    cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
-    const baseUrl = testDatabaseUrl();
-    const schema = baseUrl ? await createTestSchema(baseUrl) : null;
-    if (schema) cleanups.push(() => schema.drop());
-    const replica = async () => {
-      const config = defaultCloudConfig({ port: 0, host: '127.0.0.1', dataDir: dir, fastHashing: true, databaseUrl: schema?.url, redisUrl: TEST_REDIS_URL });
-      const cloud = createCloud(config, { log: createLogger('cloud', { silent: !process.env.DEBUG }), redisPrefix: prefix });
-      await cloud.start();
-      cleanups.push(() => cloud.stop());
-      return new TestCloud(cloud, dir);
-    };
-    const A = await replica();
-    const B = await replica();
+    const [A, B] = await startReplicaPair(cleanups, 'events-replicas');
     const owner = await A.user();
     const created = await A.post('/v1/edges', { token: owner.token, body: { name: 'Home' } });
     expect(created.status).toBe(201);

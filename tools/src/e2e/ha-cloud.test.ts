@@ -5,17 +5,10 @@ import {
   type Connection, type HassEntities,
 } from 'home-assistant-js-websocket';
 import { addMember } from '@smarthome/cloud/edges/testing';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { TestCloud, startTestCloud } from '@smarthome/cloud/testing/harness';
-import { createCloud } from '@smarthome/cloud/cloud';
-import { defaultCloudConfig } from '@smarthome/cloud/config';
-import { createLogger } from '@smarthome/cloud/log';
-import { TEST_REDIS_URL, deleteTestPrefix, redisReachable, testRedisPrefix } from '@smarthome/cloud/scale/testing';
-import { createTestSchema, testDatabaseUrl } from '@smarthome/cloud/testing/database';
+import { redisReachable } from '@smarthome/cloud/scale/testing';
 import type { Edge } from '@smarthome/edge/edge';
-import { mqttLamp, pairEdge, until, type Cleanups } from './support.ts';
+import { mqttLamp, pairEdge, startReplicaPair, until, type Cleanups } from './support.ts';
 
 /**
  * The Home Assistant API on the CLOUD, with the client HA's frontend uses
@@ -140,22 +133,7 @@ describe('home-assistant-js-websocket against the cloud', () => {
 
 describe.skipIf(!redis)('home-assistant-js-websocket on one cloud replica, the edge\'s tunnel on another (in-process replicas over Redis)', () => {
   it('live updates, service calls and fired events cross replicas', async () => {
-    const prefix = testRedisPrefix();
-    cleanups.push(() => deleteTestPrefix(prefix));
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ha-replicas-'));
-    cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
-    const baseUrl = testDatabaseUrl();
-    const schema = baseUrl ? await createTestSchema(baseUrl) : null;
-    if (schema) cleanups.push(() => schema.drop());
-    const replica = async () => {
-      const config = defaultCloudConfig({ port: 0, host: '127.0.0.1', dataDir: dir, fastHashing: true, databaseUrl: schema?.url, redisUrl: TEST_REDIS_URL });
-      const c = createCloud(config, { log: createLogger('cloud', { silent: !process.env.DEBUG }), redisPrefix: prefix });
-      await c.start();
-      cleanups.push(() => c.stop());
-      return new TestCloud(c, dir);
-    };
-    const A = await replica();
-    const B = await replica();
+    const [A, B] = await startReplicaPair(cleanups, 'ha-replicas');
     const owner = await A.user();
     // the edge pairs with B; the HA client talks to A
     const { edge: edgeB } = await pairEdge(B, cleanups, owner.token, 'Cabin');

@@ -4,7 +4,7 @@ import type { MqttClient } from 'mqtt';
 import { ensurePortalBuilt } from '@smarthome/web/serve/build';
 import { startTestCloud, type TestCloud } from '@smarthome/cloud/testing/harness';
 import type { Edge } from '@smarthome/edge/edge';
-import { mqttLamp, pairEdge, until, type Cleanups } from './support.ts';
+import { mqttLamp, pairEdge, until, viewOnlyMember, type Cleanups } from './support.ts';
 import { BROWSER_SUITE, CHROMIUM, expectAccessible, launch, newPage, shot } from './portal-support.ts';
 
 /**
@@ -143,13 +143,7 @@ describe.skipIf(!CHROMIUM)(`portal on the cloud ${BROWSER_SUITE}`, () => {
   }, 120_000);
 
   it('a member with a view-only share sees the light; its control is disabled after the API refuses', async () => {
-    const org = await cloud.post('/v1/organizations', { token: owner.token, body: { name: 'Family' } });
-    const member = await cloud.user();
-    const inv = await cloud.post(`/v1/organizations/${org.body.id}/invitations`, { token: owner.token, body: { email: member.email, role: 'member' } });
-    expect((await cloud.post(`/v1/invitations/${inv.body.token}/accept`, { token: member.token })).status).toBe(200);
-    expect((await cloud.post(`/v1/organizations/${org.body.id}/shares`, {
-      token: owner.token, body: { resource_type: 'entity', resource_id: LAMP, can_view: true, can_control: false, can_edit: false },
-    })).status).toBe(201);
+    const member = await viewOnlyMember(cloud, owner.token, LAMP);
     const before = lamp.commands.length;
 
     const { page } = await newPage(browser);

@@ -1,8 +1,16 @@
+import fs from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import { expect } from 'vitest';
 import WebSocket from 'ws';
 import type { MqttClient } from 'mqtt';
-import type { TestCloud } from '@smarthome/cloud/testing/harness';
+import { TestCloud } from '@smarthome/cloud/testing/harness';
+import { createCloud } from '@smarthome/cloud/cloud';
+import { defaultCloudConfig } from '@smarthome/cloud/config';
+import { createLogger } from '@smarthome/cloud/log';
+import { TEST_REDIS_URL, deleteTestPrefix, testRedisPrefix } from '@smarthome/cloud/scale/testing';
+import { createTestSchema, testDatabaseUrl } from '@smarthome/cloud/testing/database';
 import { connect, startEdge, tempDir } from '@smarthome/edge/test-helpers';
 import type { Edge } from '@smarthome/edge/edge';
 
@@ -121,4 +129,39 @@ export async function openAppSocket(base: string, token: string, cleanups: Clean
     return until(() => inbox.find((m) => m.id === id && (m.type === 'result' || m.type === 'pong')), ms, `an answer to ${String(msg.type)}`);
   };
   return { inbox, fire, ask, closed, isOpen: () => ws.readyState === ws.OPEN };
+}
+
+/**
+ * Two in-process cloud replicas on one database (SQLite in a shared data dir, or a fresh
+ * PostgreSQL schema when the suite runs on one) and one Redis prefix. Needs Redis.
+ */
+export async function startReplicaPair(cleanups: Cleanups, name: string): Promise<[TestCloud, TestCloud]> {
+  const prefix = testRedisPrefix();
+  cleanups.push(() => deleteTestPrefix(prefix));
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `${name}-`));
+  cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const baseUrl = testDatabaseUrl();
+  const schema = baseUrl ? await createTestSchema(baseUrl) : null;
+  if (schema) cleanups.push(() => schema.drop());
+  const replica = async () => {
+    const config = defaultCloudConfig({ port: 0, host: '127.0.0.1', dataDir: dir, fastHashing: true, databaseUrl: schema?.url, redisUrl: TEST_REDIS_URL });
+    const cloud = createCloud(config, { log: createLogger('cloud', { silent: !process.env.DEBUG }), redisPrefix: prefix });
+    await cloud.start();
+    cleanups.push(() => cloud.stop());
+    return new TestCloud(cloud, dir);
+  };
+  const a = await replica();
+  return [a, await replica()];
+}
+
+/** A new user made a member of a new organization of `ownerToken`, sharing `entityId` with it view-only. */
+export async function viewOnlyMember(cloud: TestCloud, ownerToken: string, entityId: string): Promise<Awaited<ReturnType<TestCloud['user']>>> {
+  const org = await cloud.post('/v1/organizations', { token: ownerToken, body: { name: 'Family' } });
+  const member = await cloud.user();
+  const inv = await cloud.post(`/v1/organizations/${org.body.id}/invitations`, { token: ownerToken, body: { email: member.email, role: 'member' } });
+  expect((await cloud.post(`/v1/invitations/${inv.body.token}/accept`, { token: member.token })).status).toBe(200);
+  expect((await cloud.post(`/v1/organizations/${org.body.id}/shares`, {
+    token: ownerToken, body: { resource_type: 'entity', resource_id: entityId, can_view: true, can_control: false, can_edit: false },
+  })).status).toBe(201);
+  return member;
 }
