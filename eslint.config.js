@@ -3,7 +3,17 @@ import tseslint from 'typescript-eslint';
 import globals from 'globals';
 
 export default tseslint.config(
-  { ignores: ['**/node_modules/**', '**/dist/**', 'cloud/.bundle-test-*/**', 'data/**', '.tmp/**', '**/*.js', '!eslint.config.js'] },
+  {
+    ignores: [
+      '**/node_modules/**',
+      '**/dist/**',
+      'cloud/.bundle-test-*/**',
+      'data/**',
+      '.tmp/**',
+      '**/*.js',
+      '!eslint.config.js',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -6,7 +6,10 @@ import { defineConfig } from 'vitest/config';
  * Tests read TEST_DATABASE_URL, never DATABASE_URL, so processes they spawn use only what they pass.
  */
 const postgresUrl = process.env.DATABASE_URL || '';
-if (!postgresUrl) console.warn('DATABASE_URL is not set: the cloud suite runs on SQLite only (set it, e.g. postgres://postgres@127.0.0.1:5432/test, to run it on PostgreSQL too)');
+if (!postgresUrl)
+  console.warn(
+    'DATABASE_URL is not set: the cloud suite runs on SQLite only (set it, e.g. postgres://postgres@127.0.0.1:5432/test, to run it on PostgreSQL too)',
+  );
 
 const shared = {
   exclude: ['**/node_modules/**', 'dist/**'],
@@ -19,16 +22,25 @@ export default defineConfig({
   test: {
     projects: [
       {
-        test: { ...shared, name: 'sqlite', include: ['**/src/**/*.test.ts', 'tools/**/*.test.ts'], env: { DATABASE_URL: '', TEST_DATABASE_URL: '' } },
-      },
-      ...(postgresUrl ? [{
         test: {
           ...shared,
-          name: 'postgres',
-          include: ['cloud/src/**/*.test.ts', 'tools/src/e2e/*.test.ts'],
-          env: { DATABASE_URL: '', TEST_DATABASE_URL: postgresUrl },
+          name: 'sqlite',
+          include: ['**/src/**/*.test.ts', 'tools/**/*.test.ts'],
+          env: { DATABASE_URL: '', TEST_DATABASE_URL: '' },
         },
-      }] : []),
+      },
+      ...(postgresUrl
+        ? [
+            {
+              test: {
+                ...shared,
+                name: 'postgres',
+                include: ['cloud/src/**/*.test.ts', 'tools/src/e2e/*.test.ts'],
+                env: { DATABASE_URL: '', TEST_DATABASE_URL: postgresUrl },
+              },
+            },
+          ]
+        : []),
     ],
   },
 });

@@ -20,5 +20,6 @@ function newest(entry) {
 const built = statSync(bundle, { throwIfNoEntry: false })?.mtimeMs ?? 0;
 const sources = ['cloud/src', 'protocol/src', 'cloud/package.json', 'protocol/package.json', 'pnpm-lock.yaml'];
 const fresh = built > 0 && sources.every((s) => newest(path.join(root, s)) < built);
-if (!fresh && built > 0) process.stderr.write('cloud/dist is older than the sources: running from source (pnpm build:cloud rebuilds it)\n');
+if (!fresh && built > 0)
+  process.stderr.write('cloud/dist is older than the sources: running from source (pnpm build:cloud rebuilds it)\n');
 await import(pathToFileURL(fresh ? bundle : path.join(root, 'cloud/src/main.ts')).href);

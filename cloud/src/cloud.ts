@@ -6,7 +6,14 @@ import { Hono } from 'hono';
 import { serve } from '@hono/node-server';
 import { ServiceCallBody, routes, type RouteSpec } from '@smarthome/protocol';
 import { mountHaRest } from '@smarthome/protocol/server/ha/index';
-import { HttpError, SpecRouter, UpgradeDispatcher, installErrorHandling, parseOr400, unauthorized } from '@smarthome/protocol/server';
+import {
+  HttpError,
+  SpecRouter,
+  UpgradeDispatcher,
+  installErrorHandling,
+  parseOr400,
+  unauthorized,
+} from '@smarthome/protocol/server';
 import type { CloudConfig } from './config.ts';
 import { CloudDatabase } from './db/database.ts';
 import { createLogger, type Logger } from './log.ts';
@@ -82,13 +89,19 @@ export class Cloud {
     this.signer = new AccessTokenSigner(config.dataDir, config.accessTokenTtlSeconds, config.jwtSigningKey ?? null);
     // Scale-out: with REDIS_URL, replicas share tunnels, state_changed and login throttling through Redis (scale/).
     this.cluster = config.redisUrl
-      ? new Cluster({ url: config.redisUrl, prefix: opts.redisPrefix ?? redisPrefixFromEnv(process.env), log: this.log })
+      ? new Cluster({
+          url: config.redisUrl,
+          prefix: opts.redisPrefix ?? redisPrefixFromEnv(process.env),
+          log: this.log,
+        })
       : null;
     const throttle = new LoginThrottle(this.cluster ? new RedisFailureStore(this.cluster) : new MemoryFailureStore());
     const accessCache = this.watchAccess(new AccessCache({ enabled: () => !this.cluster || this.cluster.healthy }));
     const mail = new MailQueue({
       database: this.database,
-      transport: config.smtpUrl ? new SmtpTransport(config.smtpUrl) : new OutboxTransport(path.join(config.dataDir, 'outbox'), this.log),
+      transport: config.smtpUrl
+        ? new SmtpTransport(config.smtpUrl)
+        : new OutboxTransport(path.join(config.dataDir, 'outbox'), this.log),
       from: config.mailFrom,
       log: this.log,
       ...config.mailQueue,
@@ -116,7 +129,10 @@ export class Cloud {
       applyDeltas: (edgeId, lastSeq, deltas) => mirror.applyDeltas(edgeId, deltas, lastSeq),
       // Scale-out: claim the edge's ownership key before marking it online; mark it offline only
       // while the key was still ours (the edge may already have said hello on another replica).
-      markOnline: async (edgeId) => { await this.clusterEdges?.claim(edgeId); await edges.markOnline(edgeId); },
+      markOnline: async (edgeId) => {
+        await this.clusterEdges?.claim(edgeId);
+        await edges.markOnline(edgeId);
+      },
       markOffline: async (edgeId) => {
         if (this.clusterEdges && !(await this.clusterEdges.release(edgeId))) return;
         await edges.markOffline(edgeId);
@@ -125,7 +141,9 @@ export class Cloud {
     if (this.cluster) {
       // Requests and revocations for edges whose tunnel is on another replica go through Redis.
       this.clusterEdges = new ClusterEdges({
-        cluster: this.cluster, local: tunnel, log: this.log,
+        cluster: this.cluster,
+        local: tunnel,
+        log: this.log,
         // What this replica holds is online, whatever a sweeper concluded while Redis could not tell.
         onHeld: async (edgeIds) => {
           for (const id of await edges.offlineAmong(edgeIds)) tunnel.ifConnected(id, () => edges.markOnline(id));
@@ -144,8 +162,24 @@ export class Cloud {
     // Revoked or re-credentialed edges lose their tunnel at once.
     edges.on('revoked', (edge) => tunnel.disconnect(edge.id, 'revoked'));
     edges.on('rotated', (edge) => tunnel.disconnect(edge.id, 'credentials rotated'));
-    const webhookLimiter: WebhookRateLimiter = this.cluster ? new RedisWebhookRateLimiter(this.cluster, WEBHOOK_RATE) : new MemoryWebhookRateLimiter(WEBHOOK_RATE);
-    const core = { config, database: this.database, log: this.log, auth, throttle, edges, mirror, tunnel, webhookLimiter, accessCache, mail, publicUrl, links };
+    const webhookLimiter: WebhookRateLimiter = this.cluster
+      ? new RedisWebhookRateLimiter(this.cluster, WEBHOOK_RATE)
+      : new MemoryWebhookRateLimiter(WEBHOOK_RATE);
+    const core = {
+      config,
+      database: this.database,
+      log: this.log,
+      auth,
+      throttle,
+      edges,
+      mirror,
+      tunnel,
+      webhookLimiter,
+      accessCache,
+      mail,
+      publicUrl,
+      links,
+    };
     const access = new EntityAccess(core, tunnel);
     this.services = { ...core, access };
     // Open sockets' sessions end when their credential is revoked or expires, and drop cached
@@ -231,7 +265,9 @@ export class Cloud {
       announcing = true;
       setImmediate(() => {
         announcing = false;
-        cluster.broadcast({ t: ACCESS_CHANGED }).catch((err) => this.log.warn('access change broadcast failed', { err: (err as Error).message }));
+        cluster
+          .broadcast({ t: ACCESS_CHANGED })
+          .catch((err) => this.log.warn('access change broadcast failed', { err: (err as Error).message }));
       });
     });
     this.cluster?.on('message', (msg) => {
@@ -264,7 +300,12 @@ export class Cloud {
     if (this.sweeper) await this.sweeper.start();
     else await this.markEdgesOfflineAtStart();
     this.server = await new Promise<Server>((resolve, reject) => {
-      const server = serve({ fetch: this.app.fetch, port: this.config.port, hostname: this.config.host, serverOptions: this.upgrades.serverOptions() }) as Server;
+      const server = serve({
+        fetch: this.app.fetch,
+        port: this.config.port,
+        hostname: this.config.host,
+        serverOptions: this.upgrades.serverOptions(),
+      }) as Server;
       server.once('listening', () => resolve(server));
       server.once('error', reject);
     });

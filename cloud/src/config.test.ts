@@ -30,8 +30,12 @@ describe('keys shared by replicas from the environment', () => {
     expect(config.voipSecretKey?.equals(Buffer.from(voip, 'base64'))).toBe(true);
     expect(() => parseCloudArgs([], { JWT_SIGNING_KEY: 'nope' })).toThrow(/^JWT_SIGNING_KEY must be a JSON Web Key/);
     const { d: _d, ...publicOnly } = JSON.parse(jwk);
-    expect(() => parseCloudArgs([], { JWT_SIGNING_KEY: JSON.stringify(publicOnly) })).toThrow(/^JWT_SIGNING_KEY must be an Ed25519 private key/);
-    expect(() => parseCloudArgs([], { VOIP_SECRET_KEY: randomBytes(16).toString('base64') })).toThrow(/^VOIP_SECRET_KEY must be 32 bytes in base64/);
+    expect(() => parseCloudArgs([], { JWT_SIGNING_KEY: JSON.stringify(publicOnly) })).toThrow(
+      /^JWT_SIGNING_KEY must be an Ed25519 private key/,
+    );
+    expect(() => parseCloudArgs([], { VOIP_SECRET_KEY: randomBytes(16).toString('base64') })).toThrow(
+      /^VOIP_SECRET_KEY must be 32 bytes in base64/,
+    );
   });
 
   it("lets two replicas with data dirs of their own accept each other's tokens and read each other's secrets, with no key files", async () => {
@@ -42,16 +46,28 @@ describe('keys shared by replicas from the environment', () => {
     const otherDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cloud-replica-'));
     dirs.push(otherDir);
     // the same database as A (its PostgreSQL schema, or its SQLite file), a data dir of its own
-    const b = await startTestCloud({ databaseUrl: a.cloud.config.databaseUrl ?? path.join(a.dataDir, 'cloud.db'), jwtSigningKey, voipSecretKey }, { dataDir: otherDir });
+    const b = await startTestCloud(
+      { databaseUrl: a.cloud.config.databaseUrl ?? path.join(a.dataDir, 'cloud.db'), jwtSigningKey, voipSecretKey },
+      { dataDir: otherDir },
+    );
     clouds.push(b);
 
     const u = await a.user();
     expect((await b.get('/v1/account', { token: u.token })).body.id).toBe(u.id);
-    const sip = { name: 'Front door', username: 'door', password: 'sip-pass-123', server: 'sip.example.com', port: 5060, transport: 'udp' };
+    const sip = {
+      name: 'Front door',
+      username: 'door',
+      password: 'sip-pass-123',
+      server: 'sip.example.com',
+      port: 5060,
+      transport: 'udp',
+    };
     const created = await a.post('/v1/voip-accounts', { token: u.token, body: sip });
     expect(created.status).toBe(201);
     expect(await b.cloud.services.database.one('SELECT COUNT(*) AS n FROM voip_accounts')).toEqual({ n: 1 });
-    const stored = (await b.sqlOne<{ password_enc: string }>('SELECT password_enc FROM voip_accounts WHERE id = ?', [created.body.id]))!.password_enc;
+    const stored = (await b.sqlOne<{ password_enc: string }>('SELECT password_enc FROM voip_accounts WHERE id = ?', [
+      created.body.id,
+    ]))!.password_enc;
     expect(new SecretBox('/nonexistent', voipSecretKey).decrypt(stored)).toBe(sip.password);
     for (const dir of [a.dataDir, otherDir]) {
       expect(fs.existsSync(path.join(dir, 'jwt-signing-key.json'))).toBe(false);

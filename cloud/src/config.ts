@@ -77,11 +77,16 @@ export function parseCloudArgs(argv: string[], env: NodeJS.ProcessEnv): CloudCon
   const port = Number(portText);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`invalid port: ${portText}`);
   const environment = env.STORE_IAP_ENVIRONMENT ?? 'Production';
-  if (environment !== 'Production' && environment !== 'Sandbox') throw new Error('STORE_IAP_ENVIRONMENT must be Production or Sandbox');
+  if (environment !== 'Production' && environment !== 'Sandbox')
+    throw new Error('STORE_IAP_ENVIRONMENT must be Production or Sandbox');
   const databaseUrl = values['database-url'] || env.DATABASE_URL || undefined;
-  if (databaseUrl && !isPostgresUrl(databaseUrl)) throw new Error('--database-url must be a postgres:// (or postgresql://) URL; omit it to use the embedded SQLite database in --data-dir');
+  if (databaseUrl && !isPostgresUrl(databaseUrl))
+    throw new Error(
+      '--database-url must be a postgres:// (or postgresql://) URL; omit it to use the embedded SQLite database in --data-dir',
+    );
   const smtpUrl = values['smtp-url'] || env.SMTP_URL || undefined;
-  if (smtpUrl && !/^smtps?:\/\/[^/]/i.test(smtpUrl)) throw new Error('--smtp-url must be an smtp:// or smtps:// URL (omit it to write mail to <data-dir>/outbox/)');
+  if (smtpUrl && !/^smtps?:\/\/[^/]/i.test(smtpUrl))
+    throw new Error('--smtp-url must be an smtp:// or smtps:// URL (omit it to write mail to <data-dir>/outbox/)');
   const publicUrl = values['public-url'] ?? env.PUBLIC_URL ?? undefined;
   if (publicUrl && !/^https?:\/\/[^/]/i.test(publicUrl)) throw new Error('--public-url must be an http(s):// URL');
   return defaultCloudConfig({

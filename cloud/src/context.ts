@@ -43,7 +43,8 @@ export interface CloudServices {
 }
 
 /** The caller of a route; public routes get the anonymous principal. */
-export type Caller = Principal | { userId: ''; via: 'anonymous' | 'fleet' } | { userId: ''; via: 'edge'; edgeId: number };
+export type Caller =
+  Principal | { userId: ''; via: 'anonymous' | 'fleet' } | { userId: ''; via: 'edge'; edgeId: number };
 export type CloudRouter = SpecRouter<Caller>;
 export type H<P = unknown, Q = unknown, B = unknown> = Handled<P, Q, B, Caller>;
 

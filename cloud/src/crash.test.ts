@@ -13,17 +13,33 @@ import { createTestSchema, testDatabaseUrl, type TestSchema } from './testing/da
  * organization writes the organization and its admin membership in one transaction).
  */
 const cleanups: (() => unknown)[] = [];
-afterEach(async () => { for (const c of cleanups.splice(0).reverse()) await c(); });
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
 
 async function cloudProcess(dataDir: string, schema: TestSchema | null): Promise<Spawned> {
-  const p = await spawnReady('cloud/src/main.ts', ['--port', '0', '--data-dir', dataDir, ...(schema ? ['--database-url', schema.url] : [])], {}, 60_000);
-  cleanups.push(() => { if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL'); });
+  const p = await spawnReady(
+    'cloud/src/main.ts',
+    ['--port', '0', '--data-dir', dataDir, ...(schema ? ['--database-url', schema.url] : [])],
+    {},
+    60_000,
+  );
+  cleanups.push(() => {
+    if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL');
+  });
   return p;
 }
 
-async function post(base: string, urlPath: string, token: string | null, body: unknown): Promise<{ status: number; body: any }> {
+async function post(
+  base: string,
+  urlPath: string,
+  token: string | null,
+  body: unknown,
+): Promise<{ status: number; body: any }> {
   const res = await fetch(base + urlPath, {
-    method: 'POST', headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: JSON.stringify(body),
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: JSON.stringify(body),
   });
   return { status: res.status, body: await res.json().catch(() => null) };
 }
@@ -54,7 +70,13 @@ describe('cloud process: kill -9 under write load', () => {
             const res = await post(base, '/v1/organizations', token, { name: `org ${i}` });
             if (res.status === 201) orgs.push(res.body.id);
           } else {
-            const res = await post(base, '/v1/zones', token, { name: `zone ${i}`, icon: 'mdi:home', latitude: 1, longitude: 2, radius: 10 });
+            const res = await post(base, '/v1/zones', token, {
+              name: `zone ${i}`,
+              icon: 'mdi:home',
+              latitude: 1,
+              longitude: 2,
+              radius: 10,
+            });
             if (res.status === 201) zones.push(res.body.id);
           }
         } catch {
@@ -74,21 +96,35 @@ describe('cloud process: kill -9 under write load', () => {
     const database = new CloudDatabase(schema?.url ?? path.join(dataDir, 'cloud.db'), migrations);
     await database.start();
     try {
-      const storedZones = new Set((await database.query<{ id: number }>('SELECT id FROM zones')).map((r) => Number(r.id)));
+      const storedZones = new Set(
+        (await database.query<{ id: number }>('SELECT id FROM zones')).map((r) => Number(r.id)),
+      );
       expect(zones.filter((id) => !storedZones.has(id))).toEqual([]);
-      const storedOrgs = new Set((await database.query<{ id: string }>('SELECT id FROM organizations')).map((r) => r.id));
+      const storedOrgs = new Set(
+        (await database.query<{ id: string }>('SELECT id FROM organizations')).map((r) => r.id),
+      );
       expect(orgs.filter((id) => !storedOrgs.has(id))).toEqual([]);
       // no organization without its admin, no membership without its organization
-      expect(await database.query(`SELECT o.id FROM organizations o WHERE NOT EXISTS
-        (SELECT 1 FROM org_members m WHERE m.org_id = o.id AND m.role = 'admin')`)).toEqual([]);
-      expect(await database.query('SELECT m.org_id FROM org_members m WHERE NOT EXISTS (SELECT 1 FROM organizations o WHERE o.id = m.org_id)')).toEqual([]);
+      expect(
+        await database.query(`SELECT o.id FROM organizations o WHERE NOT EXISTS
+        (SELECT 1 FROM org_members m WHERE m.org_id = o.id AND m.role = 'admin')`),
+      ).toEqual([]);
+      expect(
+        await database.query(
+          'SELECT m.org_id FROM org_members m WHERE NOT EXISTS (SELECT 1 FROM organizations o WHERE o.id = m.org_id)',
+        ),
+      ).toEqual([]);
     } finally {
       await database.stop();
     }
 
     // and the cloud starts again on what the crash left
     const again = await cloudProcess(dataDir, schema);
-    const login = await post(`http://127.0.0.1:${again.ready.http}`, '/v1/auth/token', null, { grant_type: 'password', email: 'load@example.test', password: 'password123' });
+    const login = await post(`http://127.0.0.1:${again.ready.http}`, '/v1/auth/token', null, {
+      grant_type: 'password',
+      email: 'load@example.test',
+      password: 'password123',
+    });
     expect(login.status).toBe(200);
     again.child.kill('SIGTERM');
     expect(await again.exit).toBe(0);

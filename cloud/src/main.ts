@@ -26,13 +26,17 @@ async function main(): Promise<void> {
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) {
-      cloud.log.warn(`${signal} while stopping: ignored (requests in flight finish first; the cloud exits within 15 s)`);
+      cloud.log.warn(
+        `${signal} while stopping: ignored (requests in flight finish first; the cloud exits within 15 s)`,
+      );
       return;
     }
     stopping = true;
     cloud.log.info('shutting down', { signal });
     const force = setTimeout(() => {
-      cloud.log.error('stop did not finish within 15 s: exiting (requests still in flight are cut; their transactions roll back)');
+      cloud.log.error(
+        'stop did not finish within 15 s: exiting (requests still in flight are cut; their transactions roll back)',
+      );
       process.exit(1);
     }, 15_000);
     force.unref();

@@ -1,6 +1,13 @@
 import type { Migration } from './db/database.ts';
 import type { RouteModule } from './context.ts';
-import { authMigrations, emailVerificationMigrations, sessionClientMigrations, sessionRevocationMigrations, signInNoticeMigrations, totpMigrations } from './auth/tables.ts';
+import {
+  authMigrations,
+  emailVerificationMigrations,
+  sessionClientMigrations,
+  sessionRevocationMigrations,
+  signInNoticeMigrations,
+  totpMigrations,
+} from './auth/tables.ts';
 import { orgMigrations } from './orgs/tables.ts';
 import { shareMigrations } from './authz/shares-table.ts';
 import { mountAuthRoutes } from './auth/routes.ts';

@@ -27,7 +27,13 @@ export interface EdgeEventMap {
   config_entry_upsert: { entry: ConfigEntry };
   config_entry_remove: { id: number };
   /** a service was called (after its commands were published); `cause` when an automation run called it */
-  call_service: { domain: string; service: string; entity_ids: string[]; data: Record<string, unknown>; cause?: EventCause };
+  call_service: {
+    domain: string;
+    service: string;
+    entity_ids: string[];
+    data: Record<string, unknown>;
+    cause?: EventCause;
+  };
   /** an event fired by name (Home Assistant's bus): automation `event` actions, automation_triggered */
   event: { event: ws.BusEvent; chain: number };
 }
@@ -44,18 +50,36 @@ export class EventBus {
 
   on<K extends EdgeEventType>(type: K, listener: (event: EdgeEventMap[K]) => void): () => void {
     const wrapped = (event: EdgeEventMap[K]) => {
-      try { listener(event); } catch (err) { this.onError(err); }
+      try {
+        listener(event);
+      } catch (err) {
+        this.onError(err);
+      }
     };
     this.emitter.on(type, wrapped);
-    return () => { this.emitter.off(type, wrapped); };
+    return () => {
+      this.emitter.off(type, wrapped);
+    };
   }
 
   /** Every event, tagged with its type: what a tunnel forwards as deltas. */
   onAny(listener: <K extends EdgeEventType>(type: K, event: EdgeEventMap[K]) => void): () => void {
-    const offs = (['state_changed', 'device_upsert', 'device_remove', 'entity_upsert', 'entity_remove',
-      'config_entry_upsert', 'config_entry_remove', 'call_service', 'event'] as const)
-      .map((type) => this.on(type, (e) => listener(type, e)));
-    return () => { for (const off of offs) off(); };
+    const offs = (
+      [
+        'state_changed',
+        'device_upsert',
+        'device_remove',
+        'entity_upsert',
+        'entity_remove',
+        'config_entry_upsert',
+        'config_entry_remove',
+        'call_service',
+        'event',
+      ] as const
+    ).map((type) => this.on(type, (e) => listener(type, e)));
+    return () => {
+      for (const off of offs) off();
+    };
   }
 
   emit<K extends EdgeEventType>(type: K, event: EdgeEventMap[K]): void {

@@ -11,7 +11,10 @@ describe('edge command line', () => {
   it('takes the call_url allow-list from --call-url-allow, else CALL_URL_ALLOW (flags win)', () => {
     expect(run([]).callUrlAllow).toEqual([]);
     expect(run([], { CALL_URL_ALLOW: ' 10.0.0.0/8, nas.lan ,' }).callUrlAllow).toEqual(['10.0.0.0/8', 'nas.lan']);
-    expect(run(['--call-url-allow', '192.168.1.20,fd00::/8'], { CALL_URL_ALLOW: '10.0.0.0/8' }).callUrlAllow).toEqual(['192.168.1.20', 'fd00::/8']);
+    expect(run(['--call-url-allow', '192.168.1.20,fd00::/8'], { CALL_URL_ALLOW: '10.0.0.0/8' }).callUrlAllow).toEqual([
+      '192.168.1.20',
+      'fd00::/8',
+    ]);
   });
 
   it('takes the recorder retention from --history-days, else HISTORY_DAYS, default 10 (0 = off)', () => {
@@ -32,12 +35,25 @@ const parse = (argv: string[], env: NodeJS.ProcessEnv = {}) => parseCommand(argv
 
 describe('pnpm edge mqtt-owner arguments', () => {
   it('reads list, set and release; a number is a device id, anything else a discovery topic', () => {
-    expect(parse(['mqtt-owner', 'list'])).toEqual({ kind: 'mqtt-owner', dataDir: './data/edge', port: 8123, action: { kind: 'list' } });
-    expect(parse(['mqtt-owner', 'set', '12', 'plug-new', '--port', '9000', '--data-dir', '/d'])).toEqual({
-      kind: 'mqtt-owner', dataDir: '/d', port: 9000, action: { kind: 'set', target: { device_id: 12 }, username: 'plug-new' },
+    expect(parse(['mqtt-owner', 'list'])).toEqual({
+      kind: 'mqtt-owner',
+      dataDir: './data/edge',
+      port: 8123,
+      action: { kind: 'list' },
     });
-    expect(parse(['mqtt-owner', 'release', 'homeassistant/switch/p/config'], { EDGE_PORT: '8200', DATA_DIR: '/e' })).toEqual({
-      kind: 'mqtt-owner', dataDir: '/e', port: 8200, action: { kind: 'set', target: { discovery_topic: 'homeassistant/switch/p/config' }, username: null },
+    expect(parse(['mqtt-owner', 'set', '12', 'plug-new', '--port', '9000', '--data-dir', '/d'])).toEqual({
+      kind: 'mqtt-owner',
+      dataDir: '/d',
+      port: 9000,
+      action: { kind: 'set', target: { device_id: 12 }, username: 'plug-new' },
+    });
+    expect(
+      parse(['mqtt-owner', 'release', 'homeassistant/switch/p/config'], { EDGE_PORT: '8200', DATA_DIR: '/e' }),
+    ).toEqual({
+      kind: 'mqtt-owner',
+      dataDir: '/e',
+      port: 8200,
+      action: { kind: 'set', target: { discovery_topic: 'homeassistant/switch/p/config' }, username: null },
     });
   });
 
@@ -64,8 +80,14 @@ describe('edge CLI: write-behind windows', () => {
   });
 
   it('takes --state-flush-ms / --retained-flush-ms, or STATE_FLUSH_MS / RETAINED_FLUSH_MS; flags win', () => {
-    expect(run(['--state-flush-ms', '50', '--retained-flush-ms', '0'])).toMatchObject({ stateFlushMs: 50, retainedFlushMs: 0 });
-    expect(run([], { STATE_FLUSH_MS: '100', RETAINED_FLUSH_MS: '2000' })).toMatchObject({ stateFlushMs: 100, retainedFlushMs: 2000 });
+    expect(run(['--state-flush-ms', '50', '--retained-flush-ms', '0'])).toMatchObject({
+      stateFlushMs: 50,
+      retainedFlushMs: 0,
+    });
+    expect(run([], { STATE_FLUSH_MS: '100', RETAINED_FLUSH_MS: '2000' })).toMatchObject({
+      stateFlushMs: 100,
+      retainedFlushMs: 2000,
+    });
     expect(run(['--state-flush-ms', '20'], { STATE_FLUSH_MS: '100' })).toMatchObject({ stateFlushMs: 20 });
   });
 

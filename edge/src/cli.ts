@@ -12,7 +12,8 @@ export class UsageError extends Error {
 
 function port(value: string | undefined, fallback: number, what: string): number {
   if (value === undefined || value === '') return fallback;
-  if (!/^\d+$/.test(value) || Number(value) > 65535) throw new UsageError(`${what} must be a port number (0-65535), got "${value}"`);
+  if (!/^\d+$/.test(value) || Number(value) > 65535)
+    throw new UsageError(`${what} must be a port number (0-65535), got "${value}"`);
   return Number(value);
 }
 
@@ -127,7 +128,8 @@ export function parseCommand(argv: string[], env: NodeJS.ProcessEnv): Command {
     throw new UsageError(`unknown command: ${positionals.join(' ')}`);
   }
   const logLevel = values['log-level'] ?? env.LOG_LEVEL;
-  if (logLevel !== undefined && !LOG_LEVELS.includes(logLevel as LogLevel)) throw new UsageError(`unknown log level ${logLevel}`);
+  if (logLevel !== undefined && !LOG_LEVELS.includes(logLevel as LogLevel))
+    throw new UsageError(`unknown log level ${logLevel}`);
   let callUrlAllow: string[];
   try {
     callUrlAllow = parseCallUrlAllowList(values['call-url-allow'] ?? env.CALL_URL_ALLOW ?? '');
@@ -137,7 +139,10 @@ export function parseCommand(argv: string[], env: NodeJS.ProcessEnv): Command {
   const historyDaysText = values['history-days'] ?? env.HISTORY_DAYS;
   let historyDays = 10;
   if (historyDaysText !== undefined && historyDaysText !== '') {
-    if (!/^\d{1,5}$/.test(historyDaysText)) throw new UsageError(`--history-days must be a whole number of days (0 = recorder off), got "${historyDaysText}"`);
+    if (!/^\d{1,5}$/.test(historyDaysText))
+      throw new UsageError(
+        `--history-days must be a whole number of days (0 = recorder off), got "${historyDaysText}"`,
+      );
     historyDays = Number(historyDaysText);
   }
   return {
@@ -153,7 +158,11 @@ export function parseCommand(argv: string[], env: NodeJS.ProcessEnv): Command {
       historyDays,
       logLevel: logLevel as EdgeConfig['logLevel'],
       stateFlushMs: flushMs(values['state-flush-ms'] ?? (env.STATE_FLUSH_MS || undefined), 250, '--state-flush-ms'),
-      retainedFlushMs: flushMs(values['retained-flush-ms'] ?? (env.RETAINED_FLUSH_MS || undefined), 1000, '--retained-flush-ms'),
+      retainedFlushMs: flushMs(
+        values['retained-flush-ms'] ?? (env.RETAINED_FLUSH_MS || undefined),
+        1000,
+        '--retained-flush-ms',
+      ),
     },
   };
 }

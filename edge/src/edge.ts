@@ -1,6 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityState, MqttCredentials, tunnel } from '@smarthome/protocol';
-import type { CreateMqttCredentialsBody, MqttOwnership, MqttUser, SetMqttOwnerBody } from '@smarthome/protocol/edge-local';
+import type {
+  CreateMqttCredentialsBody,
+  MqttOwnership,
+  MqttUser,
+  SetMqttOwnerBody,
+} from '@smarthome/protocol/edge-local';
 import type { Hono } from 'hono';
 import { createApiApp, type TrustedEnv } from './api/app.ts';
 import { HttpServer } from './api/server.ts';
@@ -96,7 +101,12 @@ export interface Edge {
   stop(): Promise<void>;
   /** Writes every pending write-behind row (states, retained messages) now; throws when the database refuses. */
   commit(): void;
-  callService(domain: string, service: string, entityIds: string | string[], data?: Record<string, unknown>): Promise<EntityState[]>;
+  callService(
+    domain: string,
+    service: string,
+    entityIds: string | string[],
+    data?: Record<string, unknown>,
+  ): Promise<EntityState[]>;
   createMqttCredentials(input?: CreateMqttCredentialsBody): Promise<MqttCredentials>;
   listMqttUsers(): MqttUser[];
   deleteMqttUser(username: string): boolean;
@@ -119,14 +129,23 @@ export function createEdge(config: EdgeConfig): Edge {
   const database = new EdgeDatabase(config.dataDir);
   const registry = new Registry(database, bus);
   // A refused write-behind is kept and retried, but never silently: until it succeeds, a crash loses it.
-  const writeFailed = (what: string) => (err: unknown) => log.warn(`${what} could not be written (kept and retried; a crash until then loses them): ${(err as Error)?.message ?? String(err)}`);
+  const writeFailed = (what: string) => (err: unknown) =>
+    log.warn(
+      `${what} could not be written (kept and retried; a crash until then loses them): ${(err as Error)?.message ?? String(err)}`,
+    );
   const states = new StateMachine(database, registry, bus, {
-    flushDelayMs: config.stateFlushMs, maxBatch: config.stateBatch, onWriteError: writeFailed('states'),
+    flushDelayMs: config.stateFlushMs,
+    maxBatch: config.stateBatch,
+    onWriteError: writeFailed('states'),
   });
   const historyDays = config.historyDays ?? 10;
-  const recorder = historyDays > 0
-    ? new Recorder({ database, bus, log }, { historyDays, flushDelayMs: config.stateFlushMs, maxBatch: config.stateBatch })
-    : null;
+  const recorder =
+    historyDays > 0
+      ? new Recorder(
+          { database, bus, log },
+          { historyDays, flushDelayMs: config.stateFlushMs, maxBatch: config.stateBatch },
+        )
+      : null;
   // one Jinja engine reading the state machine, for discovery and the HA APIs (AutomationTemplates also takes it;
   // the automation engine still makes its own with its clock, see automation/engine.ts)
   const templates = new TemplateEngine({}, { states });
@@ -136,14 +155,20 @@ export function createEdge(config: EdgeConfig): Edge {
   const acl = new MqttAcl(prefix);
   const retained = new RetainedStore(database, config.retainedFlushMs, writeFailed('retained MQTT messages'));
   const broker = new MqttBroker({
-    port: config.mqttPort, host: config.host, users, acl, log, retained,
+    port: config.mqttPort,
+    host: config.host,
+    users,
+    acl,
+    log,
+    retained,
     declaredCommandTopics: (topic, payload) => declaredCommandTopics(prefix, topic, payload),
   });
   const discovery = new MqttDiscovery({ broker, registry, states, acl, templates, log, prefix, bus });
   const services = new ServiceRegistry(registry, states, bus);
   services.registerPlatform(discovery);
 
-  const createMqttCredentials = (input: CreateMqttCredentialsBody = {}) => users.create({ username: input.username, role: input.role ?? 'device' });
+  const createMqttCredentials = (input: CreateMqttCredentialsBody = {}) =>
+    users.create({ username: input.username, role: input.role ?? 'device' });
   const listMqttUsers = () => users.list();
   const deleteMqttUser = (username: string) => {
     const removed = users.remove(username);
@@ -156,32 +181,77 @@ export function createEdge(config: EdgeConfig): Edge {
     return removed;
   };
   const setMqttOwner = (input: SetMqttOwnerBody) => {
-    if (input.username !== null && !users.get(input.username)) throw new InvalidInputError(`MQTT user ${input.username} not found`);
-    const target = input.device_id !== undefined ? { device_id: input.device_id } : { discovery_topic: input.discovery_topic ?? '' };
+    if (input.username !== null && !users.get(input.username))
+      throw new InvalidInputError(`MQTT user ${input.username} not found`);
+    const target =
+      input.device_id !== undefined ? { device_id: input.device_id } : { discovery_topic: input.discovery_topic ?? '' };
     const changed = discovery.setOwner(target, input.username);
     if (!changed) {
-      throw new NotFoundError('device_id' in target ? `device ${target.device_id} has no MQTT discovery configs` : `no discovery config on ${target.discovery_topic}`);
+      throw new NotFoundError(
+        'device_id' in target
+          ? `device ${target.device_id} has no MQTT discovery configs`
+          : `no discovery config on ${target.discovery_topic}`,
+      );
     }
-    log.info(`mqtt: ${changed.map((o) => o.discovery_topic).join(', ')} ${input.username === null ? 'released' : `now owned by ${input.username}`}`);
+    log.info(
+      `mqtt: ${changed.map((o) => o.discovery_topic).join(', ')} ${input.username === null ? 'released' : `now owned by ${input.username}`}`,
+    );
     return changed;
   };
   const features = new EdgeFeatures({
-    dataDir: config.dataDir, cloudReplica: config.cloudReplica ?? false, callUrlAllow: config.callUrlAllow ?? [], log, bus, database, registry, states, services, broker,
+    dataDir: config.dataDir,
+    cloudReplica: config.cloudReplica ?? false,
+    callUrlAllow: config.callUrlAllow ?? [],
+    log,
+    bus,
+    database,
+    registry,
+    states,
+    services,
+    broker,
     oauth: oauthFromEnv(process.env),
   });
   const haScripts = new HaScripts({ states, services, bus, broker, log });
-  const haBackend = new EdgeHaBackend({ tokens, registry, states, services, bus, recorder, templates, scripts: haScripts });
+  const haBackend = new EdgeHaBackend({
+    tokens,
+    registry,
+    states,
+    services,
+    bus,
+    recorder,
+    templates,
+    scripts: haScripts,
+  });
   const accounts = new LocalAccountStore(database, tokens);
   const app = createApiApp({
-    registry, states, services, tokens, log, createMqttCredentials, listMqttUsers, deleteMqttUser,
-    listMqttOwnership: () => discovery.ownership(), setMqttOwner,
-    mountMore: (router) => { features.mount(router); mountLocalAccountRoutes(router, accounts); },
+    registry,
+    states,
+    services,
+    tokens,
+    log,
+    createMqttCredentials,
+    listMqttUsers,
+    deleteMqttUser,
+    listMqttOwnership: () => discovery.ownership(),
+    setMqttOwner,
+    mountMore: (router) => {
+      features.mount(router);
+      mountLocalAccountRoutes(router, accounts);
+    },
     commit: () => commit(),
     mountOwnAuth: (api) => mountHaRest(api, haBackend),
     // events fired through the API (the cloud's HA fire_event): automations and the tunnel see them
-    fireEvent: (eventType, data) => bus.emit('event', {
-      event: { event_type: eventType, data, origin: 'REMOTE', time_fired: new Date().toISOString(), context: { id: randomUUID(), parent_id: null, user_id: null } }, chain: 0,
-    }),
+    fireEvent: (eventType, data) =>
+      bus.emit('event', {
+        event: {
+          event_type: eventType,
+          data,
+          origin: 'REMOTE',
+          time_fired: new Date().toISOString(),
+          context: { id: randomUUID(), parent_id: null, user_id: null },
+        },
+        chain: 0,
+      }),
   });
   // the portal (web/dist, or the executable's copy) at / with its local accounts: works with the cloud unreachable
   app.use('*', portalFallback('edge'));
@@ -190,37 +260,71 @@ export function createEdge(config: EdgeConfig): Edge {
 
   const ports: EdgePorts = { http: 0, mqtt: 0 };
   const snapshot = () => ({
-    devices: registry.listDevices(), entities: registry.listEntities(), states: states.all(), config_entries: registry.listConfigEntries(),
+    devices: registry.listDevices(),
+    entities: registry.listEntities(),
+    states: states.all(),
+    config_entries: registry.listConfigEntries(),
   });
   const handleTrusted = async (request: Request, via = 'cloud') => {
     const env: TrustedEnv = { trusted: { via } };
     return app.fetch(request, env);
   };
-  const link = config.cloudUrl && (config.token || config.cloudReplica)
-    ? new EdgeLink({
-      cloudUrl: config.cloudUrl, token: config.token, cloudReplica: config.cloudReplica ?? false, fleetToken: process.env.FLEET_TOKEN,
-      log, bus, features, snapshot, handleTrusted,
-      installMqttCredentials: (creds) => users.put({ ...creds, role: 'integration' }),
-    })
-    : null;
+  const link =
+    config.cloudUrl && (config.token || config.cloudReplica)
+      ? new EdgeLink({
+          cloudUrl: config.cloudUrl,
+          token: config.token,
+          cloudReplica: config.cloudReplica ?? false,
+          fleetToken: process.env.FLEET_TOKEN,
+          log,
+          bus,
+          features,
+          snapshot,
+          handleTrusted,
+          installMqttCredentials: (creds) => users.put({ ...creds, role: 'integration' }),
+        })
+      : null;
   /** What start() brought up, so that stop() (also after a failed start) takes down exactly that. */
-  const up = { database: false, haSocket: false, recorder: false, discovery: false, features: false, broker: false, http: false, link: false };
+  const up = {
+    database: false,
+    haSocket: false,
+    recorder: false,
+    discovery: false,
+    features: false,
+    broker: false,
+    http: false,
+    link: false,
+  };
   let stopping: Promise<void> | null = null;
 
   /** Every write-behind row to disk now; the first failure is thrown after both were tried. */
   const commit = () => {
     let failure: unknown = null;
     for (const flush of [() => states.flush(), () => retained.flush()]) {
-      try { flush(); } catch (err) { failure ??= err; }
+      try {
+        flush();
+      } catch (err) {
+        failure ??= err;
+      }
     }
     if (failure !== null) throw failure;
   };
   const tryCommit = (when: string) => {
-    try { commit(); } catch (err) { log.warn(`stop: commit ${when} failed (tried again before the database closes): ${(err as Error)?.message ?? String(err)}`); }
+    try {
+      commit();
+    } catch (err) {
+      log.warn(
+        `stop: commit ${when} failed (tried again before the database closes): ${(err as Error)?.message ?? String(err)}`,
+      );
+    }
   };
   /** Runs a stop step; its failure is logged, never thrown (the next steps still run). */
   const settle = async (what: string, step: () => Promise<void> | void) => {
-    try { await step(); } catch (err) { log.error(`stop: ${what} failed`, err); }
+    try {
+      await step();
+    } catch (err) {
+      log.error(`stop: ${what} failed`, err);
+    }
   };
 
   /**
@@ -232,29 +336,67 @@ export function createEdge(config: EdgeConfig): Edge {
    */
   const stopAll = async () => {
     tryCommit('at the start of stop');
-    if (up.haSocket) { up.haSocket = false; haSocket.stop(); haScripts.stop(); }
+    if (up.haSocket) {
+      up.haSocket = false;
+      haSocket.stop();
+      haScripts.stop();
+    }
     const httpClosed = up.http ? settle('closing HTTP', () => http.stop()) : null;
     const linkClosed = up.link && link ? settle('closing the tunnel', () => link.stop()) : null;
     up.http = up.link = false;
-    if (up.broker) { up.broker = false; await settle('closing the MQTT broker', () => broker.stop()); }
+    if (up.broker) {
+      up.broker = false;
+      await settle('closing the MQTT broker', () => broker.stop());
+    }
     tryCommit('after the inputs closed');
     await httpClosed;
     await linkClosed;
-    if (up.features) { up.features = false; await settle('stopping automations, config flows and media', () => features.stop()); }
-    if (up.discovery) { up.discovery = false; discovery.stop(); }
+    if (up.features) {
+      up.features = false;
+      await settle('stopping automations, config flows and media', () => features.stop());
+    }
+    if (up.discovery) {
+      up.discovery = false;
+      discovery.stop();
+    }
     // history is written behind like states; its last rows go before the database closes
-    if (up.recorder && recorder) { up.recorder = false; await settle('stopping the recorder', () => recorder.stop()); }
+    if (up.recorder && recorder) {
+      up.recorder = false;
+      await settle('stopping the recorder', () => recorder.stop());
+    }
     let failure: unknown = null;
     for (const last of [() => states.stop(), () => retained.stop()]) {
-      try { last(); } catch (err) { failure ??= err; }
+      try {
+        last();
+      } catch (err) {
+        failure ??= err;
+      }
     }
     const unwritten = { states: states.pendingWrites, retained: retained.pending };
-    if (up.database) { up.database = false; database.close(); }
+    if (up.database) {
+      up.database = false;
+      database.close();
+    }
     if (failure !== null) throw new UncommittedWritesError(unwritten.states, unwritten.retained, failure);
   };
 
   return {
-    config, log, bus, registry, states, recorder, services, templates, broker, discovery, tokens, database, app, ports, features, link,
+    config,
+    log,
+    bus,
+    registry,
+    states,
+    recorder,
+    services,
+    templates,
+    broker,
+    discovery,
+    tokens,
+    database,
+    app,
+    ports,
+    features,
+    link,
 
     async start() {
       stopping = null;
@@ -312,6 +454,14 @@ export function createEdge(config: EdgeConfig): Edge {
 
 /** The OAuth demo integration is offered when its provider is configured (EDGE_OAUTH_*). */
 function oauthFromEnv(env: NodeJS.ProcessEnv) {
-  const { EDGE_OAUTH_CLIENT_ID: clientId, EDGE_OAUTH_CLIENT_SECRET: clientSecret, EDGE_OAUTH_AUTHORIZE_URL: authorizeUrl, EDGE_OAUTH_TOKEN_URL: tokenUrl, EDGE_OAUTH_REDIRECT_URI: redirectUri } = env;
-  return clientId && clientSecret && authorizeUrl && tokenUrl && redirectUri ? { clientId, clientSecret, authorizeUrl, tokenUrl, redirectUri } : undefined;
+  const {
+    EDGE_OAUTH_CLIENT_ID: clientId,
+    EDGE_OAUTH_CLIENT_SECRET: clientSecret,
+    EDGE_OAUTH_AUTHORIZE_URL: authorizeUrl,
+    EDGE_OAUTH_TOKEN_URL: tokenUrl,
+    EDGE_OAUTH_REDIRECT_URI: redirectUri,
+  } = env;
+  return clientId && clientSecret && authorizeUrl && tokenUrl && redirectUri
+    ? { clientId, clientSecret, authorizeUrl, tokenUrl, redirectUri }
+    : undefined;
 }

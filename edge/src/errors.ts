@@ -37,13 +37,22 @@ export class InvalidInputError extends Error {
 
 /** Listens and resolves with the bound port; EADDRINUSE becomes PortInUseError. */
 export function listen(
-  server: { listen(port: number, host: string | undefined, cb: () => void): unknown; once(e: 'error', l: (err: NodeJS.ErrnoException) => void): unknown; off(e: 'error', l: (err: NodeJS.ErrnoException) => void): unknown; address(): unknown },
-  port: number, host: string | undefined, what: string, flag: string,
+  server: {
+    listen(port: number, host: string | undefined, cb: () => void): unknown;
+    once(e: 'error', l: (err: NodeJS.ErrnoException) => void): unknown;
+    off(e: 'error', l: (err: NodeJS.ErrnoException) => void): unknown;
+    address(): unknown;
+  },
+  port: number,
+  host: string | undefined,
+  what: string,
+  flag: string,
 ): Promise<number> {
   return new Promise((resolve, reject) => {
     const onError = (err: NodeJS.ErrnoException) => {
       if (err.code === 'EADDRINUSE') reject(new PortInUseError(what, port, flag, { cause: err }));
-      else if (err.code === 'EACCES') reject(new Error(`${what} port ${port} needs more privileges (try ${flag} 0)`, { cause: err }));
+      else if (err.code === 'EACCES')
+        reject(new Error(`${what} port ${port} needs more privileges (try ${flag} 0)`, { cause: err }));
       else reject(err);
     };
     server.once('error', onError);
@@ -60,8 +69,15 @@ export class UncommittedWritesError extends Error {
   readonly states: number;
   readonly retained: number;
   constructor(states: number, retained: number, cause: unknown) {
-    const what = [states ? `${states} state${states === 1 ? '' : 's'}` : '', retained ? `${retained} retained MQTT message${retained === 1 ? '' : 's'}` : ''].filter(Boolean).join(' and ');
-    super(`could not commit ${what} to the database before stopping: ${(cause as Error)?.message ?? String(cause)}`, { cause });
+    const what = [
+      states ? `${states} state${states === 1 ? '' : 's'}` : '',
+      retained ? `${retained} retained MQTT message${retained === 1 ? '' : 's'}` : '',
+    ]
+      .filter(Boolean)
+      .join(' and ');
+    super(`could not commit ${what} to the database before stopping: ${(cause as Error)?.message ?? String(cause)}`, {
+      cause,
+    });
     this.name = 'UncommittedWritesError';
     this.states = states;
     this.retained = retained;

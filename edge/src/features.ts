@@ -10,7 +10,14 @@ import type { MqttBroker } from './mqtt/broker.ts';
 import type { Registry } from './registry/registry.ts';
 import type { ServiceRegistry } from './services/services.ts';
 import type { StateMachine } from './states/state-machine.ts';
-import { ConfigFlowComponent, mountConfigFlowRoutes, type ConfigEntryStore, type DeviceRegistryPort, type ServicePlatformPort, type StatePort } from './config-flow/index.ts';
+import {
+  ConfigFlowComponent,
+  mountConfigFlowRoutes,
+  type ConfigEntryStore,
+  type DeviceRegistryPort,
+  type ServicePlatformPort,
+  type StatePort,
+} from './config-flow/index.ts';
 import { createDemoIntegration } from './integrations/demo/index.ts';
 import { createMqttIntegration } from './integrations/mqtt/index.ts';
 import { createOAuthDemoCloudIntegration } from './integrations/oauth_demo_cloud/index.ts';
@@ -42,7 +49,11 @@ function persistentKey(file: string): Buffer {
   } catch {
     const key = randomBytes(32);
     fs.mkdirSync(path.dirname(file), { recursive: true });
-    try { fs.writeFileSync(file, key, { mode: 0o600, flag: 'wx' }); } catch { return fs.readFileSync(file); }
+    try {
+      fs.writeFileSync(file, key, { mode: 0o600, flag: 'wx' });
+    } catch {
+      return fs.readFileSync(file);
+    }
     return key;
   }
 }
@@ -55,7 +66,9 @@ export class EdgeFeatures {
   readonly configFlows: ConfigFlowComponent;
   readonly media: MediaSourceComponent;
   readonly automations: AutomationEngine;
-  private readonly changeListeners = new Set<(change: { kind: 'upsert'; automation: Automation } | { kind: 'remove'; id: string }) => void>();
+  private readonly changeListeners = new Set<
+    (change: { kind: 'upsert'; automation: Automation } | { kind: 'remove'; id: string }) => void
+  >();
 
   constructor(core: FeatureCore) {
     const { registry, states, log } = core;
@@ -66,15 +79,23 @@ export class EdgeFeatures {
       },
       list: () => registry.listConfigEntries().map((e) => registry.getConfigEntry(e.id)!),
       get: (id) => registry.getConfigEntry(id),
-      update: (id, patch) => { registry.updateConfigEntry(id, patch); },
+      update: (id, patch) => {
+        registry.updateConfigEntry(id, patch);
+      },
       remove: (id) => registry.removeConfigEntry(id),
     };
     const devices: DeviceRegistryPort = {
       upsertDevice: (input) => registry.upsertDevice(input),
       upsertEntity: (input) => registry.upsertEntity(input),
       removeByConfigEntry: (entryId) => {
-        const entityIds = registry.listEntities().filter((e) => e.config_entry_id === entryId).map((e) => e.entity_id);
-        const deviceIds = registry.listDevices().filter((d) => d.config_entry_id === entryId).map((d) => d.id);
+        const entityIds = registry
+          .listEntities()
+          .filter((e) => e.config_entry_id === entryId)
+          .map((e) => e.entity_id);
+        const deviceIds = registry
+          .listDevices()
+          .filter((d) => d.config_entry_id === entryId)
+          .map((d) => d.id);
         for (const id of entityIds) registry.removeEntity(id);
         for (const id of deviceIds) registry.removeDevice(id);
         return { device_ids: deviceIds, entity_ids: entityIds };
@@ -82,19 +103,33 @@ export class EdgeFeatures {
     };
     const statePort: StatePort = {
       get: (entityId) => states.raw(entityId),
-      set: (entityId, state, attributes = {}) => { states.set(entityId, state, attributes); },
-      remove: (entityId) => { states.remove(entityId); },
+      set: (entityId, state, attributes = {}) => {
+        states.set(entityId, state, attributes);
+      },
+      remove: (entityId) => {
+        states.remove(entityId);
+      },
     };
     const servicePlatforms: ServicePlatformPort = {
-      register: (p) => core.services.registerPlatform({
-        platform: p.platform,
-        supportedServices: (domain) => p.supportedServices(domain),
-        callService: async (entityId, service, data) => { await p.callService(entityId, service, data); },
-      }),
+      register: (p) =>
+        core.services.registerPlatform({
+          platform: p.platform,
+          supportedServices: (domain) => p.supportedServices(domain),
+          callService: async (entityId, service, data) => {
+            await p.callService(entityId, service, data);
+          },
+        }),
     };
     const integrations = [createMqttIntegration(), createDemoIntegration()];
     if (core.oauth) integrations.push(createOAuthDemoCloudIntegration(core.oauth));
-    this.configFlows = new ConfigFlowComponent({ entries, devices, states: statePort, services: servicePlatforms, integrations, log });
+    this.configFlows = new ConfigFlowComponent({
+      entries,
+      devices,
+      states: statePort,
+      services: servicePlatforms,
+      integrations,
+      log,
+    });
 
     this.media = new MediaSourceComponent({
       providers: [new LocalMediaProvider({ folder: path.join(core.dataDir, 'media') }), new DemoMediaProvider()],
@@ -118,19 +153,24 @@ export class EdgeFeatures {
       },
       events: haEventBus(core.bus),
       mqtt: {
-        subscribe: (filter, listener) => core.broker.onMessage((topic, payload) => {
-          if (topicMatches(filter, topic)) listener(topic, payload.toString('utf8'));
-        }),
+        subscribe: (filter, listener) =>
+          core.broker.onMessage((topic, payload) => {
+            if (topicMatches(filter, topic)) listener(topic, payload.toString('utf8'));
+          }),
         publish: (topic, payload, options) => core.broker.publish(topic, payload, options),
       },
       // A home edge may call LAN targets; a cloud replica only public addresses, and allow-listed ones.
       callUrl: { policy: core.cloudReplica ? 'public-only' : 'lan-allowed', allowList: core.callUrlAllow },
       log,
-      onChange: (change) => { for (const l of this.changeListeners) l(change); },
+      onChange: (change) => {
+        for (const l of this.changeListeners) l(change);
+      },
     });
   }
 
-  onAutomationChange(listener: (change: { kind: 'upsert'; automation: Automation } | { kind: 'remove'; id: string }) => void): () => void {
+  onAutomationChange(
+    listener: (change: { kind: 'upsert'; automation: Automation } | { kind: 'remove'; id: string }) => void,
+  ): () => void {
     this.changeListeners.add(listener);
     return () => this.changeListeners.delete(listener);
   }

@@ -27,8 +27,22 @@ export interface EdgeLinkDeps {
   installMqttCredentials(creds: MqttCredentials): Promise<void>;
 }
 
-type AutomationLike = { id: string; edge_id: number | null; alias: string; enabled: boolean; mode: AutomationSummary['mode']; webhook_id: string | null };
-const summary = (a: AutomationLike): AutomationSummary => ({ id: a.id, edge_id: a.edge_id, alias: a.alias, enabled: a.enabled, mode: a.mode, webhook_id: a.webhook_id });
+type AutomationLike = {
+  id: string;
+  edge_id: number | null;
+  alias: string;
+  enabled: boolean;
+  mode: AutomationSummary['mode'];
+  webhook_id: string | null;
+};
+const summary = (a: AutomationLike): AutomationSummary => ({
+  id: a.id,
+  edge_id: a.edge_id,
+  alias: a.alias,
+  enabled: a.enabled,
+  mode: a.mode,
+  webhook_id: a.webhook_id,
+});
 
 /**
  * The edge's link to a cloud: registers a cloud replica (FLEET_TOKEN) when asked, then keeps
@@ -68,16 +82,28 @@ export class EdgeLink {
       snapshot: () => ({ ...this.deps.snapshot(), automations: features.automations.list().map(summary) }),
       onDelta: (emit) => {
         const offs = [
-          bus.on('state_changed', (e) => emit(e.new_state ? { kind: 'state', state: e.new_state } : { kind: 'entity_remove', entity_id: e.entity_id })),
+          bus.on('state_changed', (e) =>
+            emit(
+              e.new_state ? { kind: 'state', state: e.new_state } : { kind: 'entity_remove', entity_id: e.entity_id },
+            ),
+          ),
           bus.on('device_upsert', (e) => emit({ kind: 'device_upsert', device: e.device })),
           bus.on('device_remove', (e) => emit({ kind: 'device_remove', id: e.id })),
           bus.on('entity_upsert', (e) => emit({ kind: 'entity_upsert', entity: e.entity })),
           bus.on('entity_remove', (e) => emit({ kind: 'entity_remove', entity_id: e.entity_id })),
           bus.on('config_entry_upsert', (e) => emit({ kind: 'config_entry_upsert', entry: e.entry })),
           bus.on('config_entry_remove', (e) => emit({ kind: 'config_entry_remove', id: e.id })),
-          features.onAutomationChange((c) => emit(c.kind === 'upsert' ? { kind: 'automation_upsert', automation: summary(c.automation) } : { kind: 'automation_remove', id: c.id })),
+          features.onAutomationChange((c) =>
+            emit(
+              c.kind === 'upsert'
+                ? { kind: 'automation_upsert', automation: summary(c.automation) }
+                : { kind: 'automation_remove', id: c.id },
+            ),
+          ),
         ];
-        return () => { for (const off of offs) off(); };
+        return () => {
+          for (const off of offs) off();
+        };
       },
       handleRequest: (req) => this.answer(req),
     });
@@ -88,7 +114,9 @@ export class EdgeLink {
       bus.on('event', (e) => client.sendEvent(e.event)),
       bus.on('call_service', (e) => client.sendEvent(callServiceEvent(e))),
     ];
-    this.stopEvents = () => { for (const off of offs) off(); };
+    this.stopEvents = () => {
+      for (const off of offs) off();
+    };
     if (this.deps.cloudReplica) {
       this.heartbeat = setInterval(() => void this.beat(), HEARTBEAT_MS);
       this.heartbeat.unref();
@@ -109,7 +137,11 @@ export class EdgeLink {
     const res = await fetch(new URL('/v1/edge/register-cloud', this.deps.cloudUrl), {
       method: 'POST',
       headers: { authorization: `Bearer ${this.deps.fleetToken}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ hostname: this.deps.hostname ?? os.hostname(), name: `replica ${this.deps.hostname ?? os.hostname()}`, capabilities: { automations: true, mqtt: true } }),
+      body: JSON.stringify({
+        hostname: this.deps.hostname ?? os.hostname(),
+        name: `replica ${this.deps.hostname ?? os.hostname()}`,
+        capabilities: { automations: true, mqtt: true },
+      }),
       signal: AbortSignal.timeout(15_000),
     });
     if (!res.ok) throw new Error(`register-cloud failed: HTTP ${res.status}`);
@@ -123,7 +155,9 @@ export class EdgeLink {
   private async beat(): Promise<void> {
     try {
       await fetch(new URL('/v1/edge/heartbeat', this.deps.cloudUrl), {
-        method: 'POST', headers: { authorization: `Bearer ${this.token}` }, signal: AbortSignal.timeout(10_000),
+        method: 'POST',
+        headers: { authorization: `Bearer ${this.token}` },
+        signal: AbortSignal.timeout(10_000),
       });
     } catch (err) {
       this.deps.log.warn('heartbeat failed', { err: (err as Error).message });
@@ -131,7 +165,9 @@ export class EdgeLink {
   }
 
   /** An RPC from the cloud, answered by the local API as a trusted, cloud-originated call. */
-  private async answer(req: tunnel.TunnelRequest): Promise<{ status: number; body: unknown; headers?: Record<string, string>; encoding?: 'base64' }> {
+  private async answer(
+    req: tunnel.TunnelRequest,
+  ): Promise<{ status: number; body: unknown; headers?: Record<string, string>; encoding?: 'base64' }> {
     const headers: Record<string, string> = { ...req.headers, 'x-smarthome-origin': 'cloud' };
     if (headers.range) headers.range = clampRange(headers.range);
     if (req.origin.remote_addr) headers['x-forwarded-for'] = req.origin.remote_addr;
@@ -140,13 +176,20 @@ export class EdgeLink {
       body = JSON.stringify(req.body);
       headers['content-type'] = 'application/json';
     }
-    const res = await this.deps.handleTrusted(new Request(new URL(req.path, 'http://edge.internal'), { method: req.method, headers, body }), 'cloud');
+    const res = await this.deps.handleTrusted(
+      new Request(new URL(req.path, 'http://edge.internal'), { method: req.method, headers, body }),
+      'cloud',
+    );
     const type = res.headers.get('content-type') ?? '';
     if (type.includes('json') || res.status === 204) {
       const text = await res.text();
       // A 429 keeps its Retry-After across the tunnel (the cloud passes it on).
       const retryAfter = res.headers.get('retry-after');
-      return { status: res.status, body: text ? JSON.parse(text) : null, ...(retryAfter ? { headers: { 'retry-after': retryAfter } } : {}) };
+      return {
+        status: res.status,
+        body: text ? JSON.parse(text) : null,
+        ...(retryAfter ? { headers: { 'retry-after': retryAfter } } : {}),
+      };
     }
     const bytes = Buffer.from(await res.arrayBuffer());
     if (bytes.byteLength > MAX_RELAYED_BYTES) return { status: 502, body: { error: 'response_too_large' } };
@@ -158,7 +201,6 @@ export class EdgeLink {
     return { status: res.status, body: bytes.toString('base64'), headers: relayed, encoding: 'base64' };
   }
 }
-
 
 /** Media crosses the tunnel in windows of at most MAX_RELAYED_BYTES; players ask for the rest. */
 export function clampRange(range: string): string {

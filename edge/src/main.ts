@@ -42,17 +42,23 @@ async function main(): Promise<number> {
   }
 
   if (command.kind === 'mqtt-owner') {
-    return runMqttOwnerCommand(command, { stdout: (t) => process.stdout.write(t), stderr: (t) => process.stderr.write(t) });
+    return runMqttOwnerCommand(command, {
+      stdout: (t) => process.stdout.write(t),
+      stderr: (t) => process.stderr.write(t),
+    });
   }
 
-  if (command.kind === 'account-create') return createAccountCommand(command.dataDir, command.username, command.role, process.stdin);
+  if (command.kind === 'account-create')
+    return createAccountCommand(command.dataDir, command.username, command.role, process.stdin);
   if (command.kind === 'token-create') {
     const database = new EdgeDatabase(command.dataDir);
     database.open();
     try {
       const { token } = new LocalTokenStore(database).create(command.name);
       process.stdout.write(token + '\n');
-      process.stderr.write(`created local API token "${command.name}" (shown once; stored hashed in ${database.file})\n`);
+      process.stderr.write(
+        `created local API token "${command.name}" (shown once; stored hashed in ${database.file})\n`,
+      );
     } finally {
       database.close();
     }
@@ -65,11 +71,15 @@ async function main(): Promise<number> {
   // ignored: pending writes are committed before the process may end, and STOP_LIMIT_MS bounds it.
   let stopSignal: NodeJS.Signals | null = null;
   let requestStop = () => {};
-  const stopRequested = new Promise<void>((resolve) => { requestStop = resolve; });
+  const stopRequested = new Promise<void>((resolve) => {
+    requestStop = resolve;
+  });
   let limit: NodeJS.Timeout | undefined;
   const onSignal = (signal: NodeJS.Signals) => {
     if (stopSignal) {
-      edge.log.warn(`${signal} while stopping: ignored (pending writes are committed first; the edge exits within ${STOP_LIMIT_MS / 1000} s)`);
+      edge.log.warn(
+        `${signal} while stopping: ignored (pending writes are committed first; the edge exits within ${STOP_LIMIT_MS / 1000} s)`,
+      );
       return;
     }
     stopSignal = signal;
@@ -81,7 +91,10 @@ async function main(): Promise<number> {
         edge.commit();
         edge.log.error(`stop did not finish within ${STOP_LIMIT_MS / 1000} s: pending writes committed, exiting`);
       } catch (err) {
-        edge.log.error(`stop did not finish within ${STOP_LIMIT_MS / 1000} s, and pending writes could not be committed: ${(err as Error)?.message ?? String(err)}`, err);
+        edge.log.error(
+          `stop did not finish within ${STOP_LIMIT_MS / 1000} s, and pending writes could not be committed: ${(err as Error)?.message ?? String(err)}`,
+          err,
+        );
       }
       process.exit(1);
     }, STOP_LIMIT_MS);
@@ -98,7 +111,11 @@ async function main(): Promise<number> {
 }
 
 /** Starts the edge, prints the ready line (unless a signal came first), waits for the signal, stops: the exit code. */
-async function run(edge: ReturnType<typeof createEdge>, stopRequested: Promise<void>, signalled: () => boolean): Promise<number> {
+async function run(
+  edge: ReturnType<typeof createEdge>,
+  stopRequested: Promise<void>,
+  signalled: () => boolean,
+): Promise<number> {
   let ports;
   try {
     ports = await edge.start();
@@ -122,7 +139,9 @@ async function run(edge: ReturnType<typeof createEdge>, stopRequested: Promise<v
 }
 
 main().then(
-  (code) => { process.exitCode = code; },
+  (code) => {
+    process.exitCode = code;
+  },
   (err) => {
     process.stderr.write(`error: ${(err as Error)?.message ?? String(err)}\n`);
     process.exitCode = 1;

@@ -23,20 +23,38 @@ export async function startEdge(dataDir: string, extra: Partial<EdgeConfig> = {}
 /** A logger that keeps what it is told, to assert on log lines. */
 export function recordingLogger(): Logger & { lines: { level: string; msg: string }[]; warnings: () => string[] } {
   const lines: { level: string; msg: string }[] = [];
-  const add = (level: string) => (msg: string) => { lines.push({ level, msg }); };
+  const add = (level: string) => (msg: string) => {
+    lines.push({ level, msg });
+  };
   return {
-    lines, debug: add('debug'), info: add('info'), warn: add('warn'), error: add('error'),
+    lines,
+    debug: add('debug'),
+    info: add('info'),
+    warn: add('warn'),
+    error: add('error'),
     warnings: () => lines.filter((l) => l.level === 'warn').map((l) => l.msg),
   };
 }
 
-export async function connect(edge: Edge, creds: MqttCredentials | null, options: IClientOptions = {}): Promise<MqttClient> {
+export async function connect(
+  edge: Edge,
+  creds: MqttCredentials | null,
+  options: IClientOptions = {},
+): Promise<MqttClient> {
   return mqtt.connectAsync(`mqtt://127.0.0.1:${edge.ports.mqtt}`, {
-    username: creds?.username, password: creds?.password, reconnectPeriod: 0, connectTimeout: 5000, ...options,
+    username: creds?.username,
+    password: creds?.password,
+    reconnectPeriod: 0,
+    connectTimeout: 5000,
+    ...options,
   });
 }
 
-export async function waitFor<T>(fn: () => T | undefined | null | false, timeoutMs = 3000, what = 'condition'): Promise<T> {
+export async function waitFor<T>(
+  fn: () => T | undefined | null | false,
+  timeoutMs = 3000,
+  what = 'condition',
+): Promise<T> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const v = fn();
@@ -59,7 +77,13 @@ export async function granted(client: MqttClient, topic: string): Promise<number
 }
 
 /** Collects messages a client receives on the topics it subscribes to. */
-export async function collector(client: MqttClient, topics: string | string[]): Promise<{ messages: { topic: string; payload: string }[]; next: (n?: number) => Promise<{ topic: string; payload: string }[]> }> {
+export async function collector(
+  client: MqttClient,
+  topics: string | string[],
+): Promise<{
+  messages: { topic: string; payload: string }[];
+  next: (n?: number) => Promise<{ topic: string; payload: string }[]>;
+}> {
   const messages: { topic: string; payload: string }[] = [];
   client.on('message', (topic, payload) => messages.push({ topic, payload: payload.toString() }));
   await client.subscribeAsync(topics, { qos: 1 });
@@ -85,4 +109,7 @@ export function hasBinary(name: string): boolean {
 }
 
 export const MOSQUITTO = hasBinary('mosquitto_pub') && hasBinary('mosquitto_sub');
-if (!MOSQUITTO) console.warn('mosquitto_pub/mosquitto_sub not found: tests using them are skipped (apt-get install mosquitto-clients)');
+if (!MOSQUITTO)
+  console.warn(
+    'mosquitto_pub/mosquitto_sub not found: tests using them are skipped (apt-get install mosquitto-clients)',
+  );

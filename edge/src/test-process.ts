@@ -25,12 +25,19 @@ const children: ChildProcessWithoutNullStreams[] = [];
 
 /** Starts `edge/src/main.ts` with `args`; EDGE_PORT, MQTT_PORT and DATA_DIR are cleared unless `env` sets them. */
 export function startEdgeProcess(args: string[], env: NodeJS.ProcessEnv = {}): EdgeProcess {
-  const child = spawn(NODE, [MAIN, ...args], { cwd: REPO_ROOT, env: { ...process.env, EDGE_PORT: '', MQTT_PORT: '', DATA_DIR: '', ...env } });
+  const child = spawn(NODE, [MAIN, ...args], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, EDGE_PORT: '', MQTT_PORT: '', DATA_DIR: '', ...env },
+  });
   children.push(child);
   let stdout = '';
   let stderr = '';
-  child.stdout.on('data', (d) => { stdout += d; });
-  child.stderr.on('data', (d) => { stderr += d; });
+  child.stdout.on('data', (d) => {
+    stdout += d;
+  });
+  child.stderr.on('data', (d) => {
+    stderr += d;
+  });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const ready = new Promise<{ http: number; mqtt: number }>((resolve, reject) => {
     const check = () => {

@@ -21,10 +21,11 @@ export async function serveRoutes<A>(principal: A, mount: (router: SpecRouter<A>
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     url,
-    close: () => new Promise<void>((resolve) => {
-      (server as { closeAllConnections?: () => void }).closeAllConnections?.();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        (server as { closeAllConnections?: () => void }).closeAllConnections?.();
+        server.close(() => resolve());
+      }),
     async json(method, path, body) {
       const res = await fetch(url + path, {
         method,

@@ -12,46 +12,123 @@ import { JsonObject, NonEmpty, Timestamp } from './common.ts';
 
 const EntityIds = z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]);
 /** HA durations: "00:05:00", seconds as a number, or {hours, minutes, seconds, milliseconds}. */
-export const Duration = z.union([
-  z.number().nonnegative(),
-  z.string().regex(/^\d{1,3}:\d{2}(:\d{2}(\.\d+)?)?$/, 'duration must be HH:MM[:SS]'),
-  z.object({ days: z.number().nonnegative(), hours: z.number().nonnegative(), minutes: z.number().nonnegative(), seconds: z.number().nonnegative(), milliseconds: z.number().nonnegative() }).partial().strict(),
-]).meta({ id: 'Duration' });
+export const Duration = z
+  .union([
+    z.number().nonnegative(),
+    z.string().regex(/^\d{1,3}:\d{2}(:\d{2}(\.\d+)?)?$/, 'duration must be HH:MM[:SS]'),
+    z
+      .object({
+        days: z.number().nonnegative(),
+        hours: z.number().nonnegative(),
+        minutes: z.number().nonnegative(),
+        seconds: z.number().nonnegative(),
+        milliseconds: z.number().nonnegative(),
+      })
+      .partial()
+      .strict(),
+  ])
+  .meta({ id: 'Duration' });
 export type Duration = z.infer<typeof Duration>;
 const StateValue = z.union([z.string(), z.array(z.string())]);
 const Num = z.union([z.number(), z.string()]);
 const TimeOfDay = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d(:[0-5]\d)?$/, 'time must be HH:MM[:SS]');
 const Weekday = z.enum(['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun']);
 /** time_pattern value: a number, "*", or "/N" (every N). */
-const PatternValue = z.union([z.number().int().min(0).max(59), z.string().regex(/^(\*|\/?\d{1,2})$/, 'must be a number, "*" or "/N"')]);
+const PatternValue = z.union([
+  z.number().int().min(0).max(59),
+  z.string().regex(/^(\*|\/?\d{1,2})$/, 'must be a number, "*" or "/N"'),
+]);
 
-const triggerBase = { id: z.string().max(100).optional(), enabled: z.boolean().optional(), variables: JsonObject.optional() };
-export const StateTrigger = z.object({ platform: z.literal('state'), entity_id: EntityIds, from: StateValue.nullable().optional(), to: StateValue.nullable().optional(), attribute: z.string().optional(), for: Duration.optional(), ...triggerBase });
-export const NumericStateTrigger = z.object({ platform: z.literal('numeric_state'), entity_id: EntityIds, above: Num.optional(), below: Num.optional(), attribute: z.string().optional(), value_template: z.string().max(10_000).optional(), for: Duration.optional(), ...triggerBase })
-  .refine((t) => t.above !== undefined || t.below !== undefined, { message: 'numeric_state needs above and/or below', path: ['above'] });
-export const TimeTrigger = z.object({ platform: z.literal('time'), at: z.union([TimeOfDay, z.array(TimeOfDay).min(1)]), ...triggerBase });
-export const TimePatternTrigger = z.object({ platform: z.literal('time_pattern'), hours: PatternValue.optional(), minutes: PatternValue.optional(), seconds: PatternValue.optional(), ...triggerBase })
-  .refine((t) => t.hours !== undefined || t.minutes !== undefined || t.seconds !== undefined, { message: 'time_pattern needs hours, minutes or seconds', path: ['hours'] });
+const triggerBase = {
+  id: z.string().max(100).optional(),
+  enabled: z.boolean().optional(),
+  variables: JsonObject.optional(),
+};
+export const StateTrigger = z.object({
+  platform: z.literal('state'),
+  entity_id: EntityIds,
+  from: StateValue.nullable().optional(),
+  to: StateValue.nullable().optional(),
+  attribute: z.string().optional(),
+  for: Duration.optional(),
+  ...triggerBase,
+});
+export const NumericStateTrigger = z
+  .object({
+    platform: z.literal('numeric_state'),
+    entity_id: EntityIds,
+    above: Num.optional(),
+    below: Num.optional(),
+    attribute: z.string().optional(),
+    value_template: z.string().max(10_000).optional(),
+    for: Duration.optional(),
+    ...triggerBase,
+  })
+  .refine((t) => t.above !== undefined || t.below !== undefined, {
+    message: 'numeric_state needs above and/or below',
+    path: ['above'],
+  });
+export const TimeTrigger = z.object({
+  platform: z.literal('time'),
+  at: z.union([TimeOfDay, z.array(TimeOfDay).min(1)]),
+  ...triggerBase,
+});
+export const TimePatternTrigger = z
+  .object({
+    platform: z.literal('time_pattern'),
+    hours: PatternValue.optional(),
+    minutes: PatternValue.optional(),
+    seconds: PatternValue.optional(),
+    ...triggerBase,
+  })
+  .refine((t) => t.hours !== undefined || t.minutes !== undefined || t.seconds !== undefined, {
+    message: 'time_pattern needs hours, minutes or seconds',
+    path: ['hours'],
+  });
 /**
  * HA's `allowed_methods` (HA default POST and PUT). The receivers here are POST-only
  * (`POST /v1/automations/webhook/{webhook_id}`, portal-api.md), so a list is accepted as
  * pasted from HA only when it includes POST: a list without it could never fire.
  */
-export const WebhookTrigger = z.object({
-  platform: z.literal('webhook'),
-  webhook_id: z.string().optional().meta({ description: 'generated by the service (>= 128 random bits); any value sent is replaced' }),
-  allowed_methods: z.array(z.enum(['POST', 'PUT', 'GET', 'HEAD'])).min(1).optional()
-    .meta({ description: 'accepted for Home Assistant compatibility; the receiver takes POST only, so the list must include POST' }),
-  local_only: z.boolean().optional().meta({ description: 'refuse calls relayed by the cloud' }),
+export const WebhookTrigger = z
+  .object({
+    platform: z.literal('webhook'),
+    webhook_id: z
+      .string()
+      .optional()
+      .meta({ description: 'generated by the service (>= 128 random bits); any value sent is replaced' }),
+    allowed_methods: z
+      .array(z.enum(['POST', 'PUT', 'GET', 'HEAD']))
+      .min(1)
+      .optional()
+      .meta({
+        description:
+          'accepted for Home Assistant compatibility; the receiver takes POST only, so the list must include POST',
+      }),
+    local_only: z.boolean().optional().meta({ description: 'refuse calls relayed by the cloud' }),
+    ...triggerBase,
+  })
+  .refine((t) => t.allowed_methods === undefined || t.allowed_methods.includes('POST'), {
+    message: 'allowed_methods must include POST: webhooks are received with POST only',
+    path: ['allowed_methods'],
+  });
+export const MqttTrigger = z.object({
+  platform: z.literal('mqtt'),
+  topic: z.string().min(1).max(1024),
+  payload: z.string().optional(),
+  value_template: z.string().max(10_000).optional(),
   ...triggerBase,
-}).refine((t) => t.allowed_methods === undefined || t.allowed_methods.includes('POST'), {
-  message: 'allowed_methods must include POST: webhooks are received with POST only', path: ['allowed_methods'],
 });
-export const MqttTrigger = z.object({ platform: z.literal('mqtt'), topic: z.string().min(1).max(1024), payload: z.string().optional(), value_template: z.string().max(10_000).optional(), ...triggerBase });
 export const EventTrigger = z.object({
-  platform: z.literal('event'), event_type: z.union([z.string().min(1), z.array(z.string().min(1))]),
-  event_data: JsonObject.optional().meta({ description: 'fires only when every field given equals the event\'s (a subset match)' }),
-  context: JsonObject.optional().meta({ description: 'HA context filter, e.g. {user_id: [..]}: each field equals the event context\'s, or is a list that contains it' }),
+  platform: z.literal('event'),
+  event_type: z.union([z.string().min(1), z.array(z.string().min(1))]),
+  event_data: JsonObject.optional().meta({
+    description: "fires only when every field given equals the event's (a subset match)",
+  }),
+  context: JsonObject.optional().meta({
+    description:
+      "HA context filter, e.g. {user_id: [..]}: each field equals the event context's, or is a list that contains it",
+  }),
   ...triggerBase,
 });
 /**
@@ -68,33 +145,76 @@ export const DeviceTrigger = z.object({
   discovery_id: z.string().min(1).max(400).optional(),
   ...triggerBase,
 });
-export const Trigger = z.discriminatedUnion('platform', [StateTrigger, NumericStateTrigger, TimeTrigger, TimePatternTrigger, WebhookTrigger, MqttTrigger, EventTrigger, DeviceTrigger]).meta({ id: 'Trigger' });
+export const Trigger = z
+  .discriminatedUnion('platform', [
+    StateTrigger,
+    NumericStateTrigger,
+    TimeTrigger,
+    TimePatternTrigger,
+    WebhookTrigger,
+    MqttTrigger,
+    EventTrigger,
+    DeviceTrigger,
+  ])
+  .meta({ id: 'Trigger' });
 export type Trigger = z.infer<typeof Trigger>;
 
 export type Condition =
   | { condition: 'state'; entity_id: string | string[]; state: string | string[]; attribute?: string; for?: Duration }
-  | { condition: 'numeric_state'; entity_id: string | string[]; above?: number | string; below?: number | string; attribute?: string; value_template?: string }
+  | {
+      condition: 'numeric_state';
+      entity_id: string | string[];
+      above?: number | string;
+      below?: number | string;
+      attribute?: string;
+      value_template?: string;
+    }
   | { condition: 'time'; after?: string; before?: string; weekday?: string | string[] }
   | { condition: 'template'; value_template: string }
   | { condition: 'and' | 'or'; conditions: Condition[] }
   | { condition: 'not'; conditions: Condition[] };
 /** `x` or `[x]` → `[x]` (a preprocess rather than a union, so errors point into the element). */
-const listOf = <T extends z.ZodType>(s: T, max = 1000) => z.preprocess((v) => (v === undefined || Array.isArray(v) ? v : [v]), z.array(s).max(max));
+const listOf = <T extends z.ZodType>(s: T, max = 1000) =>
+  z.preprocess((v) => (v === undefined || Array.isArray(v) ? v : [v]), z.array(s).max(max));
 const condList = () => listOf(Condition, 100);
-export const Condition: z.ZodType<Condition> = z.lazy(() => z.discriminatedUnion('condition', [
-  z.object({ condition: z.literal('state'), entity_id: EntityIds, state: StateValue, attribute: z.string().optional(), for: Duration.optional() }),
-  z.object({ condition: z.literal('numeric_state'), entity_id: EntityIds, above: Num.optional(), below: Num.optional(), attribute: z.string().optional(), value_template: z.string().optional() }),
-  z.object({ condition: z.literal('time'), after: TimeOfDay.optional(), before: TimeOfDay.optional(), weekday: z.union([Weekday, z.array(Weekday)]).optional() }),
-  z.object({ condition: z.literal('template'), value_template: z.string().min(1).max(10_000) }),
-  z.object({ condition: z.literal('and'), conditions: condList() }),
-  z.object({ condition: z.literal('or'), conditions: condList() }),
-  z.object({ condition: z.literal('not'), conditions: condList() }),
-]).meta({ id: 'Condition' })) as z.ZodType<Condition>;
+export const Condition: z.ZodType<Condition> = z.lazy(() =>
+  z
+    .discriminatedUnion('condition', [
+      z.object({
+        condition: z.literal('state'),
+        entity_id: EntityIds,
+        state: StateValue,
+        attribute: z.string().optional(),
+        for: Duration.optional(),
+      }),
+      z.object({
+        condition: z.literal('numeric_state'),
+        entity_id: EntityIds,
+        above: Num.optional(),
+        below: Num.optional(),
+        attribute: z.string().optional(),
+        value_template: z.string().optional(),
+      }),
+      z.object({
+        condition: z.literal('time'),
+        after: TimeOfDay.optional(),
+        before: TimeOfDay.optional(),
+        weekday: z.union([Weekday, z.array(Weekday)]).optional(),
+      }),
+      z.object({ condition: z.literal('template'), value_template: z.string().min(1).max(10_000) }),
+      z.object({ condition: z.literal('and'), conditions: condList() }),
+      z.object({ condition: z.literal('or'), conditions: condList() }),
+      z.object({ condition: z.literal('not'), conditions: condList() }),
+    ])
+    .meta({ id: 'Condition' }),
+) as z.ZodType<Condition>;
 
 export const CallUrl = z.object({
   method: z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']).default('POST'),
   url: z.string().min(1).max(4096),
-  headers: z.record(z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, 'invalid header name'), z.string().max(8192)).optional(),
+  headers: z
+    .record(z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, 'invalid header name'), z.string().max(8192))
+    .optional(),
   body: z.union([z.string().max(1_048_576), JsonObject]).optional(),
   timeout: z.number().positive().max(60).optional().meta({ description: 'seconds (default 10, max 60)' }),
 });
@@ -102,49 +222,127 @@ export const CallUrl = z.object({
 export type Action = Record<string, unknown>;
 /** Events whose shape the edge guarantees: an `event` action may not fire them. */
 export const EDGE_FIRED_EVENTS: readonly string[] = ['state_changed', 'call_service'];
-const actionBase = { alias: z.string().max(200).optional(), enabled: z.boolean().optional(), continue_on_error: z.boolean().optional() };
+const actionBase = {
+  alias: z.string().max(200).optional(),
+  enabled: z.boolean().optional(),
+  continue_on_error: z.boolean().optional(),
+};
 const Sequence = () => listOf(Action);
 const ChooseOption = () => z.object({ conditions: condList(), sequence: Sequence() });
 /** Each action kind, picked by the key it carries. */
 const actionKinds: [string, () => z.ZodType][] = [
-  ['service', () => z.object({ service: z.string().regex(/^[a-z0-9_]+\.[a-z0-9_]+$/, 'service must be <domain>.<service>'), target: z.object({ entity_id: EntityIds.optional(), device_id: EntityIds.optional() }).optional(), data: JsonObject.optional(), response_variable: z.string().optional(), ...actionBase })],
-  ['call_url', () => z.object({ call_url: CallUrl, response_variable: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).optional(), ...actionBase })],
+  [
+    'service',
+    () =>
+      z.object({
+        service: z.string().regex(/^[a-z0-9_]+\.[a-z0-9_]+$/, 'service must be <domain>.<service>'),
+        target: z.object({ entity_id: EntityIds.optional(), device_id: EntityIds.optional() }).optional(),
+        data: JsonObject.optional(),
+        response_variable: z.string().optional(),
+        ...actionBase,
+      }),
+  ],
+  [
+    'call_url',
+    () =>
+      z.object({
+        call_url: CallUrl,
+        response_variable: z
+          .string()
+          .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
+          .optional(),
+        ...actionBase,
+      }),
+  ],
   ['delay', () => z.object({ delay: z.union([Duration, z.string().min(1).max(10_000)]), ...actionBase })],
-  ['wait_for_trigger', () => z.object({ wait_for_trigger: listOf(Trigger, 100).refine((v) => v.length > 0, 'at least one trigger'), timeout: Duration.optional(), continue_on_timeout: z.boolean().optional(), ...actionBase })],
-  ['choose', () => z.object({ choose: listOf(ChooseOption(), 100).refine((v) => v.length > 0, 'at least one option'), default: Sequence().optional(), ...actionBase })],
-  ['repeat', () => z.object({ repeat: z.union([
-    z.object({ count: z.union([z.number().int().min(0).max(10_000), z.string().min(1)]), sequence: Sequence() }).strict(),
-    z.object({ while: condList(), sequence: Sequence() }).strict(),
-    z.object({ until: condList(), sequence: Sequence() }).strict(),
-  ]), ...actionBase })],
+  [
+    'wait_for_trigger',
+    () =>
+      z.object({
+        wait_for_trigger: listOf(Trigger, 100).refine((v) => v.length > 0, 'at least one trigger'),
+        timeout: Duration.optional(),
+        continue_on_timeout: z.boolean().optional(),
+        ...actionBase,
+      }),
+  ],
+  [
+    'choose',
+    () =>
+      z.object({
+        choose: listOf(ChooseOption(), 100).refine((v) => v.length > 0, 'at least one option'),
+        default: Sequence().optional(),
+        ...actionBase,
+      }),
+  ],
+  [
+    'repeat',
+    () =>
+      z.object({
+        repeat: z.union([
+          z
+            .object({ count: z.union([z.number().int().min(0).max(10_000), z.string().min(1)]), sequence: Sequence() })
+            .strict(),
+          z.object({ while: condList(), sequence: Sequence() }).strict(),
+          z.object({ until: condList(), sequence: Sequence() }).strict(),
+        ]),
+        ...actionBase,
+      }),
+  ],
   ['variables', () => z.object({ variables: JsonObject, ...actionBase })],
   ['condition', () => Condition],
-  ['event', () => z.object({
-    event: z.string().min(1).max(200).refine((name) => !EDGE_FIRED_EVENTS.includes(name), 'state_changed and call_service are fired by the edge itself'),
-    event_data: JsonObject.optional(),
-    /** HA's older spelling; rendered and merged over event_data */
-    event_data_template: JsonObject.optional(),
-    ...actionBase,
-  })],
+  [
+    'event',
+    () =>
+      z.object({
+        event: z
+          .string()
+          .min(1)
+          .max(200)
+          .refine(
+            (name) => !EDGE_FIRED_EVENTS.includes(name),
+            'state_changed and call_service are fired by the edge itself',
+          ),
+        event_data: JsonObject.optional(),
+        /** HA's older spelling; rendered and merged over event_data */
+        event_data_template: JsonObject.optional(),
+        ...actionBase,
+      }),
+  ],
   ['stop', () => z.object({ stop: z.string(), error: z.boolean().optional(), ...actionBase })],
 ];
 export const ACTION_KINDS = actionKinds.map(([k]) => k);
 const kindSchemas = new Map<string, z.ZodType>();
-export const Action: z.ZodType<Action> = z.lazy(() => z.record(z.string(), z.unknown()).transform((value, ctx) => {
-  const kind = ACTION_KINDS.find((k) => k in value);
-  if (!kind) {
-    ctx.addIssue({ code: 'custom', message: `action needs one of: ${ACTION_KINDS.join(', ')}` });
-    return z.NEVER;
-  }
-  let schema = kindSchemas.get(kind);
-  if (!schema) { schema = actionKinds.find(([k]) => k === kind)![1](); kindSchemas.set(kind, schema); }
-  const result = schema.safeParse(value);
-  if (!result.success) {
-    for (const issue of result.error.issues) ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path as PropertyKey[] as (string | number)[] });
-    return z.NEVER;
-  }
-  return result.data as Action;
-}).meta({ id: 'Action', description: `one of the action kinds, named by its key: ${actionKinds.map(([k]) => k).join(', ')}` })) as unknown as z.ZodType<Action>;
+export const Action: z.ZodType<Action> = z.lazy(() =>
+  z
+    .record(z.string(), z.unknown())
+    .transform((value, ctx) => {
+      const kind = ACTION_KINDS.find((k) => k in value);
+      if (!kind) {
+        ctx.addIssue({ code: 'custom', message: `action needs one of: ${ACTION_KINDS.join(', ')}` });
+        return z.NEVER;
+      }
+      let schema = kindSchemas.get(kind);
+      if (!schema) {
+        schema = actionKinds.find(([k]) => k === kind)![1]();
+        kindSchemas.set(kind, schema);
+      }
+      const result = schema.safeParse(value);
+      if (!result.success) {
+        for (const issue of result.error.issues)
+          ctx.addIssue({
+            code: 'custom',
+            message: issue.message,
+            path: issue.path as PropertyKey[] as (string | number)[],
+          });
+        return z.NEVER;
+      }
+      return result.data as Action;
+    })
+    .meta({
+      id: 'Action',
+      description: `one of the action kinds, named by its key: ${actionKinds.map(([k]) => k).join(', ')}`,
+    }),
+) as unknown as z.ZodType<Action>;
 
 /**
  * Literal values the owner marks secret (a token in a URL path, a lock code in service data):
@@ -153,7 +351,8 @@ export const Action: z.ZodType<Action> = z.lazy(() => z.record(z.string(), z.unk
  */
 export const Secrets = z.array(z.string().min(1).max(4096)).max(100).meta({
   id: 'AutomationSecrets',
-  description: 'values hidden from organization members who may view but not edit (replaced by "**redacted**" wherever they appear); call_url header values, URL passwords and query parameters and body fields with secret-looking names are hidden without being listed',
+  description:
+    'values hidden from organization members who may view but not edit (replaced by "**redacted**" wherever they appear); call_url header values, URL passwords and query parameters and body fields with secret-looking names are hidden without being listed',
 });
 
 export const AutomationMode = z.enum(['single', 'restart', 'queued', 'parallel']);
@@ -163,7 +362,8 @@ export type AutomationMode = z.infer<typeof AutomationMode>;
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-const mapList = (v: unknown, fn: (x: unknown) => unknown): unknown => (Array.isArray(v) ? v.map(fn) : v === undefined ? v : fn(v));
+const mapList = (v: unknown, fn: (x: unknown) => unknown): unknown =>
+  Array.isArray(v) ? v.map(fn) : v === undefined ? v : fn(v);
 
 export function normalizeTrigger(t: unknown): unknown {
   if (!isObj(t)) return t;
@@ -177,7 +377,8 @@ export function normalizeTrigger(t: unknown): unknown {
 export function normalizeCondition(c: unknown): unknown {
   if (typeof c === 'string') return { condition: 'template', value_template: c };
   if (!isObj(c)) return c;
-  if (c.condition === 'and' || c.condition === 'or' || c.condition === 'not') return { ...c, conditions: mapList(c.conditions, normalizeCondition) };
+  if (c.condition === 'and' || c.condition === 'or' || c.condition === 'not')
+    return { ...c, conditions: mapList(c.conditions, normalizeCondition) };
   return c;
 }
 
@@ -190,15 +391,31 @@ export function normalizeAction(a: unknown): unknown {
   }
   if ('if' in out && out.choose === undefined) {
     const { if: cond, then, else: otherwise, ...rest } = out;
-    out = { choose: [{ conditions: cond, sequence: then ?? [] }], ...(otherwise !== undefined ? { default: otherwise } : {}), ...rest };
+    out = {
+      choose: [{ conditions: cond, sequence: then ?? [] }],
+      ...(otherwise !== undefined ? { default: otherwise } : {}),
+      ...rest,
+    };
   }
-  if (typeof out.condition === 'string' && !['state', 'numeric_state', 'time', 'template', 'and', 'or', 'not'].includes(out.condition) && out.condition.includes('{{')) {
+  if (
+    typeof out.condition === 'string' &&
+    !['state', 'numeric_state', 'time', 'template', 'and', 'or', 'not'].includes(out.condition) &&
+    out.condition.includes('{{')
+  ) {
     out = { condition: 'template', value_template: out.condition };
   }
   if (out.condition !== undefined) return normalizeCondition(out);
   if (out.wait_for_trigger !== undefined) out.wait_for_trigger = mapList(out.wait_for_trigger, normalizeTrigger);
   if (out.choose !== undefined) {
-    out.choose = mapList(out.choose, (o) => (isObj(o) ? { ...o, conditions: mapList(o.conditions, normalizeCondition), sequence: mapList(o.sequence, normalizeAction) } : o));
+    out.choose = mapList(out.choose, (o) =>
+      isObj(o)
+        ? {
+            ...o,
+            conditions: mapList(o.conditions, normalizeCondition),
+            sequence: mapList(o.sequence, normalizeAction),
+          }
+        : o,
+    );
   }
   if (out.default !== undefined) out.default = mapList(out.default, normalizeAction);
   if (isObj(out.repeat)) {
@@ -215,7 +432,11 @@ export function normalizeAction(a: unknown): unknown {
 export function normalizeAutomationInput(input: unknown): unknown {
   if (!isObj(input)) return input;
   const out: Obj = { ...input };
-  for (const [plural, singular] of [['triggers', 'trigger'], ['conditions', 'condition'], ['actions', 'action']] as const) {
+  for (const [plural, singular] of [
+    ['triggers', 'trigger'],
+    ['conditions', 'condition'],
+    ['actions', 'action'],
+  ] as const) {
     if (out[plural] !== undefined) {
       if (out[singular] === undefined) out[singular] = out[plural];
       delete out[plural];
@@ -229,57 +450,88 @@ export function normalizeAutomationInput(input: unknown): unknown {
   return out;
 }
 
-export const AutomationBody = z.preprocess(normalizeAutomationInput, z.object({
-  edge_id: z.number().int().positive().optional(),
-  alias: NonEmpty(200),
-  description: z.string().max(2000).optional(),
-  mode: AutomationMode.default('single'),
-  max: z.number().int().min(1).max(100).optional(),
-  max_exceeded: z.enum(['silent', 'warning']).optional(),
-  variables: JsonObject.optional().meta({ description: 'HA automation variables: rendered once per run, in order, after the trigger and before the conditions; `trigger` and trigger variables are available' }),
-  secrets: Secrets.optional(),
-  trigger: listOf(Trigger, 100).refine((v) => v.length > 0, 'at least one trigger'),
-  condition: listOf(Condition, 100).default([]),
-  action: listOf(Action),
-  enabled: z.boolean().default(true),
-})).meta({ id: 'AutomationWrite', description: 'also accepts HA\'s triggers/conditions/actions, `trigger:` for `platform:` and `action:` for `service:`' });
+export const AutomationBody = z
+  .preprocess(
+    normalizeAutomationInput,
+    z.object({
+      edge_id: z.number().int().positive().optional(),
+      alias: NonEmpty(200),
+      description: z.string().max(2000).optional(),
+      mode: AutomationMode.default('single'),
+      max: z.number().int().min(1).max(100).optional(),
+      max_exceeded: z.enum(['silent', 'warning']).optional(),
+      variables: JsonObject.optional().meta({
+        description:
+          'HA automation variables: rendered once per run, in order, after the trigger and before the conditions; `trigger` and trigger variables are available',
+      }),
+      secrets: Secrets.optional(),
+      trigger: listOf(Trigger, 100).refine((v) => v.length > 0, 'at least one trigger'),
+      condition: listOf(Condition, 100).default([]),
+      action: listOf(Action),
+      enabled: z.boolean().default(true),
+    }),
+  )
+  .meta({
+    id: 'AutomationWrite',
+    description:
+      "also accepts HA's triggers/conditions/actions, `trigger:` for `platform:` and `action:` for `service:`",
+  });
 export type AutomationBody = z.infer<typeof AutomationBody>;
-export const Automation = z.object({
-  id: z.string(),
-  edge_id: z.number().int().nullable(),
-  alias: z.string(),
-  description: z.string().nullable(),
-  mode: AutomationMode,
-  max: z.number().int().nullable(),
-  /** present only when the automation defines variables */
-  variables: JsonObject.optional(),
-  /** present only when the owner marked values secret */
-  secrets: Secrets.optional(),
-  trigger: z.array(Trigger),
-  condition: z.array(Condition),
-  action: z.array(Action),
-  enabled: z.boolean(),
-  webhook_id: z.string().nullable(),
-  created_at: Timestamp,
-  updated_at: Timestamp,
-}).meta({ id: 'Automation' });
+export const Automation = z
+  .object({
+    id: z.string(),
+    edge_id: z.number().int().nullable(),
+    alias: z.string(),
+    description: z.string().nullable(),
+    mode: AutomationMode,
+    max: z.number().int().nullable(),
+    /** present only when the automation defines variables */
+    variables: JsonObject.optional(),
+    /** present only when the owner marked values secret */
+    secrets: Secrets.optional(),
+    trigger: z.array(Trigger),
+    condition: z.array(Condition),
+    action: z.array(Action),
+    enabled: z.boolean(),
+    webhook_id: z.string().nullable(),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  })
+  .meta({ id: 'Automation' });
 export type Automation = z.infer<typeof Automation>;
-export const AutomationSummary = Automation.pick({ id: true, edge_id: true, alias: true, enabled: true, mode: true, webhook_id: true }).meta({ id: 'AutomationSummary' });
+export const AutomationSummary = Automation.pick({
+  id: true,
+  edge_id: true,
+  alias: true,
+  enabled: true,
+  mode: true,
+  webhook_id: true,
+}).meta({ id: 'AutomationSummary' });
 
-export const TraceStep = z.object({ path: z.string(), started_at: Timestamp, duration_ms: z.number(), result: z.unknown().optional(), error: z.string().optional() });
+export const TraceStep = z.object({
+  path: z.string(),
+  started_at: Timestamp,
+  duration_ms: z.number(),
+  result: z.unknown().optional(),
+  error: z.string().optional(),
+});
 export type TraceStep = z.infer<typeof TraceStep>;
 export const TraceState = z.enum(['running', 'stopped', 'finished', 'failed', 'aborted']);
-export const Trace = z.object({
-  run_id: z.string(),
-  automation_id: z.string(),
-  started_at: Timestamp,
-  finished_at: Timestamp.nullable(),
-  state: TraceState,
-  trigger: JsonObject,
-  steps: z.array(TraceStep),
-  error: z.string().nullable(),
-}).meta({ id: 'AutomationTrace' });
+export const Trace = z
+  .object({
+    run_id: z.string(),
+    automation_id: z.string(),
+    started_at: Timestamp,
+    finished_at: Timestamp.nullable(),
+    state: TraceState,
+    trigger: JsonObject,
+    steps: z.array(TraceStep),
+    error: z.string().nullable(),
+  })
+  .meta({ id: 'AutomationTrace' });
 export type Trace = z.infer<typeof Trace>;
-export const CloudBootstrap = z.object({ organization_id: z.string().nullable(), automations: z.array(Automation) }).meta({ id: 'AutomationCloudBootstrap' });
+export const CloudBootstrap = z
+  .object({ organization_id: z.string().nullable(), automations: z.array(Automation) })
+  .meta({ id: 'AutomationCloudBootstrap' });
 /** Path of the webhook receiver: the webhook_id is the secret. */
 export const WebhookParams = z.object({ webhook_id: z.string().regex(/^[A-Za-z0-9_-]{1,200}$/) });

@@ -5,7 +5,10 @@ export const Timestamp = z.iso.datetime().meta({ description: 'ISO 8601 UTC time
 export const IntId = z.number().int().positive();
 /** Path parameter carrying an integer id; a non-numeric value is a 404 at the route, not a 400. */
 // Ids are 64-bit in the database but handled as JS numbers: a larger one can name nothing that exists.
-export const IntIdParam = z.string().regex(/^[0-9]{1,16}$/, 'must be an integer id').refine((s) => Number.isSafeInteger(Number(s)), 'must be an integer id');
+export const IntIdParam = z
+  .string()
+  .regex(/^[0-9]{1,16}$/, 'must be an integer id')
+  .refine((s) => Number.isSafeInteger(Number(s)), 'must be an integer id');
 export const IdParams = z.object({ id: z.string() });
 export const MessageBody = z.object({ message: z.string() }).meta({ id: 'Message' });
 export const OkBody = z.object({ ok: z.literal(true) }).meta({ id: 'Ok' });

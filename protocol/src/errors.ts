@@ -1,7 +1,9 @@
 import { z } from 'zod';
 
 /** 400 / 404 / 409 / 413 / 415 bodies carry a human-readable message. */
-export const ErrorMessage = z.object({ message: z.string() }).meta({ id: 'ErrorMessage', example: { message: 'validation error' } });
+export const ErrorMessage = z
+  .object({ message: z.string() })
+  .meta({ id: 'ErrorMessage', example: { message: 'validation error' } });
 /** 401 / 403 / 429 / 500 / 503 / 504 bodies carry a machine-readable error code. */
 export const ErrorCode = z.object({ error: z.string() }).meta({ id: 'ErrorCode', example: { error: 'unauthorized' } });
 

@@ -14,17 +14,21 @@ export type MediaNode = {
   can_expand: boolean;
   children: MediaNode[];
 };
-export const MediaNode: z.ZodType<MediaNode> = z.object({
-  title: z.string(),
-  media_class: z.string(),
-  media_content_type: z.string(),
-  media_content_id: z.string(),
-  thumbnail: z.string().nullable(),
-  children_media_class: z.string().nullable(),
-  can_play: z.boolean(),
-  can_expand: z.boolean(),
-  get children() { return z.array(MediaNode); },
-}).meta({ id: 'MediaNode' });
+export const MediaNode: z.ZodType<MediaNode> = z
+  .object({
+    title: z.string(),
+    media_class: z.string(),
+    media_content_type: z.string(),
+    media_content_id: z.string(),
+    thumbnail: z.string().nullable(),
+    children_media_class: z.string().nullable(),
+    can_play: z.boolean(),
+    can_expand: z.boolean(),
+    get children() {
+      return z.array(MediaNode);
+    },
+  })
+  .meta({ id: 'MediaNode' });
 
 /** The URI of the root listing. */
 export const MEDIA_SOURCE_ROOT = 'media-source://';
@@ -32,11 +36,24 @@ export const MEDIA_SOURCE_ROOT = 'media-source://';
 /** The root listing: one directory node per media provider. */
 export function mediaRoot(providers: { id: string; title: string }[]): MediaNode {
   return {
-    title: 'Media Sources', media_class: 'directory', media_content_type: '', media_content_id: MEDIA_SOURCE_ROOT,
-    thumbnail: null, children_media_class: 'directory', can_play: false, can_expand: true,
+    title: 'Media Sources',
+    media_class: 'directory',
+    media_content_type: '',
+    media_content_id: MEDIA_SOURCE_ROOT,
+    thumbnail: null,
+    children_media_class: 'directory',
+    can_play: false,
+    can_expand: true,
     children: providers.map((p) => ({
-      title: p.title, media_class: 'directory', media_content_type: '', media_content_id: `${MEDIA_SOURCE_ROOT}${p.id}`,
-      thumbnail: null, children_media_class: null, can_play: false, can_expand: true, children: [],
+      title: p.title,
+      media_class: 'directory',
+      media_content_type: '',
+      media_content_id: `${MEDIA_SOURCE_ROOT}${p.id}`,
+      thumbnail: null,
+      children_media_class: null,
+      can_play: false,
+      can_expand: true,
+      children: [],
     })),
   };
 }
@@ -44,12 +61,19 @@ export function mediaRoot(providers: { id: string; title: string }[]): MediaNode
 export const BrowseQuery = z.object({
   uri: MediaSourceUri.optional(),
   target_media_player: z.string().max(255).optional(),
-  edge_id: z.string().regex(/^[0-9]+$/).optional(),
+  edge_id: z
+    .string()
+    .regex(/^[0-9]+$/)
+    .optional(),
 });
-export const ResolveBody = z.object({
-  uri: MediaSourceUri,
-  target_media_player: z.string().max(255).optional(),
-  edge_id: z.number().int().positive().optional(),
-}).meta({ id: 'ResolveMedia' });
-export const ResolvedMedia = z.object({ url: z.string(), mime_type: z.string(), extra: JsonObject }).meta({ id: 'ResolvedMedia' });
+export const ResolveBody = z
+  .object({
+    uri: MediaSourceUri,
+    target_media_player: z.string().max(255).optional(),
+    edge_id: z.number().int().positive().optional(),
+  })
+  .meta({ id: 'ResolveMedia' });
+export const ResolvedMedia = z
+  .object({ url: z.string(), mime_type: z.string(), extra: JsonObject })
+  .meta({ id: 'ResolvedMedia' });
 export type ResolvedMedia = z.infer<typeof ResolvedMedia>;

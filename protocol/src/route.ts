@@ -54,9 +54,13 @@ export interface RouteSpec<
   errorShapes?: Partial<Record<number, ErrorShape>>;
 }
 
-export function defineRoute<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, R extends z.ZodType, M extends BodyReading = 'router'>(
-  spec: RouteSpec<P, Q, B, R, M>,
-): RouteSpec<P, Q, B, R, M> {
+export function defineRoute<
+  P extends z.ZodType,
+  Q extends z.ZodType,
+  B extends z.ZodType,
+  R extends z.ZodType,
+  M extends BodyReading = 'router',
+>(spec: RouteSpec<P, Q, B, R, M>): RouteSpec<P, Q, B, R, M> {
   return spec;
 }
 
@@ -68,8 +72,14 @@ export function errorShapeOf(spec: Pick<RouteSpec, 'errorShapes'>, status: numbe
 export const ORG_HEADER = 'X-Organization-Id';
 
 const CONDITIONAL_REQUEST_HEADERS = z.object({
-  'if-none-match': z.string().optional().meta({ description: 'an ETag from an earlier answer: 304 while it is still current' }),
-  'accept-encoding': z.string().optional().meta({ description: 'gzip: the body comes gzip-compressed (Content-Encoding: gzip)' }),
+  'if-none-match': z
+    .string()
+    .optional()
+    .meta({ description: 'an ETag from an earlier answer: 304 while it is still current' }),
+  'accept-encoding': z
+    .string()
+    .optional()
+    .meta({ description: 'gzip: the body comes gzip-compressed (Content-Encoding: gzip)' }),
 });
 const CONDITIONAL_RESPONSE_HEADERS = z.object({
   etag: z.string().meta({ description: 'weak entity tag of this content' }),
@@ -81,26 +91,53 @@ const CONDITIONAL_RESPONSE_HEADERS = z.object({
  * `everyRoute`: responses any route of this server may give besides its own `errors` (status →
  * description), e.g. the cloud's 503 while its database is unreachable.
  */
-export function buildOpenApiDocument(routes: RouteSpec[], info: { title: string; description?: string; serverUrl?: string; everyRoute?: Record<number, string> }) {
+export function buildOpenApiDocument(
+  routes: RouteSpec[],
+  info: { title: string; description?: string; serverUrl?: string; everyRoute?: Record<number, string> },
+) {
   const registry = new OpenAPIRegistry();
-  registry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer', description: 'access token (JWT) or personal access token' });
-  registry.registerComponent('securitySchemes', 'fleet', { type: 'http', scheme: 'bearer', description: 'FLEET_TOKEN of the cloud' });
-  registry.registerComponent('securitySchemes', 'edge', { type: 'http', scheme: 'bearer', description: 'edge pairing token' });
+  registry.registerComponent('securitySchemes', 'bearer', {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'access token (JWT) or personal access token',
+  });
+  registry.registerComponent('securitySchemes', 'fleet', {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'FLEET_TOKEN of the cloud',
+  });
+  registry.registerComponent('securitySchemes', 'edge', {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'edge pairing token',
+  });
   for (const r of routes) {
-    const responses: Record<string, { description: string; content?: Record<string, { schema: z.ZodType }>; headers?: z.ZodObject }> = {};
-    responses[String(r.status)] = r.response && !r.emptyResponse
-      ? { description: 'success', content: { 'application/json': { schema: r.response } } }
-      : { description: 'success' };
+    const responses: Record<
+      string,
+      { description: string; content?: Record<string, { schema: z.ZodType }>; headers?: z.ZodObject }
+    > = {};
+    responses[String(r.status)] =
+      r.response && !r.emptyResponse
+        ? { description: 'success', content: { 'application/json': { schema: r.response } } }
+        : { description: 'success' };
     if (r.conditional) {
       responses[String(r.status)]!.headers = CONDITIONAL_RESPONSE_HEADERS;
-      responses['304'] = { description: 'not modified: the If-None-Match tag is still current (no body)', headers: CONDITIONAL_RESPONSE_HEADERS };
+      responses['304'] = {
+        description: 'not modified: the If-None-Match tag is still current (no body)',
+        headers: CONDITIONAL_RESPONSE_HEADERS,
+      };
     }
-    const common = Object.entries(info.everyRoute ?? {}).map(([status, description]) => [Number(status), description] as const);
+    const common = Object.entries(info.everyRoute ?? {}).map(
+      ([status, description]) => [Number(status), description] as const,
+    );
     // Every body is read within a byte limit (413); one the router reads must be declared JSON
     // (readJsonObject: 415), while manual readers decide for themselves.
     if (r.body) common.push([413, errorDescriptions[413]!]);
     if (r.body && r.readBody !== 'manual') common.push([415, errorDescriptions[415]!]);
-    for (const [status, description] of [...r.errors.map((s) => [s, errorDescriptions[s] ?? 'error'] as const), ...common.filter(([s]) => !r.errors.includes(s))]) {
+    for (const [status, description] of [
+      ...r.errors.map((s) => [s, errorDescriptions[s] ?? 'error'] as const),
+      ...common.filter(([s]) => !r.errors.includes(s)),
+    ]) {
       const shape = errorShapeOf(r, status);
       responses[String(status)] = {
         description,
@@ -108,9 +145,15 @@ export function buildOpenApiDocument(routes: RouteSpec[], info: { title: string;
       };
     }
     let headers = r.headers;
-    if (r.conditional) headers = headers ? headers.extend(CONDITIONAL_REQUEST_HEADERS.shape) : CONDITIONAL_REQUEST_HEADERS;
+    if (r.conditional)
+      headers = headers ? headers.extend(CONDITIONAL_REQUEST_HEADERS.shape) : CONDITIONAL_REQUEST_HEADERS;
     if (r.orgContext) {
-      const org = z.object({ [ORG_HEADER.toLowerCase()]: z.string().optional().meta({ description: 'organization context; the caller must be a member' }) });
+      const org = z.object({
+        [ORG_HEADER.toLowerCase()]: z
+          .string()
+          .optional()
+          .meta({ description: 'organization context; the caller must be a member' }),
+      });
       headers = headers ? headers.extend(org.shape) : org;
     }
     registry.registerPath({

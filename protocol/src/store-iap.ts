@@ -1,7 +1,11 @@
 import { z } from 'zod';
 
-export const StoreNotificationBody = z.object({ signedPayload: z.string().min(1).max(100_000) }).meta({ id: 'StoreNotification' });
-export const StoreNotificationResult = z.object({ status: z.literal(true), message: z.string() }).meta({ id: 'StoreNotificationResult' });
+export const StoreNotificationBody = z
+  .object({ signedPayload: z.string().min(1).max(100_000) })
+  .meta({ id: 'StoreNotification' });
+export const StoreNotificationResult = z
+  .object({ status: z.literal(true), message: z.string() })
+  .meta({ id: 'StoreNotificationResult' });
 
 /** Decoded App Store Server Notification v2 payload (the parts we act on). */
 export const NotificationPayload = z.looseObject({
@@ -10,17 +14,21 @@ export const NotificationPayload = z.looseObject({
   notificationUUID: z.string(),
   version: z.string().optional(),
   signedDate: z.number(),
-  data: z.looseObject({
-    bundleId: z.string().optional(),
-    environment: z.enum(['Production', 'Sandbox']).optional(),
-    signedTransactionInfo: z.string().optional(),
-    signedRenewalInfo: z.string().optional(),
-  }).optional(),
+  data: z
+    .looseObject({
+      bundleId: z.string().optional(),
+      environment: z.enum(['Production', 'Sandbox']).optional(),
+      signedTransactionInfo: z.string().optional(),
+      signedRenewalInfo: z.string().optional(),
+    })
+    .optional(),
   /** Present instead of `data` on summary notifications (RENEWAL_EXTENSION). */
-  summary: z.looseObject({
-    bundleId: z.string().optional(),
-    environment: z.enum(['Production', 'Sandbox']).optional(),
-  }).optional(),
+  summary: z
+    .looseObject({
+      bundleId: z.string().optional(),
+      environment: z.enum(['Production', 'Sandbox']).optional(),
+    })
+    .optional(),
 });
 export const TransactionInfo = z.looseObject({
   originalTransactionId: z.string(),

@@ -64,7 +64,10 @@ export const RequestMessage = z.object({
   origin: z.object({ via: z.literal('cloud'), user_id: z.string().nullable(), remote_addr: z.string().nullable() }),
 });
 export const ResponseMessage = z.object({
-  type: z.literal('response'), id: z.string(), status: z.number().int(), body: z.unknown(),
+  type: z.literal('response'),
+  id: z.string(),
+  status: z.number().int(),
+  body: z.unknown(),
   /** response headers worth relaying (content type, range) */
   headers: z.record(z.string(), z.string()).optional(),
   /** set when body is a base64 string of non-JSON bytes (media) */
@@ -75,16 +78,42 @@ export const ResponseMessage = z.object({
  * sequenced, not resent after a reconnect. origin, time_fired and context came later (optional).
  */
 export const EventMessage = z.object({
-  type: z.literal('event'), event_type: z.string(), data: JsonObject,
-  origin: z.string().optional(), time_fired: z.string().optional(), context: EventContext.optional(),
+  type: z.literal('event'),
+  event_type: z.string(),
+  data: JsonObject,
+  origin: z.string().optional(),
+  time_fired: z.string().optional(),
+  context: EventContext.optional(),
 });
 export type EventMessage = z.infer<typeof EventMessage>;
-export const ErrorMessage = z.object({ type: z.literal('error'), id: z.string().optional(), code: z.string(), message: z.string() });
+export const ErrorMessage = z.object({
+  type: z.literal('error'),
+  id: z.string().optional(),
+  code: z.string(),
+  message: z.string(),
+});
 export const PingMessage = z.object({ type: z.literal('ping'), ts: z.number() });
 export const PongMessage = z.object({ type: z.literal('pong'), ts: z.number() });
 
-export const EdgeToCloud = z.discriminatedUnion('type', [HelloMessage, SnapshotMessage, DeltaMessage, ResponseMessage, EventMessage, ErrorMessage, PingMessage, PongMessage]);
-export const CloudToEdge = z.discriminatedUnion('type', [WelcomeMessage, AckMessage, RequestMessage, EventMessage, ErrorMessage, PingMessage, PongMessage]);
+export const EdgeToCloud = z.discriminatedUnion('type', [
+  HelloMessage,
+  SnapshotMessage,
+  DeltaMessage,
+  ResponseMessage,
+  EventMessage,
+  ErrorMessage,
+  PingMessage,
+  PongMessage,
+]);
+export const CloudToEdge = z.discriminatedUnion('type', [
+  WelcomeMessage,
+  AckMessage,
+  RequestMessage,
+  EventMessage,
+  ErrorMessage,
+  PingMessage,
+  PongMessage,
+]);
 export type EdgeToCloud = z.infer<typeof EdgeToCloud>;
 export type CloudToEdge = z.infer<typeof CloudToEdge>;
 export type TunnelRequest = z.infer<typeof RequestMessage>;

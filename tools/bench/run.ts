@@ -13,10 +13,15 @@ import type { BenchScenario } from './lib/types.ts';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const dir = path.join(here, 'scenarios');
 
-const { values, positionals } = parseArgs({ allowPositionals: true, options: { quick: { type: 'boolean' }, list: { type: 'boolean' } } });
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: { quick: { type: 'boolean' }, list: { type: 'boolean' } },
+});
 
 async function load(): Promise<BenchScenario[]> {
-  const files = readdirSync(dir).filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts')).sort();
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'))
+    .sort();
   const out: BenchScenario[] = [];
   for (const f of files) {
     const mod = (await import(pathToFileURL(path.join(dir, f)).href)) as { scenario?: BenchScenario };

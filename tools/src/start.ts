@@ -36,7 +36,10 @@ interface StartState {
   edge_token?: string;
 }
 
-interface ApiResult { status: number; body: any }
+interface ApiResult {
+  status: number;
+  body: any;
+}
 
 function fail(message: string, code = 1): never {
   process.stderr.write(`error: ${message}\n`);
@@ -45,7 +48,8 @@ function fail(message: string, code = 1): never {
 
 function portArg(value: string | undefined, fallback: number, flag: string): number {
   if (value === undefined) return fallback;
-  if (!/^\d+$/.test(value) || Number(value) > 65535) fail(`${flag} must be a port number (0-65535), got "${value}"\n${USAGE}`, 2);
+  if (!/^\d+$/.test(value) || Number(value) > 65535)
+    fail(`${flag} must be a port number (0-65535), got "${value}"\n${USAGE}`, 2);
   return Number(value);
 }
 
@@ -53,11 +57,18 @@ function parse() {
   try {
     const { values } = parseArgs({
       options: {
-        port: { type: 'string' }, 'edge-port': { type: 'string' }, 'mqtt-port': { type: 'string' },
-        'data-dir': { type: 'string' }, devices: { type: 'string' }, help: { type: 'boolean', short: 'h' },
+        port: { type: 'string' },
+        'edge-port': { type: 'string' },
+        'mqtt-port': { type: 'string' },
+        'data-dir': { type: 'string' },
+        devices: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
       },
     });
-    if (values.help) { process.stdout.write(USAGE + '\n'); process.exit(0); }
+    if (values.help) {
+      process.stdout.write(USAGE + '\n');
+      process.exit(0);
+    }
     const devices = Number(values.devices ?? '16');
     if (!Number.isInteger(devices) || devices < 0 || devices > 1000) fail('--devices must be an integer 0-1000', 2);
     return {
@@ -94,11 +105,18 @@ function client(baseUrl: string) {
     if (opts.token) headers.authorization = `Bearer ${opts.token}`;
     if (opts.body !== undefined) headers['content-type'] = 'application/json';
     const res = await fetch(new URL(urlPath, baseUrl), {
-      method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body), signal: AbortSignal.timeout(15_000),
+      method,
+      headers,
+      body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
+      signal: AbortSignal.timeout(15_000),
     });
     const text = await res.text();
     let body: unknown = text;
-    try { body = text ? JSON.parse(text) : null; } catch { /* not JSON */ }
+    try {
+      body = text ? JSON.parse(text) : null;
+    } catch {
+      /* not JSON */
+    }
     return { status: res.status, body };
   };
 }
@@ -112,11 +130,16 @@ function expectStatus(what: string, res: ApiResult, ...ok: number[]): void {
 /** The demo account (reused when start.json's password still signs in) and a personal access token. */
 async function account(api: Api, previous: StartState | null): Promise<StartState> {
   if (previous) {
-    const login = await api('POST', '/v1/auth/token', { body: { grant_type: 'password', email: previous.email, password: previous.password } });
+    const login = await api('POST', '/v1/auth/token', {
+      body: { grant_type: 'password', email: previous.email, password: previous.password },
+    });
     if (login.status === 200) {
       const state: StartState = { ...previous };
       if (!state.pat || (await api('GET', '/v1/account', { token: state.pat })).status !== 200) {
-        const pat = await api('POST', '/v1/account/tokens', { token: login.body.access_token, body: { name: 'pnpm start' } });
+        const pat = await api('POST', '/v1/account/tokens', {
+          token: login.body.access_token,
+          body: { name: 'pnpm start' },
+        });
         expectStatus('create personal access token', pat, 201);
         state.pat = pat.body.token;
       }
@@ -168,7 +191,8 @@ async function addDemo(api: Api, pat: string, edgeId: number): Promise<'added' |
   if (flow.body.type === 'abort' && flow.body.reason === 'single_instance_allowed') return 'present';
   if (flow.body.type !== 'form') throw new Error(`demo config flow: unexpected ${JSON.stringify(flow.body)}`);
   const done = await api('POST', `/v1/config_flow/${encodeURIComponent(flow.body.flowId)}/advance`, {
-    token: pat, body: { name: 'Demo Home', update_interval: 10 },
+    token: pat,
+    body: { name: 'Demo Home', update_interval: 10 },
   });
   expectStatus('finish the demo config flow', done, 200);
   if (done.body.type !== 'create_entry') throw new Error(`demo config flow: unexpected ${JSON.stringify(done.body)}`);
@@ -182,7 +206,9 @@ function portHint(err: unknown): string | null {
     return `${err.what} port ${err.port} is already in use${who}; try ${flag} 0 (any free port) or another port`;
   }
   const e = err as NodeJS.ErrnoException;
-  return e?.code === 'EADDRINUSE' ? 'cloud HTTP port is already in use; try --port 0 (any free port) or another port' : null;
+  return e?.code === 'EADDRINUSE'
+    ? 'cloud HTTP port is already in use; try --port 0 (any free port) or another port'
+    : null;
 }
 
 async function main(): Promise<void> {
@@ -198,8 +224,17 @@ async function main(): Promise<void> {
   const stop = () => {
     stopping ??= (async () => {
       let clean = true;
-      for (const [what, step] of [['the simulator', () => sim?.stop()], ['the edge', () => edge?.stop()], ['the cloud', () => cloud?.stop()]] as const) {
-        try { await step(); } catch (err) { clean = false; process.stderr.write(`error: stopping ${what} failed: ${(err as Error)?.message ?? String(err)}\n`); }
+      for (const [what, step] of [
+        ['the simulator', () => sim?.stop()],
+        ['the edge', () => edge?.stop()],
+        ['the cloud', () => cloud?.stop()],
+      ] as const) {
+        try {
+          await step();
+        } catch (err) {
+          clean = false;
+          process.stderr.write(`error: stopping ${what} failed: ${(err as Error)?.message ?? String(err)}\n`);
+        }
       }
       return clean;
     })();
@@ -215,7 +250,10 @@ async function main(): Promise<void> {
     }
     signalled = true;
     process.stderr.write(`${signal}: stopping\n`);
-    const force = setTimeout(() => { process.stderr.write('error: stop did not finish within 15 s\n'); process.exit(1); }, 15_000);
+    const force = setTimeout(() => {
+      process.stderr.write('error: stop did not finish within 15 s\n');
+      process.exit(1);
+    }, 15_000);
     force.unref();
     void stop().then((clean) => process.exit(clean ? 0 : 1));
   };
@@ -241,10 +279,17 @@ async function main(): Promise<void> {
     const pat = state.pat as string;
 
     edge = createEdge({
-      port: opts.edgePort, mqttPort: opts.mqttPort, dataDir: path.join(opts.dataDir, 'edge'), cloudUrl, token: reg.token,
+      port: opts.edgePort,
+      mqttPort: opts.mqttPort,
+      dataDir: path.join(opts.dataDir, 'edge'),
+      cloudUrl,
+      token: reg.token,
     });
     const ports = await edge.start();
-    await until('the edge to come online in the cloud', async () => (await api('GET', `/v1/edges/${reg.id}`, { token: pat })).body?.status === 'online');
+    await until(
+      'the edge to come online in the cloud',
+      async () => (await api('GET', `/v1/edges/${reg.id}`, { token: pat })).body?.status === 'online',
+    );
     const demo = await addDemo(api, pat, reg.id);
 
     if (opts.devices > 0) {
@@ -253,7 +298,9 @@ async function main(): Promise<void> {
       const creds = await edge.createMqttCredentials({ username: SIM_USER, role: 'device' });
       sim = new Simulator({
         url: `mqtt://${encodeURIComponent(creds.username)}:${encodeURIComponent(creds.password)}@127.0.0.1:${ports.mqtt}`,
-        devices: opts.devices, id: 'sim', intervalMs: 5000,
+        devices: opts.devices,
+        id: 'sim',
+        intervalMs: 5000,
         log: (m) => process.stderr.write(`${new Date().toISOString()} sim ${m}\n`),
       });
       await sim.start();

@@ -5,7 +5,13 @@ import { PORTAL_DIST } from './index.ts';
 
 const WEB = path.resolve(import.meta.dirname, '..');
 const ROOT = path.resolve(WEB, '..');
-const SOURCES = [path.join(WEB, 'src'), path.join(WEB, 'index.html'), path.join(WEB, 'vite.config.ts'), path.join(WEB, 'public'), path.join(ROOT, 'protocol/src')];
+const SOURCES = [
+  path.join(WEB, 'src'),
+  path.join(WEB, 'index.html'),
+  path.join(WEB, 'vite.config.ts'),
+  path.join(WEB, 'public'),
+  path.join(ROOT, 'protocol/src'),
+];
 
 function newest(p: string): number {
   if (!existsSync(p)) return 0;
@@ -36,7 +42,8 @@ export async function ensurePortalBuilt(): Promise<void> {
       break;
     } catch {
       // a lock older than 2 minutes is left over from a killed run
-      if (existsSync(lock) && Date.now() - statSync(lock).mtimeMs > 120_000) rmSync(lock, { recursive: true, force: true });
+      if (existsSync(lock) && Date.now() - statSync(lock).mtimeMs > 120_000)
+        rmSync(lock, { recursive: true, force: true });
       if (Date.now() > deadline) throw new Error('timed out waiting for another portal build');
       await new Promise((r) => setTimeout(r, 250));
     }

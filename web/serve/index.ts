@@ -22,11 +22,33 @@ export const PORTAL_DIST = path.resolve(import.meta.dirname, '../dist');
 export const SEA_ASSET_PREFIX = 'portal/';
 
 /** First path segments owned by the APIs (present or reserved): the portal never answers them. */
-const API_SEGMENTS = new Set(['v1', 'v2', 'v3', 'api', 'auth', 'openapi.json', 'docs', 'healthz', 'health', 'metrics', 'webhook', 'ws', 'websocket']);
+const API_SEGMENTS = new Set([
+  'v1',
+  'v2',
+  'v3',
+  'api',
+  'auth',
+  'openapi.json',
+  'docs',
+  'healthz',
+  'health',
+  'metrics',
+  'webhook',
+  'ws',
+  'websocket',
+]);
 
 export const CONTENT_SECURITY_POLICY = [
-  "default-src 'self'", "script-src 'self'", "style-src 'self'", "img-src 'self' data: https:", "font-src 'self'",
-  "connect-src 'self'", "object-src 'none'", "base-uri 'none'", "frame-ancestors 'none'", "form-action 'self'",
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data: https:",
+  "font-src 'self'",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "frame-ancestors 'none'",
+  "form-action 'self'",
 ].join('; ');
 
 const SECURITY_HEADERS: Record<string, string> = {
@@ -38,9 +60,17 @@ const SECURITY_HEADERS: Record<string, string> = {
 };
 
 const TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8',
-  '.svg': 'image/svg+xml', '.png': 'image/png', '.ico': 'image/x-icon', '.json': 'application/json', '.webmanifest': 'application/manifest+json',
-  '.woff2': 'font/woff2', '.txt': 'text/plain; charset=utf-8', '.map': 'application/json',
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.json': 'application/json',
+  '.webmanifest': 'application/manifest+json',
+  '.woff2': 'font/woff2',
+  '.txt': 'text/plain; charset=utf-8',
+  '.map': 'application/json',
 };
 
 export function diskAssets(dir = PORTAL_DIST): PortalAssets | null {
@@ -103,11 +133,25 @@ export function createPortal(kind: PortalKind, assets: PortalAssets | null = def
     if (index !== null || !assets) return index;
     const raw = assets.read('index.html');
     if (!raw) return null;
-    index = Buffer.from(raw).toString('utf8').replace(/<meta name="smarthome-portal" content="[^"]*"\s*\/?>/, `<meta name="smarthome-portal" content="${kind}">`);
+    index = Buffer.from(raw)
+      .toString('utf8')
+      .replace(
+        /<meta name="smarthome-portal" content="[^"]*"\s*\/?>/,
+        `<meta name="smarthome-portal" content="${kind}">`,
+      );
     return index;
   };
-  const answer = (body: string | Uint8Array<ArrayBuffer> | null, status: number, type: string, cache: string, head: boolean) =>
-    new Response(head ? null : body, { status, headers: { ...SECURITY_HEADERS, 'content-type': type, 'cache-control': cache } });
+  const answer = (
+    body: string | Uint8Array<ArrayBuffer> | null,
+    status: number,
+    type: string,
+    cache: string,
+    head: boolean,
+  ) =>
+    new Response(head ? null : body, {
+      status,
+      headers: { ...SECURITY_HEADERS, 'content-type': type, 'cache-control': cache },
+    });
 
   return {
     built: assets !== null,
@@ -136,7 +180,13 @@ export function createPortal(kind: PortalKind, assets: PortalAssets | null = def
       }
       const html = indexHtml();
       if (html === null) {
-        return answer('<!doctype html><title>Portal not built</title><p>The portal is not built: run <code>pnpm build</code>.</p>', 503, 'text/html; charset=utf-8', 'no-cache', head);
+        return answer(
+          '<!doctype html><title>Portal not built</title><p>The portal is not built: run <code>pnpm build</code>.</p>',
+          503,
+          'text/html; charset=utf-8',
+          'no-cache',
+          head,
+        );
       }
       // index.html names the current hashed files: always revalidated, so an upgrade shows at once.
       return answer(html, 200, 'text/html; charset=utf-8', 'no-cache', head);

@@ -22,7 +22,13 @@ const bySubject = (re: RegExp) => (m: ReceivedMail) => re.test(m.parsed.subject 
 async function register(email: string, password = 'correct horse battery') {
   const res = await t.post('/v1/auth/register', { body: { email, password } });
   expect(res.status).toBe(201);
-  return { email, password, id: res.body.user.id as string, token: res.body.access_token as string, refresh: res.body.refresh_token as string };
+  return {
+    email,
+    password,
+    id: res.body.user.id as string,
+    token: res.body.access_token as string,
+    refresh: res.body.refresh_token as string,
+  };
 }
 
 /** Follows the portal link of the newest verification mail to `email`, as the portal page would. */
@@ -41,7 +47,10 @@ describe('verified addresses', () => {
     expect(mail.parsed.html).toContain('Confirm my address');
     const token = linkIn(mail, `${PORTAL}/verify-email?token=`).searchParams.get('token') as string;
     expect(token).toMatch(/^shp_ev_[A-Za-z0-9_-]{43}$/);
-    const stored = await t.sqlOne<{ token_hash: string; expires_at: string }>('SELECT token_hash, expires_at FROM email_tokens WHERE user_id = ?', [u.id]);
+    const stored = await t.sqlOne<{ token_hash: string; expires_at: string }>(
+      'SELECT token_hash, expires_at FROM email_tokens WHERE user_id = ?',
+      [u.id],
+    );
     expect(stored?.token_hash).toBe(createHash('sha256').update(token).digest('hex'));
     expect(Date.parse(stored!.expires_at) - Date.now()).toBeLessThanOrEqual(48 * 3600_000);
 
@@ -58,9 +67,13 @@ describe('verified addresses', () => {
     const email = fresh('exp');
     const u = await register(email);
     await sink.waitFor(email);
-    await t.sql('UPDATE email_tokens SET expires_at = ? WHERE user_id = ?', [new Date(Date.now() - 1000).toISOString(), u.id]);
+    await t.sql('UPDATE email_tokens SET expires_at = ? WHERE user_id = ?', [
+      new Date(Date.now() - 1000).toISOString(),
+      u.id,
+    ]);
     expect((await verifyFromMail(email)).status).toBe(400);
-    for (let i = 0; i < 4; i++) expect((await t.post('/v1/account/email/verification', { token: u.token })).status).toBe(202);
+    for (let i = 0; i < 4; i++)
+      expect((await t.post('/v1/account/email/verification', { token: u.token })).status).toBe(202);
     const limited = await t.post('/v1/account/email/verification', { token: u.token });
     expect(limited.status).toBe(429);
     expect(limited.body).toEqual({ error: 'rate_limited' });
@@ -69,10 +82,18 @@ describe('verified addresses', () => {
 
   it('an e-mail change needs the password and makes the new address unverified until its own link is followed', async () => {
     const u = await register(fresh('old'));
-    const wrong = await t.post('/v1/account/email', { token: u.token, body: { email: fresh('x') }, headers: { 'x-account-verification': 'nope' } });
+    const wrong = await t.post('/v1/account/email', {
+      token: u.token,
+      body: { email: fresh('x') },
+      headers: { 'x-account-verification': 'nope' },
+    });
     expect(wrong.status).toBe(403);
     const next = fresh('new');
-    const changed = await t.post('/v1/account/email', { token: u.token, body: { email: next.toUpperCase() }, headers: { 'x-account-verification': u.password } });
+    const changed = await t.post('/v1/account/email', {
+      token: u.token,
+      body: { email: next.toUpperCase() },
+      headers: { 'x-account-verification': u.password },
+    });
     expect(changed.status).toBe(202);
     const account = (await t.get('/v1/account', { token: u.token })).body;
     expect([account.email, account.email_verified]).toEqual([next, false]);
@@ -80,7 +101,11 @@ describe('verified addresses', () => {
     expect((await verifyFromMail(u.email)).status).toBe(400);
     expect((await verifyFromMail(next)).status).toBe(200);
     expect((await t.get('/v1/account', { token: u.token })).body.email_verified).toBe(true);
-    const taken = await t.post('/v1/account/email', { token: u.token, body: { email: (await register(fresh('taken'))).email }, headers: { 'x-account-verification': u.password } });
+    const taken = await t.post('/v1/account/email', {
+      token: u.token,
+      body: { email: (await register(fresh('taken'))).email },
+      headers: { 'x-account-verification': u.password },
+    });
     expect(taken.status).toBe(409);
   });
 
@@ -94,7 +119,9 @@ describe('verified addresses', () => {
     expect(link.pathname).toBe(`/invitations/${inv.body.id}`);
     const token = link.searchParams.get('token') as string;
     const u = await register(email);
-    expect((await t.post(`/v1/invitations/${token}/accept`, { token: u.token })).body).toEqual({ error: 'email_not_verified' });
+    expect((await t.post(`/v1/invitations/${token}/accept`, { token: u.token })).body).toEqual({
+      error: 'email_not_verified',
+    });
     expect((await verifyFromMail(email)).status).toBe(200);
     const accepted = await t.post(`/v1/invitations/${token}/accept`, { token: u.token });
     expect(accepted.status).toBe(200);
@@ -103,9 +130,17 @@ describe('verified addresses', () => {
 
   it('a transfer to an unregistered address: the recipient registers, cannot claim it until verified, then accepts; the sender hears the outcome', async () => {
     const sender = await t.user(fresh('sender'));
-    const zone = (await t.post('/v1/zones', { token: sender.token, body: { name: 'Cabin', icon: 'mdi:home', latitude: 1, longitude: 2, radius: 50 } })).body;
+    const zone = (
+      await t.post('/v1/zones', {
+        token: sender.token,
+        body: { name: 'Cabin', icon: 'mdi:home', latitude: 1, longitude: 2, radius: 50 },
+      })
+    ).body;
     const email = fresh('recipient');
-    const tr = await t.post('/v1/transfers', { token: sender.token, body: { to_email: email, resource_type: 'zone', resource_id: String(zone.id), metadata: { name: 'Cabin' } } });
+    const tr = await t.post('/v1/transfers', {
+      token: sender.token,
+      body: { to_email: email, resource_type: 'zone', resource_id: String(zone.id), metadata: { name: 'Cabin' } },
+    });
     expect(tr.status).toBe(201);
     const request = await sink.waitFor(email, bySubject(/wants to hand over a zone/));
     expect(request.parsed.text).toContain('"Cabin"');
@@ -125,7 +160,9 @@ describe('verified addresses', () => {
 describe('password reset', () => {
   it('answers the same for known and unknown addresses; the link sets a new password once and ends every session', async () => {
     const u = await register(fresh('reset'));
-    const second = (await t.post('/v1/auth/token', { body: { grant_type: 'password', email: u.email, password: u.password } })).body;
+    const second = (
+      await t.post('/v1/auth/token', { body: { grant_type: 'password', email: u.email, password: u.password } })
+    ).body;
     const known = await t.post('/v1/auth/password-reset', { body: { email: u.email } });
     const unknown = await t.post('/v1/auth/password-reset', { body: { email: fresh('nobody') } });
     expect(known.status).toBe(202);
@@ -142,14 +179,24 @@ describe('password reset', () => {
     // every session ended: access tokens at once, refresh tokens too
     expect((await t.get('/v1/account', { token: u.token })).status).toBe(401);
     expect((await t.get('/v1/account', { token: second.access_token })).status).toBe(401);
-    expect((await t.post('/v1/auth/token', { body: { grant_type: 'refresh_token', refresh_token: second.refresh_token } })).status).toBe(401);
-    expect((await t.post('/v1/auth/token', { body: { grant_type: 'password', email: u.email, password: u.password } })).status).toBe(401);
-    const signedIn = await t.post('/v1/auth/token', { body: { grant_type: 'password', email: u.email, password: 'a brand new password' } });
+    expect(
+      (await t.post('/v1/auth/token', { body: { grant_type: 'refresh_token', refresh_token: second.refresh_token } }))
+        .status,
+    ).toBe(401);
+    expect(
+      (await t.post('/v1/auth/token', { body: { grant_type: 'password', email: u.email, password: u.password } }))
+        .status,
+    ).toBe(401);
+    const signedIn = await t.post('/v1/auth/token', {
+      body: { grant_type: 'password', email: u.email, password: 'a brand new password' },
+    });
     expect(signedIn.status).toBe(200);
     // the reset link reached the mailbox: the address is verified now
     expect((await t.get('/v1/account', { token: signedIn.body.access_token })).body.email_verified).toBe(true);
     // single use
-    expect((await t.post('/v1/auth/password-reset/confirm', { body: { token, password: 'yet another password' } })).status).toBe(400);
+    expect(
+      (await t.post('/v1/auth/password-reset/confirm', { body: { token, password: 'yet another password' } })).status,
+    ).toBe(400);
   });
 
   it('is throttled per client address and e-mail (429 past 6 requests in 15 minutes, like sign-in failures), known or not', async () => {
@@ -159,15 +206,22 @@ describe('password reset', () => {
     expect(statuses).toEqual([202, 202, 202, 202, 202, 202, 429]);
     // at most 3 reset mails per account per hour, whatever the answers
     const u = await register(fresh('mails'));
-    for (let i = 0; i < 5; i++) expect((await t.post('/v1/auth/password-reset', { body: { email: u.email } })).status).toBe(202);
-    expect((await t.sql('SELECT id FROM email_tokens WHERE user_id = ? AND purpose = ?', [u.id, 'password_reset'])).length).toBe(3);
+    for (let i = 0; i < 5; i++)
+      expect((await t.post('/v1/auth/password-reset', { body: { email: u.email } })).status).toBe(202);
+    expect(
+      (await t.sql('SELECT id FROM email_tokens WHERE user_id = ? AND purpose = ?', [u.id, 'password_reset'])).length,
+    ).toBe(3);
   });
 });
 
 describe('optional mails', () => {
   it('a sign-in from a new device is mailed when the account asked for it, a known device is not', async () => {
     const u = await register(fresh('notice'));
-    const signIn = (ua: string) => t.post('/v1/auth/token', { body: { grant_type: 'password', email: u.email, password: u.password }, headers: { 'user-agent': ua } });
+    const signIn = (ua: string) =>
+      t.post('/v1/auth/token', {
+        body: { grant_type: 'password', email: u.email, password: u.password },
+        headers: { 'user-agent': ua },
+      });
     expect((await signIn('Before/1.0')).status).toBe(200); // not asked for yet: no mail
     const set = await t.put('/v1/account/notifications', { token: u.token, body: { notify_new_sign_in: true } });
     expect(set.body).toEqual({ notify_new_sign_in: true });
@@ -177,7 +231,9 @@ describe('optional mails', () => {
     const mail = await sink.waitFor(u.email, bySubject(/New sign-in/));
     expect(mail.parsed.text).toContain('Stranger/9.9');
     await new Promise((r) => setTimeout(r, 500));
-    expect(sink.received.filter((m) => m.to.includes(u.email) && /New sign-in/.test(m.parsed.subject ?? ''))).toHaveLength(1);
+    expect(
+      sink.received.filter((m) => m.to.includes(u.email) && /New sign-in/.test(m.parsed.subject ?? '')),
+    ).toHaveLength(1);
   });
 
   it('enabling and disabling TOTP are mailed', async () => {

@@ -32,8 +32,12 @@ export class AccountEmailService {
     const ok = await this.deps.database.transaction(async () => {
       const link = await this.deps.links.consume('verify_email', token);
       if (!link) return false;
-      const done = await this.db.update(users).set({ emailVerified: true })
-        .where(and(eq(users.id, link.userId), eq(users.email, link.email))).returning({ id: users.id }).all();
+      const done = await this.db
+        .update(users)
+        .set({ emailVerified: true })
+        .where(and(eq(users.id, link.userId), eq(users.email, link.email)))
+        .returning({ id: users.id })
+        .all();
       return done.length === 1;
     });
     if (!ok) throw badRequest('token: invalid, expired or already used');
@@ -49,11 +53,18 @@ export class AccountEmailService {
 
   private async limitVerificationMails(userId: string): Promise<void> {
     const { count, oldest } = await this.deps.links.sentSince('verify_email', userId, HOUR);
-    if (count >= VERIFY_PER_HOUR) throw rateLimited(Math.max(1, Math.ceil((Date.parse(oldest ?? '') + HOUR - Date.now()) / 1000) || 60));
+    if (count >= VERIFY_PER_HOUR)
+      throw rateLimited(Math.max(1, Math.ceil((Date.parse(oldest ?? '') + HOUR - Date.now()) / 1000) || 60));
   }
 
   /** A new address (the password in X-Account-Verification): unverified until its link is followed. */
-  async changeEmail(userId: string, verification: string | undefined, email: string, address: string, locale: string): Promise<void> {
+  async changeEmail(
+    userId: string,
+    verification: string | undefined,
+    email: string,
+    address: string,
+    locale: string,
+  ): Promise<void> {
     const user = await this.deps.auth.getUser(userId);
     await this.deps.auth.checkVerification(user, verification, address);
     if (email === user.email) throw conflict('that is already the address of this account');
@@ -89,12 +100,23 @@ export class AccountEmailService {
   async confirmReset(token: string, password: string): Promise<void> {
     const passwordHash = await this.deps.auth.hashPassword(password);
     // The link is used in the transaction that sets the password: both happen, or neither.
-    await this.deps.auth.setPasswordHash(async () => {
-      const link = await this.deps.links.consume('password_reset', token);
-      const user = link && await this.db.select({ id: users.id }).from(users).where(and(eq(users.id, link.userId), eq(users.email, link.email))).get();
-      if (!user) throw badRequest('token: invalid, expired or already used');
-      await this.db.update(users).set({ emailVerified: true }).where(eq(users.id, user.id));
-      return user.id;
-    }, passwordHash, null, 'session revoked: the password was reset');
+    await this.deps.auth.setPasswordHash(
+      async () => {
+        const link = await this.deps.links.consume('password_reset', token);
+        const user =
+          link &&
+          (await this.db
+            .select({ id: users.id })
+            .from(users)
+            .where(and(eq(users.id, link.userId), eq(users.email, link.email)))
+            .get());
+        if (!user) throw badRequest('token: invalid, expired or already used');
+        await this.db.update(users).set({ emailVerified: true }).where(eq(users.id, user.id));
+        return user.id;
+      },
+      passwordHash,
+      null,
+      'session revoked: the password was reset',
+    );
   }
 }

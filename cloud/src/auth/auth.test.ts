@@ -3,12 +3,18 @@ import { decodeProtectedHeader } from 'jose';
 import { startTestCloud, type TestCloud } from '../testing/harness.ts';
 
 let t: TestCloud;
-beforeAll(async () => { t = await startTestCloud(); });
-afterAll(async () => { await t.stop(); });
+beforeAll(async () => {
+  t = await startTestCloud();
+});
+afterAll(async () => {
+  await t.stop();
+});
 
 describe('register', () => {
   it('creates an account and returns the token shape', async () => {
-    const res = await t.post('/v1/auth/register', { body: { email: 'Alice@Example.test', password: 'password123', name: 'Alice' } });
+    const res = await t.post('/v1/auth/register', {
+      body: { email: 'Alice@Example.test', password: 'password123', name: 'Alice' },
+    });
     expect(res.status).toBe(201);
     expect(res.body.user).toEqual({ id: expect.any(String), email: 'alice@example.test', name: 'Alice' });
     expect(res.body.token_type).toBe('Bearer');
@@ -35,13 +41,19 @@ describe('register', () => {
 describe('password grant', () => {
   it('issues tokens for valid credentials and 401 {error} otherwise', async () => {
     const u = await t.user('grant@example.test', 'password123');
-    const ok = await t.post('/v1/auth/token', { body: { grant_type: 'password', email: 'GRANT@example.test', password: 'password123' } });
+    const ok = await t.post('/v1/auth/token', {
+      body: { grant_type: 'password', email: 'GRANT@example.test', password: 'password123' },
+    });
     expect(ok.status).toBe(200);
     expect(ok.body.user.id).toBe(u.id);
-    const wrong = await t.post('/v1/auth/token', { body: { grant_type: 'password', email: u.email, password: 'nope-nope' } });
+    const wrong = await t.post('/v1/auth/token', {
+      body: { grant_type: 'password', email: u.email, password: 'nope-nope' },
+    });
     expect(wrong.status).toBe(401);
     expect(wrong.body).toEqual({ error: 'invalid_grant' });
-    const unknown = await t.post('/v1/auth/token', { body: { grant_type: 'password', email: 'ghost@example.test', password: 'nope-nope' } });
+    const unknown = await t.post('/v1/auth/token', {
+      body: { grant_type: 'password', email: 'ghost@example.test', password: 'nope-nope' },
+    });
     expect(unknown.status).toBe(401);
     expect(unknown.body).toEqual({ error: 'invalid_grant' });
   });
@@ -55,15 +67,22 @@ describe('password grant', () => {
     const statuses: number[] = [];
     let retryAfter: string | null = null;
     for (let i = 0; i < 8; i++) {
-      const res = await t.post('/v1/auth/token', { body: { grant_type: 'password', email: u.email, password: `wrong-${i}` } });
+      const res = await t.post('/v1/auth/token', {
+        body: { grant_type: 'password', email: u.email, password: `wrong-${i}` },
+      });
       statuses.push(res.status);
-      if (res.status === 429) { retryAfter = res.headers.get('retry-after'); expect(res.body).toEqual({ error: 'rate_limited' }); }
+      if (res.status === 429) {
+        retryAfter = res.headers.get('retry-after');
+        expect(res.body).toEqual({ error: 'rate_limited' });
+      }
     }
     expect(statuses.slice(0, 5)).toEqual([401, 401, 401, 401, 401]);
     expect(statuses).toContain(429);
     expect(Number(retryAfter)).toBeGreaterThanOrEqual(1);
     // Even the right password waits while the account is locked.
-    const right = await t.post('/v1/auth/token', { body: { grant_type: 'password', email: u.email, password: 'password123' } });
+    const right = await t.post('/v1/auth/token', {
+      body: { grant_type: 'password', email: u.email, password: 'password123' },
+    });
     expect(right.status).toBe(429);
   });
 });
@@ -80,7 +99,9 @@ describe('refresh grant', () => {
     expect(replay.status).toBe(401);
     expect(replay.body).toEqual({ error: 'invalid_grant' });
     // Reuse of a rotated token is treated as theft: the descendant is revoked too.
-    const descendant = await t.post('/v1/auth/token', { body: { grant_type: 'refresh_token', refresh_token: first.body.refresh_token } });
+    const descendant = await t.post('/v1/auth/token', {
+      body: { grant_type: 'refresh_token', refresh_token: first.body.refresh_token },
+    });
     expect(descendant.status).toBe(401);
   });
   it('refuses garbage', async () => {
@@ -91,7 +112,13 @@ describe('refresh grant', () => {
 
 describe('bearer authentication', () => {
   it('answers 401 {error} without, with a malformed, or with a forged token', async () => {
-    for (const authorization of [undefined, 'Basic abc', 'Bearer', 'Bearer not.a.jwt', 'Bearer eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.']) {
+    for (const authorization of [
+      undefined,
+      'Basic abc',
+      'Bearer',
+      'Bearer not.a.jwt',
+      'Bearer eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.',
+    ]) {
       const res = await t.get('/v1/account', { headers: authorization ? { authorization } : {} });
       expect(res.status).toBe(401);
       expect(res.body).toEqual({ error: 'unauthorized' });
@@ -103,7 +130,14 @@ describe('bearer authentication', () => {
     const res = await t.get('/v1/account', { token: u.token });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
-      id: u.id, email: 'acct@example.test', name: 'acct', app_account_token: expect.stringMatching(/^[0-9a-f-]{36}$/), email_verified: true, mfa_enabled: false, notify_new_sign_in: false, organizations: [],
+      id: u.id,
+      email: 'acct@example.test',
+      name: 'acct',
+      app_account_token: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      email_verified: true,
+      mfa_enabled: false,
+      notify_new_sign_in: false,
+      organizations: [],
     });
   });
 });
@@ -113,7 +147,12 @@ describe('personal access tokens', () => {
     const u = await t.user();
     const created = await t.post('/v1/account/tokens', { token: u.token, body: { name: 'ci' } });
     expect(created.status).toBe(201);
-    expect(created.body).toEqual({ id: expect.any(String), name: 'ci', token: expect.stringMatching(/^shp_pat_/), created_at: expect.any(String) });
+    expect(created.body).toEqual({
+      id: expect.any(String),
+      name: 'ci',
+      token: expect.stringMatching(/^shp_pat_/),
+      created_at: expect.any(String),
+    });
     const pat = created.body.token as string;
     const list = await t.get('/v1/account/tokens', { token: u.token });
     expect(list.body).toHaveLength(1);
@@ -129,7 +168,8 @@ describe('personal access tokens', () => {
   it('record when they were last used, at most once a minute (not a write per request)', async () => {
     const u = await t.user();
     const created = await t.post('/v1/account/tokens', { token: u.token, body: { name: 'poller' } });
-    const lastUsed = async () => (await t.get('/v1/account/tokens', { token: u.token })).body[0].last_used_at as string | null;
+    const lastUsed = async () =>
+      (await t.get('/v1/account/tokens', { token: u.token })).body[0].last_used_at as string | null;
     expect(await lastUsed()).toBeNull();
     expect((await t.get('/v1/account', { token: created.body.token })).status).toBe(200);
     const first = await lastUsed();
@@ -137,7 +177,10 @@ describe('personal access tokens', () => {
     expect((await t.get('/v1/account', { token: created.body.token })).status).toBe(200);
     expect(await lastUsed()).toBe(first);
     const hourAgo = new Date(Date.now() - 3600_000).toISOString();
-    await t.cloud.database.execute('UPDATE personal_access_tokens SET last_used_at = ? WHERE id = ?', [hourAgo, created.body.id]);
+    await t.cloud.database.execute('UPDATE personal_access_tokens SET last_used_at = ? WHERE id = ?', [
+      hourAgo,
+      created.body.id,
+    ]);
     expect((await t.get('/v1/account', { token: created.body.token })).status).toBe(200);
     expect(Date.parse((await lastUsed())!)).toBeGreaterThan(Date.parse(hourAgo));
   });
@@ -160,23 +203,33 @@ describe('MFA backup codes', () => {
   it('needs the current password in X-Account-Verification', async () => {
     const u = await t.user(undefined, 'password123');
     expect((await t.post('/v1/account/mfa/backup-codes', { token: u.token })).status).toBe(403);
-    const wrong = await t.post('/v1/account/mfa/backup-codes', { token: u.token, headers: { 'x-account-verification': 'nope' } });
+    const wrong = await t.post('/v1/account/mfa/backup-codes', {
+      token: u.token,
+      headers: { 'x-account-verification': 'nope' },
+    });
     expect(wrong.status).toBe(403);
     expect(wrong.body).toEqual({ error: 'verification_failed' });
     expect((await t.post('/v1/account/mfa/backup-codes', {})).status).toBe(401);
   });
   it('returns exactly 10 distinct codes, each usable once at login, and a new set replaces the old', async () => {
     const u = await t.user(undefined, 'password123');
-    const res = await t.post('/v1/account/mfa/backup-codes', { token: u.token, headers: { 'x-account-verification': 'password123' } });
+    const res = await t.post('/v1/account/mfa/backup-codes', {
+      token: u.token,
+      headers: { 'x-account-verification': 'password123' },
+    });
     expect(res.status).toBe(200);
     const codes = res.body.codes as string[];
     expect(codes).toHaveLength(10);
     expect(new Set(codes).size).toBe(10);
     for (const c of codes) expect(c).toMatch(/^[a-z2-9]{5}-[a-z2-9]{5}$/);
-    const login = (mfa_code: string) => t.post('/v1/auth/token', { body: { grant_type: 'password', email: u.email, password: 'password123', mfa_code } });
+    const login = (mfa_code: string) =>
+      t.post('/v1/auth/token', { body: { grant_type: 'password', email: u.email, password: 'password123', mfa_code } });
     expect((await login(codes[0])).status).toBe(200);
     expect((await login(codes[0])).status).toBe(401);
-    const again = await t.post('/v1/account/mfa/backup-codes', { token: u.token, headers: { 'x-account-verification': 'password123' } });
+    const again = await t.post('/v1/account/mfa/backup-codes', {
+      token: u.token,
+      headers: { 'x-account-verification': 'password123' },
+    });
     expect((await login(codes[1])).status).toBe(401);
     expect((await login(again.body.codes[1].toUpperCase())).status).toBe(200);
   });

@@ -11,9 +11,15 @@ describe('mayClaim: who may claim what was sent to an e-mail address', () => {
   });
 
   it('not an account whose matching address is unverified, nor another address', () => {
-    expect(claimRefusal({ email: 'bob@example.test', emailVerified: false }, { email: 'bob@example.test' })).toBe('email_not_verified');
-    expect(claimRefusal({ email: 'bob@example.test', emailVerified: true }, { email: 'bob2@example.test' })).toBe('address_mismatch');
-    expect(claimRefusal({ email: 'bob@example.test', emailVerified: false }, { email: 'bob2@example.test' })).toBe('address_mismatch');
+    expect(claimRefusal({ email: 'bob@example.test', emailVerified: false }, { email: 'bob@example.test' })).toBe(
+      'email_not_verified',
+    );
+    expect(claimRefusal({ email: 'bob@example.test', emailVerified: true }, { email: 'bob2@example.test' })).toBe(
+      'address_mismatch',
+    );
+    expect(claimRefusal({ email: 'bob@example.test', emailVerified: false }, { email: 'bob2@example.test' })).toBe(
+      'address_mismatch',
+    );
   });
 
   it('the Email schema stores addresses in the form mayClaim compares', () => {

@@ -35,31 +35,60 @@ export class EmailLinks {
     const token = newSecret(PREFIX[purpose]);
     const at = Date.now();
     await this.db.insert(emailTokens).values({
-      userId: user.id, purpose, email: user.email, tokenHash: sha256(token),
-      expiresAt: new Date(at + LINK_TTL_MS[purpose]).toISOString(), usedAt: null, createdAt: new Date(at).toISOString(),
+      userId: user.id,
+      purpose,
+      email: user.email,
+      tokenHash: sha256(token),
+      expiresAt: new Date(at + LINK_TTL_MS[purpose]).toISOString(),
+      usedAt: null,
+      createdAt: new Date(at).toISOString(),
     });
     if (!this.mail) return;
     const link = `${this.publicUrl()}${PAGE[purpose]}?token=${encodeURIComponent(token)}`;
-    const rendered = renderMail(purpose, locale, {
-      email: user.email, hours: String(LINK_TTL_MS.verify_email / 3600_000), minutes: String(LINK_TTL_MS.password_reset / 60_000),
-    }, { link });
+    const rendered = renderMail(
+      purpose,
+      locale,
+      {
+        email: user.email,
+        hours: String(LINK_TTL_MS.verify_email / 3600_000),
+        minutes: String(LINK_TTL_MS.password_reset / 60_000),
+      },
+      { link },
+    );
     await this.mail.enqueue({ kind: purpose, ref: `user:${user.id}`, to: user.email, ...rendered });
   }
 
   /** Uses a link: its user and the address it was sent to, or null (unknown, expired or already used). */
   async consume(purpose: LinkPurpose, token: string): Promise<{ userId: string; email: string } | null> {
     const now = new Date().toISOString();
-    const [row] = await this.db.update(emailTokens).set({ usedAt: now })
-      .where(and(eq(emailTokens.tokenHash, sha256(token)), eq(emailTokens.purpose, purpose), isNull(emailTokens.usedAt), gt(emailTokens.expiresAt, now)))
-      .returning({ userId: emailTokens.userId, email: emailTokens.email }).all();
+    const [row] = await this.db
+      .update(emailTokens)
+      .set({ usedAt: now })
+      .where(
+        and(
+          eq(emailTokens.tokenHash, sha256(token)),
+          eq(emailTokens.purpose, purpose),
+          isNull(emailTokens.usedAt),
+          gt(emailTokens.expiresAt, now),
+        ),
+      )
+      .returning({ userId: emailTokens.userId, email: emailTokens.email })
+      .all();
     return row ?? null;
   }
 
   /** How many links of this purpose the user was sent in the last `windowMs` (for throttling). */
-  async sentSince(purpose: LinkPurpose, userId: string, windowMs: number): Promise<{ count: number; oldest: string | null }> {
+  async sentSince(
+    purpose: LinkPurpose,
+    userId: string,
+    windowMs: number,
+  ): Promise<{ count: number; oldest: string | null }> {
     const since = new Date(Date.now() - windowMs).toISOString();
-    const row = await this.db.select({ count: sql<number>`count(*)`, oldest: sql<string | null>`min(${emailTokens.createdAt})` }).from(emailTokens)
-      .where(and(eq(emailTokens.userId, userId), eq(emailTokens.purpose, purpose), gt(emailTokens.createdAt, since))).get();
+    const row = await this.db
+      .select({ count: sql<number>`count(*)`, oldest: sql<string | null>`min(${emailTokens.createdAt})` })
+      .from(emailTokens)
+      .where(and(eq(emailTokens.userId, userId), eq(emailTokens.purpose, purpose), gt(emailTokens.createdAt, since)))
+      .get();
     return { count: Number(row?.count ?? 0), oldest: row?.oldest ?? null };
   }
 }

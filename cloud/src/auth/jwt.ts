@@ -102,7 +102,11 @@ export class AccessTokenSigner {
       return null;
     }
     try {
-      const { payload } = await jwtVerify(token, this.publicKey, { algorithms: [ALG], issuer: ISSUER, audience: AUDIENCE });
+      const { payload } = await jwtVerify(token, this.publicKey, {
+        algorithms: [ALG],
+        issuer: ISSUER,
+        audience: AUDIENCE,
+      });
       if (payload.typ !== 'access' || typeof payload.sub !== 'string' || typeof payload.exp !== 'number') return null;
       if (this.verified.size >= 10_000) this.verified.delete(this.verified.keys().next().value!);
       const sessionId = typeof payload.sid === 'string' ? payload.sid : null;

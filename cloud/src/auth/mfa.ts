@@ -15,8 +15,20 @@ import { acceptCode, enrolment, newTotpSecret } from './totp.ts';
  * passwords (throttle.ts). Enabling and disabling are mailed to the account's address.
  */
 export class MfaService {
-  private readonly deps: { database: CloudDatabase; auth: AuthService; throttle: LoginThrottle; mail?: MailQueue; issuer: string };
-  constructor(deps: { database: CloudDatabase; auth: AuthService; throttle: LoginThrottle; mail?: MailQueue; issuer?: string }) {
+  private readonly deps: {
+    database: CloudDatabase;
+    auth: AuthService;
+    throttle: LoginThrottle;
+    mail?: MailQueue;
+    issuer: string;
+  };
+  constructor(deps: {
+    database: CloudDatabase;
+    auth: AuthService;
+    throttle: LoginThrottle;
+    mail?: MailQueue;
+    issuer?: string;
+  }) {
     this.deps = { issuer: 'Smart Home', ...deps };
   }
   private get db() {
@@ -44,7 +56,10 @@ export class MfaService {
     }
     await this.deps.throttle.succeed(user.email, address);
     await this.deps.database.transaction(async () => {
-      await this.db.update(users).set({ totpSecret: user.totpPendingSecret, totpPendingSecret: null, totpLastStep: step }).where(eq(users.id, userId));
+      await this.db
+        .update(users)
+        .set({ totpSecret: user.totpPendingSecret, totpPendingSecret: null, totpLastStep: step })
+        .where(eq(users.id, userId));
       await this.notify(user, 'enabled');
     });
   }
@@ -59,7 +74,10 @@ export class MfaService {
       throw badRequest('code: wrong or already used code');
     }
     await this.deps.database.transaction(async () => {
-      await this.db.update(users).set({ totpSecret: null, totpPendingSecret: null, totpLastStep: null }).where(eq(users.id, userId));
+      await this.db
+        .update(users)
+        .set({ totpSecret: null, totpPendingSecret: null, totpLastStep: null })
+        .where(eq(users.id, userId));
       await this.notify(user, 'disabled');
     });
   }

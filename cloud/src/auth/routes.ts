@@ -16,7 +16,12 @@ export function userOf(auth: Caller): string {
 }
 
 export function mountAuthRoutes(router: CloudRouter, s: CloudServices): void {
-  const accountEmail = new AccountEmailService({ database: s.database, auth: s.auth, links: s.links, throttle: s.throttle });
+  const accountEmail = new AccountEmailService({
+    database: s.database,
+    auth: s.auth,
+    links: s.links,
+    throttle: s.throttle,
+  });
   const client = (c: Context) => ({ userAgent: c.req.header('user-agent') ?? null, address: clientAddress(c) });
   const sessions = new SessionList({ database: s.database, auth: s.auth });
   router.add(routes.listSessionsRoute, async ({ auth }) => sessions.list(userOf(auth), currentSession(auth)));
@@ -32,10 +37,13 @@ export function mountAuthRoutes(router: CloudRouter, s: CloudServices): void {
     await s.auth.setSignInNotice(userOf(auth), body.notify_new_sign_in);
     return { notify_new_sign_in: body.notify_new_sign_in };
   });
-  const locale = (c: { req: { header(name: string): string | undefined } }) => pickLocale(c.req.header('accept-language'));
+  const locale = (c: { req: { header(name: string): string | undefined } }) =>
+    pickLocale(c.req.header('accept-language'));
 
   const mfa = new MfaService({ database: s.database, auth: s.auth, throttle: s.throttle, mail: s.mail });
-  router.add(routes.totpEnrolRoute, async ({ auth, c }) => mfa.enrol(userOf(auth), c.req.header('x-account-verification'), clientAddress(c)));
+  router.add(routes.totpEnrolRoute, async ({ auth, c }) =>
+    mfa.enrol(userOf(auth), c.req.header('x-account-verification'), clientAddress(c)),
+  );
   router.add(routes.totpConfirmRoute, async ({ auth, body, c }) => {
     await mfa.confirm(userOf(auth), body.code, clientAddress(c));
     return { message: 'TOTP enabled' };
@@ -55,7 +63,13 @@ export function mountAuthRoutes(router: CloudRouter, s: CloudServices): void {
     return { message: 'verification mail queued' };
   });
   router.add(routes.changeEmailRoute, async ({ auth, body, c }) => {
-    await accountEmail.changeEmail(userOf(auth), c.req.header('x-account-verification'), body.email, clientAddress(c), locale(c));
+    await accountEmail.changeEmail(
+      userOf(auth),
+      c.req.header('x-account-verification'),
+      body.email,
+      clientAddress(c),
+      locale(c),
+    );
     return { message: 'email changed; follow the link sent to the new address to verify it' };
   });
   router.add(routes.passwordResetRoute, async ({ body, c }) => {
@@ -68,7 +82,8 @@ export function mountAuthRoutes(router: CloudRouter, s: CloudServices): void {
   });
 
   router.add(routes.tokenRoute, async ({ body, c }) => {
-    if (body.grant_type === 'password') return s.auth.passwordGrant(body, clientAddress(c), c.req.header('user-agent') ?? null);
+    if (body.grant_type === 'password')
+      return s.auth.passwordGrant(body, clientAddress(c), c.req.header('user-agent') ?? null);
     return s.auth.refreshGrant(body.refresh_token, client(c));
   });
 

@@ -81,17 +81,32 @@ export class AuthService extends EventEmitter<{ revoked: [CredentialsRevoked] }>
     super();
     this.deps = deps;
     this.perRequest = deps.database.prepared((db) => ({
-      patByHash: db.select().from(personalAccessTokens).where(eq(personalAccessTokens.tokenHash, sql.placeholder('hash'))).prepare(),
-      userExists: db.select({ id: users.id }).from(users).where(eq(users.id, sql.placeholder('id'))).prepare(),
-      sessionRevoked: db.select({ id: sessionRevocations.sessionId }).from(sessionRevocations)
-        .where(eq(sessionRevocations.sessionId, sql.placeholder('id'))).prepare(),
+      patByHash: db
+        .select()
+        .from(personalAccessTokens)
+        .where(eq(personalAccessTokens.tokenHash, sql.placeholder('hash')))
+        .prepare(),
+      userExists: db
+        .select({ id: users.id })
+        .from(users)
+        .where(eq(users.id, sql.placeholder('id')))
+        .prepare(),
+      sessionRevoked: db
+        .select({ id: sessionRevocations.sessionId })
+        .from(sessionRevocations)
+        .where(eq(sessionRevocations.sessionId, sql.placeholder('id')))
+        .prepare(),
     }));
   }
   private get db() {
     return this.deps.database.db;
   }
 
-  async register(input: { email: string; password: string; name?: string }, locale = 'en', client?: SessionClient): Promise<TokenResponse> {
+  async register(
+    input: { email: string; password: string; name?: string },
+    locale = 'en',
+    client?: SessionClient,
+  ): Promise<TokenResponse> {
     const existing = await this.db.select({ id: users.id }).from(users).where(eq(users.email, input.email)).get();
     if (existing) throw conflict('email already registered');
     const passwordHash = await hashPassword(input.password, this.deps.fastHashing);
@@ -122,12 +137,19 @@ export class AuthService extends EventEmitter<{ revoked: [CredentialsRevoked] }>
     return this.issueSession(toUser(row), randomUUID(), client);
   }
 
-  async passwordGrant(input: { email: string; password: string; mfa_code?: string }, address: string, userAgent: string | null = null): Promise<TokenResponse> {
+  async passwordGrant(
+    input: { email: string; password: string; mfa_code?: string },
+    address: string,
+    userAgent: string | null = null,
+  ): Promise<TokenResponse> {
     const { throttle } = this.deps;
     await this.throttleGuess(input.email, address);
     const user = await this.db.select().from(users).where(eq(users.email, input.email)).get();
     // Unknown accounts cost the same scrypt work, so timing does not reveal which e-mails exist.
-    const ok = await verifyPassword(input.password, user?.passwordHash ?? (await dummyPasswordHash(this.deps.fastHashing)));
+    const ok = await verifyPassword(
+      input.password,
+      user?.passwordHash ?? (await dummyPasswordHash(this.deps.fastHashing)),
+    );
     if (!user || !ok) {
       await throttle.fail(input.email, address);
       throw unauthorized('invalid_grant');
@@ -144,13 +166,31 @@ export class AuthService extends EventEmitter<{ revoked: [CredentialsRevoked] }>
   }
 
   /** Mails the owner when no session of the account (live or not) ever had this User-Agent. */
-  private async noticeNewDevice(user: { id: string; email: string }, userAgent: string | null, address: string): Promise<void> {
+  private async noticeNewDevice(
+    user: { id: string; email: string },
+    userAgent: string | null,
+    address: string,
+  ): Promise<void> {
     if (!this.deps.mail) return;
     const agent = userAgent?.slice(0, 512) ?? null;
-    const seen = await this.db.select({ id: refreshTokens.id }).from(refreshTokens)
-      .where(and(eq(refreshTokens.userId, user.id), agent === null ? isNull(refreshTokens.userAgent) : eq(refreshTokens.userAgent, agent))).limit(1).get();
+    const seen = await this.db
+      .select({ id: refreshTokens.id })
+      .from(refreshTokens)
+      .where(
+        and(
+          eq(refreshTokens.userId, user.id),
+          agent === null ? isNull(refreshTokens.userAgent) : eq(refreshTokens.userAgent, agent),
+        ),
+      )
+      .limit(1)
+      .get();
     if (seen) return;
-    const rendered = renderMail('new_sign_in', 'en', { email: user.email, device: agent ?? 'unknown device', address, at: now() });
+    const rendered = renderMail('new_sign_in', 'en', {
+      email: user.email,
+      device: agent ?? 'unknown device',
+      address,
+      at: now(),
+    });
     await this.deps.mail.enqueue({ kind: 'new_sign_in', ref: `user:${user.id}`, to: user.email, ...rendered });
   }
 
@@ -179,8 +219,12 @@ export class AuthService extends EventEmitter<{ revoked: [CredentialsRevoked] }>
     if (row.expiresAt < now()) throw unauthorized('invalid_grant');
     // A token its family's revocation missed (issued by a refresh racing with it) is dead too.
     if (await this.perRequest().sessionRevoked.get({ id: row.familyId })) throw unauthorized('invalid_grant');
-    const claimed = await this.db.update(refreshTokens).set({ usedAt: now() })
-      .where(and(eq(refreshTokens.id, row.id), isNull(refreshTokens.usedAt))).returning({ id: refreshTokens.id }).all();
+    const claimed = await this.db
+      .update(refreshTokens)
+      .set({ usedAt: now() })
+      .where(and(eq(refreshTokens.id, row.id), isNull(refreshTokens.usedAt)))
+      .returning({ id: refreshTokens.id })
+      .all();
     if (claimed.length !== 1) throw unauthorized('invalid_grant');
     const user = await this.db.select().from(users).where(eq(users.id, row.userId)).get();
     if (!user) throw unauthorized('invalid_grant');
@@ -191,8 +235,14 @@ export class AuthService extends EventEmitter<{ revoked: [CredentialsRevoked] }>
     const refresh = newSecret(REFRESH_PREFIX);
     const expires = new Date(Date.now() + this.deps.refreshTtlSeconds * 1000).toISOString();
     await this.db.insert(refreshTokens).values({
-      id: randomUUID(), userId: user.id, tokenHash: sha256(refresh), familyId, expiresAt: expires, createdAt: now(),
-      userAgent: client?.userAgent?.slice(0, 512) ?? null, clientAddress: client?.address ?? null,
+      id: randomUUID(),
+      userId: user.id,
+      tokenHash: sha256(refresh),
+      familyId,
+      expiresAt: expires,
+      createdAt: now(),
+      userAgent: client?.userAgent?.slice(0, 512) ?? null,
+      clientAddress: client?.address ?? null,
     });
     return {
       user,
@@ -226,7 +276,14 @@ export class AuthService extends EventEmitter<{ revoked: [CredentialsRevoked] }>
     };
     const key = sessionId === null ? `user:${userId}` : `session:${userId}:${sessionId}`;
     const valid = this.deps.accessCache ? await this.deps.accessCache.get(key, load) : await load();
-    return valid ? { userId, via: 'jwt', credential: sessionId === null ? null : sessionCredential(sessionId), expiresAt: claims.expiresAt } : null;
+    return valid
+      ? {
+          userId,
+          via: 'jwt',
+          credential: sessionId === null ? null : sessionCredential(sessionId),
+          expiresAt: claims.expiresAt,
+        }
+      : null;
   }
 
   /**
@@ -245,10 +302,23 @@ export class AuthService extends EventEmitter<{ revoked: [CredentialsRevoked] }>
     const at = now();
     // Kept while a token of the session could still be alive: a refresh token issued by a
     // refresh racing with this revocation, and the access tokens it would give.
-    const useless = new Date(Date.now() - (this.deps.refreshTtlSeconds + this.deps.signer.expiresIn + 60) * 1000).toISOString();
-    await this.db.update(refreshTokens).set({ revokedAt: at })
-      .where(and(eq(refreshTokens.userId, userId), inArray(refreshTokens.familyId, familyIds), isNull(refreshTokens.revokedAt)));
-    await this.db.insert(sessionRevocations).values(familyIds.map((sessionId) => ({ sessionId, userId, revokedAt: at }))).onConflictDoNothing();
+    const useless = new Date(
+      Date.now() - (this.deps.refreshTtlSeconds + this.deps.signer.expiresIn + 60) * 1000,
+    ).toISOString();
+    await this.db
+      .update(refreshTokens)
+      .set({ revokedAt: at })
+      .where(
+        and(
+          eq(refreshTokens.userId, userId),
+          inArray(refreshTokens.familyId, familyIds),
+          isNull(refreshTokens.revokedAt),
+        ),
+      );
+    await this.db
+      .insert(sessionRevocations)
+      .values(familyIds.map((sessionId) => ({ sessionId, userId, revokedAt: at })))
+      .onConflictDoNothing();
     await this.db.delete(sessionRevocations).where(lt(sessionRevocations.revokedAt, useless));
   }
 
@@ -263,7 +333,12 @@ export class AuthService extends EventEmitter<{ revoked: [CredentialsRevoked] }>
    * session of the user. The caller's own session stays (when it called with an access
    * token), and so do personal access tokens: they are listed and revoked one by one.
    */
-  async changePassword(caller: Principal, verification: string | undefined, password: string, address: string): Promise<void> {
+  async changePassword(
+    caller: Principal,
+    verification: string | undefined,
+    password: string,
+    address: string,
+  ): Promise<void> {
     const user = await this.getUser(caller.userId);
     await this.checkVerification(user, verification, address);
     const passwordHash = await hashPassword(password, this.deps.fastHashing);
@@ -276,12 +351,22 @@ export class AuthService extends EventEmitter<{ revoked: [CredentialsRevoked] }>
    * refresh tokens, access tokens and sockets). `user` may be a function that finds the user
    * inside the same transaction (e.g. by using a reset link), so a failure changes nothing.
    */
-  async setPasswordHash(user: string | (() => Promise<string>), passwordHash: string, keep: string | null, message: string): Promise<void> {
+  async setPasswordHash(
+    user: string | (() => Promise<string>),
+    passwordHash: string,
+    keep: string | null,
+    message: string,
+  ): Promise<void> {
     const { userId, ended } = await this.deps.database.transaction(async () => {
       const userId = typeof user === 'string' ? user : await user();
       await this.db.update(users).set({ passwordHash }).where(eq(users.id, userId));
-      const live = await this.db.selectDistinct({ familyId: refreshTokens.familyId }).from(refreshTokens)
-        .where(and(eq(refreshTokens.userId, userId), isNull(refreshTokens.revokedAt), gt(refreshTokens.expiresAt, now()))).all();
+      const live = await this.db
+        .selectDistinct({ familyId: refreshTokens.familyId })
+        .from(refreshTokens)
+        .where(
+          and(eq(refreshTokens.userId, userId), isNull(refreshTokens.revokedAt), gt(refreshTokens.expiresAt, now())),
+        )
+        .all();
       const others = live.map((r) => r.familyId).filter((id) => sessionCredential(id) !== keep);
       await this.storeSessionRevocations(userId, others);
       return { userId, ended: others };
@@ -311,25 +396,46 @@ export class AuthService extends EventEmitter<{ revoked: [CredentialsRevoked] }>
   }
 
   async listPats(userId: string) {
-    const rows = await this.db.select().from(personalAccessTokens)
+    const rows = await this.db
+      .select()
+      .from(personalAccessTokens)
       .where(and(eq(personalAccessTokens.userId, userId), isNull(personalAccessTokens.revokedAt)))
-      .orderBy(desc(personalAccessTokens.createdAt)).all();
+      .orderBy(desc(personalAccessTokens.createdAt))
+      .all();
     return rows.map((r) => ({ id: r.id, name: r.name, created_at: r.createdAt, last_used_at: r.lastUsedAt }));
   }
 
   async revokePat(userId: string, id: string) {
-    const result = await this.db.update(personalAccessTokens).set({ revokedAt: now() })
-      .where(and(eq(personalAccessTokens.id, id), eq(personalAccessTokens.userId, userId), isNull(personalAccessTokens.revokedAt)))
-      .returning({ id: personalAccessTokens.id }).all();
+    const result = await this.db
+      .update(personalAccessTokens)
+      .set({ revokedAt: now() })
+      .where(
+        and(
+          eq(personalAccessTokens.id, id),
+          eq(personalAccessTokens.userId, userId),
+          isNull(personalAccessTokens.revokedAt),
+        ),
+      )
+      .returning({ id: personalAccessTokens.id })
+      .all();
     if (result.length !== 1) throw notFound('token not found');
-    this.emit('revoked', { userId, credentials: [patCredential(id)], reason: 'token revoked', message: 'personal access token revoked' });
+    this.emit('revoked', {
+      userId,
+      credentials: [patCredential(id)],
+      reason: 'token revoked',
+      message: 'personal access token revoked',
+    });
   }
 
   /**
    * X-Account-Verification: the caller's current password. A password guess like a login:
    * throttled and counted per account+address (403 verification_failed when missing or wrong).
    */
-  async checkVerification(user: { email: string; passwordHash: string }, verification: string | undefined, address: string): Promise<void> {
+  async checkVerification(
+    user: { email: string; passwordHash: string },
+    verification: string | undefined,
+    address: string,
+  ): Promise<void> {
     if (!verification) throw forbidden('verification_failed');
     await this.throttleGuess(user.email, address);
     if (!(await verifyPassword(verification, user.passwordHash))) {
@@ -356,28 +462,46 @@ export class AuthService extends EventEmitter<{ revoked: [CredentialsRevoked] }>
     const createdAt = now();
     await this.deps.database.transaction(async () => {
       await this.db.delete(mfaBackupCodes).where(eq(mfaBackupCodes.userId, userId));
-      await this.db.insert(mfaBackupCodes).values(codes.map((code) => ({ userId, codeHash: sha256(normalizeCode(code)), createdAt })));
+      await this.db
+        .insert(mfaBackupCodes)
+        .values(codes.map((code) => ({ userId, codeHash: sha256(normalizeCode(code)), createdAt })));
     });
     return codes;
   }
 
   /** A TOTP code (once per time step) or an unused backup code. */
-  async acceptSecondFactor(user: { id: string; totpSecret: string | null; totpLastStep: number | null }, code: string): Promise<boolean> {
+  async acceptSecondFactor(
+    user: { id: string; totpSecret: string | null; totpLastStep: number | null },
+    code: string,
+  ): Promise<boolean> {
     if (user.totpSecret && looksLikeTotp(code)) {
       const step = acceptCode(user.totpSecret, code, user.totpLastStep === null ? null : Number(user.totpLastStep));
       if (step === null) return false;
       // Conditional, so two requests racing with the same code cannot both pass.
-      const claimed = await this.db.update(users).set({ totpLastStep: step })
-        .where(and(eq(users.id, user.id), or(isNull(users.totpLastStep), lt(users.totpLastStep, step)))).returning({ id: users.id }).all();
+      const claimed = await this.db
+        .update(users)
+        .set({ totpLastStep: step })
+        .where(and(eq(users.id, user.id), or(isNull(users.totpLastStep), lt(users.totpLastStep, step))))
+        .returning({ id: users.id })
+        .all();
       return claimed.length === 1;
     }
     return this.consumeBackupCode(user.id, code);
   }
 
   private async consumeBackupCode(userId: string, code: string): Promise<boolean> {
-    const result = await this.db.update(mfaBackupCodes).set({ usedAt: now() })
-      .where(and(eq(mfaBackupCodes.userId, userId), eq(mfaBackupCodes.codeHash, sha256(normalizeCode(code))), isNull(mfaBackupCodes.usedAt)))
-      .returning({ id: mfaBackupCodes.id }).all();
+    const result = await this.db
+      .update(mfaBackupCodes)
+      .set({ usedAt: now() })
+      .where(
+        and(
+          eq(mfaBackupCodes.userId, userId),
+          eq(mfaBackupCodes.codeHash, sha256(normalizeCode(code))),
+          isNull(mfaBackupCodes.usedAt),
+        ),
+      )
+      .returning({ id: mfaBackupCodes.id })
+      .all();
     return result.length === 1;
   }
 }

@@ -33,10 +33,19 @@ export class SessionList {
   }
 
   private async live(userId: string) {
-    const rows = await this.deps.database.db.select().from(refreshTokens)
-      .where(and(eq(refreshTokens.userId, userId), isNull(refreshTokens.revokedAt), gt(refreshTokens.expiresAt, new Date().toISOString())))
-      .orderBy(refreshTokens.createdAt).all();
-    const byFamily = new Map<string, { first: typeof rows[number]; last: typeof rows[number] }>();
+    const rows = await this.deps.database.db
+      .select()
+      .from(refreshTokens)
+      .where(
+        and(
+          eq(refreshTokens.userId, userId),
+          isNull(refreshTokens.revokedAt),
+          gt(refreshTokens.expiresAt, new Date().toISOString()),
+        ),
+      )
+      .orderBy(refreshTokens.createdAt)
+      .all();
+    const byFamily = new Map<string, { first: (typeof rows)[number]; last: (typeof rows)[number] }>();
     for (const r of rows) {
       const f = byFamily.get(r.familyId);
       if (!f) byFamily.set(r.familyId, { first: r, last: r });
@@ -47,9 +56,16 @@ export class SessionList {
 
   async list(userId: string, current: string | null): Promise<SessionOut[]> {
     const families = await this.live(userId);
-    return [...families.entries()].map(([id, { first, last }]) => ({
-      id, user_agent: last.userAgent, client_address: last.clientAddress, created_at: first.createdAt, last_used_at: last.createdAt, current: id === current,
-    })).sort((a, b) => b.last_used_at.localeCompare(a.last_used_at));
+    return [...families.entries()]
+      .map(([id, { first, last }]) => ({
+        id,
+        user_agent: last.userAgent,
+        client_address: last.clientAddress,
+        created_at: first.createdAt,
+        last_used_at: last.createdAt,
+        current: id === current,
+      }))
+      .sort((a, b) => b.last_used_at.localeCompare(a.last_used_at));
   }
 
   /** 404 for an id that is not one of the user's live sessions (another user's included). */

@@ -8,8 +8,12 @@ import { LoginThrottle, MemoryFailureStore, defaultThrottlePolicy } from './thro
  * signing in from elsewhere. Clients are told apart by X-Forwarded-For from a trusted proxy.
  */
 let t: TestCloud;
-beforeAll(async () => { t = await startTestCloud({ trustProxy: ['loopback'] }); });
-afterAll(async () => { await t.stop(); });
+beforeAll(async () => {
+  t = await startTestCloud({ trustProxy: ['loopback'] });
+});
+afterAll(async () => {
+  await t.stop();
+});
 
 const from = (address: string) => ({ 'x-forwarded-for': address });
 const login = (address: string, email: string, password: string) =>
@@ -33,7 +37,8 @@ describe('login throttling over HTTP', () => {
     const victim = await t.user();
     // 7 addresses × 3 wrong passwords: each address under its own limit, the account over its slowdown threshold
     for (let a = 1; a <= 7; a++) {
-      for (let i = 0; i < 3; i++) expect((await login(`192.0.2.${a}`, victim.email, `guess-${a}-${i}`)).status).toBe(401);
+      for (let i = 0; i < 3; i++)
+        expect((await login(`192.0.2.${a}`, victim.email, `guess-${a}-${i}`)).status).toBe(401);
     }
     const started = Date.now();
     expect((await login('198.51.100.8', victim.email, victim.password)).status).toBe(200);
@@ -76,7 +81,11 @@ describe('X-Account-Verification (password re-check) is throttled like login', (
 
 describe('the password change verification is throttled like login', () => {
   const change = (token: string, address: string, value: string) =>
-    t.post('/v1/account/password', { token, headers: { ...from(address), 'x-account-verification': value }, body: { password: 'a brand new password' } });
+    t.post('/v1/account/password', {
+      token,
+      headers: { ...from(address), 'x-account-verification': value },
+      body: { password: 'a brand new password' },
+    });
 
   it('30 wrong current passwords, then the right one answers 429 from that address; 200 from another', async () => {
     const u = await t.user();
@@ -111,12 +120,14 @@ describe('LoginThrottle', () => {
 
   it('counts an IPv6 client by its /64 (one host may hold all of it)', async () => {
     const throttle = new LoginThrottle(new MemoryFailureStore());
-    for (let i = 1; i <= defaultThrottlePolicy.pairFreeFailures + 1; i++) await throttle.fail('a@x', `2001:db8:1:2::${i}`);
+    for (let i = 1; i <= defaultThrottlePolicy.pairFreeFailures + 1; i++)
+      await throttle.fail('a@x', `2001:db8:1:2::${i}`);
     expect(await throttle.retryAfter('a@x', '2001:db8:1:2:ffff:ffff:ffff:ffff')).toBeGreaterThan(0);
     expect(await throttle.retryAfter('a@x', '2001:DB8:1:2:0::9')).toBeGreaterThan(0);
     expect(await throttle.retryAfter('a@x', '2001:db8:1:3::1')).toBe(0);
     expect(await throttle.retryAfter('a@x', '10.0.0.1')).toBe(0);
-    for (let i = 1; i <= defaultThrottlePolicy.addressFreeFailures + 1; i++) await throttle.fail(`u${i}@x`, `2001:db8:9:9:${i.toString(16)}::1`);
+    for (let i = 1; i <= defaultThrottlePolicy.addressFreeFailures + 1; i++)
+      await throttle.fail(`u${i}@x`, `2001:db8:9:9:${i.toString(16)}::1`);
     expect(await throttle.retryAfter('someone@x', '2001:db8:9:9::abcd')).toBeGreaterThan(0);
   });
 

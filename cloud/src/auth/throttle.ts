@@ -22,7 +22,8 @@ export class MemoryFailureStore implements FailureStore {
   async recordFailure(key: string, windowMs: number, lockMs: (failures: number) => number) {
     const now = this.now();
     let e = this.entries.get(key);
-    if (!e || (e.windowEnds < now && e.lockedUntil < now)) e = { failures: 0, lockedUntil: 0, windowEnds: now + windowMs };
+    if (!e || (e.windowEnds < now && e.lockedUntil < now))
+      e = { failures: 0, lockedUntil: 0, windowEnds: now + windowMs };
     e.failures += 1;
     e.lockedUntil = Math.max(e.lockedUntil, now + lockMs(e.failures));
     this.entries.set(key, e);
@@ -91,7 +92,8 @@ export class LoginThrottle {
   /** Seconds the caller must wait, or 0. */
   async retryAfter(account: string, address: string): Promise<number> {
     let until = 0;
-    for (const key of [LoginThrottle.pair(account, address), LoginThrottle.address(address)]) until = Math.max(until, (await this.store.get(key)).lockedUntil);
+    for (const key of [LoginThrottle.pair(account, address), LoginThrottle.address(address)])
+      until = Math.max(until, (await this.store.get(key)).lockedUntil);
     const wait = until - this.now();
     return wait > 0 ? Math.ceil(wait / 1000) : 0;
   }
@@ -128,5 +130,8 @@ function clientKey(address: string): string {
   const right = tail ? tail.split(':') : [];
   const width = (groups: string[]) => groups.reduce((n, g) => n + (g.includes('.') ? 2 : 1), 0);
   const groups = [...left, ...Array<string>(Math.max(0, 8 - width(left) - width(right))).fill('0'), ...right];
-  return `${groups.slice(0, 4).map((g) => parseInt(g, 16).toString(16)).join(':')}::/64`;
+  return `${groups
+    .slice(0, 4)
+    .map((g) => parseInt(g, 16).toString(16))
+    .join(':')}::/64`;
 }

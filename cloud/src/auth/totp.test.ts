@@ -30,8 +30,14 @@ const base32Encode = (buf: Buffer) => {
 describe('TOTP codes (RFC 6238)', () => {
   it('the independent implementation reproduces the RFC 6238 SHA-1 test vectors', () => {
     const key = Buffer.from('12345678901234567890');
-    expect([59, 1111111109, 1111111111, 1234567890, 2000000000, 20000000000].map((t) => totpAt(key, t, 8)))
-      .toEqual(['94287082', '07081804', '14050471', '89005924', '69279037', '65353130']);
+    expect([59, 1111111109, 1111111111, 1234567890, 2000000000, 20000000000].map((t) => totpAt(key, t, 8))).toEqual([
+      '94287082',
+      '07081804',
+      '14050471',
+      '89005924',
+      '69279037',
+      '65353130',
+    ]);
   });
 
   it('accepts the current step and ±1 (clock skew), refuses ±2, other codes and a step already used', () => {
@@ -53,31 +59,51 @@ describe('TOTP codes (RFC 6238)', () => {
 
 describe('TOTP sign-in', () => {
   let t: TestCloud;
-  beforeAll(async () => { t = await startTestCloud(); });
-  afterAll(async () => { await t.stop(); });
+  beforeAll(async () => {
+    t = await startTestCloud();
+  });
+  afterAll(async () => {
+    await t.stop();
+  });
   const grant = (email: string, password: string, mfa_code?: string) =>
-    t.post('/v1/auth/token', { body: { grant_type: 'password', email, password, ...(mfa_code === undefined ? {} : { mfa_code }) } });
+    t.post('/v1/auth/token', {
+      body: { grant_type: 'password', email, password, ...(mfa_code === undefined ? {} : { mfa_code }) },
+    });
 
   it('enrol → URI + SVG, confirm with a first code; sign-in then needs a TOTP code or a backup code, each once; disable needs password + code', async () => {
     const u = await t.user();
     const pw = { 'x-account-verification': u.password };
-    expect((await t.post('/v1/account/mfa/totp', { token: u.token, headers: { 'x-account-verification': 'wrong' } })).status).toBe(403);
+    expect(
+      (await t.post('/v1/account/mfa/totp', { token: u.token, headers: { 'x-account-verification': 'wrong' } })).status,
+    ).toBe(403);
     const enrol = await t.post('/v1/account/mfa/totp', { token: u.token, headers: pw });
     expect(enrol.status).toBe(200);
     const uri = new URL(enrol.body.otpauth_uri);
     expect(uri.protocol).toBe('otpauth:');
     expect(uri.host).toBe('totp');
     expect(uri.searchParams.get('secret')).toBe(enrol.body.secret);
-    expect([uri.searchParams.get('algorithm'), uri.searchParams.get('digits'), uri.searchParams.get('period')]).toEqual(['SHA1', '6', '30']);
+    expect([uri.searchParams.get('algorithm'), uri.searchParams.get('digits'), uri.searchParams.get('period')]).toEqual(
+      ['SHA1', '6', '30'],
+    );
     expect(enrol.body.qr_svg).toMatch(/^<svg[\s\S]*<\/svg>\s*$/);
     const key = base32Decode(enrol.body.secret);
     expect(key.length).toBe(20);
 
     // not enabled until confirmed
     expect((await grant(u.email, u.password)).status).toBe(200);
-    expect((await t.post('/v1/account/mfa/totp/confirm', { token: u.token, body: { code: '000000' === totpAt(key, Date.now() / 1000) ? '111111' : '000000' } })).status).toBe(400);
+    expect(
+      (
+        await t.post('/v1/account/mfa/totp/confirm', {
+          token: u.token,
+          body: { code: '000000' === totpAt(key, Date.now() / 1000) ? '111111' : '000000' },
+        })
+      ).status,
+    ).toBe(400);
     // a step back (clock skew) still confirms
-    const confirmed = await t.post('/v1/account/mfa/totp/confirm', { token: u.token, body: { code: totpAt(key, Date.now() / 1000 - 30) } });
+    const confirmed = await t.post('/v1/account/mfa/totp/confirm', {
+      token: u.token,
+      body: { code: totpAt(key, Date.now() / 1000 - 30) },
+    });
     expect(confirmed.status).toBe(200);
     expect((await t.get('/v1/account', { token: u.token })).body.mfa_enabled).toBe(true);
 
@@ -91,13 +117,26 @@ describe('TOTP sign-in', () => {
     expect(replay.status).toBe(401);
     expect(replay.body).toEqual({ error: 'invalid_mfa_code' });
 
-    const backup = (await t.post('/v1/account/mfa/backup-codes', { token: u.token, headers: pw })).body.codes as string[];
+    const backup = (await t.post('/v1/account/mfa/backup-codes', { token: u.token, headers: pw })).body
+      .codes as string[];
     expect((await grant(u.email, u.password, backup[0])).status).toBe(200);
     expect((await grant(u.email, u.password, backup[0])).status).toBe(401);
 
-    expect((await t.post('/v1/account/mfa/totp/disable', { token: u.token, headers: { 'x-account-verification': 'wrong' }, body: { code: backup[1] } })).status).toBe(403);
-    expect((await t.post('/v1/account/mfa/totp/disable', { token: u.token, headers: pw, body: { code: backup[0] } })).status).toBe(400);
-    expect((await t.post('/v1/account/mfa/totp/disable', { token: u.token, headers: pw, body: { code: backup[1] } })).status).toBe(200);
+    expect(
+      (
+        await t.post('/v1/account/mfa/totp/disable', {
+          token: u.token,
+          headers: { 'x-account-verification': 'wrong' },
+          body: { code: backup[1] },
+        })
+      ).status,
+    ).toBe(403);
+    expect(
+      (await t.post('/v1/account/mfa/totp/disable', { token: u.token, headers: pw, body: { code: backup[0] } })).status,
+    ).toBe(400);
+    expect(
+      (await t.post('/v1/account/mfa/totp/disable', { token: u.token, headers: pw, body: { code: backup[1] } })).status,
+    ).toBe(200);
     expect((await grant(u.email, u.password)).status).toBe(200);
   });
 
@@ -106,7 +145,10 @@ describe('TOTP sign-in', () => {
     const pw = { 'x-account-verification': u.password };
     const { secret } = (await t.post('/v1/account/mfa/totp', { token: u.token, headers: pw })).body;
     const key = base32Decode(secret);
-    expect((await t.post('/v1/account/mfa/totp/confirm', { token: u.token, body: { code: totpAt(key, Date.now() / 1000) } })).status).toBe(200);
+    expect(
+      (await t.post('/v1/account/mfa/totp/confirm', { token: u.token, body: { code: totpAt(key, Date.now() / 1000) } }))
+        .status,
+    ).toBe(200);
     const wrong = String((Number(totpAt(key, Date.now() / 1000)) + 500_000) % 1_000_000).padStart(6, '0');
     const statuses: number[] = [];
     for (let i = 0; i < 7; i++) statuses.push((await grant(u.email, u.password, wrong)).status);

@@ -12,11 +12,22 @@ export function newTotpSecret(): string {
 }
 
 function totp(secret: string, label = '', issuer = 'Smart Home'): TOTP {
-  return new TOTP({ issuer, label, algorithm: 'SHA1', digits: DIGITS, period: PERIOD, secret: Secret.fromBase32(secret) });
+  return new TOTP({
+    issuer,
+    label,
+    algorithm: 'SHA1',
+    digits: DIGITS,
+    period: PERIOD,
+    secret: Secret.fromBase32(secret),
+  });
 }
 
 /** The otpauth:// URI and its QR code (SVG) for an authenticator app. */
-export async function enrolment(secret: string, account: string, issuer: string): Promise<{ uri: string; svg: string }> {
+export async function enrolment(
+  secret: string,
+  account: string,
+  issuer: string,
+): Promise<{ uri: string; svg: string }> {
   const uri = totp(secret, account, issuer).toString();
   const svg = await QRCode.toString(uri, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
   return { uri, svg };

@@ -7,9 +7,20 @@
  * No answer is older than `maxAgeMs` either: a bound for what no notice reaches (a message
  * lost in transit, a second process run without Redis against the same database).
  */
-export const ACCESS_TABLES: ReadonlySet<string> = new Set(['users', 'organizations', 'org_members', 'edges', 'shares', 'session_revocations']);
+export const ACCESS_TABLES: ReadonlySet<string> = new Set([
+  'users',
+  'organizations',
+  'org_members',
+  'edges',
+  'shares',
+  'session_revocations',
+]);
 
-interface Entry { generation: number; value: unknown; expires: number }
+interface Entry {
+  generation: number;
+  value: unknown;
+  expires: number;
+}
 
 export class AccessCache {
   private generation = 0;

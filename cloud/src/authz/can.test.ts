@@ -16,18 +16,39 @@ const at = new Date().toISOString();
 const ACTIONS: Action[] = ['view', 'control', 'edit', 'manage'];
 
 async function user(id: string) {
-  await database.execute('INSERT INTO users (id, email, name, password_hash, app_account_token, created_at) VALUES (?, ?, ?, ?, ?, ?)',
-    [id, `${id}@example.test`, id, 'x', `aat-${id}`, at]);
+  await database.execute(
+    'INSERT INTO users (id, email, name, password_hash, app_account_token, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+    [id, `${id}@example.test`, id, 'x', `aat-${id}`, at],
+  );
 }
 async function org(id: string, members: Record<string, 'admin' | 'member'>) {
-  await database.execute('INSERT INTO organizations (id, name, created_at, updated_at) VALUES (?, ?, ?, ?)', [id, id, at, at]);
+  await database.execute('INSERT INTO organizations (id, name, created_at, updated_at) VALUES (?, ?, ?, ?)', [
+    id,
+    id,
+    at,
+    at,
+  ]);
   for (const [userId, role] of Object.entries(members)) {
-    await database.execute('INSERT INTO org_members (org_id, user_id, role, joined_at) VALUES (?, ?, ?, ?)', [id, userId, role, at]);
+    await database.execute('INSERT INTO org_members (org_id, user_id, role, joined_at) VALUES (?, ?, ?, ?)', [
+      id,
+      userId,
+      role,
+      at,
+    ]);
   }
 }
-async function share(orgId: string, type: string, resourceId: string, flags: { view?: boolean; control?: boolean; edit?: boolean }, userId: string | null = null) {
-  await database.execute(`INSERT INTO shares (org_id, resource_type, resource_id, can_view, can_control, can_edit, user_id, created_by, created_at)
-    VALUES (?, ?, ?, ?, ?, ?, ?, 'owner', ?)`, [orgId, type, resourceId, flags.view ? 1 : 0, flags.control ? 1 : 0, flags.edit ? 1 : 0, userId, at]);
+async function share(
+  orgId: string,
+  type: string,
+  resourceId: string,
+  flags: { view?: boolean; control?: boolean; edit?: boolean },
+  userId: string | null = null,
+) {
+  await database.execute(
+    `INSERT INTO shares (org_id, resource_type, resource_id, can_view, can_control, can_edit, user_id, created_by, created_at)
+    VALUES (?, ?, ?, ?, ?, ?, ?, 'owner', ?)`,
+    [orgId, type, resourceId, flags.view ? 1 : 0, flags.control ? 1 : 0, flags.edit ? 1 : 0, userId, at],
+  );
 }
 async function allowed(userId: string, resource: Resource): Promise<Action[]> {
   const out: Action[] = [];
@@ -39,7 +60,11 @@ beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'can-test-'));
   const url = testDatabaseUrl();
   schema = url ? await createTestSchema(url) : undefined;
-  database = new CloudDatabase(schema?.url ?? path.join(dir, 'cloud.db'), [...authMigrations, ...orgMigrations, ...shareMigrations]);
+  database = new CloudDatabase(schema?.url ?? path.join(dir, 'cloud.db'), [
+    ...authMigrations,
+    ...orgMigrations,
+    ...shareMigrations,
+  ]);
   await database.start();
   for (const id of ['owner', 'admin', 'member', 'member2', 'stranger', 'otheradmin']) await user(id);
   // home: where resources live and are shared; other: an organization the share-holders are not in.
@@ -63,7 +88,9 @@ describe('can(): ownership and organization roles', () => {
     for (const type of ['dashboard', 'zone', 'edge', 'voip_account'] as const) {
       expect(await allowed('owner', { type, id: 'left-behind', ownerId: 'owner', orgId: 'other' }), type).toEqual([]);
     }
-    expect(await allowed('otheradmin', { type: 'zone', id: 'left-behind', ownerId: 'owner', orgId: 'other' })).toEqual(ACTIONS);
+    expect(await allowed('otheradmin', { type: 'zone', id: 'left-behind', ownerId: 'owner', orgId: 'other' })).toEqual(
+      ACTIONS,
+    );
   });
   it('gives nobody else anything on a personal, unshared resource', async () => {
     for (const u of ['admin', 'member', 'stranger']) expect(await allowed(u, personal('zone', 'z1')), u).toEqual([]);
@@ -73,8 +100,14 @@ describe('can(): ownership and organization roles', () => {
     expect(await allowed('otheradmin', { type: 'zone', id: 'z2', ownerId: 'owner', orgId: 'home' })).toEqual([]);
   });
   it("lets a member of the resource's organization view and control, but not edit or manage", async () => {
-    expect(await allowed('member', { type: 'edge', id: 'e1', ownerId: 'owner', orgId: 'home' })).toEqual(['view', 'control']);
-    expect(await allowed('member', { type: 'device', id: 'dev1', ownerId: 'owner', orgId: 'home' })).toEqual(['view', 'control']);
+    expect(await allowed('member', { type: 'edge', id: 'e1', ownerId: 'owner', orgId: 'home' })).toEqual([
+      'view',
+      'control',
+    ]);
+    expect(await allowed('member', { type: 'device', id: 'dev1', ownerId: 'owner', orgId: 'home' })).toEqual([
+      'view',
+      'control',
+    ]);
   });
   it('gives a non-member nothing on an organization resource', async () => {
     expect(await allowed('stranger', { type: 'zone', id: 'z3', ownerId: 'owner', orgId: 'home' })).toEqual([]);
@@ -133,7 +166,10 @@ describe('can(): shares', () => {
     expect(await allowed('member2', personal('entity', 'light.leaver'))).toEqual(['view']);
     await database.execute("DELETE FROM org_members WHERE org_id = 'home' AND user_id = 'member2'");
     expect(await allowed('member2', personal('entity', 'light.leaver'))).toEqual([]);
-    await database.execute("INSERT INTO org_members (org_id, user_id, role, joined_at) VALUES ('home', 'member2', 'member', ?)", [at]);
+    await database.execute(
+      "INSERT INTO org_members (org_id, user_id, role, joined_at) VALUES ('home', 'member2', 'member', ?)",
+      [at],
+    );
   });
 });
 

@@ -21,7 +21,16 @@ export interface Resource {
   orgId: string | null;
 }
 
-const SHAREABLE = new Set<string>(['entity', 'device', 'dashboard', 'lock_access_group', 'lock_schedule', 'lock_appointment', 'lock_credential', 'lock_visitor']);
+const SHAREABLE = new Set<string>([
+  'entity',
+  'device',
+  'dashboard',
+  'lock_access_group',
+  'lock_schedule',
+  'lock_appointment',
+  'lock_credential',
+  'lock_visitor',
+]);
 
 /**
  * The one authorization rule, used by every route where it loads a resource:
@@ -34,8 +43,11 @@ const SHAREABLE = new Set<string>(['entity', 'device', 'dashboard', 'lock_access
 export async function can(db: Db, userId: string, action: Action, resource: Resource): Promise<boolean> {
   if (resource.ownerId === userId && !resource.orgId) return true;
   if (resource.orgId) {
-    const m = await db.select({ role: orgMembers.role }).from(orgMembers)
-      .where(and(eq(orgMembers.orgId, resource.orgId), eq(orgMembers.userId, userId))).get();
+    const m = await db
+      .select({ role: orgMembers.role })
+      .from(orgMembers)
+      .where(and(eq(orgMembers.orgId, resource.orgId), eq(orgMembers.userId, userId)))
+      .get();
     if (m && (m.role === 'admin' || resource.ownerId === userId)) return true;
     if (m && (action === 'view' || action === 'control')) return true;
   }
@@ -48,24 +60,43 @@ export async function can(db: Db, userId: string, action: Action, resource: Reso
   return flags.canEdit;
 }
 
-export interface ShareFlags { canView: boolean; canControl: boolean; canEdit: boolean }
+export interface ShareFlags {
+  canView: boolean;
+  canControl: boolean;
+  canEdit: boolean;
+}
 
 /**
  * The combined share flags the user holds on each of the given resources (through every
  * organization the user belongs to). Used by list endpoints to add shared rows.
  */
-export async function sharesFor(db: Db, userId: string, type: ShareResourceType, ids?: string[]): Promise<Map<string, ShareFlags>> {
+export async function sharesFor(
+  db: Db,
+  userId: string,
+  type: ShareResourceType,
+  ids?: string[],
+): Promise<Map<string, ShareFlags>> {
   const memberOrgs = db.select({ orgId: orgMembers.orgId }).from(orgMembers).where(eq(orgMembers.userId, userId));
-  const rows = await db.select().from(shares).where(and(
-    eq(shares.resourceType, type),
-    inArray(shares.orgId, memberOrgs),
-    or(isNull(shares.userId), eq(shares.userId, userId)),
-    ids ? inArray(shares.resourceId, ids) : undefined,
-  )).all();
+  const rows = await db
+    .select()
+    .from(shares)
+    .where(
+      and(
+        eq(shares.resourceType, type),
+        inArray(shares.orgId, memberOrgs),
+        or(isNull(shares.userId), eq(shares.userId, userId)),
+        ids ? inArray(shares.resourceId, ids) : undefined,
+      ),
+    )
+    .all();
   const out = new Map<string, ShareFlags>();
   for (const r of rows) {
     const prev = out.get(r.resourceId) ?? { canView: false, canControl: false, canEdit: false };
-    out.set(r.resourceId, { canView: prev.canView || r.canView, canControl: prev.canControl || r.canControl, canEdit: prev.canEdit || r.canEdit });
+    out.set(r.resourceId, {
+      canView: prev.canView || r.canView,
+      canControl: prev.canControl || r.canControl,
+      canEdit: prev.canEdit || r.canEdit,
+    });
   }
   return out;
 }

@@ -10,11 +10,19 @@ import { MemoryWebhookRateLimiter } from './rate-limit.ts';
  * limiting, offline edges). Relays to a live edge are in tools/src/e2e/automations.test.ts.
  */
 let t: TestCloud;
-beforeAll(async () => { t = await startTestCloud(); });
-afterAll(async () => { await t.stop(); });
+beforeAll(async () => {
+  t = await startTestCloud();
+});
+afterAll(async () => {
+  await t.stop();
+});
 
 const WEBHOOK = 'w'.repeat(43);
-const valid = { alias: 'Lights on', trigger: [{ platform: 'state', entity_id: 'light.a', to: 'on' }], action: [{ service: 'light.turn_on', target: { entity_id: 'light.b' } }] };
+const valid = {
+  alias: 'Lights on',
+  trigger: [{ platform: 'state', entity_id: 'light.a', to: 'on' }],
+  action: [{ service: 'light.turn_on', target: { entity_id: 'light.b' } }],
+};
 
 async function edgeOf(token: string, name: string, org?: string): Promise<Edge> {
   const res = await t.post('/v1/edges', { token, org, body: { name } });
@@ -23,17 +31,33 @@ async function edgeOf(token: string, name: string, org?: string): Promise<Edge> 
 }
 
 /** Mirrors n automations for an (offline) edge; the first carries `webhook` when given. */
-async function mirror(edgeId: number, n: number, prefix: string, webhook: string | null = null, enabled = true): Promise<void> {
+async function mirror(
+  edgeId: number,
+  n: number,
+  prefix: string,
+  webhook: string | null = null,
+  enabled = true,
+): Promise<void> {
   const snap = sampleSnapshot({ automations: n });
-  snap.automations = snap.automations.map((a, i) => ({ ...a, id: `${prefix}-${i + 1}`, enabled, webhook_id: i === 0 ? webhook : null }));
+  snap.automations = snap.automations.map((a, i) => ({
+    ...a,
+    id: `${prefix}-${i + 1}`,
+    enabled,
+    webhook_id: i === 0 ? webhook : null,
+  }));
   await t.cloud.services.mirror.replaceSnapshot(edgeId, snap);
 }
 
 describe('cloud automations without an edge online', () => {
   it('needs a bearer token everywhere but on the webhook receiver', async () => {
     for (const [method, path] of [
-      ['GET', '/v1/automations'], ['POST', '/v1/automations'], ['GET', '/v1/automations/abc'], ['PUT', '/v1/automations/abc'],
-      ['DELETE', '/v1/automations/abc'], ['GET', '/v1/automations/abc/traces'], ['GET', '/v1/automation/cloud-bootstrap'],
+      ['GET', '/v1/automations'],
+      ['POST', '/v1/automations'],
+      ['GET', '/v1/automations/abc'],
+      ['PUT', '/v1/automations/abc'],
+      ['DELETE', '/v1/automations/abc'],
+      ['GET', '/v1/automations/abc/traces'],
+      ['GET', '/v1/automation/cloud-bootstrap'],
     ] as const) {
       const res = await t.request(method, path, { body: method === 'POST' || method === 'PUT' ? valid : undefined });
       expect(res.status, `${method} ${path}`).toBe(401);
@@ -50,7 +74,10 @@ describe('cloud automations without an edge online', () => {
       [{ ...valid, trigger: [{ platform: 'state' }] }, 'trigger[0].entity_id:'],
       [{ ...valid, alias: '' }, 'alias:'],
       [{ ...valid, mode: 'sometimes' }, 'mode:'],
-      [{ ...valid, action: [{ delay: 'soon-ish' }, { service: 'nope' }] }, 'action[1].service: service must be <domain>.<service>'],
+      [
+        { ...valid, action: [{ delay: 'soon-ish' }, { service: 'nope' }] },
+        'action[1].service: service must be <domain>.<service>',
+      ],
       [{ ...valid, action: [{ bogus: 1 }] }, 'action[0]: action needs one of'],
     ];
     for (const [body, prefix] of cases) {
@@ -63,7 +90,14 @@ describe('cloud automations without an edge online', () => {
     expect(raw.status).toBe(400);
     expect(raw.body).toEqual({ message: 'malformed JSON body' });
     // HA's newer spelling is accepted: it fails only because the user has no edge
-    const ha = await t.post('/v1/automations', { token: u.token, body: { alias: 'HA', triggers: [{ trigger: 'state', entity_id: 'light.a' }], actions: [{ action: 'light.turn_on' }] } });
+    const ha = await t.post('/v1/automations', {
+      token: u.token,
+      body: {
+        alias: 'HA',
+        triggers: [{ trigger: 'state', entity_id: 'light.a' }],
+        actions: [{ action: 'light.turn_on' }],
+      },
+    });
     expect(ha.status).toBe(404);
     expect(ha.body).toEqual({ message: 'no edge in scope' });
   });
@@ -83,23 +117,42 @@ describe('cloud automations without an edge online', () => {
     const several = await t.post('/v1/automations', { token: owner.token, body: valid });
     expect(several.status).toBe(400);
     expect(several.body).toEqual({ message: 'edge_id: required when the scope has several edges' });
-    expect((await t.post('/v1/automations', { token: owner.token, body: { ...valid, edge_id: one.id } })).status).toBe(503);
+    expect((await t.post('/v1/automations', { token: owner.token, body: { ...valid, edge_id: one.id } })).status).toBe(
+      503,
+    );
     // another user's edge: not found; an org edge for a member: forbidden
     const other = await t.post('/v1/automations', { token: stranger.token, body: { ...valid, edge_id: one.id } });
     expect(other.status).toBe(404);
     expect(other.body).toEqual({ message: 'edge not found' });
     const orgEdge = await edgeOf(owner.token, 'org edge', org);
-    const asMember = await t.post('/v1/automations', { token: member.token, org, body: { ...valid, edge_id: orgEdge.id } });
+    const asMember = await t.post('/v1/automations', {
+      token: member.token,
+      org,
+      body: { ...valid, edge_id: orgEdge.id },
+    });
     expect(asMember.status).toBe(403);
     expect(asMember.body).toEqual({ error: 'forbidden' });
     const asMemberPicked = await t.post('/v1/automations', { token: member.token, org, body: valid });
     expect(asMemberPicked.status).toBe(403);
     // the org edge outside the org in scope: not found
-    const wrongScope = await t.post('/v1/automations', { token: owner.token, org, body: { ...valid, edge_id: one.id } });
+    const wrongScope = await t.post('/v1/automations', {
+      token: owner.token,
+      org,
+      body: { ...valid, edge_id: one.id },
+    });
     expect(wrongScope.status).toBe(404);
     // a foreign organization header: 403 on every org-context route
-    for (const [method, path] of [['GET', '/v1/automations'], ['POST', '/v1/automations'], ['GET', '/v1/automation/cloud-bootstrap'], ['GET', '/v1/automations/x']] as const) {
-      const res = await t.request(method, path, { token: stranger.token, org, body: method === 'POST' ? valid : undefined });
+    for (const [method, path] of [
+      ['GET', '/v1/automations'],
+      ['POST', '/v1/automations'],
+      ['GET', '/v1/automation/cloud-bootstrap'],
+      ['GET', '/v1/automations/x'],
+    ] as const) {
+      const res = await t.request(method, path, {
+        token: stranger.token,
+        org,
+        body: method === 'POST' ? valid : undefined,
+      });
       expect(res.status, `${method} ${path}`).toBe(403);
       expect(res.body).toEqual({ error: 'forbidden' });
     }
@@ -147,17 +200,25 @@ describe('cloud automations without an edge online', () => {
     expect(inOrg.body.map((x: { id: string }) => x.id)).toEqual(['oa-1']);
     const filtered = await t.get(`/v1/automations?edge_id=${personal.id}`, { token: a.token });
     expect(filtered.body.map((x: { id: string }) => x.id)).toEqual(['pa-1', 'pa-2']);
-    expect((await t.get('/v1/automations', { token: member.token, org: orgA })).body.map((x: { id: string }) => x.id)).toEqual(['oa-1']);
+    expect(
+      (await t.get('/v1/automations', { token: member.token, org: orgA })).body.map((x: { id: string }) => x.id),
+    ).toEqual(['oa-1']);
 
     // B sees none of A's and cannot reach them by id (404, existence not revealed)
     expect((await t.get('/v1/automations', { token: b.token })).body).toEqual([]);
     for (const [method, path] of [
-      ['GET', '/v1/automations/pa-1'], ['PUT', '/v1/automations/pa-1'], ['DELETE', '/v1/automations/pa-1'], ['GET', '/v1/automations/oa-1/traces'],
-      ['GET', '/v1/automations/unknown-id'], ['GET', '/v1/automations/not%20an%20id'],
+      ['GET', '/v1/automations/pa-1'],
+      ['PUT', '/v1/automations/pa-1'],
+      ['DELETE', '/v1/automations/pa-1'],
+      ['GET', '/v1/automations/oa-1/traces'],
+      ['GET', '/v1/automations/unknown-id'],
+      ['GET', '/v1/automations/not%20an%20id'],
     ] as const) {
       const res = await t.request(method, path, { token: b.token, body: method === 'PUT' ? valid : undefined });
       expect(res.status, `${method} ${path}`).toBe(404);
-      expect(res.body).toEqual({ message: method === 'GET' && path.includes('%20') ? 'not found' : 'automation not found' });
+      expect(res.body).toEqual({
+        message: method === 'GET' && path.includes('%20') ? 'not found' : 'automation not found',
+      });
     }
     // A's own: found, relayed to the (offline) edge → 503; A's org header hides personal ones
     expect((await t.get('/v1/automations/pa-1', { token: a.token })).body).toEqual({ error: 'edge_offline' });
@@ -166,12 +227,17 @@ describe('cloud automations without an edge online', () => {
     // an org member may view (→ 503 offline) but not change
     expect((await t.get('/v1/automations/oa-1', { token: member.token })).status).toBe(503);
     for (const method of ['PUT', 'DELETE'] as const) {
-      const res = await t.request(method, '/v1/automations/oa-1', { token: member.token, org: orgA, body: method === 'PUT' ? valid : undefined });
+      const res = await t.request(method, '/v1/automations/oa-1', {
+        token: member.token,
+        org: orgA,
+        body: method === 'PUT' ? valid : undefined,
+      });
       expect(res.status, method).toBe(403);
       expect(res.body).toEqual({ error: 'forbidden' });
     }
-    expect((await t.put('/v1/automations/oa-1', { token: a.token, body: { ...valid, edge_id: personal.id } })).body)
-      .toEqual({ message: 'edge_id: an automation cannot move to another edge' });
+    expect(
+      (await t.put('/v1/automations/oa-1', { token: a.token, body: { ...valid, edge_id: personal.id } })).body,
+    ).toEqual({ message: 'edge_id: an automation cannot move to another edge' });
     expect((await t.delete('/v1/automations/oa-1', { token: a.token })).status).toBe(503);
   });
 
@@ -183,11 +249,15 @@ describe('cloud automations without an edge online', () => {
     const offline = await t.post(`/v1/automations/webhook/${hook}`, { body: { x: 1 } });
     expect(offline.status).toBe(503);
     expect(offline.body).toEqual({ error: 'edge_offline' });
-    expect((await t.post(`/v1/automations/webhook/${'u'.repeat(43)}`, { body: { x: 1 } })).body).toEqual({ message: 'webhook not found' });
+    expect((await t.post(`/v1/automations/webhook/${'u'.repeat(43)}`, { body: { x: 1 } })).body).toEqual({
+      message: 'webhook not found',
+    });
     expect((await t.post('/v1/automations/webhook/bad!id', { body: { x: 1 } })).status).toBe(404);
 
     // concurrent, so refills (10/s) hardly matter: the burst (20, one taken above) is relayed (503: offline), the rest limited
-    const results = await Promise.all(Array.from({ length: 40 }, (_, i) => t.post(`/v1/automations/webhook/${hook}`, { body: { i } })));
+    const results = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => t.post(`/v1/automations/webhook/${hook}`, { body: { i } })),
+    );
     const statuses = results.map((r) => r.status);
     expect(statuses.filter((s) => s === 503).length).toBeGreaterThanOrEqual(19);
     expect(statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(10);
@@ -246,7 +316,9 @@ describe('MemoryWebhookRateLimiter', () => {
   it('forgets keys and prunes idle buckets when full', async () => {
     let now = 0;
     const rl = new MemoryWebhookRateLimiter({ perSecond: 1, burst: 2, maxKeys: 3, clock: { now: () => now } });
-    rl.takeNow('a'); rl.takeNow('b'); rl.takeNow('c');
+    rl.takeNow('a');
+    rl.takeNow('b');
+    rl.takeNow('c');
     expect(rl.size).toBe(3);
     now += 5_000;
     rl.takeNow('d');

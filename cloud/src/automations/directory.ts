@@ -69,14 +69,18 @@ export class AutomationDirectory {
   private async loadEdge(userId: string, id: number): Promise<Edge> {
     const db = this.s.database.db;
     const edge = await this.s.edges.get(id);
-    if (!edge || edge.status === 'revoked' || !(await can(db, userId, 'view', edgeResource(edge)))) throw notFound('edge not found');
+    if (!edge || edge.status === 'revoked' || !(await can(db, userId, 'view', edgeResource(edge))))
+      throw notFound('edge not found');
     if (!(await can(db, userId, 'edit', edgeResource(edge)))) throw forbidden();
     return edge;
   }
 
   /** The billing scope an edge's automations count in: its organization, or its owner's personal scope. */
   static billingScope(edge: Edge, caller: Scope): Scope {
-    if (edge.org_id) return caller.kind === 'org' && caller.orgId === edge.org_id ? caller : { kind: 'org', userId: caller.userId, orgId: edge.org_id, role: 'member' };
+    if (edge.org_id)
+      return caller.kind === 'org' && caller.orgId === edge.org_id
+        ? caller
+        : { kind: 'org', userId: caller.userId, orgId: edge.org_id, role: 'member' };
     return { kind: 'personal', userId: edge.user_id, orgId: null };
   }
 
@@ -85,9 +89,16 @@ export class AutomationDirectory {
    * the automation removes it from the mirror, so a revoked webhook_id is unknown here.
    * Indexed by mirror_automations_webhook (mirror-002).
    */
-  async findWebhook(webhookId: string): Promise<{ edgeId: number; automationId: string; enabled: boolean; edgeStatus: Edge['status'] } | null> {
+  async findWebhook(
+    webhookId: string,
+  ): Promise<{ edgeId: number; automationId: string; enabled: boolean; edgeStatus: Edge['status'] } | null> {
     const row = await this.s.database.db
-      .select({ edgeId: mirrorAutomations.edgeId, automationId: mirrorAutomations.id, enabled: mirrorAutomations.enabled, edgeStatus: edges.status })
+      .select({
+        edgeId: mirrorAutomations.edgeId,
+        automationId: mirrorAutomations.id,
+        enabled: mirrorAutomations.enabled,
+        edgeStatus: edges.status,
+      })
       .from(mirrorAutomations)
       .innerJoin(edges, eq(edges.id, mirrorAutomations.edgeId))
       .where(and(eq(mirrorAutomations.webhookId, webhookId), ne(edges.status, 'revoked')))
@@ -107,7 +118,14 @@ export class AutomationDirectory {
 
   /** Keeps the mirror in step with a write the edge just confirmed (its own delta may still be in flight). */
   async remember(edgeId: number, a: Automation): Promise<void> {
-    const summary: tunnel.Snapshot['automations'][number] = { id: a.id, edge_id: edgeId, alias: a.alias, enabled: a.enabled, mode: a.mode, webhook_id: a.webhook_id };
+    const summary: tunnel.Snapshot['automations'][number] = {
+      id: a.id,
+      edge_id: edgeId,
+      alias: a.alias,
+      enabled: a.enabled,
+      mode: a.mode,
+      webhook_id: a.webhook_id,
+    };
     await this.s.mirror.applyDelta(edgeId, { kind: 'automation_upsert', automation: summary });
   }
 

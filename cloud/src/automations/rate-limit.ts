@@ -10,7 +10,9 @@ export interface WebhookRateLimiter {
   forget(key: string): Promise<void>;
 }
 
-export interface RateLimitClock { now(): number }
+export interface RateLimitClock {
+  now(): number;
+}
 
 export interface TokenBucketOptions {
   /** refill rate (tokens per second) */
@@ -35,7 +37,8 @@ export class MemoryWebhookRateLimiter implements WebhookRateLimiter {
     this.burst = options.burst ?? 20;
     this.maxKeys = options.maxKeys ?? 10_000;
     this.clock = options.clock ?? Date;
-    if (!(this.perSecond > 0) || !(this.burst >= 1)) throw new Error('rate limit: perSecond must be > 0 and burst >= 1');
+    if (!(this.perSecond > 0) || !(this.burst >= 1))
+      throw new Error('rate limit: perSecond must be > 0 and burst >= 1');
   }
 
   take(key: string): Promise<number> {

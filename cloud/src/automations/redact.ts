@@ -11,15 +11,32 @@
 export const REDACTED = '**redacted**';
 
 /** Checked against the name lowercased without separators: `api_key`, `X-Api-Key` and `apiKey` all give "apikey". */
-const SECRET_SUBSTRINGS = ['token', 'secret', 'passw', 'passphrase', 'apikey', 'accesskey', 'privatekey', 'credential', 'signature',
-  'authorization', 'authentication', 'session', 'cookie', 'bearer'];
+const SECRET_SUBSTRINGS = [
+  'token',
+  'secret',
+  'passw',
+  'passphrase',
+  'apikey',
+  'accesskey',
+  'privatekey',
+  'credential',
+  'signature',
+  'authorization',
+  'authentication',
+  'session',
+  'cookie',
+  'bearer',
+];
 /** Whole words only (split at separators and camelCase), so "monkey", "author", "compass" stay visible. */
 const SECRET_WORDS = new Set(['key', 'sig', 'pwd', 'pass', 'auth', 'pin', 'otp', 'hmac', 'jwt']);
 
 export function looksSecret(name: string): boolean {
   const flat = name.toLowerCase().replace(/[^a-z0-9]/g, '');
   if (SECRET_SUBSTRINGS.some((s) => flat.includes(s))) return true;
-  const words = name.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase().split(/[^a-z0-9]+/);
+  const words = name
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[^a-z0-9]+/);
   return words.some((w) => SECRET_WORDS.has(w));
 }
 
@@ -73,33 +90,51 @@ export function redactUrl(url: string): string {
 
 /** `a=1&token=x` → `a=1&token=**redacted**` (names percent-decoded for the check only). */
 function redactPairs(text: string): string {
-  return text.split('&').map((pair) => {
-    const eq = pair.indexOf('=');
-    if (eq < 0) return pair;
-    const name = pair.slice(0, eq);
-    return looksSecret(decodeName(name)) ? `${name}=${REDACTED}` : pair;
-  }).join('&');
+  return text
+    .split('&')
+    .map((pair) => {
+      const eq = pair.indexOf('=');
+      if (eq < 0) return pair;
+      const name = pair.slice(0, eq);
+      return looksSecret(decodeName(name)) ? `${name}=${REDACTED}` : pair;
+    })
+    .join('&');
 }
 
 function decodeName(name: string): string {
-  try { return decodeURIComponent(name.replace(/\+/g, ' ')); } catch { return name; }
+  try {
+    return decodeURIComponent(name.replace(/\+/g, ' '));
+  } catch {
+    return name;
+  }
 }
 
 /** Fields named like secrets, at any depth: their whole value (null and booleans tell nothing and stay). */
 function redactFields(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(redactFields);
   if (!isObject(value)) return value;
-  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, looksSecret(k) && v !== null && typeof v !== 'boolean' ? REDACTED : redactFields(v)]));
+  return Object.fromEntries(
+    Object.entries(value).map(([k, v]) => [
+      k,
+      looksSecret(k) && v !== null && typeof v !== 'boolean' ? REDACTED : redactFields(v),
+    ]),
+  );
 }
 
 /** A string body: JSON text, JSON-like text with templates, or form-encoded; anything else as is. */
 function redactTextBody(body: string): string {
   const trimmed = body.trim();
   if (trimmed.startsWith('{') || trimmed.startsWith('[')) {
-    try { return JSON.stringify(redactFields(JSON.parse(trimmed))); } catch { /* templates outside strings: below */ }
+    try {
+      return JSON.stringify(redactFields(JSON.parse(trimmed)));
+    } catch {
+      /* templates outside strings: below */
+    }
     // "name": value pairs, the value a string, a number, a literal or a template
-    return body.replace(/"((?:[^"\\]|\\.)*)"(\s*:\s*)("(?:[^"\\]|\\.)*"|\{\{[\s\S]*?\}\}|[^,}\]\s]+)/g,
-      (whole, name: string, colon: string) => (looksSecret(name) ? `"${name}"${colon}"${REDACTED}"` : whole));
+    return body.replace(
+      /"((?:[^"\\]|\\.)*)"(\s*:\s*)("(?:[^"\\]|\\.)*"|\{\{[\s\S]*?\}\}|[^,}\]\s]+)/g,
+      (whole, name: string, colon: string) => (looksSecret(name) ? `"${name}"${colon}"${REDACTED}"` : whole),
+    );
   }
   return /^[^\s=&]+=/.test(trimmed) ? redactPairs(body) : body;
 }
@@ -107,7 +142,9 @@ function redactTextBody(body: string): string {
 function redactUrls(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(redactUrls);
   if (!isObject(value)) return value;
-  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, k === 'url' && typeof v === 'string' ? redactUrl(v) : redactUrls(v)]));
+  return Object.fromEntries(
+    Object.entries(value).map(([k, v]) => [k, k === 'url' && typeof v === 'string' ? redactUrl(v) : redactUrls(v)]),
+  );
 }
 
 /** Every occurrence of a marked value in every string (and a number written the same), longest first. */

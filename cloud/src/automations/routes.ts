@@ -1,7 +1,15 @@
 import type { Context } from 'hono';
 import { markedSecrets, redactAutomationSecrets, redactTraceSecrets } from './redact.ts';
 import { Automation, routes, type AutomationBody } from '@smarthome/protocol';
-import { HttpError, badRequest, edgeOffline, notFound, parseJsonBody, rateLimited, readBodyBytes } from '@smarthome/protocol/server';
+import {
+  HttpError,
+  badRequest,
+  edgeOffline,
+  notFound,
+  parseJsonBody,
+  rateLimited,
+  readBodyBytes,
+} from '@smarthome/protocol/server';
 import { clientAddress, type CloudRouter, type CloudServices, type RouteModule } from '../context.ts';
 import { userOf } from '../auth/routes.ts';
 import { resolveScope } from '../orgs/scope.ts';
@@ -29,8 +37,14 @@ type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 function mount(router: CloudRouter, s: CloudServices, limiter: WebhookRateLimiter): void {
   const dir = new AutomationDirectory(s);
-  const relay = (edgeId: number, method: Method, path: string, body: unknown, userId: string | null, c: Context): Promise<RpcResult> =>
-    s.access.relay(edgeId, method, path, body, { userId, remoteAddr: clientAddress(c) });
+  const relay = (
+    edgeId: number,
+    method: Method,
+    path: string,
+    body: unknown,
+    userId: string | null,
+    c: Context,
+  ): Promise<RpcResult> => s.access.relay(edgeId, method, path, body, { userId, remoteAddr: clientAddress(c) });
   const itemPath = (id: string) => `/v1/automations/${encodeURIComponent(id)}`;
   /** What the edge stores knows nothing of cloud edge ids: the cloud says which edge it is on. */
   const onEdge = (a: unknown, edgeId: number) => ({ ...(a as Automation), edge_id: edgeId });
@@ -50,7 +64,10 @@ function mount(router: CloudRouter, s: CloudServices, limiter: WebhookRateLimite
     const scope = await resolveScope(s.database.db, c, userOf(auth));
     const edge = await dir.pickEdge(scope, body.edge_id);
     await assertWithinLimit(s, AutomationDirectory.billingScope(edge, scope), 'automations');
-    const created = onEdge(passThrough(await relay(edge.id, 'POST', '/v1/automations', forEdge(body), scope.userId, c)), edge.id);
+    const created = onEdge(
+      passThrough(await relay(edge.id, 'POST', '/v1/automations', forEdge(body), scope.userId, c)),
+      edge.id,
+    );
     await dir.remember(edge.id, created);
     return created as never;
   });
@@ -58,15 +75,22 @@ function mount(router: CloudRouter, s: CloudServices, limiter: WebhookRateLimite
   router.add(routes.cloudGetAutomationRoute, async ({ auth, c, params }) => {
     const scope = await resolveScope(s.database.db, c, userOf(auth));
     const { summary, grant } = await dir.locate(scope, params.id, 'view');
-    const automation = onEdge(passThrough(await relay(summary.edge_id, 'GET', itemPath(params.id), undefined, scope.userId, c)), summary.edge_id);
+    const automation = onEdge(
+      passThrough(await relay(summary.edge_id, 'GET', itemPath(params.id), undefined, scope.userId, c)),
+      summary.edge_id,
+    );
     return (grant.role === 'member' ? redactAutomationSecrets(automation) : automation) as never;
   });
 
   router.add(routes.cloudUpdateAutomationRoute, async ({ auth, c, params, body }) => {
     const scope = await resolveScope(s.database.db, c, userOf(auth));
     const { summary } = await dir.locate(scope, params.id, 'edit');
-    if (body.edge_id !== undefined && body.edge_id !== summary.edge_id) throw badRequest('edge_id: an automation cannot move to another edge');
-    const updated = onEdge(passThrough(await relay(summary.edge_id, 'PUT', itemPath(params.id), forEdge(body), scope.userId, c)), summary.edge_id);
+    if (body.edge_id !== undefined && body.edge_id !== summary.edge_id)
+      throw badRequest('edge_id: an automation cannot move to another edge');
+    const updated = onEdge(
+      passThrough(await relay(summary.edge_id, 'PUT', itemPath(params.id), forEdge(body), scope.userId, c)),
+      summary.edge_id,
+    );
     await dir.remember(summary.edge_id, updated);
     if (summary.webhook_id && summary.webhook_id !== updated.webhook_id) await limiter.forget(summary.webhook_id);
     return updated as never;
@@ -91,10 +115,14 @@ function mount(router: CloudRouter, s: CloudServices, limiter: WebhookRateLimite
   router.add(routes.cloudAutomationTracesRoute, async ({ auth, c, params }) => {
     const scope = await resolveScope(s.database.db, c, userOf(auth));
     const { summary, grant } = await dir.locate(scope, params.id, 'view');
-    const traces = passThrough(await relay(summary.edge_id, 'GET', `${itemPath(params.id)}/traces`, undefined, scope.userId, c));
+    const traces = passThrough(
+      await relay(summary.edge_id, 'GET', `${itemPath(params.id)}/traces`, undefined, scope.userId, c),
+    );
     if (grant.role !== 'member') return traces as never;
     // a member: the values the definition marks secret are hidden in its runs too
-    const definition = passThrough(await relay(summary.edge_id, 'GET', itemPath(params.id), undefined, scope.userId, c));
+    const definition = passThrough(
+      await relay(summary.edge_id, 'GET', itemPath(params.id), undefined, scope.userId, c),
+    );
     return redactTraceSecrets(traces, markedSecrets(definition)) as never;
   });
 
@@ -110,7 +138,14 @@ function mount(router: CloudRouter, s: CloudServices, limiter: WebhookRateLimite
     const bytes = await readBodyBytes(c, WEBHOOK_BODY_LIMIT);
     const body = parseObject(bytes);
     // origin {via:'cloud', user_id:null, remote_addr}: the edge treats it as remote, never local.
-    const res = await relay(hook.edgeId, 'POST', `/v1/automations/webhook/${encodeURIComponent(params.webhook_id)}`, body, null, c);
+    const res = await relay(
+      hook.edgeId,
+      'POST',
+      `/v1/automations/webhook/${encodeURIComponent(params.webhook_id)}`,
+      body,
+      null,
+      c,
+    );
     if (res.status === 200) return c.body(null, 200);
     if (res.status === 429) throw rateLimited(Number(header(res, 'retry-after')) || 1);
     passThrough(res);
@@ -122,23 +157,32 @@ function mount(router: CloudRouter, s: CloudServices, limiter: WebhookRateLimite
     const edgeList = (await s.edges.list(scope)).filter((e) => e.status !== 'revoked');
     // Full definitions live on the edges: an offline edge (or one that fails to answer) is skipped;
     // the mirror only has summaries, which a replica could not run.
-    const perEdge = await Promise.all(edgeList.map(async (edge) => {
-      if (!dir.reachable(edge.id, edge.status)) return [];
-      try {
-        const res = await relay(edge.id, 'GET', '/v1/automations', undefined, scope.userId, c);
-        if (res.status !== 200 || !Array.isArray(res.body)) throw new Error(`edge answered ${res.status}`);
-        return (res.body as unknown[]).flatMap((a) => {
-          const parsed = Automation.safeParse(a);
-          if (!parsed.success) { s.log.warn('cloud-bootstrap: skipped a malformed automation', { edgeId: edge.id }); return []; }
-          if (!parsed.data.enabled) return [];
-          const full = { ...parsed.data, edge_id: edge.id };
-          return [scope.kind === 'org' && scope.role === 'member' && edge.user_id !== scope.userId ? redactAutomationSecrets(full) : full];
-        });
-      } catch (err) {
-        s.log.warn('cloud-bootstrap: edge skipped', { edgeId: edge.id, reason: (err as Error).message });
-        return [];
-      }
-    }));
+    const perEdge = await Promise.all(
+      edgeList.map(async (edge) => {
+        if (!dir.reachable(edge.id, edge.status)) return [];
+        try {
+          const res = await relay(edge.id, 'GET', '/v1/automations', undefined, scope.userId, c);
+          if (res.status !== 200 || !Array.isArray(res.body)) throw new Error(`edge answered ${res.status}`);
+          return (res.body as unknown[]).flatMap((a) => {
+            const parsed = Automation.safeParse(a);
+            if (!parsed.success) {
+              s.log.warn('cloud-bootstrap: skipped a malformed automation', { edgeId: edge.id });
+              return [];
+            }
+            if (!parsed.data.enabled) return [];
+            const full = { ...parsed.data, edge_id: edge.id };
+            return [
+              scope.kind === 'org' && scope.role === 'member' && edge.user_id !== scope.userId
+                ? redactAutomationSecrets(full)
+                : full,
+            ];
+          });
+        } catch (err) {
+          s.log.warn('cloud-bootstrap: edge skipped', { edgeId: edge.id, reason: (err as Error).message });
+          return [];
+        }
+      }),
+    );
     return { organization_id: scope.orgId, automations: perEdge.flat() };
   });
 }
@@ -152,6 +196,7 @@ function header(res: RpcResult, name: string): string | undefined {
 function parseObject(bytes: Uint8Array): Record<string, unknown> {
   if (bytes.byteLength === 0) throw badRequest('body must be a JSON object');
   const value = parseJsonBody(bytes);
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw badRequest('body must be a JSON object');
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw badRequest('body must be a JSON object');
   return value as Record<string, unknown>;
 }

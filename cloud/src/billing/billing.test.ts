@@ -5,8 +5,12 @@ import type { Scope } from '../orgs/scope.ts';
 import { assertWithinLimit, effectivePlan } from './plans.ts';
 
 let t: TestCloud;
-beforeAll(async () => { t = await startTestCloud(); });
-afterAll(async () => { await t.stop(); });
+beforeAll(async () => {
+  t = await startTestCloud();
+});
+afterAll(async () => {
+  await t.stop();
+});
 
 const personal = (userId: string): Scope => ({ kind: 'personal', userId, orgId: null });
 const orgScope = (userId: string, orgId: string): Scope => ({ kind: 'org', userId, orgId, role: 'member' });
@@ -34,7 +38,7 @@ describe('GET /v1/billing/usage', () => {
     });
   });
 
-  it('counts only the organization\'s edges with the header, and not revoked edges', async () => {
+  it("counts only the organization's edges with the header, and not revoked edges", async () => {
     const u = await t.user();
     const org = await makeOrg(t, u.id);
     await edgeWith(personal(u.id), { devices: 9 });
@@ -79,12 +83,16 @@ describe('effective plan', () => {
     await subscribe(t, u.id, 2, 'grace_period');
     expect((await effectivePlan(db, personal(u.id))).name).toBe('pro');
     await subscribe(t, u.id, 3, 'active');
-    expect((await effectivePlan(db, personal(u.id)))).toEqual({ id: 3, name: 'business', limits: { config_entries: null, devices: null, automations: null } });
+    expect(await effectivePlan(db, personal(u.id))).toEqual({
+      id: 3,
+      name: 'business',
+      limits: { config_entries: null, devices: null, automations: null },
+    });
     await subscribe(t, u.id, 99, 'active'); // a plan this cloud does not know grants nothing
     expect((await effectivePlan(db, personal(u.id))).name).toBe('business');
   });
 
-  it('organization: the best plan among its admins; members\' plans do not count', async () => {
+  it("organization: the best plan among its admins; members' plans do not count", async () => {
     const db = t.cloud.database.db;
     const admin = await t.user();
     const member = await t.user();
@@ -106,10 +114,19 @@ describe('assertWithinLimit', () => {
     const edge = await edgeWith(scope, { devices: 9, entries: 3, automations: 4 });
     await expect(assertWithinLimit(t.cloud.services, scope, 'devices')).resolves.toBeUndefined();
     await expect(assertWithinLimit(t.cloud.services, scope, 'automations')).resolves.toBeUndefined();
-    await expect(assertWithinLimit(t.cloud.services, scope, 'config_entries')).rejects.toMatchObject({ status: 403, expose: 'plan_limit_reached' });
+    await expect(assertWithinLimit(t.cloud.services, scope, 'config_entries')).rejects.toMatchObject({
+      status: 403,
+      expose: 'plan_limit_reached',
+    });
     await expect(assertWithinLimit(t.cloud.services, scope, 'devices', 2)).rejects.toMatchObject({ status: 403 });
-    await t.cloud.services.mirror.applyDelta(edge.id, { kind: 'device_upsert', device: { id: 100, name: 'D', manufacturer: null, model: null, config_entry_id: null, user_id: null } });
-    const err = await assertWithinLimit(t.cloud.services, scope, 'devices').catch((e: unknown) => e) as { status: number; body(): unknown };
+    await t.cloud.services.mirror.applyDelta(edge.id, {
+      kind: 'device_upsert',
+      device: { id: 100, name: 'D', manufacturer: null, model: null, config_entry_id: null, user_id: null },
+    });
+    const err = (await assertWithinLimit(t.cloud.services, scope, 'devices').catch((e: unknown) => e)) as {
+      status: number;
+      body(): unknown;
+    };
     expect(err.status).toBe(403);
     expect(err.body()).toEqual({ error: 'plan_limit_reached' });
     await subscribe(t, u.id, 2);
@@ -120,23 +137,34 @@ describe('assertWithinLimit', () => {
     const u = await t.user();
     await edgeWith(personal(u.id), { entries: 3 });
     const org = await makeOrg(t, u.id);
-    await expect(assertWithinLimit(t.cloud.services, personal(u.id), 'config_entries')).rejects.toMatchObject({ status: 403 });
+    await expect(assertWithinLimit(t.cloud.services, personal(u.id), 'config_entries')).rejects.toMatchObject({
+      status: 403,
+    });
     await expect(assertWithinLimit(t.cloud.services, orgScope(u.id, org), 'config_entries')).resolves.toBeUndefined();
   });
 });
 
 describe('GET /v1/billing/subscriptions and /v1/billing/plans', () => {
-  it('lists only the caller\'s subscriptions', async () => {
+  it("lists only the caller's subscriptions", async () => {
     const u = await t.user();
     const other = await t.user();
     const id = await subscribe(t, u.id, 2);
     await subscribe(t, other.id, 3);
     const res = await t.get('/v1/billing/subscriptions', { token: u.token });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual([{
-      id, plan_id: 2, status: 'active', gateway_provider: 'app_store', auto_renew: true, expires_at: null,
-      pending_plan_id: null, created_at: expect.any(String), updated_at: expect.any(String),
-    }]);
+    expect(res.body).toEqual([
+      {
+        id,
+        plan_id: 2,
+        status: 'active',
+        gateway_provider: 'app_store',
+        auto_renew: true,
+        expires_at: null,
+        pending_plan_id: null,
+        created_at: expect.any(String),
+        updated_at: expect.any(String),
+      },
+    ]);
     expect((await t.get('/v1/billing/subscriptions', { token: (await t.user()).token })).body).toEqual([]);
   });
 

@@ -37,14 +37,21 @@ export async function listPlans(db: Db): Promise<PlanInfo[]> {
  * to expired), so expires_at is not consulted here.
  */
 export async function effectivePlan(db: Db, scope: Scope): Promise<PlanInfo> {
-  const payers = scope.kind === 'org'
-    ? db.select({ userId: orgMembers.userId }).from(orgMembers)
-      .where(and(eq(orgMembers.orgId, scope.orgId), eq(orgMembers.role, 'admin')))
-    : [scope.userId];
-  const best = await db.select({ plan: plans }).from(subscriptions)
+  const payers =
+    scope.kind === 'org'
+      ? db
+          .select({ userId: orgMembers.userId })
+          .from(orgMembers)
+          .where(and(eq(orgMembers.orgId, scope.orgId), eq(orgMembers.role, 'admin')))
+      : [scope.userId];
+  const best = await db
+    .select({ plan: plans })
+    .from(subscriptions)
     .innerJoin(plans, eq(plans.id, subscriptions.planId))
     .where(and(inArray(subscriptions.userId, payers), inArray(subscriptions.status, [...ENTITLED_STATUSES])))
-    .orderBy(desc(plans.rank)).limit(1).get();
+    .orderBy(desc(plans.rank))
+    .limit(1)
+    .get();
   if (best) return toPlan(best.plan);
   const free = await db.select().from(plans).where(eq(plans.id, FREE_PLAN_ID)).get();
   if (!free) throw new Error('free plan missing (billing migration not applied)');
@@ -53,12 +60,18 @@ export async function effectivePlan(db: Db, scope: Scope): Promise<PlanInfo> {
 
 /** Ids of the scope's edges that count for billing (revoked edges do not). */
 export async function billableEdgeIds(db: Db, scope: Scope): Promise<number[]> {
-  const rows = await db.select({ id: edges.id }).from(edges)
-    .where(and(edgeScopeCondition(scope), ne(edges.status, 'revoked'))).all();
+  const rows = await db
+    .select({ id: edges.id })
+    .from(edges)
+    .where(and(edgeScopeCondition(scope), ne(edges.status, 'revoked')))
+    .all();
   return rows.map((r) => r.id);
 }
 
-export interface BillingDeps { database: CloudDatabase; mirror: MirrorStore }
+export interface BillingDeps {
+  database: CloudDatabase;
+  mirror: MirrorStore;
+}
 
 /** Counts of config entries, devices and automations of the scope (from the mirror) against its plan. */
 export async function usageOf(s: BillingDeps, scope: Scope): Promise<Usage> {
@@ -68,7 +81,11 @@ export async function usageOf(s: BillingDeps, scope: Scope): Promise<Usage> {
   const counter = (kind: CountedKind) => ({ current: counts[kind], limit: plan.limits[kind] });
   return {
     plan: { id: plan.id, name: plan.name },
-    usage: { config_entries: counter('config_entries'), devices: counter('devices'), automations: counter('automations') },
+    usage: {
+      config_entries: counter('config_entries'),
+      devices: counter('devices'),
+      automations: counter('automations'),
+    },
   };
 }
 
@@ -99,7 +116,11 @@ export function toSubscription(r: SubscriptionRow): Subscription {
 
 /** The user's subscriptions, newest first. */
 export async function subscriptionsOf(db: Db, userId: string): Promise<Subscription[]> {
-  const rows = await db.select().from(subscriptions).where(eq(subscriptions.userId, userId))
-    .orderBy(desc(subscriptions.createdAt), asc(subscriptions.id)).all();
+  const rows = await db
+    .select()
+    .from(subscriptions)
+    .where(eq(subscriptions.userId, userId))
+    .orderBy(desc(subscriptions.createdAt), asc(subscriptions.id))
+    .all();
   return rows.map(toSubscription);
 }

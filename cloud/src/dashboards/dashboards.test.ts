@@ -3,8 +3,12 @@ import { startTestCloud, type TestCloud } from '../testing/harness.ts';
 import { makeOrg, share } from '../zones/testing.ts';
 
 let t: TestCloud;
-beforeAll(async () => { t = await startTestCloud(); });
-afterAll(async () => { await t.stop(); });
+beforeAll(async () => {
+  t = await startTestCloud();
+});
+afterAll(async () => {
+  await t.stop();
+});
 
 const config = { views: [{ title: 'Living room', cards: [{ type: 'entities', entities: ['light.lamp'] }] }] };
 
@@ -14,24 +18,59 @@ describe('PUT /v1/ui-dashboard', () => {
     const created = await t.put('/v1/ui-dashboard', { token: u.token, body: { name: 'home', config } });
     expect(created.status).toBe(200);
     expect(created.body).toEqual({
-      id: expect.any(Number), name: 'home', type: 'dashboard', title: 'home', icon: 'mdi:view-dashboard', url: null,
-      config, user_id: u.id, org_id: null, created_at: expect.any(String), updated_at: expect.any(String),
+      id: expect.any(Number),
+      name: 'home',
+      type: 'dashboard',
+      title: 'home',
+      icon: 'mdi:view-dashboard',
+      url: null,
+      config,
+      user_id: u.id,
+      org_id: null,
+      created_at: expect.any(String),
+      updated_at: expect.any(String),
     });
-    const next = { views: [{ title: 'Kitchen', cards: [] }, { title: 'Garden', cards: [{ type: 'map' }] }] };
-    const replaced = await t.put('/v1/ui-dashboard', { token: u.token, body: { name: 'home', config: next, title: 'My home', icon: 'mdi:home' } });
+    const next = {
+      views: [
+        { title: 'Kitchen', cards: [] },
+        { title: 'Garden', cards: [{ type: 'map' }] },
+      ],
+    };
+    const replaced = await t.put('/v1/ui-dashboard', {
+      token: u.token,
+      body: { name: 'home', config: next, title: 'My home', icon: 'mdi:home' },
+    });
     expect(replaced.status).toBe(200);
-    expect(replaced.body).toMatchObject({ id: created.body.id, title: 'My home', icon: 'mdi:home', config: next, created_at: created.body.created_at });
+    expect(replaced.body).toMatchObject({
+      id: created.body.id,
+      title: 'My home',
+      icon: 'mdi:home',
+      config: next,
+      created_at: created.body.created_at,
+    });
     const list = await t.get('/v1/ui-dashboard', { token: u.token });
     expect(list.body.map((d: any) => [d.id, d.name])).toEqual([[created.body.id, 'home']]);
   });
 
   it('updates by id: renames, keeps omitted optional fields, 409 on a name clash', async () => {
     const u = await t.user();
-    const a = (await t.put('/v1/ui-dashboard', { token: u.token, body: { name: 'a', config, icon: 'mdi:star', type: 'panel' } })).body;
+    const a = (
+      await t.put('/v1/ui-dashboard', { token: u.token, body: { name: 'a', config, icon: 'mdi:star', type: 'panel' } })
+    ).body;
     await t.put('/v1/ui-dashboard', { token: u.token, body: { name: 'b', config } });
-    const renamed = await t.put('/v1/ui-dashboard', { token: u.token, body: { id: a.id, name: 'a2', config: { views: [] } } });
+    const renamed = await t.put('/v1/ui-dashboard', {
+      token: u.token,
+      body: { id: a.id, name: 'a2', config: { views: [] } },
+    });
     expect(renamed.status).toBe(200);
-    expect(renamed.body).toMatchObject({ id: a.id, name: 'a2', icon: 'mdi:star', type: 'panel', title: 'a', config: { views: [] } });
+    expect(renamed.body).toMatchObject({
+      id: a.id,
+      name: 'a2',
+      icon: 'mdi:star',
+      type: 'panel',
+      title: 'a',
+      config: { views: [] },
+    });
     const clash = await t.put('/v1/ui-dashboard', { token: u.token, body: { id: a.id, name: 'b', config } });
     expect(clash.status).toBe(409);
     expect(clash.body.message).toMatch(/already exists/);
@@ -64,7 +103,9 @@ describe('PUT /v1/ui-dashboard', () => {
     const res = await t.put('/v1/ui-dashboard', { token: u.token, body: { id: theirs.id, name: 'mine now', config } });
     expect(res.status).toBe(404);
     expect(res.body).toEqual({ message: 'dashboard not found' });
-    expect((await t.put('/v1/ui-dashboard', { token: u.token, body: { id: 987654, name: 'x', config } })).status).toBe(404);
+    expect((await t.put('/v1/ui-dashboard', { token: u.token, body: { id: 987654, name: 'x', config } })).status).toBe(
+      404,
+    );
     expect((await t.get(`/v1/ui-dashboard/${theirs.id}`, { token: other.token })).body.name).toBe('theirs');
 
     const noAuth = await t.put('/v1/ui-dashboard', { body: { name: 'x', config } });
@@ -78,7 +119,7 @@ describe('PUT /v1/ui-dashboard', () => {
 });
 
 describe('org scope and shares', () => {
-  it('scopes by organization: org_id set, visible to members, names per scope, members cannot replace others\' dashboards', async () => {
+  it("scopes by organization: org_id set, visible to members, names per scope, members cannot replace others' dashboards", async () => {
     const admin = await t.user();
     const member = await t.user();
     const org = await makeOrg(t, admin, [member]);
@@ -93,17 +134,29 @@ describe('org scope and shares', () => {
     const memberList = await t.get('/v1/ui-dashboard', { token: member.token, org });
     expect(memberList.body.map((d: any) => d.id)).toEqual([orgDash.body.id]);
     expect((await t.get('/v1/ui-dashboard', { token: member.token })).body).toEqual([]);
-    expect((await t.get('/v1/ui-dashboard', { token: admin.token })).body.map((d: any) => d.id)).toEqual([personal.body.id]);
+    expect((await t.get('/v1/ui-dashboard', { token: admin.token })).body.map((d: any) => d.id)).toEqual([
+      personal.body.id,
+    ]);
     expect((await t.get(`/v1/ui-dashboard/${orgDash.body.id}`, { token: member.token, org })).status).toBe(200);
     expect((await t.get(`/v1/ui-dashboard/${orgDash.body.id}`, { token: member.token })).status).toBe(404);
 
-    const replace = await t.put('/v1/ui-dashboard', { token: member.token, org, body: { name: 'ops', config: { views: [] } } });
+    const replace = await t.put('/v1/ui-dashboard', {
+      token: member.token,
+      org,
+      body: { name: 'ops', config: { views: [] } },
+    });
     expect(replace.status).toBe(403);
     expect(replace.body).toEqual({ error: 'forbidden' });
-    const byId = await t.put('/v1/ui-dashboard', { token: member.token, org, body: { id: orgDash.body.id, name: 'ops', config: { views: [] } } });
+    const byId = await t.put('/v1/ui-dashboard', {
+      token: member.token,
+      org,
+      body: { id: orgDash.body.id, name: 'ops', config: { views: [] } },
+    });
     expect(byId.status).toBe(403);
     expect((await t.delete(`/v1/ui-dashboard/${orgDash.body.id}`, { token: member.token, org })).status).toBe(403);
-    expect((await t.get(`/v1/ui-dashboard/${orgDash.body.id}`, { token: admin.token, org })).body.config).toEqual(config);
+    expect((await t.get(`/v1/ui-dashboard/${orgDash.body.id}`, { token: admin.token, org })).body.config).toEqual(
+      config,
+    );
   });
 
   it('lists dashboards shared with the caller; can_edit allows updates, never deletion', async () => {
@@ -119,16 +172,24 @@ describe('org scope and shares', () => {
 
     const viewerList = await t.get('/v1/ui-dashboard', { token: viewer.token });
     expect(viewerList.body.map((d: any) => d.id)).toEqual([dash.id]);
-    expect((await t.get('/v1/ui-dashboard', { token: viewer.token, org })).body.map((d: any) => d.id)).toEqual([dash.id]);
+    expect((await t.get('/v1/ui-dashboard', { token: viewer.token, org })).body.map((d: any) => d.id)).toEqual([
+      dash.id,
+    ]);
     // shared into `org`, so not part of another organization's view
     expect((await t.get('/v1/ui-dashboard', { token: viewer.token, org: otherOrg })).body).toEqual([]);
     expect((await t.get('/v1/ui-dashboard', { token: outsider.token, org })).body).toEqual([]);
     expect((await t.get(`/v1/ui-dashboard/${dash.id}`, { token: outsider.token, org })).status).toBe(404);
 
     expect((await t.get(`/v1/ui-dashboard/${dash.id}`, { token: viewer.token })).body.name).toBe('shared');
-    const viewerEdit = await t.put('/v1/ui-dashboard', { token: viewer.token, body: { id: dash.id, name: 'shared', config: { views: [] } } });
+    const viewerEdit = await t.put('/v1/ui-dashboard', {
+      token: viewer.token,
+      body: { id: dash.id, name: 'shared', config: { views: [] } },
+    });
     expect(viewerEdit.status).toBe(403);
-    const editorEdit = await t.put('/v1/ui-dashboard', { token: editor.token, body: { id: dash.id, name: 'shared', config: { views: [] } } });
+    const editorEdit = await t.put('/v1/ui-dashboard', {
+      token: editor.token,
+      body: { id: dash.id, name: 'shared', config: { views: [] } },
+    });
     expect(editorEdit.status).toBe(200);
     expect(editorEdit.body).toMatchObject({ id: dash.id, user_id: owner.id, config: { views: [] } });
     expect((await t.delete(`/v1/ui-dashboard/${dash.id}`, { token: editor.token })).status).toBe(403);
@@ -136,7 +197,10 @@ describe('org scope and shares', () => {
     const del = await t.delete(`/v1/ui-dashboard/${dash.id}`, { token: owner.token });
     expect(del.status).toBe(200);
     expect(del.body).toEqual({ message: 'dashboard deleted' });
-    const leftover = await t.sqlOne<{ n: number }>("SELECT COUNT(*) AS n FROM shares WHERE resource_type = 'dashboard' AND resource_id = ?", [String(dash.id)]);
+    const leftover = await t.sqlOne<{ n: number }>(
+      "SELECT COUNT(*) AS n FROM shares WHERE resource_type = 'dashboard' AND resource_id = ?",
+      [String(dash.id)],
+    );
     expect(leftover?.n).toBe(0);
     expect((await t.get('/v1/ui-dashboard', { token: viewer.token })).body).toEqual([]);
   });

@@ -14,7 +14,8 @@ export function mountDashboardRoutes(router: CloudRouter, s: CloudServices): voi
   router.add(routes.putDashboardRoute, async ({ c, auth, body }) => dashboards.put(await scopeOf(c, auth), body));
   router.add(routes.listDashboardsRoute, async ({ c, auth }) => dashboards.list(await scopeOf(c, auth)));
   router.add(routes.getDashboardRoute, async ({ c, auth, params }) =>
-    toDashboard(await dashboards.load(await scopeOf(c, auth), rowId(params.id), 'view')));
+    toDashboard(await dashboards.load(await scopeOf(c, auth), rowId(params.id), 'view')),
+  );
   router.add(routes.deleteDashboardRoute, async ({ c, auth, params }) => {
     await dashboards.remove(await scopeOf(c, auth), rowId(params.id));
     return { message: 'dashboard deleted' };

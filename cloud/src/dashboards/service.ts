@@ -31,8 +31,12 @@ export function toDashboard(r: DashboardRow): Dashboard {
   };
 }
 
-export const dashboardResource = (r: { id: number; userId: string; orgId: string | null }) =>
-  ({ type: 'dashboard' as const, id: String(r.id), ownerId: r.userId, orgId: r.orgId });
+export const dashboardResource = (r: { id: number; userId: string; orgId: string | null }) => ({
+  type: 'dashboard' as const,
+  id: String(r.id),
+  ownerId: r.userId,
+  orgId: r.orgId,
+});
 
 export function isUniqueViolation(err: unknown): boolean {
   return String((err as Error)?.message ?? '').includes('UNIQUE');
@@ -62,12 +66,18 @@ export class DashboardService {
     const grants = await sharesFor(this.db, scope.userId, 'dashboard', ids);
     const visible = [...grants].filter(([, f]) => f.canView || f.canControl || f.canEdit).map(([id]) => id);
     if (!scope.orgId || visible.length === 0) return new Set(visible);
-    const intoOrg = await this.db.select({ id: shares.resourceId }).from(shares).where(and(
-      eq(shares.resourceType, 'dashboard'),
-      eq(shares.orgId, scope.orgId),
-      or(isNull(shares.userId), eq(shares.userId, scope.userId)),
-      inArray(shares.resourceId, visible),
-    )).all();
+    const intoOrg = await this.db
+      .select({ id: shares.resourceId })
+      .from(shares)
+      .where(
+        and(
+          eq(shares.resourceType, 'dashboard'),
+          eq(shares.orgId, scope.orgId),
+          or(isNull(shares.userId), eq(shares.userId, scope.userId)),
+          inArray(shares.resourceId, visible),
+        ),
+      )
+      .all();
     return new Set(intoOrg.map((r) => r.id));
   }
 
@@ -100,11 +110,11 @@ export class DashboardService {
    */
   async put(scope: Scope, input: PutInput): Promise<Dashboard> {
     return this.database.transaction(async () => {
-      const existing = input.id !== undefined
-        ? await this.load(scope, input.id, 'edit')
-        : await this.findByName(scope, input.name);
+      const existing =
+        input.id !== undefined ? await this.load(scope, input.id, 'edit') : await this.findByName(scope, input.name);
       if (existing) {
-        if (input.id === undefined && !(await can(this.db, scope.userId, 'edit', dashboardResource(existing)))) throw forbidden();
+        if (input.id === undefined && !(await can(this.db, scope.userId, 'edit', dashboardResource(existing))))
+          throw forbidden();
         return this.update(existing, input);
       }
       return this.create(scope, input);
@@ -146,19 +156,27 @@ export class DashboardService {
       const sameScope = existing.orgId
         ? eq(dashboards.orgId, existing.orgId)
         : and(isNull(dashboards.orgId), eq(dashboards.userId, existing.userId));
-      const clash = await this.db.select({ id: dashboards.id }).from(dashboards)
-        .where(and(sameScope, eq(dashboards.name, input.name), ne(dashboards.id, existing.id))).get();
+      const clash = await this.db
+        .select({ id: dashboards.id })
+        .from(dashboards)
+        .where(and(sameScope, eq(dashboards.name, input.name), ne(dashboards.id, existing.id)))
+        .get();
       if (clash) throw conflict(`a dashboard named "${input.name}" already exists`);
     }
-    const row = await this.db.update(dashboards).set({
-      name: input.name,
-      config: JSON.stringify(input.config),
-      type: input.type ?? existing.type,
-      title: input.title ?? existing.title,
-      icon: input.icon ?? existing.icon,
-      url: input.url === undefined ? existing.url : input.url,
-      updatedAt: now(),
-    }).where(eq(dashboards.id, existing.id)).returning().get();
+    const row = await this.db
+      .update(dashboards)
+      .set({
+        name: input.name,
+        config: JSON.stringify(input.config),
+        type: input.type ?? existing.type,
+        title: input.title ?? existing.title,
+        icon: input.icon ?? existing.icon,
+        url: input.url === undefined ? existing.url : input.url,
+        updatedAt: now(),
+      })
+      .where(eq(dashboards.id, existing.id))
+      .returning()
+      .get();
     return toDashboard(row);
   }
 

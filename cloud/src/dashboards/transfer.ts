@@ -14,17 +14,26 @@ export const dashboardTransferHandler: TransferResourceHandler = {
   async load(db, id) {
     const n = /^[0-9]+$/.test(id) ? rowId(id) : null;
     if (n === null) return null;
-    const row = await db.select({ userId: dashboards.userId, orgId: dashboards.orgId }).from(dashboards).where(eq(dashboards.id, n)).get();
+    const row = await db
+      .select({ userId: dashboards.userId, orgId: dashboards.orgId })
+      .from(dashboards)
+      .where(eq(dashboards.id, n))
+      .get();
     return row ? { ownerId: row.userId, orgId: row.orgId } : null;
   },
   async moveTo(db, id, newOwnerUserId) {
     const n = Number(id);
     const row = await db.select({ name: dashboards.name }).from(dashboards).where(eq(dashboards.id, n)).get();
     if (!row) return;
-    const clash = await db.select({ id: dashboards.id }).from(dashboards)
-      .where(and(isNull(dashboards.orgId), eq(dashboards.userId, newOwnerUserId), eq(dashboards.name, row.name))).get();
+    const clash = await db
+      .select({ id: dashboards.id })
+      .from(dashboards)
+      .where(and(isNull(dashboards.orgId), eq(dashboards.userId, newOwnerUserId), eq(dashboards.name, row.name)))
+      .get();
     if (clash) throw conflict(`you already have a dashboard named "${row.name}"; rename it first`);
-    await db.update(dashboards).set({ userId: newOwnerUserId, orgId: null, updatedAt: new Date().toISOString() })
+    await db
+      .update(dashboards)
+      .set({ userId: newOwnerUserId, orgId: null, updatedAt: new Date().toISOString() })
       .where(eq(dashboards.id, n));
     await dropDashboardShares(db, n);
   },

@@ -6,9 +6,16 @@ import { CloudDatabase, UniqueViolation, type Migration } from './database.ts';
 import { createTestSchema, testDatabaseUrl } from '../testing/database.ts';
 
 const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => { for (const c of cleanups.splice(0).reverse()) await c(); });
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
 
-const MIGRATIONS: Migration[] = [{ id: 't-001', sql: 'CREATE TABLE t (id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT UNIQUE, n INTEGER, x REAL, flag INTEGER);' }];
+const MIGRATIONS: Migration[] = [
+  {
+    id: 't-001',
+    sql: 'CREATE TABLE t (id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT UNIQUE, n INTEGER, x REAL, flag INTEGER);',
+  },
+];
 
 /** A database on the engine under test: a SQLite file, or a fresh PostgreSQL schema. */
 async function open(migrations = MIGRATIONS): Promise<CloudDatabase> {
@@ -34,7 +41,8 @@ async function openAt(migrations = MIGRATIONS): Promise<{ db: CloudDatabase; loc
   return { db, location };
 }
 
-const names = async (db: CloudDatabase) => (await db.query<{ name: string }>('SELECT name FROM t ORDER BY id')).map((r) => r.name);
+const names = async (db: CloudDatabase) =>
+  (await db.query<{ name: string }>('SELECT name FROM t ORDER BY id')).map((r) => r.name);
 
 describe(`CloudDatabase on ${testDatabaseUrl() ? 'PostgreSQL' : 'SQLite'}`, () => {
   it('runs portable SQL with ? placeholders, returning numbers for integers and counts', async () => {
@@ -60,13 +68,22 @@ describe(`CloudDatabase on ${testDatabaseUrl() ? 'PostgreSQL' : 'SQLite'}`, () =
     const db = await open();
     await db.execute('INSERT INTO t (name) VALUES (?)', ['a']);
     await expect(db.execute('INSERT INTO t (name) VALUES (?)', ['a'])).rejects.toBeInstanceOf(UniqueViolation);
-    await expect(db.execute('INSERT INTO t (name) VALUES (?)', ['a'])).rejects.toMatchObject({ status: 409, expose: 'already exists' });
+    await expect(db.execute('INSERT INTO t (name) VALUES (?)', ['a'])).rejects.toMatchObject({
+      status: 409,
+      expose: 'already exists',
+    });
   });
 
   it('orders text by bytes, as SQLite does', async () => {
     const db = await open();
     for (const name of ['b', 'B', 'a', '_', 'é']) await db.execute('INSERT INTO t (name) VALUES (?)', [name]);
-    expect((await db.query<{ name: string }>('SELECT name FROM t ORDER BY name')).map((r) => r.name)).toEqual(['B', '_', 'a', 'b', 'é']);
+    expect((await db.query<{ name: string }>('SELECT name FROM t ORDER BY name')).map((r) => r.name)).toEqual([
+      'B',
+      '_',
+      'a',
+      'b',
+      'é',
+    ]);
   });
 
   it('runs overlapping transactions one after the other instead of colliding', async () => {
@@ -74,8 +91,18 @@ describe(`CloudDatabase on ${testDatabaseUrl() ? 'PostgreSQL' : 'SQLite'}`, () =
     const tick = () => new Promise((r) => setImmediate(r));
     const insert = (name: string) => db.execute('INSERT INTO t (name) VALUES (?)', [name]);
     // Each yields to the event loop mid-transaction; a second BEGIN on one SQLite connection would fail.
-    const a = db.transaction(async () => { await insert('a1'); await tick(); await insert('a2'); return 'a'; });
-    const b = db.transaction(async () => { await insert('b1'); await tick(); await insert('b2'); return 'b'; });
+    const a = db.transaction(async () => {
+      await insert('a1');
+      await tick();
+      await insert('a2');
+      return 'a';
+    });
+    const b = db.transaction(async () => {
+      await insert('b1');
+      await tick();
+      await insert('b2');
+      return 'b';
+    });
     expect(await Promise.all([a, b])).toEqual(['a', 'b']);
     expect(await names(db)).toEqual(['a1', 'a2', 'b1', 'b2']);
   });
@@ -83,42 +110,63 @@ describe(`CloudDatabase on ${testDatabaseUrl() ? 'PostgreSQL' : 'SQLite'}`, () =
   it('rolls back on error, keeps serving the next transaction, and joins nested transactions', async () => {
     const db = await open();
     const insert = (name: string) => db.execute('INSERT INTO t (name) VALUES (?)', [name]);
-    await expect(db.transaction(async () => { await insert('lost'); throw new Error('boom'); })).rejects.toThrow('boom');
+    await expect(
+      db.transaction(async () => {
+        await insert('lost');
+        throw new Error('boom');
+      }),
+    ).rejects.toThrow('boom');
     await db.transaction(async () => {
       await insert('outer');
-      await db.transaction(async () => { await insert('inner'); });
+      await db.transaction(async () => {
+        await insert('inner');
+      });
     });
     expect(await names(db)).toEqual(['outer', 'inner']);
   });
 
   // PostgreSQL only: two SQLite connections in one process would block each other's event loop
   // (better-sqlite3 waits synchronously for the file lock); SQLite replicas are separate processes.
-  it.skipIf(!testDatabaseUrl())('loses no update when two replicas read-modify-write the same row in transactions at once', async () => {
-    const { db: a, location } = await openAt();
-    const b = new CloudDatabase(location, MIGRATIONS);
-    await b.start();
-    cleanups.push(() => b.stop());
-    await a.execute('INSERT INTO t (name, n) VALUES (?, 0)', ['counter']);
-    const increment = (db: CloudDatabase) => db.transaction(async () => {
-      const row = await db.one<{ n: number }>('SELECT n FROM t WHERE name = ?', ['counter']);
-      await new Promise((r) => setImmediate(r));
-      await db.execute('UPDATE t SET n = ? WHERE name = ?', [row!.n + 1, 'counter']);
-    });
-    await Promise.all(Array.from({ length: 10 }, (_, i) => increment(i % 2 ? a : b)));
-    expect(await a.one('SELECT n FROM t WHERE name = ?', ['counter'])).toEqual({ n: 10 });
-  });
+  it.skipIf(!testDatabaseUrl())(
+    'loses no update when two replicas read-modify-write the same row in transactions at once',
+    async () => {
+      const { db: a, location } = await openAt();
+      const b = new CloudDatabase(location, MIGRATIONS);
+      await b.start();
+      cleanups.push(() => b.stop());
+      await a.execute('INSERT INTO t (name, n) VALUES (?, 0)', ['counter']);
+      const increment = (db: CloudDatabase) =>
+        db.transaction(async () => {
+          const row = await db.one<{ n: number }>('SELECT n FROM t WHERE name = ?', ['counter']);
+          await new Promise((r) => setImmediate(r));
+          await db.execute('UPDATE t SET n = ? WHERE name = ?', [row!.n + 1, 'counter']);
+        });
+      await Promise.all(Array.from({ length: 10 }, (_, i) => increment(i % 2 ? a : b)));
+      expect(await a.one('SELECT n FROM t WHERE name = ?', ['counter'])).toEqual({ n: 10 });
+    },
+  );
 
   it('atomic() commits all or nothing', async () => {
     const db = await open();
-    await expect(db.atomic(async () => { await db.execute('INSERT INTO t (name) VALUES (?)', ['half']); throw new Error('no'); })).rejects.toThrow('no');
-    await db.atomic(async () => { await db.execute('INSERT INTO t (name) VALUES (?)', ['x']); await db.execute('INSERT INTO t (name) VALUES (?)', ['y']); });
+    await expect(
+      db.atomic(async () => {
+        await db.execute('INSERT INTO t (name) VALUES (?)', ['half']);
+        throw new Error('no');
+      }),
+    ).rejects.toThrow('no');
+    await db.atomic(async () => {
+      await db.execute('INSERT INTO t (name) VALUES (?)', ['x']);
+      await db.execute('INSERT INTO t (name) VALUES (?)', ['y']);
+    });
     expect(await names(db)).toEqual(['x', 'y']);
   });
 
   it('keeps a query from outside an open transaction out of it (not rolled back with it)', async () => {
     const db = await open();
     let release!: () => void;
-    const held = new Promise<void>((r) => { release = r; });
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
     const failing = db.transaction(async () => {
       await db.execute('INSERT INTO t (name) VALUES (?)', ['inside']);
       await held;
@@ -135,7 +183,12 @@ describe(`CloudDatabase on ${testDatabaseUrl() ? 'PostgreSQL' : 'SQLite'}`, () =
   it('runs drizzle queries (async) on the same engine', async () => {
     const { sqliteTable, integer, text } = await import('drizzle-orm/sqlite-core');
     const { eq } = await import('drizzle-orm');
-    const t = sqliteTable('t', { id: integer('id').primaryKey({ autoIncrement: true }), name: text('name'), n: integer('n'), flag: integer('flag', { mode: 'boolean' }) });
+    const t = sqliteTable('t', {
+      id: integer('id').primaryKey({ autoIncrement: true }),
+      name: text('name'),
+      n: integer('n'),
+      flag: integer('flag', { mode: 'boolean' }),
+    });
     const db = await open();
     const inserted = await db.db.insert(t).values({ name: 'x', n: 1, flag: true }).returning().get();
     expect(inserted).toMatchObject({ id: 1, name: 'x', n: 1, flag: true });

@@ -53,7 +53,7 @@ export class CloudDatabase {
     this.drizzleDb = drizzle(async (sql, params, method) => {
       if (method === 'run') return { rows: [], changes: await this.wrote(sql, driver.execute(sql, params)) };
       const rows = await this.wrote(sql, driver.queryArrays(sql, params));
-      return { rows: method === 'get' ? rows[0] as unknown as unknown[] : rows };
+      return { rows: method === 'get' ? (rows[0] as unknown as unknown[]) : rows };
     });
   }
 

@@ -22,7 +22,11 @@ class CuttableProxy {
   async up(): Promise<void> {
     const server = net.createServer((client) => {
       const upstream = net.connect(this.target);
-      for (const s of [client, upstream]) { this.sockets.add(s); s.on('close', () => this.sockets.delete(s)); s.on('error', () => s.destroy()); }
+      for (const s of [client, upstream]) {
+        this.sockets.add(s);
+        s.on('close', () => this.sockets.delete(s));
+        s.on('error', () => s.destroy());
+      }
       client.pipe(upstream);
       upstream.pipe(client);
       client.on('close', () => upstream.destroy());
@@ -66,7 +70,10 @@ describe.skipIf(!url)('the cloud while PostgreSQL is unreachable [needs DATABASE
     expect(during.status).toBe(503);
     expect(during.body).toEqual({ error: 'database_unavailable' });
     expect(during.headers.get('retry-after')).toBe('1');
-    const zones = await t.post('/v1/zones', { token: u.token, body: { name: 'Home', icon: 'mdi:home', latitude: 1, longitude: 2, radius: 100 } });
+    const zones = await t.post('/v1/zones', {
+      token: u.token,
+      body: { name: 'Home', icon: 'mdi:home', latitude: 1, longitude: 2, radius: 100 },
+    });
     expect(zones.status).toBe(503);
     const health = await t.get('/healthz');
     expect(health.status).toBe(503);
@@ -75,6 +82,13 @@ describe.skipIf(!url)('the cloud while PostgreSQL is unreachable [needs DATABASE
     await proxy.up();
     expect((await t.get('/healthz')).body).toEqual({ status: 'ok' });
     expect((await t.get('/v1/account', { token: u.token })).status).toBe(200);
-    expect((await t.post('/v1/zones', { token: u.token, body: { name: 'Home', icon: 'mdi:home', latitude: 1, longitude: 2, radius: 100 } })).status).toBe(201);
+    expect(
+      (
+        await t.post('/v1/zones', {
+          token: u.token,
+          body: { name: 'Home', icon: 'mdi:home', latitude: 1, longitude: 2, radius: 100 },
+        })
+      ).status,
+    ).toBe(201);
   });
 });

@@ -1,6 +1,14 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import pg from 'pg';
-import { DatabaseUnavailable, NoSuchValue, UniqueViolation, bindParams, type Migration, type Row, type SqlDriver } from './driver.ts';
+import {
+  DatabaseUnavailable,
+  NoSuchValue,
+  UniqueViolation,
+  bindParams,
+  type Migration,
+  type Row,
+  type SqlDriver,
+} from './driver.ts';
 import { FILL_ID_FUNCTION, toPostgresDdl, toPostgresSql } from './postgres-sql.ts';
 
 /** type oids of BIGINT and NUMERIC */
@@ -40,7 +48,9 @@ export class PostgresDriver implements SqlDriver {
       // ids, counts and epoch milliseconds are BIGINT; the cloud treats them as numbers, like SQLite's INTEGER.
       types: {
         getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-          oid === INT8 || oid === NUMERIC ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+          oid === INT8 || oid === NUMERIC
+            ? (v: string) => Number(v)
+            : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
       },
     });
     // An idle client losing its server must not take the process down; the next query reconnects.
@@ -77,7 +87,9 @@ export class PostgresDriver implements SqlDriver {
   }
 
   async queryArrays(sql: string, params: readonly unknown[]): Promise<unknown[][]> {
-    const res = await translate(this.client.query({ text: this.text(sql), values: bindParams(params), rowMode: 'array' }));
+    const res = await translate(
+      this.client.query({ text: this.text(sql), values: bindParams(params), rowMode: 'array' }),
+    );
     return res.rows as unknown[][];
   }
 
@@ -89,7 +101,10 @@ export class PostgresDriver implements SqlDriver {
   async transaction<T>(fn: () => Promise<T>): Promise<T> {
     if (this.transactionClient.getStore()) return fn();
     const run = this.transactionTail.then(() => this.runWithRetries(fn));
-    this.transactionTail = run.then(() => undefined, () => undefined);
+    this.transactionTail = run.then(
+      () => undefined,
+      () => undefined,
+    );
     return this.track(run);
   }
 
@@ -116,7 +131,7 @@ export class PostgresDriver implements SqlDriver {
       try {
         return await this.runTransaction(fn, 'BEGIN ISOLATION LEVEL SERIALIZABLE');
       } catch (err) {
-        const code = (err as { code?: string }).code ?? ((err as { cause?: { code?: string } }).cause?.code);
+        const code = (err as { code?: string }).code ?? (err as { cause?: { code?: string } }).cause?.code;
         // serialization_failure, deadlock_detected: nothing was committed; run it again.
         if ((code !== '40001' && code !== '40P01') || attempt >= MAX_ATTEMPTS) throw err;
         await new Promise((r) => setTimeout(r, Math.random() * 5 * attempt));
@@ -135,7 +150,9 @@ export class PostgresDriver implements SqlDriver {
         await client.query('COMMIT');
         return out;
       } catch (err) {
-        await client.query('ROLLBACK').catch(() => { broken = true; });
+        await client.query('ROLLBACK').catch(() => {
+          broken = true;
+        });
         throw err;
       }
     } finally {
@@ -161,7 +178,10 @@ export class PostgresDriver implements SqlDriver {
       for (const m of migrations) {
         if (applied.has(m.id)) continue;
         await client.query(toPostgresDdl(m.sql));
-        await client.query('INSERT INTO _migrations (id, applied_at) VALUES ($1, $2)', [m.id, new Date().toISOString()]);
+        await client.query('INSERT INTO _migrations (id, applied_at) VALUES ($1, $2)', [
+          m.id,
+          new Date().toISOString(),
+        ]);
       }
       await client.query('COMMIT');
     } catch (err) {
@@ -201,17 +221,22 @@ async function translate<T>(pending: Promise<T>): Promise<T> {
 /** Network errors, connection-class SQLSTATEs (08…), server shutting down or starting (57P01-57P03), pg's own. */
 function isConnectionError(err: unknown): boolean {
   const code = (err as { code?: string }).code ?? '';
-  if (/^(ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EAI_AGAIN)$/.test(code)) return true;
+  if (/^(ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EAI_AGAIN)$/.test(code))
+    return true;
   if (code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03') return true;
   const message = (err as Error).message ?? '';
-  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|ping timed out/.test(message);
+  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|ping timed out/.test(
+    message,
+  );
 }
 
 function withTimeout<T>(pending: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout;
   return Promise.race([
     pending,
-    new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error('ping timed out')), ms); }),
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error('ping timed out')), ms);
+    }),
   ]).finally(() => clearTimeout(timer));
 }
 

@@ -11,7 +11,10 @@
 export function toPostgresSql(sql: string): string {
   const numbered = toPostgresPlaceholders(sql);
   if (!/on conflict \("/i.test(numbered)) return numbered;
-  return numbered.replace(/(on conflict \()([^)]*)\)/gi, (_all, head: string, columns: string) => `${head}${columns.replace(/"[^"]*"\./g, '')})`);
+  return numbered.replace(
+    /(on conflict \()([^)]*)\)/gi,
+    (_all, head: string, columns: string) => `${head}${columns.replace(/"[^"]*"\./g, '')})`,
+  );
 }
 
 /** `?` placeholders → `$1, $2, …`; quoted text and comments are left alone. */
@@ -43,7 +46,10 @@ function closingQuote(sql: string, start: number, quote: string): number {
   let i = start + 1;
   while (i < sql.length) {
     if (sql[i] === quote) {
-      if (sql[i + 1] === quote) { i += 2; continue; } // doubled quote = escaped
+      if (sql[i + 1] === quote) {
+        i += 2;
+        continue;
+      } // doubled quote = escaped
       return i;
     }
     i++;
@@ -71,10 +77,15 @@ END $$`;
  */
 export function toPostgresDdl(sql: string): string {
   return sql
-    .replace(/CREATE TABLE (\w+) \(([^;]*?)\bid INTEGER PRIMARY KEY AUTOINCREMENT\b([^;]*);/g, (_all, table: string, before: string, after: string) =>
-      `CREATE TABLE ${table} (${before}id BIGSERIAL PRIMARY KEY${after};\n` +
-      `CREATE TRIGGER ${table}_fill_id BEFORE INSERT ON ${table} FOR EACH ROW WHEN (NEW.id IS NULL) EXECUTE FUNCTION smarthome_fill_id('${table}_id_seq');`)
-    .replace(/\bINTEGER PRIMARY KEY AUTOINCREMENT\b/g, () => { throw new Error('AUTOINCREMENT is supported for a column named id in CREATE TABLE ... ; only'); })
+    .replace(
+      /CREATE TABLE (\w+) \(([^;]*?)\bid INTEGER PRIMARY KEY AUTOINCREMENT\b([^;]*);/g,
+      (_all, table: string, before: string, after: string) =>
+        `CREATE TABLE ${table} (${before}id BIGSERIAL PRIMARY KEY${after};\n` +
+        `CREATE TRIGGER ${table}_fill_id BEFORE INSERT ON ${table} FOR EACH ROW WHEN (NEW.id IS NULL) EXECUTE FUNCTION smarthome_fill_id('${table}_id_seq');`,
+    )
+    .replace(/\bINTEGER PRIMARY KEY AUTOINCREMENT\b/g, () => {
+      throw new Error('AUTOINCREMENT is supported for a column named id in CREATE TABLE ... ; only');
+    })
     .replace(/\bINTEGER\b/g, 'BIGINT')
     .replace(/\bREAL\b/g, 'DOUBLE PRECISION')
     .replace(/\bBLOB\b/g, 'BYTEA')

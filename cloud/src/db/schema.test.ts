@@ -16,7 +16,9 @@ import { createTestSchema, testDatabaseUrl, type TestSchema } from '../testing/d
 const SRC = path.resolve(import.meta.dirname, '..');
 
 async function drizzleTables(): Promise<SQLiteTable[]> {
-  const files = fs.globSync('**/*.ts', { cwd: SRC }).filter((f) => !f.endsWith('.test.ts') && fs.readFileSync(path.join(SRC, f), 'utf8').includes('sqliteTable('));
+  const files = fs
+    .globSync('**/*.ts', { cwd: SRC })
+    .filter((f) => !f.endsWith('.test.ts') && fs.readFileSync(path.join(SRC, f), 'utf8').includes('sqliteTable('));
   const found = new Map<string, SQLiteTable>();
   for (const f of files) {
     for (const value of Object.values(await import(path.join(SRC, f)))) {
@@ -27,23 +29,45 @@ async function drizzleTables(): Promise<SQLiteTable[]> {
 }
 
 const FAMILY: Record<string, string> = {
-  SQLiteInteger: 'integer', SQLiteBoolean: 'integer', SQLiteTimestamp: 'integer', SQLiteText: 'text', SQLiteTextJson: 'text', SQLiteReal: 'real',
+  SQLiteInteger: 'integer',
+  SQLiteBoolean: 'integer',
+  SQLiteTimestamp: 'integer',
+  SQLiteText: 'text',
+  SQLiteTextJson: 'text',
+  SQLiteReal: 'real',
 };
 const ENGINE_FAMILY: Record<string, string> = {
-  INTEGER: 'integer', TEXT: 'text', REAL: 'real', bigint: 'integer', text: 'text', 'double precision': 'real',
+  INTEGER: 'integer',
+  TEXT: 'text',
+  REAL: 'real',
+  bigint: 'integer',
+  text: 'text',
+  'double precision': 'real',
 };
 
-interface Column { name: string; family: string; notNull: boolean }
+interface Column {
+  name: string;
+  family: string;
+  notNull: boolean;
+}
 
 async function engineColumns(db: CloudDatabase, table: string): Promise<Column[]> {
   if (db.dialect === 'sqlite') {
-    const rows = await db.query<{ name: string; type: string; notnull: number; pk: number }>(`SELECT name, type, "notnull", pk FROM pragma_table_info('${table}')`);
+    const rows = await db.query<{ name: string; type: string; notnull: number; pk: number }>(
+      `SELECT name, type, "notnull", pk FROM pragma_table_info('${table}')`,
+    );
     // SQLite lets a lone INTEGER PRIMARY KEY be NULL (the rowid); both engines fill it, so treat it as NOT NULL.
-    return rows.map((r) => ({ name: r.name, family: ENGINE_FAMILY[r.type] ?? r.type, notNull: r.notnull === 1 || r.pk > 0 }));
+    return rows.map((r) => ({
+      name: r.name,
+      family: ENGINE_FAMILY[r.type] ?? r.type,
+      notNull: r.notnull === 1 || r.pk > 0,
+    }));
   }
   const rows = await db.query<{ name: string; type: string; nullable: string }>(
     `SELECT column_name AS name, data_type AS type, is_nullable AS nullable FROM information_schema.columns
-     WHERE table_schema = current_schema() AND table_name = ? ORDER BY ordinal_position`, [table]);
+     WHERE table_schema = current_schema() AND table_name = ? ORDER BY ordinal_position`,
+    [table],
+  );
   return rows.map((r) => ({ name: r.name, family: ENGINE_FAMILY[r.type] ?? r.type, notNull: r.nullable === 'NO' }));
 }
 
@@ -72,17 +96,27 @@ describe(`schema on ${testDatabaseUrl() ? 'PostgreSQL' : 'SQLite'}`, () => {
     for (const table of tables) {
       const config = getTableConfig(table);
       const declared = config.columns.map((c) => ({
-        name: c.name, family: FAMILY[c.columnType] ?? c.columnType, notNull: c.notNull || c.primary || config.primaryKeys.some((pk) => pk.columns.includes(c)),
+        name: c.name,
+        family: FAMILY[c.columnType] ?? c.columnType,
+        notNull: c.notNull || c.primary || config.primaryKeys.some((pk) => pk.columns.includes(c)),
       }));
-      expect({ table: config.name, columns: sortByName(await engineColumns(db, config.name)) }).toEqual({ table: config.name, columns: sortByName(declared) });
+      expect({ table: config.name, columns: sortByName(await engineColumns(db, config.name)) }).toEqual({
+        table: config.name,
+        columns: sortByName(declared),
+      });
     }
   });
 
   it('holds no table that drizzle does not declare', async () => {
     const declared = new Set((await drizzleTables()).map((t) => getTableConfig(t).name));
-    const actual = db.dialect === 'sqlite'
-      ? await db.query<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
-      : await db.query<{ name: string }>("SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema()");
+    const actual =
+      db.dialect === 'sqlite'
+        ? await db.query<{ name: string }>(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'",
+          )
+        : await db.query<{ name: string }>(
+            'SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema()',
+          );
     expect(actual.map((r) => r.name).filter((n) => n !== '_migrations' && !declared.has(n))).toEqual([]);
   });
 });

@@ -71,13 +71,17 @@ export class SqliteDriver implements SqlDriver {
   async query(sql: string, params: readonly unknown[]): Promise<Row[]> {
     if (this.openTransaction) await this.ready();
     const stmt = this.statement(sql);
-    return translate(() => (stmt.reader ? stmt.all(...bindParams(params)) as Row[] : (stmt.run(...bindParams(params)), [])));
+    return translate(() =>
+      stmt.reader ? (stmt.all(...bindParams(params)) as Row[]) : (stmt.run(...bindParams(params)), []),
+    );
   }
 
   async queryArrays(sql: string, params: readonly unknown[]): Promise<unknown[][]> {
     if (this.openTransaction) await this.ready();
     const stmt = this.statement(sql);
-    return translate(() => (stmt.reader ? stmt.raw(true).all(...bindParams(params)) as unknown[][] : (stmt.run(...bindParams(params)), [])));
+    return translate(() =>
+      stmt.reader ? (stmt.raw(true).all(...bindParams(params)) as unknown[][]) : (stmt.run(...bindParams(params)), []),
+    );
   }
 
   async execute(sql: string, params: readonly unknown[]): Promise<number> {
@@ -89,7 +93,10 @@ export class SqliteDriver implements SqlDriver {
   async transaction<T>(fn: () => Promise<T>): Promise<T> {
     if (this.inTransaction.getStore()) return fn();
     const run = this.transactionTail.then(() => this.runTransaction(fn));
-    this.transactionTail = run.then(() => undefined, () => undefined);
+    this.transactionTail = run.then(
+      () => undefined,
+      () => undefined,
+    );
     return run;
   }
 
@@ -106,7 +113,9 @@ export class SqliteDriver implements SqlDriver {
   private async runTransaction<T>(fn: () => Promise<T>): Promise<T> {
     const sqlite = this.raw;
     let end!: () => void;
-    this.openTransaction = new Promise((resolve) => { end = resolve; });
+    this.openTransaction = new Promise((resolve) => {
+      end = resolve;
+    });
     try {
       sqlite.exec('BEGIN IMMEDIATE');
       try {
@@ -161,7 +170,8 @@ function translate<T>(fn: () => T): T {
     return fn();
   } catch (err) {
     const code = (err as { code?: string }).code;
-    if (code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY') throw new UniqueViolation((err as Error).message, { cause: err });
+    if (code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY')
+      throw new UniqueViolation((err as Error).message, { cause: err });
     throw err;
   }
 }

@@ -7,8 +7,19 @@ import type { Visibility } from '../websocket/app-socket.ts';
 import { StatesCache, type RenderedStates } from '../mirror/states-cache.ts';
 import { grantQueries, type GrantQueries } from './grant-queries.ts';
 
-export interface EdgeGrant { edgeId: number; orgId: string | null; ownerId: string; role: 'owner' | 'admin' | 'member' }
-export interface EntityGrant { edgeId: number; entityId: string; canView: boolean; canControl: boolean; canEdit: boolean }
+export interface EdgeGrant {
+  edgeId: number;
+  orgId: string | null;
+  ownerId: string;
+  role: 'owner' | 'admin' | 'member';
+}
+export interface EntityGrant {
+  edgeId: number;
+  entityId: string;
+  canView: boolean;
+  canControl: boolean;
+  canEdit: boolean;
+}
 
 const key = (edgeId: number, entityId: string) => `${edgeId}:${entityId}`;
 
@@ -48,8 +59,10 @@ export class EntityAccess {
     const q = this.queries;
     const rows = orgId ? await q.orgEdges.all({ orgId, userId }) : await q.reachableEdges.all({ userId });
     return rows.map((e) => ({
-      edgeId: e.id, orgId: e.orgId, ownerId: e.userId,
-      role: e.userId === userId ? 'owner' : (e.orgId && e.role === 'admin' ? 'admin' : 'member'),
+      edgeId: e.id,
+      orgId: e.orgId,
+      ownerId: e.userId,
+      role: e.userId === userId ? 'owner' : e.orgId && e.role === 'admin' ? 'admin' : 'member',
     }));
   }
 
@@ -67,8 +80,19 @@ export class EntityAccess {
       const owning = await q.shareEdges.all({ orgId: share.orgId, createdBy: share.createdBy });
       for (const { id } of owning) {
         const k = key(id, share.resourceId);
-        const prev = out.get(k) ?? { edgeId: id, entityId: share.resourceId, canView: false, canControl: false, canEdit: false };
-        out.set(k, { ...prev, canView: prev.canView || share.canView || share.canControl || share.canEdit, canControl: prev.canControl || share.canControl, canEdit: prev.canEdit || share.canEdit });
+        const prev = out.get(k) ?? {
+          edgeId: id,
+          entityId: share.resourceId,
+          canView: false,
+          canControl: false,
+          canEdit: false,
+        };
+        out.set(k, {
+          ...prev,
+          canView: prev.canView || share.canView || share.canControl || share.canEdit,
+          canControl: prev.canControl || share.canControl,
+          canEdit: prev.canEdit || share.canEdit,
+        });
       }
     }
     return [...out.values()];
@@ -76,7 +100,10 @@ export class EntityAccess {
 
   async visibility(userId: string): Promise<Visibility> {
     const [edgeList, shared] = await Promise.all([this.edgeGrants(userId), this.entityGrants(userId)]);
-    return { edges: new Set(edgeList.map((e) => e.edgeId)), entities: new Set(shared.filter((g) => g.canView).map((g) => key(g.edgeId, g.entityId))) };
+    return {
+      edges: new Set(edgeList.map((e) => e.edgeId)),
+      entities: new Set(shared.filter((g) => g.canView).map((g) => key(g.edgeId, g.entityId))),
+    };
   }
 
   /**
@@ -92,12 +119,15 @@ export class EntityAccess {
   async states(userId: string, orgId: string | null = null): Promise<EntityState[]> {
     const { wholeEdges, shared } = await this.viewable(userId, orgId);
     const out = (await this.s.mirror.states(wholeEdges)).map((s) => ({ ...s }));
-    out.push(...await this.sharedStates(shared));
+    out.push(...(await this.sharedStates(shared)));
     return out;
   }
 
   /** The edges the user sees whole, and the entities shared with it from other edges. */
-  private async viewable(userId: string, orgId: string | null): Promise<{ wholeEdges: number[]; shared: EntityGrant[] }> {
+  private async viewable(
+    userId: string,
+    orgId: string | null,
+  ): Promise<{ wholeEdges: number[]; shared: EntityGrant[] }> {
     const [edgeList, grants] = await Promise.all([this.edgeGrants(userId, orgId), this.entityGrants(userId, orgId)]);
     const wholeEdges = edgeList.map((e) => e.edgeId);
     const whole = new Set(wholeEdges);
@@ -114,9 +144,16 @@ export class EntityAccess {
   }
 
   /** Finds the entity the user may act on: 404 when invisible, 403 when visible but not allowed. */
-  async resolveEntity(userId: string, entityId: string, action: 'view' | 'control'): Promise<{ edgeId: number; state: EntityState }> {
+  async resolveEntity(
+    userId: string,
+    entityId: string,
+    action: 'view' | 'control',
+  ): Promise<{ edgeId: number; state: EntityState }> {
     // One lookup over all of the user's edges (the lowest edge id wins when several hold the entity).
-    const own = await this.s.mirror.state((await this.edgeGrants(userId)).map((e) => e.edgeId), entityId);
+    const own = await this.s.mirror.state(
+      (await this.edgeGrants(userId)).map((e) => e.edgeId),
+      entityId,
+    );
     if (own) return { edgeId: own.edge_id!, state: { ...own } };
     for (const g of await this.entityGrants(userId)) {
       if (g.entityId !== entityId || !g.canView) continue;
@@ -129,7 +166,13 @@ export class EntityAccess {
   }
 
   /** Calls a service on entities, each relayed to its edge (control permission per entity). */
-  async callService(userId: string, domain: string, service: string, body: { entity_id: string | string[]; [k: string]: unknown }, remoteAddr: string | null): Promise<{ changed_states: EntityState[] }> {
+  async callService(
+    userId: string,
+    domain: string,
+    service: string,
+    body: { entity_id: string | string[]; [k: string]: unknown },
+    remoteAddr: string | null,
+  ): Promise<{ changed_states: EntityState[] }> {
     // The app WebSocket passes domain and service unchecked: they become a path on the edge.
     if (!ServiceName.safeParse(domain).success) throw badRequest('domain: invalid service domain');
     if (!ServiceName.safeParse(service).success) throw badRequest('service: invalid service name');
@@ -141,8 +184,13 @@ export class EntityAccess {
     }
     const changed: EntityState[] = [];
     for (const [edgeId, entityIds] of byEdge) {
-      const res = await this.relay(edgeId, 'POST', `/v1/services/${encodeURIComponent(domain)}/${encodeURIComponent(service)}`,
-        { ...body, entity_id: entityIds.length === 1 ? entityIds[0] : entityIds }, { userId, remoteAddr });
+      const res = await this.relay(
+        edgeId,
+        'POST',
+        `/v1/services/${encodeURIComponent(domain)}/${encodeURIComponent(service)}`,
+        { ...body, entity_id: entityIds.length === 1 ? entityIds[0] : entityIds },
+        { userId, remoteAddr },
+      );
       const out = passThrough(res) as { changed_states?: EntityState[] };
       changed.push(...(out?.changed_states ?? []).map((st) => ({ ...st, edge_id: edgeId })));
     }
@@ -154,10 +202,23 @@ export class EntityAccess {
    * tunnel fully, so a path the edge would resolve to another route (dot segments, a fragment,
    * backslashes) is refused here: callers must encode what they put into it.
    */
-  async relay(edgeId: number, method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', path: string, body: unknown, origin: { userId: string | null; remoteAddr: string | null }, headers?: Record<string, string>): Promise<RpcResult> {
+  async relay(
+    edgeId: number,
+    method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
+    path: string,
+    body: unknown,
+    origin: { userId: string | null; remoteAddr: string | null },
+    headers?: Record<string, string>,
+  ): Promise<RpcResult> {
     assertPlainPath(path);
     try {
-      return await this.hub.request(edgeId, { method, path, body, headers, origin: { via: 'cloud', user_id: origin.userId, remote_addr: origin.remoteAddr } });
+      return await this.hub.request(edgeId, {
+        method,
+        path,
+        body,
+        headers,
+        origin: { via: 'cloud', user_id: origin.userId, remote_addr: origin.remoteAddr },
+      });
     } catch (err) {
       if (err instanceof EdgeOfflineError) throw edgeOffline();
       if (err instanceof EdgeTimeoutError) throw gatewayTimeout();
@@ -171,7 +232,12 @@ export class EntityAccess {
 export function assertPlainPath(path: string): void {
   const q = path.indexOf('?');
   const pathname = q === -1 ? path : path.slice(0, q);
-  if (!pathname.startsWith('/') || path.includes('#') || /[\\\s]/.test(pathname) || new URL(pathname, 'http://edge.internal').pathname !== pathname) {
+  if (
+    !pathname.startsWith('/') ||
+    path.includes('#') ||
+    /[\\\s]/.test(pathname) ||
+    new URL(pathname, 'http://edge.internal').pathname !== pathname
+  ) {
     throw badRequest('invalid path');
   }
 }
@@ -180,7 +246,8 @@ export function assertPlainPath(path: string): void {
 export function passThrough(res: RpcResult): unknown {
   if (res.status >= 400) {
     const body = (res.body ?? {}) as Record<string, unknown>;
-    const text = typeof body.message === 'string' ? body.message : typeof body.error === 'string' ? body.error : 'edge error';
+    const text =
+      typeof body.message === 'string' ? body.message : typeof body.error === 'string' ? body.error : 'edge error';
     throw new HttpError(res.status >= 500 && res.status !== 503 && res.status !== 504 ? 502 : res.status, text);
   }
   return res.body;

@@ -3,8 +3,12 @@ import { startTestCloud, type TestCloud } from '../testing/harness.ts';
 import { addMember } from '../orgs/test-fixtures.ts';
 
 let t: TestCloud;
-beforeAll(async () => { t = await startTestCloud(); });
-afterAll(async () => { await t.stop(); });
+beforeAll(async () => {
+  t = await startTestCloud();
+});
+afterAll(async () => {
+  await t.stop();
+});
 
 type User = Awaited<ReturnType<TestCloud['user']>>;
 
@@ -14,7 +18,8 @@ async function edgeWithDevice(owner: User, org?: string): Promise<number> {
   expect(created.status).toBe(201);
   const edgeId = created.body.edge.id as number;
   await t.cloud.services.mirror.applyDelta(edgeId, {
-    kind: 'device_upsert', device: { id: 1, name: 'Desk lamp', manufacturer: 'Acme', model: 'L1', config_entry_id: null, user_id: null },
+    kind: 'device_upsert',
+    device: { id: 1, name: 'Desk lamp', manufacturer: 'Acme', model: 'L1', config_entry_id: null, user_id: null },
   });
   return edgeId;
 }
@@ -27,7 +32,9 @@ describe('device.user_id', () => {
     const edgeId = await edgeWithDevice(owner);
     const list = await t.get('/v1/devices', { token: owner.token });
     expect(list.status).toBe(200);
-    expect(list.body).toEqual([expect.objectContaining({ id: 1, name: 'Desk lamp', edge_id: edgeId, user_id: owner.id })]);
+    expect(list.body).toEqual([
+      expect.objectContaining({ id: 1, name: 'Desk lamp', edge_id: edgeId, user_id: owner.id }),
+    ]);
     const one = await t.get('/v1/devices/1', { token: owner.token });
     expect(one.status).toBe(200);
     expect(one.body.device).toMatchObject({ id: 1, edge_id: edgeId, user_id: owner.id });
@@ -37,21 +44,30 @@ describe('device.user_id', () => {
     const creator = await t.user();
     const laterAdmin = await t.user();
     const member = await t.user();
-    const org = (await t.post('/v1/organizations', { token: creator.token, body: { name: 'Family' } })).body.id as string;
+    const org = (await t.post('/v1/organizations', { token: creator.token, body: { name: 'Family' } })).body
+      .id as string;
     await addMember(t, org, laterAdmin.id, 'admin');
     await addMember(t, org, member.id, 'member');
-    await t.sql('UPDATE org_members SET joined_at = ? WHERE org_id = ? AND user_id <> ?', [later(60_000), org, creator.id]);
+    await t.sql('UPDATE org_members SET joined_at = ? WHERE org_id = ? AND user_id <> ?', [
+      later(60_000),
+      org,
+      creator.id,
+    ]);
     const edgeId = await edgeWithDevice(laterAdmin, org);
 
     for (const viewer of [creator, laterAdmin, member]) {
       const list = await t.get('/v1/devices', { token: viewer.token, org });
       expect(list.body.map((d: any) => [d.edge_id, d.user_id])).toEqual([[edgeId, creator.id]]);
-      expect((await t.get(`/v1/devices/1?edge_id=${edgeId}`, { token: viewer.token })).body.device.user_id).toBe(creator.id);
+      expect((await t.get(`/v1/devices/1?edge_id=${edgeId}`, { token: viewer.token })).body.device.user_id).toBe(
+        creator.id,
+      );
     }
 
     // The creator steps down: the next admin in joining order owns the organization.
     await t.sql("UPDATE org_members SET role = 'member' WHERE org_id = ? AND user_id = ?", [org, creator.id]);
-    expect((await t.get('/v1/devices', { token: member.token, org })).body.map((d: any) => d.user_id)).toEqual([laterAdmin.id]);
+    expect((await t.get('/v1/devices', { token: member.token, org })).body.map((d: any) => d.user_id)).toEqual([
+      laterAdmin.id,
+    ]);
   });
 });
 
@@ -60,17 +76,29 @@ describe('with no edge in scope', () => {
     const u = await t.user();
     const org = (await t.post('/v1/organizations', { token: u.token, body: { name: 'Empty' } })).body.id as string;
     const root = {
-      title: 'Media Sources', media_class: 'directory', media_content_type: '', media_content_id: 'media-source://',
-      thumbnail: null, children_media_class: 'directory', can_play: false, can_expand: true, children: [],
+      title: 'Media Sources',
+      media_class: 'directory',
+      media_content_type: '',
+      media_content_id: 'media-source://',
+      thumbnail: null,
+      children_media_class: 'directory',
+      can_play: false,
+      can_expand: true,
+      children: [],
     };
     for (const opts of [{}, { org }]) {
-      for (const path of ['/v1/media-source/browse', `/v1/media-source/browse?uri=${encodeURIComponent('media-source://')}`]) {
+      for (const path of [
+        '/v1/media-source/browse',
+        `/v1/media-source/browse?uri=${encodeURIComponent('media-source://')}`,
+      ]) {
         const res = await t.get(path, { token: u.token, ...opts });
         expect(res.status, path).toBe(200);
         expect(res.body).toEqual(root);
       }
     }
-    const node = await t.get(`/v1/media-source/browse?uri=${encodeURIComponent('media-source://demo/tones')}`, { token: u.token });
+    const node = await t.get(`/v1/media-source/browse?uri=${encodeURIComponent('media-source://demo/tones')}`, {
+      token: u.token,
+    });
     expect(node.status).toBe(404);
     expect(node.body).toEqual({ message: 'no edge in scope' });
   });

@@ -34,11 +34,16 @@ beforeAll(async () => {
   await second.start();
   const at = new Date().toISOString();
   for (const id of ['alice', 'bob']) {
-    await database.execute('INSERT INTO users (id, email, password_hash, app_account_token, created_at) VALUES (?, ?, ?, ?, ?)',
-      [id, `${id}@example.test`, 'x', `aat-${id}`, at]);
+    await database.execute(
+      'INSERT INTO users (id, email, password_hash, app_account_token, created_at) VALUES (?, ?, ?, ?, ?)',
+      [id, `${id}@example.test`, 'x', `aat-${id}`, at],
+    );
   }
   const edge = async (name: string): Promise<number> => {
-    await database.execute("INSERT INTO edges (name, user_id, location, status, created_at, updated_at) VALUES (?, 'alice', 'home', 'online', ?, ?)", [name, at, at]);
+    await database.execute(
+      "INSERT INTO edges (name, user_id, location, status, created_at, updated_at) VALUES (?, 'alice', 'home', 'online', ?, ?)",
+      [name, at, at],
+    );
     const row = await database.one<{ id: number }>('SELECT id FROM edges WHERE name = ?', [name]);
     return Number(row!.id);
   };

@@ -14,16 +14,18 @@ export const cloudFlows = sqliteTable('cloud_flows', {
   createdAt: text('created_at').notNull(),
 });
 
-export const flowMigrations: Migration[] = [{
-  id: 'flows-001-init',
-  sql: `CREATE TABLE cloud_flows (
+export const flowMigrations: Migration[] = [
+  {
+    id: 'flows-001-init',
+    sql: `CREATE TABLE cloud_flows (
     flow_id TEXT PRIMARY KEY,
     edge_id INTEGER NOT NULL REFERENCES edges(id) ON DELETE CASCADE,
     user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
     created_at TEXT NOT NULL
   );
   CREATE INDEX cloud_flows_created_at ON cloud_flows(created_at);`,
-}];
+  },
+];
 
 /** Which edge (and which user) each config flow started through the cloud belongs to. */
 export class FlowDirectory {
@@ -36,13 +38,19 @@ export class FlowDirectory {
   async remember(flowId: string, edgeId: number, userId: string): Promise<void> {
     await this.sweep();
     const row = { flowId, edgeId, userId, createdAt: new Date().toISOString() };
-    await this.database.db.insert(cloudFlows).values(row)
+    await this.database.db
+      .insert(cloudFlows)
+      .values(row)
       .onConflictDoUpdate({ target: cloudFlows.flowId, set: { edgeId, userId, createdAt: row.createdAt } });
   }
   /** Only the user who started a flow may continue it. */
   async get(flowId: string, userId: string): Promise<{ edgeId: number } | null> {
-    const row = await this.database.db.select({ edgeId: cloudFlows.edgeId }).from(cloudFlows)
-      .where(and(eq(cloudFlows.flowId, flowId), eq(cloudFlows.userId, userId), gte(cloudFlows.createdAt, this.cutoff())))
+    const row = await this.database.db
+      .select({ edgeId: cloudFlows.edgeId })
+      .from(cloudFlows)
+      .where(
+        and(eq(cloudFlows.flowId, flowId), eq(cloudFlows.userId, userId), gte(cloudFlows.createdAt, this.cutoff())),
+      )
       .get();
     return row ? { edgeId: row.edgeId } : null;
   }

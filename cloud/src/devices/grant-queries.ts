@@ -19,20 +19,45 @@ export function grantQueries(db: Db) {
   const entityShares = and(eq(shares.resourceType, 'entity'), or(isNull(shares.userId), eq(shares.userId, userId)));
   return {
     /** the user's personal edges and those of every organization the user belongs to */
-    reachableEdges: db.select(edgeColumns).from(edges).leftJoin(orgMembers, withRole).where(and(
-      ne(edges.status, 'revoked'),
-      or(and(eq(edges.userId, userId), isNull(edges.orgId)), isNotNull(orgMembers.userId)),
-    )).prepare(),
+    reachableEdges: db
+      .select(edgeColumns)
+      .from(edges)
+      .leftJoin(orgMembers, withRole)
+      .where(
+        and(
+          ne(edges.status, 'revoked'),
+          or(and(eq(edges.userId, userId), isNull(edges.orgId)), isNotNull(orgMembers.userId)),
+        ),
+      )
+      .prepare(),
     /** one organization's edges, if the user belongs to it */
-    orgEdges: db.select(edgeColumns).from(edges).innerJoin(orgMembers, withRole)
-      .where(and(ne(edges.status, 'revoked'), eq(edges.orgId, orgId))).prepare(),
-    sharesInUserOrgs: db.select().from(shares).where(and(entityShares, inArray(shares.orgId, userOrgs))).prepare(),
-    sharesInOrg: db.select().from(shares).where(and(entityShares, eq(shares.orgId, orgId))).prepare(),
+    orgEdges: db
+      .select(edgeColumns)
+      .from(edges)
+      .innerJoin(orgMembers, withRole)
+      .where(and(ne(edges.status, 'revoked'), eq(edges.orgId, orgId)))
+      .prepare(),
+    sharesInUserOrgs: db
+      .select()
+      .from(shares)
+      .where(and(entityShares, inArray(shares.orgId, userOrgs)))
+      .prepare(),
+    sharesInOrg: db
+      .select()
+      .from(shares)
+      .where(and(entityShares, eq(shares.orgId, orgId)))
+      .prepare(),
     /** where a share applies: the organization's edges and the sharing admin's personal ones */
-    shareEdges: db.select({ id: edges.id }).from(edges).where(and(
-      ne(edges.status, 'revoked'),
-      or(eq(edges.orgId, orgId), and(eq(edges.userId, sql.placeholder('createdBy')), isNull(edges.orgId))),
-    )).prepare(),
+    shareEdges: db
+      .select({ id: edges.id })
+      .from(edges)
+      .where(
+        and(
+          ne(edges.status, 'revoked'),
+          or(eq(edges.orgId, orgId), and(eq(edges.userId, sql.placeholder('createdBy')), isNull(edges.orgId))),
+        ),
+      )
+      .prepare(),
   };
 }
 

@@ -9,7 +9,10 @@ import type { EdgeGrant } from './access.ts';
  * users, so what they report in user_id (null for discovered devices) is replaced.
  */
 export async function edgeOwners(db: Db, grants: EdgeGrant[]): Promise<Map<number, string>> {
-  const orgs = await orgOwners(db, grants.flatMap((g) => (g.orgId ? [g.orgId] : [])));
+  const orgs = await orgOwners(
+    db,
+    grants.flatMap((g) => (g.orgId ? [g.orgId] : [])),
+  );
   return new Map(grants.map((g) => [g.edgeId, (g.orgId && orgs.get(g.orgId)) || g.ownerId]));
 }
 

@@ -14,13 +14,19 @@ import { VoiceExposure } from './voice.ts';
 /** Loads an edge the caller may act on: 404 when invisible, 403 when the action is not allowed. */
 async function loadEdge(s: CloudServices, userId: string, id: number, action: 'view' | 'edit'): Promise<Edge> {
   const edge = await s.edges.get(id);
-  if (!edge || edge.status === 'revoked' || !(await can(s.database.db, userId, 'view', edgeResource(edge)))) throw notFound('edge not found');
+  if (!edge || edge.status === 'revoked' || !(await can(s.database.db, userId, 'view', edgeResource(edge))))
+    throw notFound('edge not found');
   if (action === 'edit' && !(await can(s.database.db, userId, 'edit', edgeResource(edge)))) throw forbidden();
   return edge;
 }
 
 /** The edge a scoped call is about: the given edge_id, or the scope's only edge; null when the scope has none. */
-async function findEdge(s: CloudServices, scope: Scope, edgeId: number | undefined, action: 'view' | 'edit'): Promise<Edge | null> {
+async function findEdge(
+  s: CloudServices,
+  scope: Scope,
+  edgeId: number | undefined,
+  action: 'view' | 'edit',
+): Promise<Edge | null> {
   if (edgeId !== undefined) {
     const edge = await loadEdge(s, scope.userId, edgeId, action);
     if (scope.orgId && edge.org_id !== scope.orgId) throw notFound('edge not found');
@@ -33,7 +39,12 @@ async function findEdge(s: CloudServices, scope: Scope, edgeId: number | undefin
 }
 
 /** findEdge, for calls that need an edge: 404 when the scope has none. */
-async function pickEdge(s: CloudServices, scope: Scope, edgeId: number | undefined, action: 'view' | 'edit'): Promise<Edge> {
+async function pickEdge(
+  s: CloudServices,
+  scope: Scope,
+  edgeId: number | undefined,
+  action: 'view' | 'edit',
+): Promise<Edge> {
   const edge = await findEdge(s, scope, edgeId, action);
   if (!edge) throw notFound('no edge in scope');
   return edge;
@@ -56,9 +67,15 @@ export function mountDeviceRoutes(router: CloudRouter, s: CloudServices): void {
   router.add(routes.getDeviceRoute, async ({ auth, params, query }) => {
     let grants = await access.edgeGrants(userOf(auth));
     if (query.edge_id) grants = grants.filter((g) => g.edgeId === Number(query.edge_id));
-    const found = await s.mirror.findDevice(grants.map((g) => g.edgeId), Number(params.id));
+    const found = await s.mirror.findDevice(
+      grants.map((g) => g.edgeId),
+      Number(params.id),
+    );
     if (!found) throw notFound('device not found');
-    const owners = await edgeOwners(s.database.db, grants.filter((g) => g.edgeId === found.device.edge_id));
+    const owners = await edgeOwners(
+      s.database.db,
+      grants.filter((g) => g.edgeId === found.device.edge_id),
+    );
     return { ...found, device: withOwner(found.device, owners) };
   });
 
@@ -71,21 +88,31 @@ export function mountDeviceRoutes(router: CloudRouter, s: CloudServices): void {
     const headers = { etag: rendered.etag, 'cache-control': 'private, no-cache', vary: 'Accept-Encoding' };
     if (ifNoneMatch(c.req.header('if-none-match'), rendered.etag)) return c.body(null, 304, headers);
     if (rendered.body.length >= GZIP_MIN_BYTES && acceptsGzip(c.req.header('accept-encoding'))) {
-      return c.body(await rendered.gzipped(), 200, { ...headers, 'content-type': 'application/json', 'content-encoding': 'gzip' });
+      return c.body(await rendered.gzipped(), 200, {
+        ...headers,
+        'content-type': 'application/json',
+        'content-encoding': 'gzip',
+      });
     }
     return c.body(rendered.body, 200, { ...headers, 'content-type': 'application/json' });
   });
 
-  router.add(routes.getStateRoute, async ({ auth, params }) => (await access.resolveEntity(userOf(auth), params.entity_id, 'view')).state);
+  router.add(
+    routes.getStateRoute,
+    async ({ auth, params }) => (await access.resolveEntity(userOf(auth), params.entity_id, 'view')).state,
+  );
 
   router.add(routes.callServiceRoute, async ({ auth, params, body, c }) =>
-    access.callService(userOf(auth), params.domain, params.service, body, clientAddress(c)));
+    access.callService(userOf(auth), params.domain, params.service, body, clientAddress(c)),
+  );
 
   router.add(routes.edgeMqttCredentialsRoute, async ({ auth, params, c }) => {
     const userId = userOf(auth);
     if (!/^[0-9]+$/.test(params.id)) throw notFound('edge not found');
     const edge = await loadEdge(s, userId, Number(params.id), 'edit');
-    return passThrough(await access.relay(edge.id, 'POST', '/v1/mqtt/credentials', { role: 'device' }, origin(userId, c))) as never;
+    return passThrough(
+      await access.relay(edge.id, 'POST', '/v1/mqtt/credentials', { role: 'device' }, origin(userId, c)),
+    ) as never;
   });
 
   router.add(routes.voiceEndpointsRoute, async ({ auth, c }) => {
@@ -105,26 +132,39 @@ export function mountDeviceRoutes(router: CloudRouter, s: CloudServices): void {
     const edge = await findEdge(s, scope, query.edge_id ? Number(query.edge_id) : undefined, 'view');
     // The cloud has no integrations of its own: with no edge, there is nothing to set up.
     if (!edge) return [];
-    return passThrough(await access.relay(edge.id, 'GET', '/v1/config_flow/handlers', undefined, origin(scope.userId, c))) as never;
+    return passThrough(
+      await access.relay(edge.id, 'GET', '/v1/config_flow/handlers', undefined, origin(scope.userId, c)),
+    ) as never;
   });
   router.add(routes.startFlowRoute, async ({ auth, c, body }) => {
     const scope = await resolveScope(s.database.db, c, userOf(auth));
     const edge = await pickEdge(s, scope, body.edge_id, 'edit');
     await assertWithinLimit(s, scope, 'config_entries');
-    const out = passThrough(await access.relay(edge.id, 'POST', '/v1/config_flow', { handler: body.handler }, origin(scope.userId, c))) as { flowId?: string };
+    const out = passThrough(
+      await access.relay(edge.id, 'POST', '/v1/config_flow', { handler: body.handler }, origin(scope.userId, c)),
+    ) as { flowId?: string };
     if (out?.flowId) await flows.remember(out.flowId, edge.id, scope.userId);
     return out as never;
   });
   /** A flow of the caller's, on an edge the caller may still edit (access can be lost mid-flow). */
   const ownFlow = async (flowId: string, userId: string): Promise<{ edgeId: number }> => {
     const flow = await flows.get(flowId, userId);
-    if (!flow || !(await access.edgeGrants(userId)).some((g) => g.edgeId === flow.edgeId && g.role !== 'member')) throw notFound('flow not found');
+    if (!flow || !(await access.edgeGrants(userId)).some((g) => g.edgeId === flow.edgeId && g.role !== 'member'))
+      throw notFound('flow not found');
     return flow;
   };
   router.add(routes.advanceFlowRoute, async ({ auth, c, params, body }) => {
     const userId = userOf(auth);
     const flow = await ownFlow(params.flowId, userId);
-    const out = passThrough(await access.relay(flow.edgeId, 'POST', `/v1/config_flow/${encodeURIComponent(params.flowId)}/advance`, body, origin(userId, c))) as { type?: string };
+    const out = passThrough(
+      await access.relay(
+        flow.edgeId,
+        'POST',
+        `/v1/config_flow/${encodeURIComponent(params.flowId)}/advance`,
+        body,
+        origin(userId, c),
+      ),
+    ) as { type?: string };
     if (out?.type === 'create_entry' || out?.type === 'abort') await flows.forget(params.flowId);
     return out as never;
   });
@@ -132,7 +172,15 @@ export function mountDeviceRoutes(router: CloudRouter, s: CloudServices): void {
     const userId = userOf(auth);
     const flow = await ownFlow(params.flowId, userId);
     await flows.forget(params.flowId);
-    return passThrough(await access.relay(flow.edgeId, 'DELETE', `/v1/config_flow/${encodeURIComponent(params.flowId)}`, undefined, origin(userId, c))) as never;
+    return passThrough(
+      await access.relay(
+        flow.edgeId,
+        'DELETE',
+        `/v1/config_flow/${encodeURIComponent(params.flowId)}`,
+        undefined,
+        origin(userId, c),
+      ),
+    ) as never;
   });
   router.add(routes.listEntriesRoute, async ({ auth, c, query }) => {
     const scope = await resolveScope(s.database.db, c, userOf(auth));
@@ -144,11 +192,17 @@ export function mountDeviceRoutes(router: CloudRouter, s: CloudServices): void {
     const scope = await resolveScope(s.database.db, c, userOf(auth));
     let grants = await access.edgeGrants(scope.userId, scope.orgId);
     if (query.edge_id) grants = grants.filter((g) => g.edgeId === Number(query.edge_id));
-    const holding = new Set((await s.mirror.configEntries(grants.map((g) => g.edgeId))).filter((e) => e.id === Number(params.id)).map((e) => e.edge_id));
+    const holding = new Set(
+      (await s.mirror.configEntries(grants.map((g) => g.edgeId)))
+        .filter((e) => e.id === Number(params.id))
+        .map((e) => e.edge_id),
+    );
     const owner = grants.find((g) => holding.has(g.edgeId));
     if (!owner) throw notFound('config entry not found');
     if (owner.role === 'member') throw forbidden();
-    return passThrough(await access.relay(owner.edgeId, 'DELETE', `/v1/config_entries/${params.id}`, undefined, origin(scope.userId, c))) as never;
+    return passThrough(
+      await access.relay(owner.edgeId, 'DELETE', `/v1/config_entries/${params.id}`, undefined, origin(scope.userId, c)),
+    ) as never;
   });
 
   router.add(routes.browseMediaRoute, async ({ auth, c, query }) => {
@@ -162,22 +216,49 @@ export function mountDeviceRoutes(router: CloudRouter, s: CloudServices): void {
     const qs = new URLSearchParams();
     if (query.uri) qs.set('uri', query.uri);
     if (query.target_media_player) qs.set('target_media_player', query.target_media_player);
-    return passThrough(await access.relay(edge.id, 'GET', `/v1/media-source/browse${qs.size ? `?${qs}` : ''}`, undefined, origin(scope.userId, c))) as never;
+    return passThrough(
+      await access.relay(
+        edge.id,
+        'GET',
+        `/v1/media-source/browse${qs.size ? `?${qs}` : ''}`,
+        undefined,
+        origin(scope.userId, c),
+      ),
+    ) as never;
   });
   router.add(routes.resolveMediaRoute, async ({ auth, c, body }) => {
     const scope = await resolveScope(s.database.db, c, userOf(auth));
     const edge = await pickEdge(s, scope, body.edge_id, 'view');
-    const out = passThrough(await access.relay(edge.id, 'POST', '/v1/media-source/resolve', { uri: body.uri, target_media_player: body.target_media_player }, origin(scope.userId, c))) as { url: string; mime_type: string; extra: Record<string, unknown> };
+    const out = passThrough(
+      await access.relay(
+        edge.id,
+        'POST',
+        '/v1/media-source/resolve',
+        { uri: body.uri, target_media_player: body.target_media_player },
+        origin(scope.userId, c),
+      ),
+    ) as { url: string; mime_type: string; extra: Record<string, unknown> };
     // Edge URLs are only reachable on the LAN; hand out the cloud's proxy for the same signed path.
     const edgePath = new URL(out.url, 'http://edge').pathname;
     const base = s.config.publicUrl ?? new URL(c.req.url).origin;
-    return { ...out, url: `${base}/v1/edges/${edge.id}/media${edgePath.replace(/^\/v1\/media/, '')}`, extra: { ...out.extra, edge_url: out.url } };
+    return {
+      ...out,
+      url: `${base}/v1/edges/${edge.id}/media${edgePath.replace(/^\/v1\/media/, '')}`,
+      extra: { ...out.extra, edge_url: out.url },
+    };
   });
 
   // Media bytes come through the tunnel in bounded ranges: the edge's signature is the only authorization.
   router.add(routes.edgeMediaRoute, async ({ params, c }) => {
     const range = c.req.header('range') ?? 'bytes=0-';
-    const res = await access.relay(Number(params.id), 'GET', `/v1/media/${encodeURIComponent(params.token)}/${encodeURIComponent(params.filename)}`, undefined, { userId: null, remoteAddr: clientAddress(c) }, { range });
+    const res = await access.relay(
+      Number(params.id),
+      'GET',
+      `/v1/media/${encodeURIComponent(params.token)}/${encodeURIComponent(params.filename)}`,
+      undefined,
+      { userId: null, remoteAddr: clientAddress(c) },
+      { range },
+    );
     // JSON comes back only as an error: anything else is not media and is not handed out.
     if (res.encoding !== 'base64') {
       if (res.status < 400) return c.json({ error: 'edge_error' }, 502);

@@ -2,8 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestCloud, type TestCloud } from '../testing/harness.ts';
 
 let t: TestCloud;
-beforeAll(async () => { t = await startTestCloud(); });
-afterAll(async () => { await t.stop(); });
+beforeAll(async () => {
+  t = await startTestCloud();
+});
+afterAll(async () => {
+  await t.stop();
+});
 
 describe('API documentation', () => {
   it('serves OpenAPI 3.1 with version 1.0.0 listing every mounted route', async () => {
@@ -12,7 +16,8 @@ describe('API documentation', () => {
     expect(res.body.openapi).toBe('3.1.0');
     expect(res.body.info.version).toBe('1.0.0');
     const listed = new Set<string>();
-    for (const [p, item] of Object.entries(res.body.paths as Record<string, object>)) for (const m of Object.keys(item)) listed.add(`${m} ${p}`);
+    for (const [p, item] of Object.entries(res.body.paths as Record<string, object>))
+      for (const m of Object.keys(item)) listed.add(`${m} ${p}`);
     for (const r of t.cloud.routes) expect(listed, `${r.method} ${r.path}`).toContain(`${r.method} ${r.path}`);
     expect(listed).toContain('post /v1/auth/token');
     const token = res.body.paths['/v1/auth/token'].post;
@@ -32,8 +37,12 @@ describe('API documentation', () => {
       for (const op of Object.values(item)) expect(Object.keys(op.responses)).toContain('503');
     }
     expect(Object.keys(states.responses['200'].headers).sort()).toEqual(['etag', 'vary']);
-    expect(states.parameters.filter((p: { in: string }) => p.in === 'header').map((p: { name: string }) => p.name).sort())
-      .toEqual(['accept-encoding', 'if-none-match', 'x-organization-id']);
+    expect(
+      states.parameters
+        .filter((p: { in: string }) => p.in === 'header')
+        .map((p: { name: string }) => p.name)
+        .sort(),
+    ).toEqual(['accept-encoding', 'if-none-match', 'x-organization-id']);
   });
   it('serves a rendered reference at /docs without auth', async () => {
     const res = await t.get('/docs');

@@ -6,8 +6,12 @@ import { addMember, makeOrg } from './testing.ts';
 
 const FLEET = 'fleet-secret-token-for-tests';
 let t: TestCloud;
-beforeAll(async () => { t = await startTestCloud({ fleetToken: FLEET }); });
-afterAll(async () => { await t.stop(); });
+beforeAll(async () => {
+  t = await startTestCloud({ fleetToken: FLEET });
+});
+afterAll(async () => {
+  await t.stop();
+});
 
 describe('POST /v1/edges', () => {
   it('creates a pending home edge in the personal scope and shows the token once', async () => {
@@ -15,11 +19,22 @@ describe('POST /v1/edges', () => {
     const res = await t.post('/v1/edges', { token: u.token, body: { name: '  Home  ' } });
     expect(res.status).toBe(201);
     expect(res.body.edge).toEqual({
-      id: expect.any(Number), name: 'Home', org_id: null, user_id: u.id, location: 'home', status: 'pending',
-      capabilities: {}, hostname: null, last_seen_at: null, paired_at: null, created_at: expect.any(String),
+      id: expect.any(Number),
+      name: 'Home',
+      org_id: null,
+      user_id: u.id,
+      location: 'home',
+      status: 'pending',
+      capabilities: {},
+      hostname: null,
+      last_seen_at: null,
+      paired_at: null,
+      created_at: expect.any(String),
     });
     expect(res.body.token).toMatch(/^shp_edge_[A-Za-z0-9_-]{43}$/);
-    const stored = await t.sqlOne<{ token_hash: string }>('SELECT token_hash FROM edges WHERE id = ?', [res.body.edge.id]);
+    const stored = await t.sqlOne<{ token_hash: string }>('SELECT token_hash FROM edges WHERE id = ?', [
+      res.body.edge.id,
+    ]);
     expect(stored?.token_hash).toBe(sha256(res.body.token));
     const dump = JSON.stringify(await t.sql('SELECT * FROM edges'));
     expect(dump).not.toContain(res.body.token);
@@ -31,7 +46,11 @@ describe('POST /v1/edges', () => {
   it('creates in the organization of X-Organization-Id', async () => {
     const u = await t.user();
     const org = await makeOrg(t, u.id);
-    const res = await t.post('/v1/edges', { token: u.token, org, body: { name: 'Office', capabilities: { zigbee: true } } });
+    const res = await t.post('/v1/edges', {
+      token: u.token,
+      org,
+      body: { name: 'Office', capabilities: { zigbee: true } },
+    });
     expect(res.status).toBe(201);
     expect(res.body.edge).toMatchObject({ org_id: org, user_id: u.id, capabilities: { zigbee: true } });
   });
@@ -61,7 +80,7 @@ describe('POST /v1/edges', () => {
 });
 
 describe('GET /v1/edges and /v1/edges/{id}', () => {
-  it('lists the scope: personal edges without the header, the organization\'s with it', async () => {
+  it("lists the scope: personal edges without the header, the organization's with it", async () => {
     const u = await t.user();
     const org = await makeOrg(t, u.id);
     const mine = (await t.post('/v1/edges', { token: u.token, body: { name: 'Mine' } })).body.edge as Edge;

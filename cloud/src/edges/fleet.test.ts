@@ -4,25 +4,45 @@ import { startTestCloud, type TestCloud } from '../testing/harness.ts';
 import { sha256 } from '../auth/secrets.ts';
 
 const FLEET = 'fleet-secret-token-for-tests';
-const body = (hostname: string, extra: Record<string, unknown> = {}) => ({ hostname, name: `replica ${hostname}`, capabilities: { automations: true }, ...extra });
+const body = (hostname: string, extra: Record<string, unknown> = {}) => ({
+  hostname,
+  name: `replica ${hostname}`,
+  capabilities: { automations: true },
+  ...extra,
+});
 
 let t: TestCloud;
-beforeAll(async () => { t = await startTestCloud({ fleetToken: FLEET }); });
-afterAll(async () => { await t.stop(); });
+beforeAll(async () => {
+  t = await startTestCloud({ fleetToken: FLEET });
+});
+afterAll(async () => {
+  await t.stop();
+});
 
 describe('POST /v1/edge/register-cloud', () => {
   it('registers a cloud replica owned by the fleet with a token and MQTT credentials', async () => {
     const res = await t.post('/v1/edge/register-cloud', { token: FLEET, body: body('replica-1.internal') });
     expect(res.status).toBe(200);
     expect(res.body.edge).toMatchObject({
-      name: 'replica replica-1.internal', org_id: null, user_id: 'fleet', location: 'cloud', status: 'pending',
-      capabilities: { automations: true }, hostname: 'replica-1.internal', last_seen_at: expect.any(String),
+      name: 'replica replica-1.internal',
+      org_id: null,
+      user_id: 'fleet',
+      location: 'cloud',
+      status: 'pending',
+      capabilities: { automations: true },
+      hostname: 'replica-1.internal',
+      last_seen_at: expect.any(String),
     });
     expect(res.body.token).toMatch(/^shp_edge_/);
-    expect(res.body.mqtt).toEqual({ username: `edge-${res.body.edge.id}`, password: expect.stringMatching(/^shp_mqtt_/) });
+    expect(res.body.mqtt).toEqual({
+      username: `edge-${res.body.edge.id}`,
+      password: expect.stringMatching(/^shp_mqtt_/),
+    });
     const row = await t.sqlOne('SELECT token_hash, mqtt_password_hash FROM edges WHERE id = ?', [res.body.edge.id]);
     expect(row).toEqual({ token_hash: sha256(res.body.token), mqtt_password_hash: sha256(res.body.mqtt.password) });
-    expect((await t.cloud.services.edges.verifyMqttCredentials(res.body.mqtt.username, res.body.mqtt.password))?.id).toBe(res.body.edge.id);
+    expect(
+      (await t.cloud.services.edges.verifyMqttCredentials(res.body.mqtt.username, res.body.mqtt.password))?.id,
+    ).toBe(res.body.edge.id);
     expect(await t.cloud.services.edges.verifyMqttCredentials(res.body.mqtt.username, 'wrong')).toBeNull();
   });
 
@@ -31,7 +51,10 @@ describe('POST /v1/edge/register-cloud', () => {
     const rotated: Edge[] = [];
     const onRotated = (e: Edge) => rotated.push(e);
     t.cloud.services.edges.on('rotated', onRotated);
-    const second = await t.post('/v1/edge/register-cloud', { token: FLEET, body: body('replica-2', { name: 'renamed', capabilities: { v: 2 } }) });
+    const second = await t.post('/v1/edge/register-cloud', {
+      token: FLEET,
+      body: body('replica-2', { name: 'renamed', capabilities: { v: 2 } }),
+    });
     t.cloud.services.edges.off('rotated', onRotated);
     expect(second.status).toBe(200);
     expect(second.body.edge.id).toBe(first.body.edge.id);
@@ -65,7 +88,12 @@ describe('POST /v1/edge/register-cloud', () => {
   });
 
   it('validates the body with 400 {message}', async () => {
-    for (const b of [{}, { hostname: '', name: 'n' }, { hostname: 'h' }, { hostname: 'h', name: 'n', capabilities: 'x' }]) {
+    for (const b of [
+      {},
+      { hostname: '', name: 'n' },
+      { hostname: 'h' },
+      { hostname: 'h', name: 'n', capabilities: 'x' },
+    ]) {
       const res = await t.post('/v1/edge/register-cloud', { token: FLEET, body: b });
       expect(res.status).toBe(400);
       expect(typeof res.body.message).toBe('string');
@@ -92,11 +120,15 @@ describe('GET /v1/edges/cloud-fleet', () => {
     const hb = await t.post('/v1/edge/heartbeat', { token: stale.token });
     expect(hb.status).toBe(200);
     expect(Date.parse(hb.body.last_seen_at)).toBeGreaterThan(Date.now() - 5_000);
-    expect((await t.get('/v1/edges/cloud-fleet', { token: u.token })).body.map((e: Edge) => e.id)).toContain(stale.edge.id);
+    expect((await t.get('/v1/edges/cloud-fleet', { token: u.token })).body.map((e: Edge) => e.id)).toContain(
+      stale.edge.id,
+    );
     // home edges never appear
     const home = (await t.post('/v1/edges', { token: u.token, body: { name: 'home' } })).body;
     await t.post('/v1/edge/heartbeat', { token: home.token });
-    expect((await t.get('/v1/edges/cloud-fleet', { token: u.token })).body.map((e: Edge) => e.id)).not.toContain(home.edge.id);
+    expect((await t.get('/v1/edges/cloud-fleet', { token: u.token })).body.map((e: Edge) => e.id)).not.toContain(
+      home.edge.id,
+    );
   });
 
   it('is read-only: users cannot view or revoke fleet replicas by id', async () => {

@@ -9,8 +9,12 @@ import { makeOrg, sampleSnapshot, subscribe } from './testing.ts';
  */
 const FLEET = 'fleet-token-isolation';
 let t: TestCloud;
-beforeAll(async () => { t = await startTestCloud({ fleetToken: FLEET }); });
-afterAll(async () => { await t.stop(); });
+beforeAll(async () => {
+  t = await startTestCloud({ fleetToken: FLEET });
+});
+afterAll(async () => {
+  await t.stop();
+});
 
 describe('tenant isolation', () => {
   it('nothing of user A or organization A leaks to user B or organization B', async () => {
@@ -18,11 +22,26 @@ describe('tenant isolation', () => {
     const b = await t.user();
     const orgA = await makeOrg(t, a.id, 'A');
     const orgB = await makeOrg(t, b.id, 'B');
-    const aPersonal = (await t.post('/v1/edges', { token: a.token, body: { name: 'a-home' } })).body as { edge: Edge; token: string };
-    const aOrg = (await t.post('/v1/edges', { token: a.token, org: orgA, body: { name: 'a-org' } })).body as { edge: Edge; token: string };
-    const bOrg = (await t.post('/v1/edges', { token: b.token, org: orgB, body: { name: 'b-org' } })).body as { edge: Edge; token: string };
-    await t.cloud.services.mirror.replaceSnapshot(aPersonal.edge.id, sampleSnapshot({ devices: 2, entries: 1, automations: 1 }));
-    await t.cloud.services.mirror.replaceSnapshot(aOrg.edge.id, sampleSnapshot({ devices: 3, entries: 2, automations: 2 }));
+    const aPersonal = (await t.post('/v1/edges', { token: a.token, body: { name: 'a-home' } })).body as {
+      edge: Edge;
+      token: string;
+    };
+    const aOrg = (await t.post('/v1/edges', { token: a.token, org: orgA, body: { name: 'a-org' } })).body as {
+      edge: Edge;
+      token: string;
+    };
+    const bOrg = (await t.post('/v1/edges', { token: b.token, org: orgB, body: { name: 'b-org' } })).body as {
+      edge: Edge;
+      token: string;
+    };
+    await t.cloud.services.mirror.replaceSnapshot(
+      aPersonal.edge.id,
+      sampleSnapshot({ devices: 2, entries: 1, automations: 1 }),
+    );
+    await t.cloud.services.mirror.replaceSnapshot(
+      aOrg.edge.id,
+      sampleSnapshot({ devices: 3, entries: 2, automations: 2 }),
+    );
     const subA = await subscribe(t, a.id, 2);
     const aIds = [aPersonal.edge.id, aOrg.edge.id];
 
@@ -36,20 +55,34 @@ describe('tenant isolation', () => {
       const usage = await t.get('/v1/billing/usage', { token: b.token, org });
       expect(usage.body).toEqual({
         plan: { id: 1, name: 'free' },
-        usage: { config_entries: { current: 0, limit: 3 }, devices: { current: 0, limit: 10 }, automations: { current: 0, limit: 5 } },
+        usage: {
+          config_entries: { current: 0, limit: 3 },
+          devices: { current: 0, limit: 10 },
+          automations: { current: 0, limit: 5 },
+        },
       });
     }
-    expect((await t.get('/v1/edges', { token: b.token, org: orgB })).body.map((e: Edge) => e.id)).toEqual([bOrg.edge.id]);
+    expect((await t.get('/v1/edges', { token: b.token, org: orgB })).body.map((e: Edge) => e.id)).toEqual([
+      bOrg.edge.id,
+    ]);
     const subsB = await t.get('/v1/billing/subscriptions', { token: b.token });
     expect(subsB.body).toEqual([]);
     expect(JSON.stringify(subsB.body)).not.toContain(subA);
 
     // A's organization header: 403 on every org-context route
     for (const [method, path] of [
-      ['GET', '/v1/edges'], ['POST', '/v1/edges'], ['GET', `/v1/edges/${aOrg.edge.id}`], ['DELETE', `/v1/edges/${aOrg.edge.id}`],
-      ['GET', '/v2/smarthomes'], ['GET', '/v1/billing/usage'],
+      ['GET', '/v1/edges'],
+      ['POST', '/v1/edges'],
+      ['GET', `/v1/edges/${aOrg.edge.id}`],
+      ['DELETE', `/v1/edges/${aOrg.edge.id}`],
+      ['GET', '/v2/smarthomes'],
+      ['GET', '/v1/billing/usage'],
     ] as const) {
-      const res = await t.request(method, path, { token: b.token, org: orgA, body: method === 'POST' ? { name: 'intruder' } : undefined });
+      const res = await t.request(method, path, {
+        token: b.token,
+        org: orgA,
+        body: method === 'POST' ? { name: 'intruder' } : undefined,
+      });
       expect(res.status, `${method} ${path}`).toBe(403);
       expect(res.body).toEqual({ error: 'forbidden' });
     }
@@ -65,8 +98,14 @@ describe('tenant isolation', () => {
     const aList = await t.get('/v1/edges', { token: a.token, org: orgA });
     expect(aList.body.map((e: Edge) => [e.id, e.status])).toEqual([[aOrg.edge.id, 'pending']]);
     expect((await t.cloud.services.edges.authenticateEdgeToken(aPersonal.token))?.id).toBe(aPersonal.edge.id);
-    expect((await t.get('/v1/billing/usage', { token: a.token, org: orgA })).body.usage.devices).toEqual({ current: 3, limit: null });
-    expect((await t.get('/v1/billing/usage', { token: a.token })).body.usage.devices).toEqual({ current: 2, limit: null });
+    expect((await t.get('/v1/billing/usage', { token: a.token, org: orgA })).body.usage.devices).toEqual({
+      current: 3,
+      limit: null,
+    });
+    expect((await t.get('/v1/billing/usage', { token: a.token })).body.usage.devices).toEqual({
+      current: 2,
+      limit: null,
+    });
 
     // an edge token authenticates only its own edge, never a user route
     const hb = await t.post('/v1/edge/heartbeat', { token: bOrg.token });
@@ -75,7 +114,9 @@ describe('tenant isolation', () => {
     expect((await t.get('/v1/billing/usage', { token: aOrg.token })).status).toBe(401);
 
     // the fleet is shared and read-only: both see the same list, neither owns a replica
-    const replica = (await t.post('/v1/edge/register-cloud', { token: FLEET, body: { hostname: 'r1', name: 'r1', capabilities: {} } })).body;
+    const replica = (
+      await t.post('/v1/edge/register-cloud', { token: FLEET, body: { hostname: 'r1', name: 'r1', capabilities: {} } })
+    ).body;
     const fleetA = await t.get('/v1/edges/cloud-fleet', { token: a.token });
     const fleetB = await t.get('/v1/edges/cloud-fleet', { token: b.token });
     expect(fleetA.body).toEqual(fleetB.body);
@@ -83,6 +124,8 @@ describe('tenant isolation', () => {
     expect(JSON.stringify(fleetB.body)).not.toContain(replica.token);
     expect((await t.get('/v1/edges', { token: b.token })).body.map((e: Edge) => e.id)).not.toContain(replica.edge.id);
     // B's token is no fleet token
-    expect((await t.post('/v1/edge/register-cloud', { token: b.token, body: { hostname: 'r1', name: 'x' } })).status).toBe(401);
+    expect(
+      (await t.post('/v1/edge/register-cloud', { token: b.token, body: { hostname: 'r1', name: 'x' } })).status,
+    ).toBe(401);
   });
 });

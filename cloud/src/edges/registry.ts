@@ -64,7 +64,7 @@ export function edgeResource(edge: Edge): Resource {
 export function edgeScopeCondition(scope: Scope): SQL {
   return scope.kind === 'org'
     ? eq(edges.orgId, scope.orgId)
-    : and(eq(edges.userId, scope.userId), isNull(edges.orgId)) as SQL;
+    : (and(eq(edges.userId, scope.userId), isNull(edges.orgId)) as SQL);
 }
 
 /**
@@ -82,20 +82,27 @@ export class EdgeRegistry extends EventEmitter<EdgeRegistryEvents> {
     return this.database.db;
   }
 
-  async create(scope: Scope, input: { name: string; capabilities?: Record<string, unknown> }): Promise<{ edge: Edge; token: string }> {
+  async create(
+    scope: Scope,
+    input: { name: string; capabilities?: Record<string, unknown> },
+  ): Promise<{ edge: Edge; token: string }> {
     const token = newSecret(EDGE_TOKEN_PREFIX);
     const at = now();
-    const row = await this.db.insert(edges).values({
-      name: input.name,
-      orgId: scope.orgId,
-      userId: scope.userId,
-      location: 'home',
-      status: 'pending',
-      capabilities: JSON.stringify(input.capabilities ?? {}),
-      tokenHash: sha256(token),
-      createdAt: at,
-      updatedAt: at,
-    }).returning().get();
+    const row = await this.db
+      .insert(edges)
+      .values({
+        name: input.name,
+        orgId: scope.orgId,
+        userId: scope.userId,
+        location: 'home',
+        status: 'pending',
+        capabilities: JSON.stringify(input.capabilities ?? {}),
+        tokenHash: sha256(token),
+        createdAt: at,
+        updatedAt: at,
+      })
+      .returning()
+      .get();
     return { edge: toEdge(row), token };
   }
 
@@ -112,18 +119,25 @@ export class EdgeRegistry extends EventEmitter<EdgeRegistryEvents> {
 
   /** One page of a scope's edges with id > afterId, ordered by id. */
   async page(scope: Scope, afterId: number, limit: number): Promise<Edge[]> {
-    const rows = await this.db.select().from(edges)
+    const rows = await this.db
+      .select()
+      .from(edges)
       .where(and(edgeScopeCondition(scope), gt(edges.id, afterId)))
-      .orderBy(asc(edges.id)).limit(limit).all();
+      .orderBy(asc(edges.id))
+      .limit(limit)
+      .all();
     return rows.map(toEdge);
   }
 
   /** Revokes: status 'revoked', token and MQTT password forgotten, 'revoked' emitted. Idempotent. */
   async revoke(id: number): Promise<Edge | null> {
     const at = now();
-    const row = await this.db.update(edges)
+    const row = await this.db
+      .update(edges)
       .set({ status: 'revoked', tokenHash: null, mqttPasswordHash: null, revokedAt: at, updatedAt: at })
-      .where(eq(edges.id, id)).returning().get();
+      .where(eq(edges.id, id))
+      .returning()
+      .get();
     if (!row) return null;
     const edge = toEdge(row);
     this.emit('revoked', edge);
@@ -133,7 +147,11 @@ export class EdgeRegistry extends EventEmitter<EdgeRegistryEvents> {
   /** The edge behind an edge token, or null (unknown, malformed or revoked). */
   async authenticateEdgeToken(token: string): Promise<Edge | null> {
     if (!token.startsWith(`${EDGE_TOKEN_PREFIX}_`)) return null;
-    const row = await this.db.select().from(edges).where(eq(edges.tokenHash, sha256(token))).get();
+    const row = await this.db
+      .select()
+      .from(edges)
+      .where(eq(edges.tokenHash, sha256(token)))
+      .get();
     if (!row || row.status === 'revoked') return null;
     return toEdge(row);
   }
@@ -145,35 +163,64 @@ export class EdgeRegistry extends EventEmitter<EdgeRegistryEvents> {
    * stop working and 'rotated' is emitted). A revoked replica that registers again is
    * reinstated as 'pending'.
    */
-  async registerCloud(input: { hostname: string; name: string; capabilities: Record<string, unknown> }): Promise<CloudRegistration> {
+  async registerCloud(input: {
+    hostname: string;
+    name: string;
+    capabilities: Record<string, unknown>;
+  }): Promise<CloudRegistration> {
     const token = newSecret(EDGE_TOKEN_PREFIX);
     const password = newSecret('shp_mqtt', 24);
     const at = now();
     const capabilities = JSON.stringify(input.capabilities);
     const { row, existed } = await this.database.transaction(async () => {
-      const found = await this.db.select().from(edges)
-        .where(and(eq(edges.location, 'cloud'), eq(edges.hostname, input.hostname))).get();
+      const found = await this.db
+        .select()
+        .from(edges)
+        .where(and(eq(edges.location, 'cloud'), eq(edges.hostname, input.hostname)))
+        .get();
       if (found) {
-        const updated = await this.db.update(edges).set({
-          name: input.name,
-          capabilities,
-          tokenHash: sha256(token),
-          mqttUsername: `edge-${found.id}`,
-          mqttPasswordHash: sha256(password),
-          status: found.status === 'revoked' ? 'pending' : found.status,
-          revokedAt: null,
-          lastSeenAt: at,
-          updatedAt: at,
-        }).where(eq(edges.id, found.id)).returning().get();
+        const updated = await this.db
+          .update(edges)
+          .set({
+            name: input.name,
+            capabilities,
+            tokenHash: sha256(token),
+            mqttUsername: `edge-${found.id}`,
+            mqttPasswordHash: sha256(password),
+            status: found.status === 'revoked' ? 'pending' : found.status,
+            revokedAt: null,
+            lastSeenAt: at,
+            updatedAt: at,
+          })
+          .where(eq(edges.id, found.id))
+          .returning()
+          .get();
         return { row: updated, existed: true };
       }
-      const inserted = await this.db.insert(edges).values({
-        name: input.name, orgId: null, userId: FLEET_OWNER, location: 'cloud', status: 'pending', capabilities,
-        hostname: input.hostname, tokenHash: sha256(token), mqttPasswordHash: sha256(password),
-        lastSeenAt: at, createdAt: at, updatedAt: at,
-      }).returning().get();
-      const withUser = await this.db.update(edges).set({ mqttUsername: `edge-${inserted.id}` })
-        .where(eq(edges.id, inserted.id)).returning().get();
+      const inserted = await this.db
+        .insert(edges)
+        .values({
+          name: input.name,
+          orgId: null,
+          userId: FLEET_OWNER,
+          location: 'cloud',
+          status: 'pending',
+          capabilities,
+          hostname: input.hostname,
+          tokenHash: sha256(token),
+          mqttPasswordHash: sha256(password),
+          lastSeenAt: at,
+          createdAt: at,
+          updatedAt: at,
+        })
+        .returning()
+        .get();
+      const withUser = await this.db
+        .update(edges)
+        .set({ mqttUsername: `edge-${inserted.id}` })
+        .where(eq(edges.id, inserted.id))
+        .returning()
+        .get();
       return { row: withUser, existed: false };
     });
     const edge = toEdge(row);
@@ -183,13 +230,19 @@ export class EdgeRegistry extends EventEmitter<EdgeRegistryEvents> {
 
   /** Ids of the edges the database believes are online (the scale-out sweeper checks them). */
   async onlineIds(): Promise<number[]> {
-    return (await this.db.select({ id: edges.id }).from(edges).where(eq(edges.status, 'online')).all()).map((r) => r.id);
+    return (await this.db.select({ id: edges.id }).from(edges).where(eq(edges.status, 'online')).all()).map(
+      (r) => r.id,
+    );
   }
 
   /** Which of these edges the database shows offline (a replica holding their tunnels corrects that). */
   async offlineAmong(ids: number[]): Promise<number[]> {
     if (ids.length === 0) return [];
-    const rows = await this.db.select({ id: edges.id }).from(edges).where(and(inArray(edges.id, ids), eq(edges.status, 'offline'))).all();
+    const rows = await this.db
+      .select({ id: edges.id })
+      .from(edges)
+      .where(and(inArray(edges.id, ids), eq(edges.status, 'offline')))
+      .all();
     return rows.map((r) => r.id);
   }
 
@@ -198,32 +251,44 @@ export class EdgeRegistry extends EventEmitter<EdgeRegistryEvents> {
    * edge still marked online was left so by a crash. Returns their ids, now offline.
    */
   async markAllOffline(): Promise<number[]> {
-    const rows = await this.db.update(edges).set({ status: 'offline', updatedAt: now() })
-      .where(eq(edges.status, 'online')).returning({ id: edges.id }).all();
+    const rows = await this.db
+      .update(edges)
+      .set({ status: 'offline', updatedAt: now() })
+      .where(eq(edges.status, 'online'))
+      .returning({ id: edges.id })
+      .all();
     return rows.map((r) => r.id);
   }
 
   /** Cloud replicas (not revoked) seen within FLEET_ALIVE_MS of `at`. */
   async cloudFleet(at = new Date()): Promise<Edge[]> {
     const since = new Date(at.getTime() - FLEET_ALIVE_MS).toISOString();
-    const rows = await this.db.select().from(edges)
+    const rows = await this.db
+      .select()
+      .from(edges)
       .where(and(eq(edges.location, 'cloud'), ne(edges.status, 'revoked'), gte(edges.lastSeenAt, since)))
-      .orderBy(asc(edges.id)).all();
+      .orderBy(asc(edges.id))
+      .all();
     return rows.map(toEdge);
   }
 
   /** True when the MQTT credentials are the ones last issued to a (non-revoked) edge. */
   async verifyMqttCredentials(username: string, password: string): Promise<Edge | null> {
     const row = await this.db.select().from(edges).where(eq(edges.mqttUsername, username)).get();
-    if (!row || row.status === 'revoked' || !row.mqttPasswordHash || !safeEqual(row.mqttPasswordHash, sha256(password))) return null;
+    if (!row || row.status === 'revoked' || !row.mqttPasswordHash || !safeEqual(row.mqttPasswordHash, sha256(password)))
+      return null;
     return toEdge(row);
   }
 
   /** Heartbeat: last_seen_at = now. Returns null for an unknown or revoked edge. */
   async touch(id: number): Promise<Edge | null> {
     const at = now();
-    const row = await this.db.update(edges).set({ lastSeenAt: at, updatedAt: at })
-      .where(and(eq(edges.id, id), ne(edges.status, 'revoked'))).returning().get();
+    const row = await this.db
+      .update(edges)
+      .set({ lastSeenAt: at, updatedAt: at })
+      .where(and(eq(edges.id, id), ne(edges.status, 'revoked')))
+      .returning()
+      .get();
     return row ? toEdge(row) : null;
   }
 
@@ -232,17 +297,24 @@ export class EdgeRegistry extends EventEmitter<EdgeRegistryEvents> {
     const current = await this.db.select().from(edges).where(eq(edges.id, id)).get();
     if (!current || current.status === 'revoked') return null;
     const at = now();
-    const row = await this.db.update(edges)
+    const row = await this.db
+      .update(edges)
       .set({ status: 'online', pairedAt: current.pairedAt ?? at, lastSeenAt: at, updatedAt: at })
-      .where(and(eq(edges.id, id), ne(edges.status, 'revoked'))).returning().get();
+      .where(and(eq(edges.id, id), ne(edges.status, 'revoked')))
+      .returning()
+      .get();
     return row ? toEdge(row) : null;
   }
 
   /** For the tunnel: disconnected → 'offline' (a revoked edge stays revoked). */
   async markOffline(id: number): Promise<Edge | null> {
     const at = now();
-    const row = await this.db.update(edges).set({ status: 'offline', updatedAt: at })
-      .where(and(eq(edges.id, id), ne(edges.status, 'revoked'))).returning().get();
+    const row = await this.db
+      .update(edges)
+      .set({ status: 'offline', updatedAt: at })
+      .where(and(eq(edges.id, id), ne(edges.status, 'revoked')))
+      .returning()
+      .get();
     return row ? toEdge(row) : null;
   }
 }

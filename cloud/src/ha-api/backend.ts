@@ -1,11 +1,26 @@
 import type { EntityState } from '@smarthome/protocol';
 import {
-  HA_VERSION, type HaAreaRegistryEntry, type HaCallService, type HaCallServiceResult, type HaConfig, type HaCurrentUser, type HaDeviceRegistryEntry,
-  type HaEntityRegistryEntry, type HaEvent, type HaServices, type HaState,
+  HA_VERSION,
+  type HaAreaRegistryEntry,
+  type HaCallService,
+  type HaCallServiceResult,
+  type HaConfig,
+  type HaCurrentUser,
+  type HaDeviceRegistryEntry,
+  type HaEntityRegistryEntry,
+  type HaEvent,
+  type HaServices,
+  type HaState,
 } from '@smarthome/protocol/ha/index';
 import { EventTypeParam } from '@smarthome/protocol/edge-local';
 import { HttpError, MAX_JSON_DEPTH } from '@smarthome/protocol/server';
-import { HaCommandError, newContextId, toHaState, type HaBackend, type Unsubscribe } from '@smarthome/protocol/server/ha/index';
+import {
+  HaCommandError,
+  newContextId,
+  toHaState,
+  type HaBackend,
+  type Unsubscribe,
+} from '@smarthome/protocol/server/ha/index';
 import type { Principal } from '../auth/service.ts';
 import type { CloudServices } from '../context.ts';
 import type { EdgeGrant, EntityGrant } from '../devices/access.ts';
@@ -31,10 +46,12 @@ interface Scope {
 
 type Listener = { principal: CloudHaPrincipal; eventType: string | undefined; fn: (event: HaEvent) => void };
 
-const toList = (v: unknown): string[] => (v === undefined || v === null ? [] : Array.isArray(v) ? v.map(String) : [String(v)]);
+const toList = (v: unknown): string[] =>
+  v === undefined || v === null ? [] : Array.isArray(v) ? v.map(String) : [String(v)];
 const key = (edgeId: number, entityId: string) => `${edgeId}:${entityId}`;
 /** registry ids are per edge on the cloud: "<edge>_<id>" keeps them unique across the caller's edges */
-const globalId = (edgeId: number, id: number | null | undefined) => (id === null || id === undefined ? null : `${edgeId}_${id}`);
+const globalId = (edgeId: number, id: number | null | undefined) =>
+  id === null || id === undefined ? null : `${edgeId}_${id}`;
 
 /**
  * Home Assistant's API for a cloud caller, across the edges in its scope: states from the
@@ -58,7 +75,13 @@ export class CloudHaBackend implements HaBackend<CloudHaPrincipal> {
     const orgId = auth.organization_id?.trim() || null;
     // like X-Organization-Id: only a member may take an organization's scope
     if (orgId && !(await membership(this.s.database.db, orgId, principal.userId))) return null;
-    return { userId: principal.userId, orgId, token: auth.access_token, credential: principal.credential, expiresAt: principal.expiresAt };
+    return {
+      userId: principal.userId,
+      orgId,
+      token: auth.access_token,
+      credential: principal.credential,
+      expiresAt: principal.expiresAt,
+    };
   }
 
   /** The SessionRegistry ends sessions on revocation and expiry; this also covers a notice not yet arrived from another replica. */
@@ -69,14 +92,17 @@ export class CloudHaBackend implements HaBackend<CloudHaPrincipal> {
   }
 
   private async scope(p: CloudHaPrincipal): Promise<Scope> {
-    const [edges, grants] = await Promise.all([this.s.access.edgeGrants(p.userId, p.orgId), this.s.access.entityGrants(p.userId, p.orgId)]);
+    const [edges, grants] = await Promise.all([
+      this.s.access.edgeGrants(p.userId, p.orgId),
+      this.s.access.entityGrants(p.userId, p.orgId),
+    ]);
     const whole = new Set(edges.map((e) => e.edgeId));
     return { edges, shared: grants.filter((g) => g.canView && !whole.has(g.edgeId)) };
   }
 
   /** Mirror states in scope (one per entity_id), each with its edge. */
   private async entityStates(p: CloudHaPrincipal, scope?: Scope): Promise<EntityState[]> {
-    const { edges, shared } = scope ?? await this.scope(p);
+    const { edges, shared } = scope ?? (await this.scope(p));
     const all = await this.s.mirror.states(edges.map((e) => e.edgeId));
     for (const g of shared) {
       const st = await this.s.mirror.state([g.edgeId], g.entityId);
@@ -96,12 +122,36 @@ export class CloudHaBackend implements HaBackend<CloudHaPrincipal> {
     const components = new Set(['api', 'websocket_api', 'homeassistant']);
     for (const s of await this.entityStates(p)) components.add(s.domain);
     return {
-      latitude: 0, longitude: 0, elevation: 0, radius: 100,
-      unit_system: { length: 'km', accumulated_precipitation: 'mm', mass: 'g', pressure: 'Pa', temperature: '°C', volume: 'L', wind_speed: 'm/s' },
-      location_name: 'Home', time_zone: 'UTC', components: [...components].sort(),
-      config_dir: '/config', allowlist_external_dirs: [], allowlist_external_urls: [],
-      version: HA_VERSION, config_source: 'storage', recovery_mode: false, safe_mode: false, state: 'RUNNING',
-      external_url: null, internal_url: null, currency: 'EUR', country: null, language: 'en', debug: false,
+      latitude: 0,
+      longitude: 0,
+      elevation: 0,
+      radius: 100,
+      unit_system: {
+        length: 'km',
+        accumulated_precipitation: 'mm',
+        mass: 'g',
+        pressure: 'Pa',
+        temperature: '°C',
+        volume: 'L',
+        wind_speed: 'm/s',
+      },
+      location_name: 'Home',
+      time_zone: 'UTC',
+      components: [...components].sort(),
+      config_dir: '/config',
+      allowlist_external_dirs: [],
+      allowlist_external_urls: [],
+      version: HA_VERSION,
+      config_source: 'storage',
+      recovery_mode: false,
+      safe_mode: false,
+      state: 'RUNNING',
+      external_url: null,
+      internal_url: null,
+      currency: 'EUR',
+      country: null,
+      language: 'en',
+      debug: false,
     };
   }
 
@@ -114,12 +164,18 @@ export class CloudHaBackend implements HaBackend<CloudHaPrincipal> {
     const { domain, service, target = {}, return_response: returnResponse } = call;
     const { entity_id: dataTarget, device_id: dataDevice, area_id: dataArea, ...data } = call.service_data ?? {};
     // edge services return no response data (HA refuses return_response for those)
-    if (returnResponse) throw new HaCommandError('service_validation_error', `An action which does not return responses can't be called with return_response=True`);
+    if (returnResponse)
+      throw new HaCommandError(
+        'service_validation_error',
+        `An action which does not return responses can't be called with return_response=True`,
+      );
     assertShallow(data);
-    if (toList(target.area_id).length || toList(dataArea).length) throw new HaCommandError('not_found', 'Areas are not supported.');
+    if (toList(target.area_id).length || toList(dataArea).length)
+      throw new HaCommandError('not_found', 'Areas are not supported.');
     const scope = await this.scope(p);
     const byEdge = new Map<number, Set<string>>();
-    const add = (edgeId: number, entityId: string) => byEdge.set(edgeId, (byEdge.get(edgeId) ?? new Set()).add(entityId));
+    const add = (edgeId: number, entityId: string) =>
+      byEdge.set(edgeId, (byEdge.get(edgeId) ?? new Set()).add(entityId));
     for (const entityId of new Set([...toList(target.entity_id), ...toList(dataTarget)])) {
       const edgeId = await this.controllable(p, scope, entityId);
       add(edgeId, entityId);
@@ -127,15 +183,22 @@ export class CloudHaBackend implements HaBackend<CloudHaPrincipal> {
     for (const deviceId of new Set([...toList(target.device_id), ...toList(dataDevice)])) {
       const m = /^(\d+)_(\d+)$/.exec(deviceId);
       const edge = m ? scope.edges.find((e) => e.edgeId === Number(m[1])) : undefined;
-      const found = edge && await this.s.mirror.device(edge.edgeId, Number(m![2]));
+      const found = edge && (await this.s.mirror.device(edge.edgeId, Number(m![2])));
       if (!found) throw new HaCommandError('not_found', 'Device not found.');
       for (const e of found.entities) if (e.domain === domain) add(edge.edgeId, e.entity_id);
     }
     for (const [edgeId, ids] of byEdge) {
       const entityIds = [...ids];
       try {
-        await this.s.access.relay(edgeId, 'POST', `/v1/services/${encodeURIComponent(domain)}/${encodeURIComponent(service)}`,
-          { ...data, entity_id: entityIds.length === 1 ? entityIds[0] : entityIds }, { userId: p.userId, remoteAddr: null }).then(checkEdgeAnswer);
+        await this.s.access
+          .relay(
+            edgeId,
+            'POST',
+            `/v1/services/${encodeURIComponent(domain)}/${encodeURIComponent(service)}`,
+            { ...data, entity_id: entityIds.length === 1 ? entityIds[0] : entityIds },
+            { userId: p.userId, remoteAddr: null },
+          )
+          .then(checkEdgeAnswer);
       } catch (err) {
         throw toHaError(err, edgeId);
       }
@@ -145,20 +208,30 @@ export class CloudHaBackend implements HaBackend<CloudHaPrincipal> {
 
   /** The edge holding an entity the caller may control: not_found when invisible, unauthorized when view-only. */
   private async controllable(p: CloudHaPrincipal, scope: Scope, entityId: string): Promise<number> {
-    const own = await this.s.mirror.state(scope.edges.map((e) => e.edgeId), entityId);
+    const own = await this.s.mirror.state(
+      scope.edges.map((e) => e.edgeId),
+      entityId,
+    );
     if (own?.edge_id !== undefined && own.edge_id !== null) return own.edge_id;
     const grant = scope.shared.filter((g) => g.entityId === entityId).sort((a, b) => a.edgeId - b.edgeId)[0];
     if (grant) {
-      if (!grant.canControl) throw new HaCommandError('unauthorized', 'Not allowed to control this entity (view-only).');
+      if (!grant.canControl)
+        throw new HaCommandError('unauthorized', 'Not allowed to control this entity (view-only).');
       return grant.edgeId;
     }
     throw new HaCommandError('not_found', 'Entity not found.');
   }
 
-  subscribeEvents(principal: CloudHaPrincipal, eventType: string | undefined, fn: (event: HaEvent) => void): Unsubscribe {
+  subscribeEvents(
+    principal: CloudHaPrincipal,
+    eventType: string | undefined,
+    fn: (event: HaEvent) => void,
+  ): Unsubscribe {
     const listener: Listener = { principal, eventType, fn };
     this.listeners.add(listener);
-    return () => { this.listeners.delete(listener); };
+    return () => {
+      this.listeners.delete(listener);
+    };
   }
 
   /** A state change of an edge (this replica's tunnels, and the others' through Redis): to whoever may view it. */
@@ -168,8 +241,11 @@ export class CloudHaBackend implements HaBackend<CloudHaPrincipal> {
     const oldState = e.old_state && toHaState(e.old_state, this.since);
     const newState = e.new_state && toHaState(e.new_state, this.since);
     const event: HaEvent = {
-      event_type: 'state_changed', data: { entity_id: e.entity_id, old_state: oldState, new_state: newState },
-      origin: 'LOCAL', time_fired: new Date().toISOString(), context: newState?.context ?? { id: newContextId(), parent_id: null, user_id: null },
+      event_type: 'state_changed',
+      data: { entity_id: e.entity_id, old_state: oldState, new_state: newState },
+      origin: 'LOCAL',
+      time_fired: new Date().toISOString(),
+      context: newState?.context ?? { id: newContextId(), parent_id: null, user_id: null },
     };
     for (const l of wanted) {
       if (!this.listeners.has(l)) continue;
@@ -185,7 +261,11 @@ export class CloudHaBackend implements HaBackend<CloudHaPrincipal> {
     for (const l of wanted) {
       if (!this.listeners.has(l)) continue;
       if (!(await this.scope(l.principal)).edges.some((g) => g.edgeId === e.edgeId)) continue;
-      l.fn({ ...e.event, data: e.event.data ?? {}, origin: e.event.origin === 'REMOTE' ? 'REMOTE' : 'LOCAL' } as HaEvent);
+      l.fn({
+        ...e.event,
+        data: e.event.data ?? {},
+        origin: e.event.origin === 'REMOTE' ? 'REMOTE' : 'LOCAL',
+      } as HaEvent);
     }
   }
 
@@ -195,13 +275,19 @@ export class CloudHaBackend implements HaBackend<CloudHaPrincipal> {
    */
   async fireEvent(p: CloudHaPrincipal, eventType: string, data: Record<string, unknown>): Promise<void> {
     const name = EventTypeParam.safeParse(eventType);
-    if (!name.success) throw new HaCommandError('invalid_format', name.error.issues[0]?.message ?? 'invalid event_type');
+    if (!name.success)
+      throw new HaCommandError('invalid_format', name.error.issues[0]?.message ?? 'invalid event_type');
     assertShallow(data);
     const edges = (await this.scope(p)).edges.filter((g) => g.role === 'owner' || g.role === 'admin');
     if (!edges.length) throw new HaCommandError('unauthorized', 'Firing events needs an edge you own or administer.');
     for (const { edgeId } of edges) {
       try {
-        await this.s.access.relay(edgeId, 'POST', `/v1/events/${encodeURIComponent(eventType)}`, data, { userId: p.userId, remoteAddr: null }).then(checkEdgeAnswer);
+        await this.s.access
+          .relay(edgeId, 'POST', `/v1/events/${encodeURIComponent(eventType)}`, data, {
+            userId: p.userId,
+            remoteAddr: null,
+          })
+          .then(checkEdgeAnswer);
       } catch (err) {
         throw toHaError(err, edgeId);
       }
@@ -217,10 +303,23 @@ export class CloudHaBackend implements HaBackend<CloudHaPrincipal> {
       for (const e of await this.s.mirror.entityRecords([edgeId])) {
         if (!visible.has(key(edgeId, e.entity_id))) continue;
         out.push({
-          id: globalId(edgeId, e.id)!, entity_id: e.entity_id, unique_id: e.unique_id, platform: e.platform,
-          config_entry_id: globalId(edgeId, e.config_entry_id), device_id: globalId(edgeId, e.device_registry_id),
-          area_id: null, name: null, original_name: e.name, icon: null, disabled_by: null, hidden_by: null, entity_category: null,
-          has_entity_name: false, translation_key: null, labels: [], categories: {},
+          id: globalId(edgeId, e.id)!,
+          entity_id: e.entity_id,
+          unique_id: e.unique_id,
+          platform: e.platform,
+          config_entry_id: globalId(edgeId, e.config_entry_id),
+          device_id: globalId(edgeId, e.device_registry_id),
+          area_id: null,
+          name: null,
+          original_name: e.name,
+          icon: null,
+          disabled_by: null,
+          hidden_by: null,
+          entity_category: null,
+          has_entity_name: false,
+          translation_key: null,
+          labels: [],
+          categories: {},
         });
       }
     }
@@ -234,11 +333,25 @@ export class CloudHaBackend implements HaBackend<CloudHaPrincipal> {
       const edgeId = d.edge_id ?? 0;
       const entry = globalId(edgeId, d.config_entry_id);
       return {
-        id: globalId(edgeId, d.id)!, name: d.name, name_by_user: null, manufacturer: d.manufacturer, model: d.model, model_id: null,
-        sw_version: d.sw_version ?? null, hw_version: null, serial_number: null,
-        identifiers: (d.identifiers ?? []).map((i) => ['mqtt', i] as [string, string]), connections: [],
-        config_entries: entry ? [entry] : [], primary_config_entry: entry,
-        area_id: null, via_device_id: null, disabled_by: null, entry_type: null, configuration_url: null, labels: [],
+        id: globalId(edgeId, d.id)!,
+        name: d.name,
+        name_by_user: null,
+        manufacturer: d.manufacturer,
+        model: d.model,
+        model_id: null,
+        sw_version: d.sw_version ?? null,
+        hw_version: null,
+        serial_number: null,
+        identifiers: (d.identifiers ?? []).map((i) => ['mqtt', i] as [string, string]),
+        connections: [],
+        config_entries: entry ? [entry] : [],
+        primary_config_entry: entry,
+        area_id: null,
+        via_device_id: null,
+        disabled_by: null,
+        entry_type: null,
+        configuration_url: null,
+        labels: [],
       };
     });
   }
@@ -249,7 +362,14 @@ export class CloudHaBackend implements HaBackend<CloudHaPrincipal> {
    */
   async currentUser(p: CloudHaPrincipal): Promise<HaCurrentUser> {
     const user = await this.s.auth.getUser(p.userId);
-    return { id: p.userId, name: user.name ?? user.email, is_owner: false, is_admin: true, credentials: [], mfa_modules: [] };
+    return {
+      id: p.userId,
+      name: user.name ?? user.email,
+      is_owner: false,
+      is_admin: true,
+      credentials: [],
+      mfa_modules: [],
+    };
   }
 
   /** edges have no areas yet */
@@ -268,7 +388,8 @@ function assertShallow(data: Record<string, unknown>): void {
   while (stack.length) {
     const [value, depth] = stack.pop()!;
     if (depth > limit) throw new HaCommandError('invalid_format', `Data nested deeper than ${limit} levels.`);
-    for (const child of Object.values(value as object)) if (child && typeof child === 'object') stack.push([child, depth + 1]);
+    for (const child of Object.values(value as object))
+      if (child && typeof child === 'object') stack.push([child, depth + 1]);
   }
 }
 
@@ -276,7 +397,10 @@ function assertShallow(data: Record<string, unknown>): void {
 function checkEdgeAnswer(res: { status: number; body: unknown }): void {
   if (res.status < 400) return;
   const body = (res.body ?? {}) as { message?: unknown; error?: unknown };
-  throw new HttpError(res.status, typeof body.message === 'string' ? body.message : typeof body.error === 'string' ? body.error : 'edge error');
+  throw new HttpError(
+    res.status,
+    typeof body.message === 'string' ? body.message : typeof body.error === 'string' ? body.error : 'edge error',
+  );
 }
 
 /** Relay failures in HA's error codes, with a message that says which edge. */

@@ -29,10 +29,15 @@ beforeAll(async () => {
   const office = sampleSnapshot({ devices: 1 });
   office.states[0] = { ...office.states[0], entity_id: 'light.lamp_1', state: 'on' };
   office.entities = office.entities.map((e) => ({ ...e, entity_id: 'light.office', unique_id: 'office' }));
-  office.states = [{ entity_id: 'light.office', name: 'Office', domain: 'light', platform: 'demo', state: 'on', attributes: {} }];
+  office.states = [
+    { entity_id: 'light.office', name: 'Office', domain: 'light', platform: 'demo', state: 'on', attributes: {} },
+  ];
   await t.cloud.services.mirror.replaceSnapshot(edgeO, office);
   // V (member of O) may view A's lamp_2, but not control it
-  const share = await t.post(`/v1/organizations/${org}/shares`, { token: a.token, body: { resource_type: 'entity', resource_id: 'light.lamp_2', can_view: true, user_id: v.id } });
+  const share = await t.post(`/v1/organizations/${org}/shares`, {
+    token: a.token,
+    body: { resource_type: 'entity', resource_id: 'light.lamp_2', can_view: true, user_id: v.id },
+  });
   expect(share.status).toBe(201);
 });
 afterAll(async () => {
@@ -40,10 +45,19 @@ afterAll(async () => {
   await t.stop();
 });
 
-interface Client { ask(msg: Record<string, unknown>): Promise<any>; inbox: any[]; closed: Promise<{ code: number; reason: string }>; next(pred: (m: any) => boolean): Promise<any> }
+interface Client {
+  ask(msg: Record<string, unknown>): Promise<any>;
+  inbox: any[];
+  closed: Promise<{ code: number; reason: string }>;
+  next(pred: (m: any) => boolean): Promise<any>;
+}
 
 /** A raw HA WebSocket client: auth phase done (auth_ok expected unless `expectOk` is false). */
-async function connect(token: string, extra: Record<string, unknown> = {}, expectOk = true): Promise<Client & { auth: any }> {
+async function connect(
+  token: string,
+  extra: Record<string, unknown> = {},
+  expectOk = true,
+): Promise<Client & { auth: any }> {
   const ws = new WebSocket(`${t.url.replace('http', 'ws')}/api/websocket`);
   sockets.push(ws);
   const inbox: any[] = [];
@@ -51,14 +65,29 @@ async function connect(token: string, extra: Record<string, unknown> = {}, expec
   ws.on('message', (data) => {
     const m = JSON.parse(data.toString());
     inbox.push(m);
-    for (const w of [...waiters]) if (w.pred(m)) { waiters.splice(waiters.indexOf(w), 1); w.resolve(m); }
+    for (const w of [...waiters])
+      if (w.pred(m)) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve(m);
+      }
   });
-  const closed = new Promise<{ code: number; reason: string }>((resolve) => ws.on('close', (code, reason) => resolve({ code, reason: reason.toString() })));
+  const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+    ws.on('close', (code, reason) => resolve({ code, reason: reason.toString() })),
+  );
   const next = (pred: (m: any) => boolean) => {
     const found = inbox.find(pred);
-    if (found) { inbox.splice(inbox.indexOf(found), 1); return Promise.resolve(found); }
+    if (found) {
+      inbox.splice(inbox.indexOf(found), 1);
+      return Promise.resolve(found);
+    }
     return new Promise<any>((resolve, reject) => {
-      waiters.push({ pred, resolve: (m) => { inbox.splice(inbox.indexOf(m), 1); resolve(m); } });
+      waiters.push({
+        pred,
+        resolve: (m) => {
+          inbox.splice(inbox.indexOf(m), 1);
+          resolve(m);
+        },
+      });
       setTimeout(() => reject(new Error(`timeout waiting; inbox ${JSON.stringify(inbox)}`)), 5000).unref();
     });
   };
@@ -105,19 +134,25 @@ describe('cloud /api/websocket: authentication', () => {
 });
 
 describe('cloud /api/websocket: sessions live no longer than their credential', () => {
-  it('a password change ends the other sign-ins\' sessions (auth_invalid, 4001); the current one stays', async () => {
+  it("a password change ends the other sign-ins' sessions (auth_invalid, 4001); the current one stays", async () => {
     const u = await t.user();
-    const phone = (await t.post('/v1/auth/token', { body: { grant_type: 'password', email: u.email, password: u.password } })).body;
+    const phone = (
+      await t.post('/v1/auth/token', { body: { grant_type: 'password', email: u.email, password: u.password } })
+    ).body;
     const phoneSession = await connect(phone.access_token);
     const current = await connect(u.token);
-    const changed = await t.post('/v1/account/password', { token: u.token, headers: { 'x-account-verification': u.password }, body: { password: 'a brand new password' } });
+    const changed = await t.post('/v1/account/password', {
+      token: u.token,
+      headers: { 'x-account-verification': u.password },
+      body: { password: 'a brand new password' },
+    });
     expect(changed.status).toBe(200);
     expect((await phoneSession.next((m) => m.type === 'auth_invalid')).type).toBe('auth_invalid');
     expect((await phoneSession.closed).code).toBe(4001);
     expect((await current.ask({ type: 'ping' })).type).toBe('pong');
   });
 
-  it('an access token\'s session ends at the token\'s expiry, by a timer', async () => {
+  it("an access token's session ends at the token's expiry, by a timer", async () => {
     const short = await startTestCloud({ accessTokenTtlSeconds: 2 });
     try {
       const u = await short.user();
@@ -142,17 +177,27 @@ describe('cloud /api/websocket: what the caller may view and control', () => {
     const states = (await (await connect(a.token)).ask({ type: 'get_states' })).result;
     expect(ids(states)).toEqual(['light.lamp_1', 'light.lamp_2', 'light.office']);
     expect(states.find((s: any) => s.entity_id === 'light.lamp_1')).toMatchObject({
-      state: 'off', attributes: { brightness: 0 }, context: { parent_id: null, user_id: null },
+      state: 'off',
+      attributes: { brightness: 0 },
+      context: { parent_id: null, user_id: null },
     });
     expect((await (await connect(b.token)).ask({ type: 'get_states' })).result).toEqual([]);
     // V: O's edge whole (member) and A's shared lamp_2
-    expect(ids((await (await connect(v.token)).ask({ type: 'get_states' })).result)).toEqual(['light.lamp_2', 'light.office']);
+    expect(ids((await (await connect(v.token)).ask({ type: 'get_states' })).result)).toEqual([
+      'light.lamp_2',
+      'light.office',
+    ]);
   });
 
   it('auth/current_user names the cloud user (an admin: Node-RED refuses others); floor and label registries are empty', async () => {
     const c = await connect(a.token);
     expect((await c.ask({ type: 'auth/current_user' })).result).toEqual({
-      id: a.id, name: a.email.split('@')[0], is_owner: false, is_admin: true, credentials: [], mfa_modules: [],
+      id: a.id,
+      name: a.email.split('@')[0],
+      is_owner: false,
+      is_admin: true,
+      credentials: [],
+      mfa_modules: [],
     });
     expect((await c.ask({ type: 'config/floor_registry/list' })).result).toEqual([]);
     expect((await c.ask({ type: 'config/label_registry/list' })).result).toEqual([]);
@@ -160,22 +205,61 @@ describe('cloud /api/websocket: what the caller may view and control', () => {
 
   it('get_services lists the services of the domains in scope; get_config and registries answer', async () => {
     const c = await connect(a.token);
-    expect(Object.keys((await c.ask({ type: 'get_services' })).result.light).sort()).toEqual(['toggle', 'turn_off', 'turn_on']);
-    expect((await c.ask({ type: 'get_config' })).result).toMatchObject({ version: '2026.11.0', state: 'RUNNING', components: expect.arrayContaining(['light']) });
+    expect(Object.keys((await c.ask({ type: 'get_services' })).result.light).sort()).toEqual([
+      'toggle',
+      'turn_off',
+      'turn_on',
+    ]);
+    expect((await c.ask({ type: 'get_config' })).result).toMatchObject({
+      version: '2026.11.0',
+      state: 'RUNNING',
+      components: expect.arrayContaining(['light']),
+    });
     const entities = (await c.ask({ type: 'config/entity_registry/list' })).result;
-    expect(entities.find((e: any) => e.entity_id === 'light.lamp_1')).toMatchObject({ id: `${edgeA}_1`, device_id: `${edgeA}_1`, platform: 'demo' });
-    expect((await c.ask({ type: 'config/device_registry/list' })).result.map((d: any) => d.id).sort()).toEqual([`${edgeA}_1`, `${edgeA}_2`, `${edgeO}_1`].sort());
+    expect(entities.find((e: any) => e.entity_id === 'light.lamp_1')).toMatchObject({
+      id: `${edgeA}_1`,
+      device_id: `${edgeA}_1`,
+      platform: 'demo',
+    });
+    expect((await c.ask({ type: 'config/device_registry/list' })).result.map((d: any) => d.id).sort()).toEqual(
+      [`${edgeA}_1`, `${edgeA}_2`, `${edgeO}_1`].sort(),
+    );
     expect(await (await connect(b.token)).ask({ type: 'get_services' })).toMatchObject({ success: true, result: {} });
   });
 
   it('call_service: view-only share is unauthorized, unknown is not_found, an offline edge is a clear error', async () => {
     const viewer = await connect(v.token);
-    expect((await viewer.ask({ type: 'call_service', domain: 'light', service: 'turn_on', target: { entity_id: 'light.lamp_2' } })).error)
-      .toEqual({ code: 'unauthorized', message: 'Not allowed to control this entity (view-only).' });
-    expect((await viewer.ask({ type: 'call_service', domain: 'light', service: 'turn_on', target: { entity_id: 'light.lamp_1' } })).error.code).toBe('not_found');
+    expect(
+      (
+        await viewer.ask({
+          type: 'call_service',
+          domain: 'light',
+          service: 'turn_on',
+          target: { entity_id: 'light.lamp_2' },
+        })
+      ).error,
+    ).toEqual({ code: 'unauthorized', message: 'Not allowed to control this entity (view-only).' });
+    expect(
+      (
+        await viewer.ask({
+          type: 'call_service',
+          domain: 'light',
+          service: 'turn_on',
+          target: { entity_id: 'light.lamp_1' },
+        })
+      ).error.code,
+    ).toBe('not_found');
     const owner = await connect(a.token);
-    expect((await owner.ask({ type: 'call_service', domain: 'light', service: 'turn_on', service_data: { entity_id: 'light.lamp_1' } })).error)
-      .toEqual({ code: 'home_assistant_error', message: `Edge ${edgeA} is offline.` });
+    expect(
+      (
+        await owner.ask({
+          type: 'call_service',
+          domain: 'light',
+          service: 'turn_on',
+          service_data: { entity_id: 'light.lamp_1' },
+        })
+      ).error,
+    ).toEqual({ code: 'home_assistant_error', message: `Edge ${edgeA} is offline.` });
   });
 
   it('subscribe_events / subscribe_entities: live changes only of what the caller may view', async () => {
@@ -192,12 +276,27 @@ describe('cloud /api/websocket: what the caller may view and control', () => {
     const now = new Date().toISOString();
     const changed = { ...old, state: 'on', last_changed: now, last_updated: now };
     await t.cloud.services.mirror.applyDelta(edgeA, { kind: 'state', state: changed });
-    t.cloud.services.tunnel.emit('state_changed', { edgeId: edgeA, entity_id: 'light.lamp_2', old_state: old, new_state: changed });
+    t.cloud.services.tunnel.emit('state_changed', {
+      edgeId: edgeA,
+      entity_id: 'light.lamp_2',
+      old_state: old,
+      new_state: changed,
+    });
     const ev = await owner.next((m) => m.type === 'event');
-    expect(ev.event).toMatchObject({ event_type: 'state_changed', data: { entity_id: 'light.lamp_2', old_state: { state: 'off' }, new_state: { state: 'on' } } });
-    expect((await viewer.next((m) => m.type === 'event' && m.id === entities.id)).event).toEqual({ c: { 'light.lamp_2': { '+': expect.objectContaining({ s: 'on' }) } } });
+    expect(ev.event).toMatchObject({
+      event_type: 'state_changed',
+      data: { entity_id: 'light.lamp_2', old_state: { state: 'off' }, new_state: { state: 'on' } },
+    });
+    expect((await viewer.next((m) => m.type === 'event' && m.id === entities.id)).event).toEqual({
+      c: { 'light.lamp_2': { '+': expect.objectContaining({ s: 'on' }) } },
+    });
     // a change on A's unshared lamp_1 reaches the owner only
-    t.cloud.services.tunnel.emit('state_changed', { edgeId: edgeA, entity_id: 'light.lamp_1', old_state: null, new_state: { ...old, entity_id: 'light.lamp_1' } });
+    t.cloud.services.tunnel.emit('state_changed', {
+      edgeId: edgeA,
+      entity_id: 'light.lamp_1',
+      old_state: null,
+      new_state: { ...old, entity_id: 'light.lamp_1' },
+    });
     expect((await owner.next((m) => m.type === 'event')).event.data.entity_id).toBe('light.lamp_1');
     expect((await viewer.ask({ type: 'ping' })).type).toBe('pong');
     expect(viewer.inbox.filter((m) => m.type === 'event')).toEqual([]);
@@ -209,20 +308,34 @@ describe('cloud /api/* (REST)', () => {
   it('bearer auth as HA: 401 plain without a token; states and one state of the caller only', async () => {
     const none = await t.get('/api/states');
     expect([none.status, none.text]).toEqual([401, '401: Unauthorized']);
-    expect(ids((await t.get('/api/states', { token: a.token })).body)).toEqual(['light.lamp_1', 'light.lamp_2', 'light.office']);
+    expect(ids((await t.get('/api/states', { token: a.token })).body)).toEqual([
+      'light.lamp_1',
+      'light.lamp_2',
+      'light.office',
+    ]);
     expect((await t.get('/api/states/light.lamp_1', { token: b.token })).status).toBe(404);
-    expect((await t.get('/api/states/light.lamp_1', { token: a.token })).body).toMatchObject({ entity_id: 'light.lamp_1', state: 'off' });
+    expect((await t.get('/api/states/light.lamp_1', { token: a.token })).body).toMatchObject({
+      entity_id: 'light.lamp_1',
+      state: 'off',
+    });
   });
 
   it('POST /api/services: 401 for a view-only share, 400 with the reason for an offline edge', async () => {
-    expect((await t.post('/api/services/light/turn_on', { token: v.token, body: { entity_id: 'light.lamp_2' } })).status).toBe(401);
-    const offline = await t.post('/api/services/light/turn_on', { token: a.token, body: { entity_id: 'light.lamp_1' } });
+    expect(
+      (await t.post('/api/services/light/turn_on', { token: v.token, body: { entity_id: 'light.lamp_2' } })).status,
+    ).toBe(401);
+    const offline = await t.post('/api/services/light/turn_on', {
+      token: a.token,
+      body: { entity_id: 'light.lamp_1' },
+    });
     expect([offline.status, offline.body]).toEqual([400, { message: `Edge ${edgeA} is offline.` }]);
   });
 
   it('POST /api/events: only owners and admins of an edge in scope may fire; offline edges say so', async () => {
     expect((await t.post('/api/events/doorbell', { token: b.token, body: {} })).status).toBe(401);
-    expect((await t.post('/api/events/doorbell', { token: a.token, body: {} })).body).toEqual({ message: `Edge ${edgeA} is offline.` });
+    expect((await t.post('/api/events/doorbell', { token: a.token, body: {} })).body).toEqual({
+      message: `Edge ${edgeA} is offline.`,
+    });
   });
 
   it('data nested deeper than a request body may be is a 400 {message}, never relayed', async () => {
@@ -235,6 +348,8 @@ describe('cloud /api/* (REST)', () => {
 
   it('/openapi.json documents the HA routes', async () => {
     const doc = (await t.get('/openapi.json')).body;
-    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/api/states', '/api/services/{domain}/{service}', '/api/events/{event_type}']));
+    expect(Object.keys(doc.paths)).toEqual(
+      expect.arrayContaining(['/api/states', '/api/services/{domain}/{service}', '/api/events/{event_type}']),
+    );
   });
 });

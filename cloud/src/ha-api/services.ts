@@ -30,9 +30,17 @@ export function servicesFor(domains: Iterable<string>): HaServices {
   for (const domain of [...new Set(domains)].sort()) {
     const names = BY_DOMAIN[domain];
     if (!names) continue;
-    out[domain] = Object.fromEntries(names.map((name) => [name, {
-      name: name.replace(/_/g, ' '), description: '', fields: {}, target: { entity: [{ domain: [domain] }] },
-    }]));
+    out[domain] = Object.fromEntries(
+      names.map((name) => [
+        name,
+        {
+          name: name.replace(/_/g, ' '),
+          description: '',
+          fields: {},
+          target: { entity: [{ domain: [domain] }] },
+        },
+      ]),
+    );
   }
   return out;
 }

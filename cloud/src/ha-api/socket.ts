@@ -24,8 +24,9 @@ export class CloudHaSocketServer {
   private readonly hub: TunnelHub;
   /** auth/current_user names the cloud user (the shared command answers for an anonymous API token) */
   private readonly commands: HaCommands<CloudHaPrincipal> = {
-    'auth/current_user': command(z.object({ id: z.number().int(), type: z.literal('auth/current_user') }),
-      (session) => this.backend.currentUser(session.principal as CloudHaPrincipal)) as HaCommands<CloudHaPrincipal>[string],
+    'auth/current_user': command(z.object({ id: z.number().int(), type: z.literal('auth/current_user') }), (session) =>
+      this.backend.currentUser(session.principal as CloudHaPrincipal),
+    ) as HaCommands<CloudHaPrincipal>[string],
   };
   private upgrades: UpgradeRegistry | null = null;
   private readonly onStateChanged = (e: StateChanged) => {
@@ -68,9 +69,14 @@ export class CloudHaSocketServer {
   }
 
   private attach(socket: WebSocket): void {
-    const send = (text: string) => { if (socket.readyState === socket.OPEN) socket.send(text); };
+    const send = (text: string) => {
+      if (socket.readyState === socket.OPEN) socket.send(text);
+    };
     const session = new HaSession<CloudHaPrincipal>({
-      backend: this.backend, log: this.log, commands: this.commands, transport: { send, close: (code, reason) => socket.close(code, reason) },
+      backend: this.backend,
+      log: this.log,
+      commands: this.commands,
+      transport: { send, close: (code, reason) => socket.close(code, reason) },
     });
     const entry = { session, unregister: () => {} };
     this.sockets.set(socket, entry);
@@ -81,26 +87,38 @@ export class CloudHaSocketServer {
     });
     socket.on('error', () => socket.terminate());
     let registered = false;
-    socket.on('message', (data) => void session.receive(data.toString()).then(() => {
-      // the auth phase ended with a principal: from now on revocation and expiry end the session
-      if (registered || !session.authenticated || socket.readyState !== socket.OPEN) return;
-      registered = true;
-      const p = session.principal;
-      entry.unregister = this.registry.add({ userId: p.userId, credential: p.credential, expiresAt: p.expiresAt }, {
-        end: (why) => {
-          session.close();
-          // after what the session already queued (its auth_ok or last result)
-          setImmediate(() => {
-            send(JSON.stringify({ type: 'auth_invalid', message: why.message }));
-            socket.close(4001, why.reason);
-          });
-        },
-        // grants are read through the access cache on every event: nothing to drop here
-        accessChanged: () => {},
-      });
-    }).catch((err) => this.log.error('ha websocket: message failed', err)));
+    socket.on(
+      'message',
+      (data) =>
+        void session
+          .receive(data.toString())
+          .then(() => {
+            // the auth phase ended with a principal: from now on revocation and expiry end the session
+            if (registered || !session.authenticated || socket.readyState !== socket.OPEN) return;
+            registered = true;
+            const p = session.principal;
+            entry.unregister = this.registry.add(
+              { userId: p.userId, credential: p.credential, expiresAt: p.expiresAt },
+              {
+                end: (why) => {
+                  session.close();
+                  // after what the session already queued (its auth_ok or last result)
+                  setImmediate(() => {
+                    send(JSON.stringify({ type: 'auth_invalid', message: why.message }));
+                    socket.close(4001, why.reason);
+                  });
+                },
+                // grants are read through the access cache on every event: nothing to drop here
+                accessChanged: () => {},
+              },
+            );
+          })
+          .catch((err) => this.log.error('ha websocket: message failed', err)),
+    );
     // HA gives an unauthenticated socket 10 s
-    setTimeout(() => { if (!session.authenticated && socket.readyState === socket.OPEN) socket.close(4001, 'auth timeout'); }, 10_000).unref();
+    setTimeout(() => {
+      if (!session.authenticated && socket.readyState === socket.OPEN) socket.close(4001, 'auth timeout');
+    }, 10_000).unref();
     session.open();
   }
 }

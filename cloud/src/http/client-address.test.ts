@@ -12,7 +12,10 @@ describe('--trust-proxy', () => {
   it('comes from the flag, else TRUST_PROXY; several comma-separated entries; words for common ranges', () => {
     expect(parseCloudArgs([], {}).trustProxy).toEqual([]);
     expect(parseCloudArgs([], { TRUST_PROXY: '10.0.0.0/8, loopback' }).trustProxy).toEqual(['10.0.0.0/8', 'loopback']);
-    expect(parseCloudArgs(['--trust-proxy', '192.0.2.7,fd00::/8'], { TRUST_PROXY: 'loopback' }).trustProxy).toEqual(['192.0.2.7', 'fd00::/8']);
+    expect(parseCloudArgs(['--trust-proxy', '192.0.2.7,fd00::/8'], { TRUST_PROXY: 'loopback' }).trustProxy).toEqual([
+      '192.0.2.7',
+      'fd00::/8',
+    ]);
     for (const bad of ['10.0.0.0/33', 'example.com', '10.0.0.0/8,', 'everyone', '::1/129']) {
       expect(() => parseCloudArgs(['--trust-proxy', bad], {}), bad).toThrow(/--trust-proxy/);
     }
@@ -40,9 +43,12 @@ describe('--trust-proxy', () => {
       // garbage where the client's address should be: taken as it is (bounded), never skipped
       ['127.0.0.1', '198.51.100.1, unknown', 'unknown'],
     ];
-    for (const [peer, xff, client] of cases) expect([peer, xff, proxies.clientAddress(peer, xff)]).toEqual([peer, xff, client]);
+    for (const [peer, xff, client] of cases)
+      expect([peer, xff, proxies.clientAddress(peer, xff)]).toEqual([peer, xff, client]);
     expect(new TrustedProxies([]).clientAddress('127.0.0.1', '198.51.100.1')).toBe('127.0.0.1');
-    expect(new TrustedProxies(['linklocal', 'uniquelocal']).clientAddress('192.168.1.1', '198.51.100.1')).toBe('198.51.100.1');
+    expect(new TrustedProxies(['linklocal', 'uniquelocal']).clientAddress('192.168.1.1', '198.51.100.1')).toBe(
+      '198.51.100.1',
+    );
     expect(proxies.clientAddress('127.0.0.1', 'x'.repeat(500)).length).toBeLessThanOrEqual(64);
   });
 });
@@ -50,7 +56,10 @@ describe('--trust-proxy', () => {
 /** Wrong passwords for different accounts from one client address until the address is throttled. */
 async function failUntilThrottled(t: TestCloud, headers: () => Record<string, string>): Promise<number> {
   for (let i = 1; i <= 300; i++) {
-    const res = await t.post('/v1/auth/token', { headers: headers(), body: { grant_type: 'password', email: `stuffed-${i}@example.test`, password: 'wrong password' } });
+    const res = await t.post('/v1/auth/token', {
+      headers: headers(),
+      body: { grant_type: 'password', email: `stuffed-${i}@example.test`, password: 'wrong password' },
+    });
     if (res.status === 429) return i;
     expect(res.status).toBe(401);
   }
@@ -63,9 +72,15 @@ describe('the client address behind a proxy', () => {
     clouds.push(t);
     const victim = await t.user();
     await failUntilThrottled(t, () => ({ 'x-forwarded-for': '203.0.113.66' }));
-    const stillThrottled = await t.post('/v1/auth/token', { headers: { 'x-forwarded-for': '203.0.113.66' }, body: { grant_type: 'password', email: victim.email, password: victim.password } });
+    const stillThrottled = await t.post('/v1/auth/token', {
+      headers: { 'x-forwarded-for': '203.0.113.66' },
+      body: { grant_type: 'password', email: victim.email, password: victim.password },
+    });
     expect(stillThrottled.status).toBe(429);
-    const other = await t.post('/v1/auth/token', { headers: { 'x-forwarded-for': '198.51.100.7' }, body: { grant_type: 'password', email: victim.email, password: victim.password } });
+    const other = await t.post('/v1/auth/token', {
+      headers: { 'x-forwarded-for': '198.51.100.7' },
+      body: { grant_type: 'password', email: victim.email, password: victim.password },
+    });
     expect(other.status).toBe(200);
   });
 
@@ -75,7 +90,10 @@ describe('the client address behind a proxy', () => {
     let n = 0;
     // a new forged address on every attempt does not escape the throttle of the real one
     await failUntilThrottled(t, () => ({ 'x-forwarded-for': `198.51.100.${++n % 250}` }));
-    const res = await t.post('/v1/auth/token', { headers: { 'x-forwarded-for': '192.0.2.200' }, body: { grant_type: 'password', email: 'fresh@example.test', password: 'wrong password' } });
+    const res = await t.post('/v1/auth/token', {
+      headers: { 'x-forwarded-for': '192.0.2.200' },
+      body: { grant_type: 'password', email: 'fresh@example.test', password: 'wrong password' },
+    });
     expect(res.status).toBe(429);
   });
 });

@@ -34,7 +34,9 @@ export class TrustedProxies {
     const max = family === 4 ? 32 : 128;
     const prefix = prefixText === undefined ? max : Number(prefixText);
     if (!family || rest.length > 0 || (prefixText !== undefined && !/^\d{1,3}$/.test(prefixText)) || prefix > max) {
-      throw new Error(`--trust-proxy: "${entry}" is not an IP address, a CIDR, or one of ${Object.keys(NAMED_RANGES).join(', ')}`);
+      throw new Error(
+        `--trust-proxy: "${entry}" is not an IP address, a CIDR, or one of ${Object.keys(NAMED_RANGES).join(', ')}`,
+      );
     }
     this.list.addSubnet(address, prefix, family === 4 ? 'ipv4' : 'ipv6');
   }
@@ -47,7 +49,10 @@ export class TrustedProxies {
   clientAddress(peer: string, forwardedFor: string | undefined): string {
     const client = normalize(peer);
     if (this.empty || !forwardedFor || !this.trusts(client)) return client;
-    const hops = forwardedFor.split(',').map((hop) => normalize(hop.trim())).filter(Boolean);
+    const hops = forwardedFor
+      .split(',')
+      .map((hop) => normalize(hop.trim()))
+      .filter(Boolean);
     for (let i = hops.length - 1; i >= 0; i--) {
       if (!this.trusts(hops[i]) || i === 0) return hops[i];
     }

@@ -16,7 +16,9 @@ beforeAll(async () => {
   token = owner.token;
   edgeToken = (await t.post('/v1/edges', { token, body: { name: 'Home' } })).body.token;
 });
-afterAll(async () => { await t.stop(); });
+afterAll(async () => {
+  await t.stop();
+});
 
 describe.each(['websocket', 'h2c'] as const)('an Upgrade: %s request', (upgrade) => {
   const cases: Array<[string, Record<string, string> | undefined, number, (body: any) => void]> = [
@@ -41,7 +43,11 @@ describe.each(['websocket', 'h2c'] as const)('an Upgrade: %s request', (upgrade)
 
 describe('the WebSocket endpoints', () => {
   it('refuse a tunnel without a valid edge token with 401 {error} and close', async () => {
-    for (const headers of [undefined, { authorization: 'Bearer shp_edge_wrong' }, { authorization: `Bearer ${token}` }]) {
+    for (const headers of [
+      undefined,
+      { authorization: 'Bearer shp_edge_wrong' },
+      { authorization: `Bearer ${token}` },
+    ]) {
       const res = await probeUpgrade(t.url, '/v1/edge/connect', { upgrade: 'websocket', headers });
       expect(res.status).toBe(401);
       expect(res.body).toEqual({ error: 'unauthorized' });
@@ -49,7 +55,10 @@ describe('the WebSocket endpoints', () => {
     }
   });
   it('answer an h2c upgrade (not theirs to take) like a plain request, and close', async () => {
-    for (const [path, headers] of [['/v1/edge/connect', { authorization: `Bearer ${edgeToken}` }], ['/v1/websocket', undefined]] as const) {
+    for (const [path, headers] of [
+      ['/v1/edge/connect', { authorization: `Bearer ${edgeToken}` }],
+      ['/v1/websocket', undefined],
+    ] as const) {
       const res = await probeUpgrade(t.url, path, { upgrade: 'h2c', headers });
       expect(res.status).toBe(404);
       expect(res.body).toEqual({ message: 'not found' });
@@ -64,7 +73,11 @@ describe('the WebSocket endpoints', () => {
 });
 
 it('keeps serving after a burst of unanswerable upgrades', async () => {
-  const results = await Promise.all(Array.from({ length: 100 }, (_, i) => probeUpgrade(t.url, i % 2 ? '/healthz' : '/nope', { upgrade: i % 3 ? 'websocket' : 'h2c' })));
+  const results = await Promise.all(
+    Array.from({ length: 100 }, (_, i) =>
+      probeUpgrade(t.url, i % 2 ? '/healthz' : '/nope', { upgrade: i % 3 ? 'websocket' : 'h2c' }),
+    ),
+  );
   expect(results.every((r) => r.closed && r.status >= 200)).toBe(true);
   expect((await t.get('/healthz')).body).toEqual({ status: 'ok' });
 });

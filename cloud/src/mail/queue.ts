@@ -48,7 +48,14 @@ export class MailQueue {
   private again = false;
   private stopped = true;
   constructor(deps: MailQueueDeps) {
-    this.deps = { pollMs: 1000, retryBaseMs: 30_000, maxDelayMs: 3_600_000, maxAttempts: 10, leaseMs: 120_000, ...deps };
+    this.deps = {
+      pollMs: 1000,
+      retryBaseMs: 30_000,
+      maxDelayMs: 3_600_000,
+      maxAttempts: 10,
+      leaseMs: 120_000,
+      ...deps,
+    };
   }
   private get db() {
     return this.deps.database.db;
@@ -60,10 +67,25 @@ export class MailQueue {
   /** Queues a mail; call it inside the transaction that makes the mail true. Returns its id. */
   async enqueue(mail: QueuedMail): Promise<number> {
     const at = new Date().toISOString();
-    const row = await this.db.insert(mailOutbox).values({
-      kind: mail.kind, ref: mail.ref ?? null, toAddress: mail.to, subject: mail.subject, textBody: mail.text, htmlBody: mail.html,
-      status: 'queued', attempts: 0, nextAttemptAt: at, claimedUntil: null, lastError: null, createdAt: at, sentAt: null,
-    }).returning({ id: mailOutbox.id }).get();
+    const row = await this.db
+      .insert(mailOutbox)
+      .values({
+        kind: mail.kind,
+        ref: mail.ref ?? null,
+        toAddress: mail.to,
+        subject: mail.subject,
+        textBody: mail.text,
+        htmlBody: mail.html,
+        status: 'queued',
+        attempts: 0,
+        nextAttemptAt: at,
+        claimedUntil: null,
+        lastError: null,
+        createdAt: at,
+        sentAt: null,
+      })
+      .returning({ id: mailOutbox.id })
+      .get();
     // After the caller's transaction commits (a later turn), this worker looks at once.
     setTimeout(() => this.kick(), 0).unref();
     return row.id;
@@ -73,8 +95,12 @@ export class MailQueue {
   async statusOf(refs: string[]): Promise<Map<string, MailStatus>> {
     const out = new Map<string, MailStatus>();
     if (refs.length === 0) return out;
-    const rows = await this.db.select({ ref: mailOutbox.ref, status: mailOutbox.status }).from(mailOutbox)
-      .where(inArray(mailOutbox.ref, refs)).orderBy(desc(mailOutbox.id)).all();
+    const rows = await this.db
+      .select({ ref: mailOutbox.ref, status: mailOutbox.status })
+      .from(mailOutbox)
+      .where(inArray(mailOutbox.ref, refs))
+      .orderBy(desc(mailOutbox.id))
+      .all();
     for (const r of rows) if (r.ref && !out.has(r.ref)) out.set(r.ref, r.status);
     return out;
   }
@@ -94,7 +120,9 @@ export class MailQueue {
       return;
     }
     this.draining = this.drain()
-      .catch((err) => this.deps.log.warn('mail queue: could not read the queue; retrying', { err: (err as Error).message }))
+      .catch((err) =>
+        this.deps.log.warn('mail queue: could not read the queue; retrying', { err: (err as Error).message }),
+      )
       .finally(() => {
         this.draining = null;
         if (this.again) {
@@ -113,7 +141,12 @@ export class MailQueue {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
     let bound: NodeJS.Timeout | undefined;
-    await Promise.race([this.draining, new Promise((resolve) => { bound = setTimeout(resolve, 2000); })]);
+    await Promise.race([
+      this.draining,
+      new Promise((resolve) => {
+        bound = setTimeout(resolve, 2000);
+      }),
+    ]);
     clearTimeout(bound);
     this.deps.transport.close();
   }
@@ -121,16 +154,27 @@ export class MailQueue {
   private async drain(): Promise<void> {
     while (!this.stopped) {
       const now = Date.now();
-      const claimable = and(eq(mailOutbox.status, 'queued'), or(isNull(mailOutbox.claimedUntil), lt(mailOutbox.claimedUntil, iso(now))));
-      const due = await this.db.select({ id: mailOutbox.id }).from(mailOutbox)
-        .where(and(claimable, lte(mailOutbox.nextAttemptAt, iso(now)))).orderBy(asc(mailOutbox.id)).limit(16).all();
+      const claimable = and(
+        eq(mailOutbox.status, 'queued'),
+        or(isNull(mailOutbox.claimedUntil), lt(mailOutbox.claimedUntil, iso(now))),
+      );
+      const due = await this.db
+        .select({ id: mailOutbox.id })
+        .from(mailOutbox)
+        .where(and(claimable, lte(mailOutbox.nextAttemptAt, iso(now))))
+        .orderBy(asc(mailOutbox.id))
+        .limit(16)
+        .all();
       if (due.length === 0) return;
       for (const { id } of due) {
         if (this.stopped) return;
         // The claim: one statement that only one replica can win (the row is re-checked under its lock).
-        const [row] = await this.db.update(mailOutbox)
+        const [row] = await this.db
+          .update(mailOutbox)
           .set({ claimedUntil: iso(Date.now() + this.deps.leaseMs), attempts: sql`${mailOutbox.attempts} + 1` })
-          .where(and(eq(mailOutbox.id, id), claimable)).returning().all();
+          .where(and(eq(mailOutbox.id, id), claimable))
+          .returning()
+          .all();
         if (row) await this.send(row);
       }
     }
@@ -140,23 +184,34 @@ export class MailQueue {
     const { transport, from, log } = this.deps;
     try {
       await transport.send({
-        from, to: row.toAddress, subject: row.subject, text: row.textBody, html: row.htmlBody,
+        from,
+        to: row.toAddress,
+        subject: row.subject,
+        text: row.textBody,
+        html: row.htmlBody,
         messageId: `<mail-${row.id}.${Date.parse(row.createdAt)}@${domainOf(from)}>`,
       });
     } catch (err) {
       const message = (err as Error).message ?? String(err);
       const failed = row.attempts >= this.deps.maxAttempts;
       const delay = Math.min(this.deps.retryBaseMs * 2 ** (row.attempts - 1), this.deps.maxDelayMs);
-      await this.db.update(mailOutbox).set({
-        status: failed ? 'failed' : 'queued', claimedUntil: null, lastError: message.slice(0, 1000),
-        nextAttemptAt: iso(Date.now() + delay),
-      }).where(eq(mailOutbox.id, row.id));
+      await this.db
+        .update(mailOutbox)
+        .set({
+          status: failed ? 'failed' : 'queued',
+          claimedUntil: null,
+          lastError: message.slice(0, 1000),
+          nextAttemptAt: iso(Date.now() + delay),
+        })
+        .where(eq(mailOutbox.id, row.id));
       const fields = { id: row.id, kind: row.kind, attempt: row.attempts, err: message };
       if (failed) log.error('mail could not be sent: giving up', fields);
       else log.warn('mail not sent yet: will retry', { ...fields, retryInMs: delay });
       return;
     }
-    await this.db.update(mailOutbox).set({ status: 'sent', sentAt: new Date().toISOString(), claimedUntil: null, lastError: null })
+    await this.db
+      .update(mailOutbox)
+      .set({ status: 'sent', sentAt: new Date().toISOString(), claimedUntil: null, lastError: null })
       .where(eq(mailOutbox.id, row.id));
   }
 }

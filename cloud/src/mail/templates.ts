@@ -3,7 +3,14 @@
  * A locale missing a kind (or an unknown locale) falls back to English. Variables are
  * `{name}` placeholders; in HTML every value is escaped, and only http(s) URLs become links.
  */
-export type MailKind = 'verify_email' | 'password_reset' | 'invitation' | 'transfer_request' | 'transfer_outcome' | 'new_sign_in' | 'mfa_changed';
+export type MailKind =
+  | 'verify_email'
+  | 'password_reset'
+  | 'invitation'
+  | 'transfer_request'
+  | 'transfer_outcome'
+  | 'new_sign_in'
+  | 'mfa_changed';
 
 interface Strings {
   subject: string;
@@ -24,7 +31,10 @@ const en: Catalog = {
   },
   password_reset: {
     subject: 'Reset your password',
-    body: ['Someone (hopefully you) asked to reset the password of {email}.', 'The link works once and expires in {minutes} minutes. Setting a new password signs out every session.'],
+    body: [
+      'Someone (hopefully you) asked to reset the password of {email}.',
+      'The link works once and expires in {minutes} minutes. Setting a new password signs out every session.',
+    ],
     action: 'Choose a new password',
     footer: 'If you did not ask for this, ignore this message: your password stays as it is.',
   },
@@ -35,7 +45,10 @@ const en: Catalog = {
   },
   transfer_request: {
     subject: '{sender} wants to hand over a {resource} to you',
-    body: ['{sender} wants to transfer the {resource} "{name}" to {email}.', 'Sign in with this address to accept or decline it before {expires}.'],
+    body: [
+      '{sender} wants to transfer the {resource} "{name}" to {email}.',
+      'Sign in with this address to accept or decline it before {expires}.',
+    ],
     action: 'Review the transfer',
   },
   transfer_outcome: {
@@ -44,24 +57,36 @@ const en: Catalog = {
   },
   new_sign_in: {
     subject: 'New sign-in to your account',
-    body: ['Your account {email} was signed in from a new device: {device} ({address}) at {at}.', 'If this was not you, change your password and end that session.'],
+    body: [
+      'Your account {email} was signed in from a new device: {device} ({address}) at {at}.',
+      'If this was not you, change your password and end that session.',
+    ],
   },
   mfa_changed: {
     subject: 'Two-step sign-in {change}',
-    body: ['Two-step sign-in (TOTP) was {change} on your account {email} at {at}.', 'If this was not you, reset your password at once.'],
+    body: [
+      'Two-step sign-in (TOTP) was {change} on your account {email} at {at}.',
+      'If this was not you, reset your password at once.',
+    ],
   },
 };
 
 const de: Catalog = {
   verify_email: {
     subject: 'Bestätigen Sie Ihre E-Mail-Adresse',
-    body: ['Bitte bestätigen Sie, dass {email} Ihre Adresse ist.', 'Der Link funktioniert einmal und läuft in {hours} Stunden ab.'],
+    body: [
+      'Bitte bestätigen Sie, dass {email} Ihre Adresse ist.',
+      'Der Link funktioniert einmal und läuft in {hours} Stunden ab.',
+    ],
     action: 'Adresse bestätigen',
     footer: 'Wenn Sie kein Konto angelegt haben, ignorieren Sie diese Nachricht.',
   },
   password_reset: {
     subject: 'Passwort zurücksetzen',
-    body: ['Jemand (hoffentlich Sie) möchte das Passwort von {email} zurücksetzen.', 'Der Link funktioniert einmal und läuft in {minutes} Minuten ab. Ein neues Passwort beendet alle Sitzungen.'],
+    body: [
+      'Jemand (hoffentlich Sie) möchte das Passwort von {email} zurücksetzen.',
+      'Der Link funktioniert einmal und läuft in {minutes} Minuten ab. Ein neues Passwort beendet alle Sitzungen.',
+    ],
     action: 'Neues Passwort wählen',
     footer: 'Wenn Sie das nicht angefordert haben, ignorieren Sie diese Nachricht.',
   },
@@ -72,11 +97,20 @@ const catalogs: Record<string, Catalog> = { en, de };
 /** The best supported locale for an Accept-Language header ("de-CH,de;q=0.9,en;q=0.8" → de). */
 export function pickLocale(acceptLanguage: string | undefined | null): string {
   if (!acceptLanguage) return 'en';
-  const ranked = acceptLanguage.split(',').map((part, i) => {
-    const [tag, ...params] = part.trim().split(';');
-    const q = Number(params.find((p) => p.trim().startsWith('q='))?.trim().slice(2) ?? '1');
-    return { lang: tag.trim().toLowerCase().split('-')[0], q: Number.isFinite(q) ? q : 0, i };
-  }).filter((r) => r.q > 0).sort((a, b) => b.q - a.q || a.i - b.i);
+  const ranked = acceptLanguage
+    .split(',')
+    .map((part, i) => {
+      const [tag, ...params] = part.trim().split(';');
+      const q = Number(
+        params
+          .find((p) => p.trim().startsWith('q='))
+          ?.trim()
+          .slice(2) ?? '1',
+      );
+      return { lang: tag.trim().toLowerCase().split('-')[0], q: Number.isFinite(q) ? q : 0, i };
+    })
+    .filter((r) => r.q > 0)
+    .sort((a, b) => b.q - a.q || a.i - b.i);
   return ranked.find((r) => r.lang in catalogs)?.lang ?? 'en';
 }
 
@@ -95,35 +129,50 @@ export interface RenderedMail {
   html: string;
 }
 
-const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
-const fill = (template: string, vars: Record<string, string>) => template.replace(/\{(\w+)\}/g, (_m, k: string) => vars[k] ?? '');
+const escapeHtml = (s: string) =>
+  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
+const fill = (template: string, vars: Record<string, string>) =>
+  template.replace(/\{(\w+)\}/g, (_m, k: string) => vars[k] ?? '');
 const isHttpUrl = (u: string) => /^https?:\/\//i.test(u);
 /** Colours are validated where organizations are saved; this is a second, stricter fence for a style attribute. */
 const safeColor = (c: string | null | undefined) => (c && /^[#a-zA-Z0-9(),.%\s-]{1,64}$/.test(c) ? c : '#1f6feb');
 
-export function renderMail(kind: MailKind, locale: string, vars: Record<string, string>, opts: { link?: string; branding?: Branding } = {}): RenderedMail {
+export function renderMail(
+  kind: MailKind,
+  locale: string,
+  vars: Record<string, string>,
+  opts: { link?: string; branding?: Branding } = {},
+): RenderedMail {
   const strings = catalogs[locale]?.[kind] ?? (en[kind] as Strings);
   const subject = fill(strings.subject, vars).replace(/[\r\n]+/g, ' ');
   const paragraphs = strings.body.map((p) => fill(p, vars)).filter((p) => p.trim() !== '');
   const action = strings.action ? fill(strings.action, vars) : '';
   const footer = strings.footer ? fill(strings.footer, vars) : '';
   const link = opts.link && isHttpUrl(opts.link) ? opts.link : undefined;
-  const text = [
-    ...(opts.branding?.name ? [opts.branding.name, ''] : []),
-    ...paragraphs.flatMap((p) => [p, '']),
-    ...(link ? [`${action}: ${link}`, ''] : []),
-    ...(footer ? [footer] : []),
-  ].join('\n').trimEnd() + '\n';
+  const text =
+    [
+      ...(opts.branding?.name ? [opts.branding.name, ''] : []),
+      ...paragraphs.flatMap((p) => [p, '']),
+      ...(link ? [`${action}: ${link}`, ''] : []),
+      ...(footer ? [footer] : []),
+    ]
+      .join('\n')
+      .trimEnd() + '\n';
   const color = safeColor(opts.branding?.color);
-  const logo = opts.branding?.logoUrl && isHttpUrl(opts.branding.logoUrl)
-    ? `<p><img src="${escapeHtml(opts.branding.logoUrl)}" alt="${escapeHtml(opts.branding.name ?? '')}" style="max-height:48px"></p>`
-    : opts.branding?.name ? `<p style="font-weight:bold;color:${color}">${escapeHtml(opts.branding.name)}</p>` : '';
+  const logo =
+    opts.branding?.logoUrl && isHttpUrl(opts.branding.logoUrl)
+      ? `<p><img src="${escapeHtml(opts.branding.logoUrl)}" alt="${escapeHtml(opts.branding.name ?? '')}" style="max-height:48px"></p>`
+      : opts.branding?.name
+        ? `<p style="font-weight:bold;color:${color}">${escapeHtml(opts.branding.name)}</p>`
+        : '';
   const html = [
     `<!doctype html><html lang="${escapeHtml(locale)}"><head><meta charset="utf-8"><title>${escapeHtml(subject)}</title></head>`,
     '<body style="font-family:sans-serif;line-height:1.5">',
     logo,
     ...paragraphs.map((p) => `<p>${escapeHtml(p)}</p>`),
-    link ? `<p><a href="${escapeHtml(link)}" style="display:inline-block;padding:8px 16px;background:${color};color:#fff;text-decoration:none;border-radius:4px">${escapeHtml(action)}</a></p><p style="font-size:small">${escapeHtml(link)}</p>` : '',
+    link
+      ? `<p><a href="${escapeHtml(link)}" style="display:inline-block;padding:8px 16px;background:${color};color:#fff;text-decoration:none;border-radius:4px">${escapeHtml(action)}</a></p><p style="font-size:small">${escapeHtml(link)}</p>`
+      : '',
     footer ? `<p style="font-size:small;color:#666">${escapeHtml(footer)}</p>` : '',
     '</body></html>',
   ].join('\n');

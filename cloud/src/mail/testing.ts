@@ -21,7 +21,9 @@ export class SmtpSink {
 
   /** Starts (again) on `port` (0: any free port, kept for later restarts). */
   async start(port = this.port): Promise<void> {
-    const child = spawn(NODE, [path.join(import.meta.dirname, 'smtp-sink.ts'), String(port)], { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
+    const child = spawn(NODE, [path.join(import.meta.dirname, 'smtp-sink.ts'), String(port)], {
+      stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
+    });
     this.child = child;
     child.on('message', (m: { from: string | null; to: string[]; secure: boolean; raw: string }) => {
       void simpleParser(Buffer.from(m.raw, 'base64')).then((parsed) => {
@@ -33,9 +35,15 @@ export class SmtpSink {
       const timer = setTimeout(() => reject(new Error('smtp sink did not start')), 15_000);
       readline.createInterface({ input: child.stdout! }).on('line', (line) => {
         const m = /^ready (\{.*\})$/.exec(line);
-        if (m) { clearTimeout(timer); resolve((JSON.parse(m[1]) as { smtp: number }).smtp); }
+        if (m) {
+          clearTimeout(timer);
+          resolve((JSON.parse(m[1]) as { smtp: number }).smtp);
+        }
       });
-      child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`smtp sink exited ${code}`)); });
+      child.once('exit', (code) => {
+        clearTimeout(timer);
+        reject(new Error(`smtp sink exited ${code}`));
+      });
     });
   }
 
@@ -54,15 +62,25 @@ export class SmtpSink {
   }
 
   /** The first received mail to `to` that `match` accepts, waiting up to `timeoutMs`. */
-  async waitFor(to: string, match: (m: ReceivedMail) => boolean = () => true, timeoutMs = 15_000): Promise<ReceivedMail> {
+  async waitFor(
+    to: string,
+    match: (m: ReceivedMail) => boolean = () => true,
+    timeoutMs = 15_000,
+  ): Promise<ReceivedMail> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const found = this.received.find((m) => m.to.includes(to) && match(m));
       if (found) return found;
-      if (Date.now() > deadline) throw new Error(`no mail to ${to} within ${timeoutMs} ms (got ${this.received.map((m) => m.to.join(',')).join('; ')})`);
+      if (Date.now() > deadline)
+        throw new Error(
+          `no mail to ${to} within ${timeoutMs} ms (got ${this.received.map((m) => m.to.join(',')).join('; ')})`,
+        );
       await new Promise<void>((resolve) => {
         const t = setTimeout(resolve, 200);
-        this.waiters.push(() => { clearTimeout(t); resolve(); });
+        this.waiters.push(() => {
+          clearTimeout(t);
+          resolve();
+        });
       });
     }
   }
@@ -86,7 +104,11 @@ export async function outboxToken(dataDirs: string[], to: string, page: string, 
   for (;;) {
     for (const dir of dataDirs.map((d) => path.join(d, 'outbox'))) {
       if (!fs.existsSync(dir)) continue;
-      for (const f of fs.readdirSync(dir).filter((n) => n.endsWith('.eml')).sort().reverse()) {
+      for (const f of fs
+        .readdirSync(dir)
+        .filter((n) => n.endsWith('.eml'))
+        .sort()
+        .reverse()) {
         const mail = await simpleParser(fs.readFileSync(path.join(dir, f)));
         if (!mail.to || Array.isArray(mail.to) || mail.to.text !== to) continue;
         const word = (mail.text ?? '').split(/\s+/).find((w) => w.includes(`${page}?token=`));

@@ -33,7 +33,8 @@ export class SmtpTransport implements MailTransport {
   private readonly transporter: Mail;
   constructor(url: string) {
     const parsed = new URL(url);
-    if (parsed.protocol !== 'smtp:' && parsed.protocol !== 'smtps:') throw new Error('--smtp-url must be an smtp:// or smtps:// URL');
+    if (parsed.protocol !== 'smtp:' && parsed.protocol !== 'smtps:')
+      throw new Error('--smtp-url must be an smtp:// or smtps:// URL');
     // Options from the URL win over these defaults (nodemailer merges them last).
     this.transporter = nodemailer.createTransport({ url, requireTLS: parsed.protocol === 'smtp:', ...SMTP_TIMEOUTS });
     this.description = `${parsed.protocol}//${parsed.host}`;

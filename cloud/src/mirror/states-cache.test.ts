@@ -5,21 +5,39 @@ import { startTestCloud, type TestCloud } from '../testing/harness.ts';
 import { sampleSnapshot } from '../edges/testing.ts';
 
 let t: TestCloud;
-beforeAll(async () => { t = await startTestCloud(); });
-afterAll(async () => { await t.stop(); });
+beforeAll(async () => {
+  t = await startTestCloud();
+});
+afterAll(async () => {
+  await t.stop();
+});
 
 /** Raw bytes and headers (fetch would decompress on its own). */
-function rawGet(url: string, headers: Record<string, string>): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }> {
+function rawGet(
+  url: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }> {
   return new Promise((resolve, reject) => {
-    http.get(url, { headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
-    }).on('error', reject);
+    http
+      .get(url, { headers }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }),
+        );
+      })
+      .on('error', reject);
   });
 }
 
-const lampState = (n: number, state: string) => ({ entity_id: `light.lamp_${n}`, name: `Lamp ${n}`, domain: 'light', platform: 'demo', state, attributes: { brightness: 9 } });
+const lampState = (n: number, state: string) => ({
+  entity_id: `light.lamp_${n}`,
+  name: `Lamp ${n}`,
+  domain: 'light',
+  platform: 'demo',
+  state,
+  attributes: { brightness: 9 },
+});
 
 describe('GET /v1/entities/states from the per-edge cache', () => {
   it('answers what the mirror holds, with an ETag; 304 for If-None-Match until something visible changes', async () => {
@@ -35,7 +53,11 @@ describe('GET /v1/entities/states from the per-edge cache', () => {
     expect(first.headers.get('content-type')).toMatch(/^application\/json/);
     expect(first.body).toEqual(await t.cloud.services.access.states(owner.id));
     expect(first.body.map((s: any) => [s.edge_id, s.entity_id])).toEqual([
-      [a.id, 'light.lamp_1'], [a.id, 'light.lamp_2'], [a.id, 'light.lamp_3'], [b.id, 'light.lamp_1'], [b.id, 'light.lamp_2'],
+      [a.id, 'light.lamp_1'],
+      [a.id, 'light.lamp_2'],
+      [a.id, 'light.lamp_3'],
+      [b.id, 'light.lamp_1'],
+      [b.id, 'light.lamp_2'],
     ]);
     const etag = first.headers.get('etag')!;
     expect(etag).toMatch(/^W\/".+"$/);
@@ -48,7 +70,10 @@ describe('GET /v1/entities/states from the per-edge cache', () => {
     const changed = await t.get('/v1/entities/states', { token: owner.token, headers: { 'if-none-match': etag } });
     expect(changed.status).toBe(200);
     expect(changed.headers.get('etag')).not.toBe(etag);
-    expect(changed.body.find((s: any) => s.edge_id === b.id && s.entity_id === 'light.lamp_2')).toMatchObject({ state: 'on', attributes: { brightness: 9 } });
+    expect(changed.body.find((s: any) => s.edge_id === b.id && s.entity_id === 'light.lamp_2')).toMatchObject({
+      state: 'on',
+      attributes: { brightness: 9 },
+    });
     expect(changed.body).toEqual(await t.cloud.services.access.states(owner.id));
 
     // A revoked edge's mirror is cleared: its states go, and the cached copy with them.
@@ -59,13 +84,22 @@ describe('GET /v1/entities/states from the per-edge cache', () => {
 
   it('stays current when another replica writes the mirror (the version lives in the shared database)', async () => {
     const owner = await t.user();
-    const { edge } = await t.cloud.services.edges.create({ kind: 'personal', userId: owner.id, orgId: null }, { name: 'E' });
+    const { edge } = await t.cloud.services.edges.create(
+      { kind: 'personal', userId: owner.id, orgId: null },
+      { name: 'E' },
+    );
     await t.cloud.services.mirror.replaceSnapshot(edge.id, sampleSnapshot({ devices: 1 }));
-    const other = await startTestCloud(t.cloud.config.databaseUrl ? { databaseUrl: t.cloud.config.databaseUrl } : {}, { dataDir: t.dataDir });
+    const other = await startTestCloud(t.cloud.config.databaseUrl ? { databaseUrl: t.cloud.config.databaseUrl } : {}, {
+      dataDir: t.dataDir,
+    });
     try {
-      expect((await other.get('/v1/entities/states', { token: owner.token })).body.map((s: any) => s.state)).toEqual(['off']);
+      expect((await other.get('/v1/entities/states', { token: owner.token })).body.map((s: any) => s.state)).toEqual([
+        'off',
+      ]);
       await t.cloud.services.mirror.applyDelta(edge.id, { kind: 'state', state: lampState(1, 'on') }, 2);
-      expect((await other.get('/v1/entities/states', { token: owner.token })).body.map((s: any) => s.state)).toEqual(['on']);
+      expect((await other.get('/v1/entities/states', { token: owner.token })).body.map((s: any) => s.state)).toEqual([
+        'on',
+      ]);
     } finally {
       await other.cloud.stop();
     }
@@ -73,7 +107,10 @@ describe('GET /v1/entities/states from the per-edge cache', () => {
 
   it('gzips the listing for clients that accept it (the same JSON), and not for those that refuse it', async () => {
     const owner = await t.user();
-    const { edge } = await t.cloud.services.edges.create({ kind: 'personal', userId: owner.id, orgId: null }, { name: 'Big' });
+    const { edge } = await t.cloud.services.edges.create(
+      { kind: 'personal', userId: owner.id, orgId: null },
+      { name: 'Big' },
+    );
     await t.cloud.services.mirror.replaceSnapshot(edge.id, sampleSnapshot({ devices: 200 }));
     const auth = { authorization: `Bearer ${owner.token}` };
     const plain = await rawGet(`${t.url}/v1/entities/states`, auth);

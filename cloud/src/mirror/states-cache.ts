@@ -4,7 +4,10 @@ import { gzip as gzipCallback } from 'node:zlib';
 import { EntityState } from '@smarthome/protocol';
 import type { MirrorStore } from './store.ts';
 
-interface Entry { version: number; json: string }
+interface Entry {
+  version: number;
+  json: string;
+}
 
 const gzip = promisify(gzipCallback);
 
@@ -56,11 +59,18 @@ export class StatesCache {
    * content: the edges, their versions and the shared entities. Recent bodies are kept by ETag,
    * so callers who see the same things share one encoded body.
    */
-  async render(wholeEdges: number[], shared: { edgeId: number; entityId: string }[], sharedStates: () => Promise<EntityState[]>): Promise<RenderedStates> {
+  async render(
+    wholeEdges: number[],
+    shared: { edgeId: number; entityId: string }[],
+    sharedStates: () => Promise<EntityState[]>,
+  ): Promise<RenderedStates> {
     const edges = [...wholeEdges].sort((a, b) => a - b);
     // Versions are read before rows: a row newer than its version only makes the next read refresh.
     const versions = await this.mirror.versions([...new Set([...edges, ...shared.map((g) => g.edgeId)])]);
-    const etag = `W/"${createHash('sha256').update(JSON.stringify([edges, [...versions], shared.map((g) => [g.edgeId, g.entityId])])).digest('base64url').slice(0, 27)}"`;
+    const etag = `W/"${createHash('sha256')
+      .update(JSON.stringify([edges, [...versions], shared.map((g) => [g.edgeId, g.entityId])]))
+      .digest('base64url')
+      .slice(0, 27)}"`;
     const known = this.bodies.get(etag);
     if (known) return known;
     const parts: string[] = [];
@@ -90,7 +100,10 @@ export class StatesCache {
 
   private store(edgeId: number, entry: Entry): void {
     const old = this.entries.get(edgeId);
-    if (old) { this.bytes -= old.json.length; this.entries.delete(edgeId); }
+    if (old) {
+      this.bytes -= old.json.length;
+      this.entries.delete(edgeId);
+    }
     if (entry.json.length > this.maxBytes) return;
     this.entries.set(edgeId, entry);
     this.bytes += entry.json.length;

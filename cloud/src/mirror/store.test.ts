@@ -15,7 +15,9 @@ beforeAll(async () => {
   edgeA = (await t.cloud.services.edges.create(scope, { name: 'A' })).edge.id;
   edgeB = (await t.cloud.services.edges.create(scope, { name: 'B' })).edge.id;
 });
-afterAll(async () => { await t.stop(); });
+afterAll(async () => {
+  await t.stop();
+});
 
 describe('MirrorStore', () => {
   it('replaceSnapshot stores devices, entities with states, entries and automations per edge', async () => {
@@ -27,7 +29,12 @@ describe('MirrorStore', () => {
     expect(await mirror.lastSeq(edgeA)).toBe(7);
     expect(await mirror.lastSeq(edgeB)).toBeNull();
     const state = await mirror.state([edgeA], 'light.lamp_2');
-    expect(state).toMatchObject({ entity_id: 'light.lamp_2', state: 'off', attributes: { brightness: 0 }, edge_id: edgeA });
+    expect(state).toMatchObject({
+      entity_id: 'light.lamp_2',
+      state: 'off',
+      attributes: { brightness: 0 },
+      edge_id: edgeA,
+    });
     const dev = await mirror.device(edgeA, 1);
     expect(dev?.device).toMatchObject({ id: 1, name: 'Lamp 1', manufacturer: 'Acme', edge_id: edgeA, identifiers: [] });
     expect(dev?.entities.map((e) => e.entity_id)).toEqual(['light.lamp_1']);
@@ -43,32 +50,121 @@ describe('MirrorStore', () => {
   });
 
   it('applyDelta upserts and removes each kind and records the sequence', async () => {
-    await mirror.applyDelta(edgeA, { kind: 'state', state: { entity_id: 'light.lamp_1', name: 'Lamp 1', domain: 'light', platform: 'demo', state: 'on', attributes: { brightness: 200 }, last_changed: '2025-01-01T00:00:00.000Z' } }, 10);
-    expect(await mirror.state([edgeA], 'light.lamp_1')).toMatchObject({ state: 'on', attributes: { brightness: 200 }, last_changed: '2025-01-01T00:00:00.000Z' });
+    await mirror.applyDelta(
+      edgeA,
+      {
+        kind: 'state',
+        state: {
+          entity_id: 'light.lamp_1',
+          name: 'Lamp 1',
+          domain: 'light',
+          platform: 'demo',
+          state: 'on',
+          attributes: { brightness: 200 },
+          last_changed: '2025-01-01T00:00:00.000Z',
+        },
+      },
+      10,
+    );
+    expect(await mirror.state([edgeA], 'light.lamp_1')).toMatchObject({
+      state: 'on',
+      attributes: { brightness: 200 },
+      last_changed: '2025-01-01T00:00:00.000Z',
+    });
     expect(await mirror.lastSeq(edgeA)).toBe(10);
 
-    await mirror.applyDelta(edgeA, { kind: 'device_upsert', device: { id: 2, name: 'Plug', manufacturer: null, model: null, config_entry_id: null, user_id: null } });
-    await mirror.applyDelta(edgeA, { kind: 'device_upsert', device: { id: 2, name: 'Plug 2', manufacturer: 'X', model: null, config_entry_id: null, user_id: null } });
+    await mirror.applyDelta(edgeA, {
+      kind: 'device_upsert',
+      device: { id: 2, name: 'Plug', manufacturer: null, model: null, config_entry_id: null, user_id: null },
+    });
+    await mirror.applyDelta(edgeA, {
+      kind: 'device_upsert',
+      device: { id: 2, name: 'Plug 2', manufacturer: 'X', model: null, config_entry_id: null, user_id: null },
+    });
     expect((await mirror.devices([edgeA])).map((d) => d.name)).toEqual(['Lamp 1', 'Plug 2']);
 
-    await mirror.applyDelta(edgeA, { kind: 'entity_upsert', entity: { id: 5, entity_id: 'switch.plug', name: 'Plug', domain: 'switch', platform: 'demo', unique_id: 'p', config_entry_id: null, device_registry_id: 2 } });
+    await mirror.applyDelta(edgeA, {
+      kind: 'entity_upsert',
+      entity: {
+        id: 5,
+        entity_id: 'switch.plug',
+        name: 'Plug',
+        domain: 'switch',
+        platform: 'demo',
+        unique_id: 'p',
+        config_entry_id: null,
+        device_registry_id: 2,
+      },
+    });
     // an entity record keeps the state; a registry rename leaves no stale row
-    await mirror.applyDelta(edgeA, { kind: 'state', state: { entity_id: 'switch.plug', name: 'Plug', domain: 'switch', platform: 'demo', state: 'on', attributes: {} } });
-    await mirror.applyDelta(edgeA, { kind: 'entity_upsert', entity: { id: 5, entity_id: 'switch.plug', name: 'Plug!', domain: 'switch', platform: 'demo', unique_id: 'p', config_entry_id: null, device_registry_id: 2 } });
+    await mirror.applyDelta(edgeA, {
+      kind: 'state',
+      state: {
+        entity_id: 'switch.plug',
+        name: 'Plug',
+        domain: 'switch',
+        platform: 'demo',
+        state: 'on',
+        attributes: {},
+      },
+    });
+    await mirror.applyDelta(edgeA, {
+      kind: 'entity_upsert',
+      entity: {
+        id: 5,
+        entity_id: 'switch.plug',
+        name: 'Plug!',
+        domain: 'switch',
+        platform: 'demo',
+        unique_id: 'p',
+        config_entry_id: null,
+        device_registry_id: 2,
+      },
+    });
     expect(await mirror.state([edgeA], 'switch.plug')).toMatchObject({ name: 'Plug!', state: 'on' });
-    await mirror.applyDelta(edgeA, { kind: 'entity_upsert', entity: { id: 5, entity_id: 'switch.plug_renamed', name: 'Plug', domain: 'switch', platform: 'demo', unique_id: 'p', config_entry_id: null, device_registry_id: 2 } });
+    await mirror.applyDelta(edgeA, {
+      kind: 'entity_upsert',
+      entity: {
+        id: 5,
+        entity_id: 'switch.plug_renamed',
+        name: 'Plug',
+        domain: 'switch',
+        platform: 'demo',
+        unique_id: 'p',
+        config_entry_id: null,
+        device_registry_id: 2,
+      },
+    });
     expect(await mirror.state([edgeA], 'switch.plug')).toBeNull();
     expect((await mirror.device(edgeA, 2))?.entities.map((e) => e.entity_id)).toEqual(['switch.plug_renamed']);
 
     // a state for an unregistered entity is kept, with registry-derived default attributes when empty
-    await mirror.applyDelta(edgeA, { kind: 'state', state: { entity_id: 'sensor.t', name: 'T', domain: 'sensor', platform: 'mqtt', state: null, attributes: {} } });
+    await mirror.applyDelta(edgeA, {
+      kind: 'state',
+      state: { entity_id: 'sensor.t', name: 'T', domain: 'sensor', platform: 'mqtt', state: null, attributes: {} },
+    });
     expect((await mirror.state([edgeA], 'sensor.t'))?.attributes).toEqual({ friendly_name: 'T' });
     expect((await mirror.entityRecords([edgeA])).map((e) => e.entity_id)).not.toContain('sensor.t');
 
-    await mirror.applyDelta(edgeA, { kind: 'config_entry_upsert', entry: { id: 4, domain: 'hue', title: 'Hue', source: 'user', state: 'loaded', created_at: '2025-01-01T00:00:00.000Z' } });
-    await mirror.applyDelta(edgeA, { kind: 'automation_upsert', automation: { id: 'x', edge_id: edgeA, alias: 'X', enabled: false, mode: 'queued', webhook_id: 'w' } });
+    await mirror.applyDelta(edgeA, {
+      kind: 'config_entry_upsert',
+      entry: {
+        id: 4,
+        domain: 'hue',
+        title: 'Hue',
+        source: 'user',
+        state: 'loaded',
+        created_at: '2025-01-01T00:00:00.000Z',
+      },
+    });
+    await mirror.applyDelta(edgeA, {
+      kind: 'automation_upsert',
+      automation: { id: 'x', edge_id: edgeA, alias: 'X', enabled: false, mode: 'queued', webhook_id: 'w' },
+    });
     expect(await mirror.counts([edgeA])).toEqual({ devices: 2, entities: 3, config_entries: 1, automations: 1 });
-    expect(await mirror.automations([edgeA])).toEqual([{ id: 'x', edge_id: edgeA, alias: 'X', enabled: false, mode: 'queued', webhook_id: 'w' }]);
+    expect(await mirror.automations([edgeA])).toEqual([
+      { id: 'x', edge_id: edgeA, alias: 'X', enabled: false, mode: 'queued', webhook_id: 'w' },
+    ]);
     expect((await mirror.configEntries([edgeA]))[0]).toMatchObject({ id: 4, domain: 'hue', edge_id: edgeA });
 
     await mirror.applyDelta(edgeA, { kind: 'device_remove', id: 2 });

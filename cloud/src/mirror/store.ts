@@ -5,18 +5,51 @@ type Snapshot = tunnel.Snapshot;
 type Delta = tunnel.Delta;
 type Row = Record<string, any>;
 
-export interface MirrorCounts { devices: number; entities: number; config_entries: number; automations: number }
+export interface MirrorCounts {
+  devices: number;
+  entities: number;
+  config_entries: number;
+  automations: number;
+}
 
 const json = (v: unknown) => JSON.stringify(v ?? null);
 function parse<T>(text: string | null, fallback: T): T {
   if (!text) return fallback;
-  try { return JSON.parse(text) as T; } catch { return fallback; }
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    return fallback;
+  }
 }
 const bool = (v: boolean) => (v ? 1 : 0);
 
-const DEVICE_COLUMNS = ['edge_id', 'id', 'name', 'manufacturer', 'model', 'sw_version', 'identifiers', 'config_entry_id', 'user_id'] as const;
-const ENTITY_COLUMNS = ['edge_id', 'entity_id', 'id', 'name', 'domain', 'platform', 'unique_id', 'config_entry_id', 'device_registry_id',
-  'registered', 'state', 'attributes', 'last_changed', 'last_updated'] as const;
+const DEVICE_COLUMNS = [
+  'edge_id',
+  'id',
+  'name',
+  'manufacturer',
+  'model',
+  'sw_version',
+  'identifiers',
+  'config_entry_id',
+  'user_id',
+] as const;
+const ENTITY_COLUMNS = [
+  'edge_id',
+  'entity_id',
+  'id',
+  'name',
+  'domain',
+  'platform',
+  'unique_id',
+  'config_entry_id',
+  'device_registry_id',
+  'registered',
+  'state',
+  'attributes',
+  'last_changed',
+  'last_updated',
+] as const;
 const ENTRY_COLUMNS = ['edge_id', 'id', 'domain', 'title', 'source', 'state', 'created_at'] as const;
 const AUTOMATION_COLUMNS = ['edge_id', 'id', 'alias', 'enabled', 'mode', 'webhook_id'] as const;
 
@@ -51,7 +84,8 @@ const SQL = {
   /** a write without a sequence (the cloud's own, or a cleared mirror) still changes the version */
   bumpVersion: `INSERT INTO mirror_sync (edge_id, seq, snapshot_at, updated_at, version) VALUES (?, NULL, NULL, ?, 1)
     ON CONFLICT (edge_id) DO UPDATE SET updated_at = excluded.updated_at, version = mirror_sync.version + 1`,
-  clearSync: 'UPDATE mirror_sync SET seq = NULL, snapshot_at = NULL, updated_at = ?, version = version + 1 WHERE edge_id = ?',
+  clearSync:
+    'UPDATE mirror_sync SET seq = NULL, snapshot_at = NULL, updated_at = ?, version = version + 1 WHERE edge_id = ?',
   getSeq: 'SELECT seq FROM mirror_sync WHERE edge_id = ?',
 } as const;
 
@@ -83,11 +117,40 @@ export class MirrorStore {
     // Records and states merge into one row per entity in memory, so each table is a few multi-row inserts.
     const entities = new Map<string, unknown[]>();
     for (const e of snapshot.entities) {
-      entities.set(e.entity_id, [edgeId, e.entity_id, e.id, e.name, e.domain, e.platform, e.unique_id, e.config_entry_id, e.device_registry_id,
-        1, null, '{}', null, null]);
+      entities.set(e.entity_id, [
+        edgeId,
+        e.entity_id,
+        e.id,
+        e.name,
+        e.domain,
+        e.platform,
+        e.unique_id,
+        e.config_entry_id,
+        e.device_registry_id,
+        1,
+        null,
+        '{}',
+        null,
+        null,
+      ]);
     }
     for (const s of snapshot.states) {
-      const row = entities.get(s.entity_id) ?? [edgeId, s.entity_id, null, s.name, s.domain, s.platform, null, null, null, 0, null, '{}', null, null];
+      const row = entities.get(s.entity_id) ?? [
+        edgeId,
+        s.entity_id,
+        null,
+        s.name,
+        s.domain,
+        s.platform,
+        null,
+        null,
+        null,
+        0,
+        null,
+        '{}',
+        null,
+        null,
+      ];
       row[10] = s.state;
       row[11] = json(s.attributes ?? {});
       row[12] = s.last_changed ?? null;
@@ -96,10 +159,22 @@ export class MirrorStore {
     }
     await this.database.atomic(async () => {
       for (const table of DATA_TABLES) await this.run(`DELETE FROM ${table} WHERE edge_id = ?`, [edgeId]);
-      await this.insertRows('mirror_devices', DEVICE_COLUMNS, snapshot.devices.map((d) => deviceRow(edgeId, d)));
+      await this.insertRows(
+        'mirror_devices',
+        DEVICE_COLUMNS,
+        snapshot.devices.map((d) => deviceRow(edgeId, d)),
+      );
       await this.insertRows('mirror_entities', ENTITY_COLUMNS, [...entities.values()]);
-      await this.insertRows('mirror_config_entries', ENTRY_COLUMNS, snapshot.config_entries.map((c) => entryRow(edgeId, c)));
-      await this.insertRows('mirror_automations', AUTOMATION_COLUMNS, snapshot.automations.map((a) => automationRow(edgeId, a)));
+      await this.insertRows(
+        'mirror_config_entries',
+        ENTRY_COLUMNS,
+        snapshot.config_entries.map((c) => entryRow(edgeId, c)),
+      );
+      await this.insertRows(
+        'mirror_automations',
+        AUTOMATION_COLUMNS,
+        snapshot.automations.map((a) => automationRow(edgeId, a)),
+      );
       const at = new Date().toISOString();
       await this.run(SQL.setSeq, [edgeId, seq, at, at]);
     });
@@ -109,7 +184,10 @@ export class MirrorStore {
     const tuple = `(${columns.map(() => '?').join(', ')})`;
     for (let i = 0; i < rows.length; i += CHUNK) {
       const chunk = rows.slice(i, i + CHUNK);
-      await this.run(`INSERT INTO ${table} (${columns.join(', ')}) VALUES ${chunk.map(() => tuple).join(', ')}`, chunk.flat());
+      await this.run(
+        `INSERT INTO ${table} (${columns.join(', ')}) VALUES ${chunk.map(() => tuple).join(', ')}`,
+        chunk.flat(),
+      );
     }
   }
 
@@ -122,7 +200,11 @@ export class MirrorStore {
    * Applies consecutive changes of one edge in one unit (a burst costs one commit, not one per
    * change) and records `lastSeq`, the sequence of the last one, when given.
    */
-  async applyDeltas(edgeId: number, deltas: readonly Delta[], lastSeq: number | null = null): Promise<{ oldState: EntityState | null }[]> {
+  async applyDeltas(
+    edgeId: number,
+    deltas: readonly Delta[],
+    lastSeq: number | null = null,
+  ): Promise<{ oldState: EntityState | null }[]> {
     return this.database.atomic(async () => {
       const out: { oldState: EntityState | null }[] = [];
       for (const delta of deltas) out.push({ oldState: await this.applyOne(edgeId, delta) });
@@ -135,15 +217,33 @@ export class MirrorStore {
   private async applyOne(edgeId: number, delta: Delta): Promise<EntityState | null> {
     const oldState = delta.kind === 'state' ? await this.state([edgeId], delta.state.entity_id) : null;
     switch (delta.kind) {
-      case 'state': await this.putState(edgeId, delta.state); break;
-      case 'device_upsert': await this.run(SQL.upsertDevice, deviceRow(edgeId, delta.device)); break;
-      case 'device_remove': await this.run(SQL.removeDevice, [edgeId, delta.id]); break;
-      case 'entity_upsert': await this.putEntity(edgeId, delta.entity); break;
-      case 'entity_remove': await this.run(SQL.removeEntity, [edgeId, delta.entity_id]); break;
-      case 'config_entry_upsert': await this.run(SQL.upsertEntry, entryRow(edgeId, delta.entry)); break;
-      case 'config_entry_remove': await this.run(SQL.removeEntry, [edgeId, delta.id]); break;
-      case 'automation_upsert': await this.run(SQL.upsertAutomation, automationRow(edgeId, delta.automation)); break;
-      case 'automation_remove': await this.run(SQL.removeAutomation, [edgeId, delta.id]); break;
+      case 'state':
+        await this.putState(edgeId, delta.state);
+        break;
+      case 'device_upsert':
+        await this.run(SQL.upsertDevice, deviceRow(edgeId, delta.device));
+        break;
+      case 'device_remove':
+        await this.run(SQL.removeDevice, [edgeId, delta.id]);
+        break;
+      case 'entity_upsert':
+        await this.putEntity(edgeId, delta.entity);
+        break;
+      case 'entity_remove':
+        await this.run(SQL.removeEntity, [edgeId, delta.entity_id]);
+        break;
+      case 'config_entry_upsert':
+        await this.run(SQL.upsertEntry, entryRow(edgeId, delta.entry));
+        break;
+      case 'config_entry_remove':
+        await this.run(SQL.removeEntry, [edgeId, delta.id]);
+        break;
+      case 'automation_upsert':
+        await this.run(SQL.upsertAutomation, automationRow(edgeId, delta.automation));
+        break;
+      case 'automation_remove':
+        await this.run(SQL.removeAutomation, [edgeId, delta.id]);
+        break;
     }
     return oldState;
   }
@@ -166,7 +266,10 @@ export class MirrorStore {
   async versions(edgeIds: number[]): Promise<Map<number, number>> {
     const out = new Map<number, number>(edgeIds.map((id) => [id, 0]));
     if (edgeIds.length === 0) return out;
-    for (const r of await this.database.query<{ edge_id: number; version: number }>(`SELECT edge_id, version FROM mirror_sync WHERE ${inEdges(edgeIds)}`, edgeIds)) {
+    for (const r of await this.database.query<{ edge_id: number; version: number }>(
+      `SELECT edge_id, version FROM mirror_sync WHERE ${inEdges(edgeIds)}`,
+      edgeIds,
+    )) {
       out.set(r.edge_id, r.version);
     }
     return out;
@@ -176,11 +279,14 @@ export class MirrorStore {
   async counts(edgeIds: number[]): Promise<MirrorCounts> {
     if (edgeIds.length === 0) return { devices: 0, entities: 0, config_entries: 0, automations: 0 };
     const where = inEdges(edgeIds);
-    const row = await this.database.one<MirrorCounts>(`SELECT
+    const row = await this.database.one<MirrorCounts>(
+      `SELECT
       (SELECT COUNT(*) FROM mirror_devices WHERE ${where}) AS devices,
       (SELECT COUNT(*) FROM mirror_entities WHERE ${where}) AS entities,
       (SELECT COUNT(*) FROM mirror_config_entries WHERE ${where}) AS config_entries,
-      (SELECT COUNT(*) FROM mirror_automations WHERE ${where}) AS automations`, [...edgeIds, ...edgeIds, ...edgeIds, ...edgeIds]);
+      (SELECT COUNT(*) FROM mirror_automations WHERE ${where}) AS automations`,
+      [...edgeIds, ...edgeIds, ...edgeIds, ...edgeIds],
+    );
     return row!;
   }
 
@@ -188,16 +294,36 @@ export class MirrorStore {
   async countsByEdge(edgeIds: number[]): Promise<Map<number, { devices: number; entities: number }>> {
     const out = new Map<number, { devices: number; entities: number }>();
     if (edgeIds.length === 0) return out;
-    const at = (id: number) => { let v = out.get(id); if (!v) { v = { devices: 0, entities: 0 }; out.set(id, v); } return v; };
+    const at = (id: number) => {
+      let v = out.get(id);
+      if (!v) {
+        v = { devices: 0, entities: 0 };
+        out.set(id, v);
+      }
+      return v;
+    };
     const where = inEdges(edgeIds);
-    for (const r of await this.database.query<Row>(`SELECT edge_id, COUNT(*) AS n FROM mirror_devices WHERE ${where} GROUP BY edge_id`, edgeIds)) at(r.edge_id).devices = r.n;
-    for (const r of await this.database.query<Row>(`SELECT edge_id, COUNT(*) AS n FROM mirror_entities WHERE ${where} GROUP BY edge_id`, edgeIds)) at(r.edge_id).entities = r.n;
+    for (const r of await this.database.query<Row>(
+      `SELECT edge_id, COUNT(*) AS n FROM mirror_devices WHERE ${where} GROUP BY edge_id`,
+      edgeIds,
+    ))
+      at(r.edge_id).devices = r.n;
+    for (const r of await this.database.query<Row>(
+      `SELECT edge_id, COUNT(*) AS n FROM mirror_entities WHERE ${where} GROUP BY edge_id`,
+      edgeIds,
+    ))
+      at(r.edge_id).entities = r.n;
     return out;
   }
 
   async devices(edgeIds: number[]): Promise<Device[]> {
     if (edgeIds.length === 0) return [];
-    return (await this.database.query<Row>(`SELECT * FROM mirror_devices WHERE ${inEdges(edgeIds)} ORDER BY edge_id, id`, edgeIds)).map(toDevice);
+    return (
+      await this.database.query<Row>(
+        `SELECT * FROM mirror_devices WHERE ${inEdges(edgeIds)} ORDER BY edge_id, id`,
+        edgeIds,
+      )
+    ).map(toDevice);
   }
 
   /** One device of an edge with its registered entities, or null. */
@@ -205,62 +331,133 @@ export class MirrorStore {
     const row = await this.database.one<Row>('SELECT * FROM mirror_devices WHERE edge_id = ? AND id = ?', [edgeId, id]);
     if (!row) return null;
     const entities = await this.database.query<Row>(
-      'SELECT * FROM mirror_entities WHERE edge_id = ? AND device_registry_id = ? AND registered = 1 ORDER BY entity_id', [edgeId, id]);
+      'SELECT * FROM mirror_entities WHERE edge_id = ? AND device_registry_id = ? AND registered = 1 ORDER BY entity_id',
+      [edgeId, id],
+    );
     return { device: toDevice(row), entities: entities.map(toEntityRecord) };
   }
 
   /** Which edge (of the given ones) holds a device id; device ids are only unique per edge. */
   async findDevice(edgeIds: number[], id: number): Promise<{ device: Device; entities: EntityRecord[] } | null> {
     if (edgeIds.length === 0) return null;
-    const row = await this.database.one<Row>(`SELECT edge_id FROM mirror_devices WHERE ${inEdges(edgeIds)} AND id = ? ORDER BY edge_id LIMIT 1`, [...edgeIds, id]);
+    const row = await this.database.one<Row>(
+      `SELECT edge_id FROM mirror_devices WHERE ${inEdges(edgeIds)} AND id = ? ORDER BY edge_id LIMIT 1`,
+      [...edgeIds, id],
+    );
     return row ? this.device(row.edge_id, id) : null;
   }
 
   async entityRecords(edgeIds: number[]): Promise<EntityRecord[]> {
     if (edgeIds.length === 0) return [];
-    return (await this.database.query<Row>(`SELECT * FROM mirror_entities WHERE ${inEdges(edgeIds)} AND registered = 1 ORDER BY edge_id, entity_id`, edgeIds))
-      .map(toEntityRecord);
+    return (
+      await this.database.query<Row>(
+        `SELECT * FROM mirror_entities WHERE ${inEdges(edgeIds)} AND registered = 1 ORDER BY edge_id, entity_id`,
+        edgeIds,
+      )
+    ).map(toEntityRecord);
   }
 
   async states(edgeIds: number[]): Promise<EntityState[]> {
     if (edgeIds.length === 0) return [];
-    return (await this.database.query<Row>(`SELECT * FROM mirror_entities WHERE ${inEdges(edgeIds)} ORDER BY edge_id, entity_id`, edgeIds)).map(toEntityState);
+    return (
+      await this.database.query<Row>(
+        `SELECT * FROM mirror_entities WHERE ${inEdges(edgeIds)} ORDER BY edge_id, entity_id`,
+        edgeIds,
+      )
+    ).map(toEntityState);
   }
 
   /** The state of one entity on one of the given edges, or null. */
   async state(edgeIds: number[], entityId: string): Promise<EntityState | null> {
     if (edgeIds.length === 0) return null;
-    const row = await this.database.one<Row>(`SELECT * FROM mirror_entities WHERE ${inEdges(edgeIds)} AND entity_id = ? ORDER BY edge_id LIMIT 1`, [...edgeIds, entityId]);
+    const row = await this.database.one<Row>(
+      `SELECT * FROM mirror_entities WHERE ${inEdges(edgeIds)} AND entity_id = ? ORDER BY edge_id LIMIT 1`,
+      [...edgeIds, entityId],
+    );
     return row ? toEntityState(row) : null;
   }
 
   async configEntries(edgeIds: number[]): Promise<ConfigEntry[]> {
     if (edgeIds.length === 0) return [];
-    return (await this.database.query<Row>(`SELECT * FROM mirror_config_entries WHERE ${inEdges(edgeIds)} ORDER BY edge_id, id`, edgeIds)).map((r) => ({
-      id: r.id, domain: r.domain, title: r.title, source: r.source, state: r.state, created_at: r.created_at, edge_id: r.edge_id,
+    return (
+      await this.database.query<Row>(
+        `SELECT * FROM mirror_config_entries WHERE ${inEdges(edgeIds)} ORDER BY edge_id, id`,
+        edgeIds,
+      )
+    ).map((r) => ({
+      id: r.id,
+      domain: r.domain,
+      title: r.title,
+      source: r.source,
+      state: r.state,
+      created_at: r.created_at,
+      edge_id: r.edge_id,
     }));
   }
 
-  async automations(edgeIds: number[]): Promise<{ id: string; edge_id: number; alias: string; enabled: boolean; mode: string; webhook_id: string | null }[]> {
+  async automations(
+    edgeIds: number[],
+  ): Promise<
+    { id: string; edge_id: number; alias: string; enabled: boolean; mode: string; webhook_id: string | null }[]
+  > {
     if (edgeIds.length === 0) return [];
-    return (await this.database.query<Row>(`SELECT * FROM mirror_automations WHERE ${inEdges(edgeIds)} ORDER BY edge_id, id`, edgeIds)).map((r) => ({
-      id: r.id, edge_id: r.edge_id, alias: r.alias, enabled: r.enabled === 1, mode: r.mode, webhook_id: r.webhook_id,
+    return (
+      await this.database.query<Row>(
+        `SELECT * FROM mirror_automations WHERE ${inEdges(edgeIds)} ORDER BY edge_id, id`,
+        edgeIds,
+      )
+    ).map((r) => ({
+      id: r.id,
+      edge_id: r.edge_id,
+      alias: r.alias,
+      enabled: r.enabled === 1,
+      mode: r.mode,
+      webhook_id: r.webhook_id,
     }));
   }
 
   private async putEntity(edgeId: number, e: EntityRecord): Promise<void> {
     await this.run(SQL.dropRenamed, [edgeId, e.id, e.entity_id]);
-    await this.run(SQL.upsertEntity, [edgeId, e.entity_id, e.id, e.name, e.domain, e.platform, e.unique_id, e.config_entry_id, e.device_registry_id]);
+    await this.run(SQL.upsertEntity, [
+      edgeId,
+      e.entity_id,
+      e.id,
+      e.name,
+      e.domain,
+      e.platform,
+      e.unique_id,
+      e.config_entry_id,
+      e.device_registry_id,
+    ]);
   }
 
   private async putState(edgeId: number, s: EntityState): Promise<void> {
-    await this.run(SQL.upsertState, [edgeId, s.entity_id, s.name, s.domain, s.platform, s.state,
-      json(s.attributes ?? {}), s.last_changed ?? null, s.last_updated ?? null]);
+    await this.run(SQL.upsertState, [
+      edgeId,
+      s.entity_id,
+      s.name,
+      s.domain,
+      s.platform,
+      s.state,
+      json(s.attributes ?? {}),
+      s.last_changed ?? null,
+      s.last_updated ?? null,
+    ]);
   }
 }
 
 function deviceRow(edgeId: number, d: Device): unknown[] {
-  return [edgeId, d.id, d.name, d.manufacturer, d.model, d.sw_version ?? null, json(d.identifiers ?? []), d.config_entry_id, d.user_id];
+  return [
+    edgeId,
+    d.id,
+    d.name,
+    d.manufacturer,
+    d.model,
+    d.sw_version ?? null,
+    json(d.identifiers ?? []),
+    d.config_entry_id,
+    d.user_id,
+  ];
 }
 
 function entryRow(edgeId: number, c: ConfigEntry): unknown[] {
@@ -273,15 +470,28 @@ function automationRow(edgeId: number, a: Snapshot['automations'][number]): unkn
 
 function toDevice(r: Row): Device {
   return {
-    id: r.id, name: r.name, manufacturer: r.manufacturer, model: r.model, sw_version: r.sw_version,
-    identifiers: parse<string[]>(r.identifiers, []), config_entry_id: r.config_entry_id, user_id: r.user_id, edge_id: r.edge_id,
+    id: r.id,
+    name: r.name,
+    manufacturer: r.manufacturer,
+    model: r.model,
+    sw_version: r.sw_version,
+    identifiers: parse<string[]>(r.identifiers, []),
+    config_entry_id: r.config_entry_id,
+    user_id: r.user_id,
+    edge_id: r.edge_id,
   };
 }
 
 function toEntityRecord(r: Row): EntityRecord {
   return {
-    id: r.id, entity_id: r.entity_id, name: r.name, domain: r.domain, platform: r.platform, unique_id: r.unique_id ?? '',
-    config_entry_id: r.config_entry_id, device_registry_id: r.device_registry_id,
+    id: r.id,
+    entity_id: r.entity_id,
+    name: r.name,
+    domain: r.domain,
+    platform: r.platform,
+    unique_id: r.unique_id ?? '',
+    config_entry_id: r.config_entry_id,
+    device_registry_id: r.device_registry_id,
   };
 }
 
@@ -289,8 +499,14 @@ function toEntityRecord(r: Row): EntityRecord {
 function toEntityState(r: Row): EntityState {
   const attributes = parse<Record<string, unknown>>(r.attributes, {});
   return {
-    entity_id: r.entity_id, name: r.name, domain: r.domain, platform: r.platform, state: r.state,
+    entity_id: r.entity_id,
+    name: r.name,
+    domain: r.domain,
+    platform: r.platform,
+    state: r.state,
     attributes: r.state === null && Object.keys(attributes).length === 0 ? { friendly_name: r.name } : attributes,
-    last_changed: r.last_changed, last_updated: r.last_updated, edge_id: r.edge_id,
+    last_changed: r.last_changed,
+    last_updated: r.last_updated,
+    edge_id: r.edge_id,
   };
 }

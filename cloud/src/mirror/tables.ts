@@ -5,57 +5,73 @@ import type { Migration } from '../db/database.ts';
  * The cloud's read mirror of what each edge owns, filled by the tunnel (snapshot, then
  * deltas) through MirrorStore. Every row is keyed by its edge; rows go with the edge.
  */
-export const mirrorDevices = sqliteTable('mirror_devices', {
-  edgeId: integer('edge_id').notNull(),
-  id: integer('id').notNull(),
-  name: text('name').notNull(),
-  manufacturer: text('manufacturer'),
-  model: text('model'),
-  swVersion: text('sw_version'),
-  /** JSON string[] */
-  identifiers: text('identifiers').notNull().default('[]'),
-  configEntryId: integer('config_entry_id'),
-  userId: text('user_id'),
-}, (t) => [primaryKey({ columns: [t.edgeId, t.id] })]);
+export const mirrorDevices = sqliteTable(
+  'mirror_devices',
+  {
+    edgeId: integer('edge_id').notNull(),
+    id: integer('id').notNull(),
+    name: text('name').notNull(),
+    manufacturer: text('manufacturer'),
+    model: text('model'),
+    swVersion: text('sw_version'),
+    /** JSON string[] */
+    identifiers: text('identifiers').notNull().default('[]'),
+    configEntryId: integer('config_entry_id'),
+    userId: text('user_id'),
+  },
+  (t) => [primaryKey({ columns: [t.edgeId, t.id] })],
+);
 
 /** Registry record and current state in one row; a state may arrive for an entity without a record (id null). */
-export const mirrorEntities = sqliteTable('mirror_entities', {
-  edgeId: integer('edge_id').notNull(),
-  entityId: text('entity_id').notNull(),
-  id: integer('id'),
-  name: text('name').notNull(),
-  domain: text('domain').notNull(),
-  platform: text('platform').notNull(),
-  uniqueId: text('unique_id'),
-  configEntryId: integer('config_entry_id'),
-  deviceRegistryId: integer('device_registry_id'),
-  /** false when only a state is known (no registry record) */
-  registered: integer('registered', { mode: 'boolean' }).notNull(),
-  state: text('state'),
-  /** JSON object */
-  attributes: text('attributes').notNull().default('{}'),
-  lastChanged: text('last_changed'),
-  lastUpdated: text('last_updated'),
-}, (t) => [primaryKey({ columns: [t.edgeId, t.entityId] })]);
+export const mirrorEntities = sqliteTable(
+  'mirror_entities',
+  {
+    edgeId: integer('edge_id').notNull(),
+    entityId: text('entity_id').notNull(),
+    id: integer('id'),
+    name: text('name').notNull(),
+    domain: text('domain').notNull(),
+    platform: text('platform').notNull(),
+    uniqueId: text('unique_id'),
+    configEntryId: integer('config_entry_id'),
+    deviceRegistryId: integer('device_registry_id'),
+    /** false when only a state is known (no registry record) */
+    registered: integer('registered', { mode: 'boolean' }).notNull(),
+    state: text('state'),
+    /** JSON object */
+    attributes: text('attributes').notNull().default('{}'),
+    lastChanged: text('last_changed'),
+    lastUpdated: text('last_updated'),
+  },
+  (t) => [primaryKey({ columns: [t.edgeId, t.entityId] })],
+);
 
-export const mirrorConfigEntries = sqliteTable('mirror_config_entries', {
-  edgeId: integer('edge_id').notNull(),
-  id: integer('id').notNull(),
-  domain: text('domain').notNull(),
-  title: text('title').notNull(),
-  source: text('source').notNull(),
-  state: text('state').notNull(),
-  createdAt: text('created_at').notNull(),
-}, (t) => [primaryKey({ columns: [t.edgeId, t.id] })]);
+export const mirrorConfigEntries = sqliteTable(
+  'mirror_config_entries',
+  {
+    edgeId: integer('edge_id').notNull(),
+    id: integer('id').notNull(),
+    domain: text('domain').notNull(),
+    title: text('title').notNull(),
+    source: text('source').notNull(),
+    state: text('state').notNull(),
+    createdAt: text('created_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.edgeId, t.id] })],
+);
 
-export const mirrorAutomations = sqliteTable('mirror_automations', {
-  edgeId: integer('edge_id').notNull(),
-  id: text('id').notNull(),
-  alias: text('alias').notNull(),
-  enabled: integer('enabled', { mode: 'boolean' }).notNull(),
-  mode: text('mode').notNull(),
-  webhookId: text('webhook_id'),
-}, (t) => [primaryKey({ columns: [t.edgeId, t.id] })]);
+export const mirrorAutomations = sqliteTable(
+  'mirror_automations',
+  {
+    edgeId: integer('edge_id').notNull(),
+    id: text('id').notNull(),
+    alias: text('alias').notNull(),
+    enabled: integer('enabled', { mode: 'boolean' }).notNull(),
+    mode: text('mode').notNull(),
+    webhookId: text('webhook_id'),
+  },
+  (t) => [primaryKey({ columns: [t.edgeId, t.id] })],
+);
 
 /** Sync position per edge: the last sequence applied (for resume after a reconnect). */
 export const mirrorSync = sqliteTable('mirror_sync', {

@@ -48,7 +48,13 @@ export class InvitationService {
   private readonly now: () => Date;
   private readonly mail: MailQueue | null;
   private readonly publicUrl: () => string;
-  constructor(deps: { database: CloudDatabase; mail?: MailQueue; publicUrl?: () => string; ttlMs?: number; now?: () => Date }) {
+  constructor(deps: {
+    database: CloudDatabase;
+    mail?: MailQueue;
+    publicUrl?: () => string;
+    ttlMs?: number;
+    now?: () => Date;
+  }) {
     this.database = deps.database;
     this.mail = deps.mail ?? null;
     this.publicUrl = deps.publicUrl ?? (() => 'http://localhost');
@@ -71,13 +77,25 @@ export class InvitationService {
     const token = newSecret(TOKEN_PREFIX);
     const at = this.now();
     const row: InvitationRow = {
-      id: randomUUID(), orgId, email, role: input.role, status: 'pending', tokenHash: sha256(token), invitedBy: callerId,
-      expiresAt: new Date(at.getTime() + this.ttlMs).toISOString(), acceptedBy: null, acceptedAt: null, createdAt: at.toISOString(),
+      id: randomUUID(),
+      orgId,
+      email,
+      role: input.role,
+      status: 'pending',
+      tokenHash: sha256(token),
+      invitedBy: callerId,
+      expiresAt: new Date(at.getTime() + this.ttlMs).toISOString(),
+      acceptedBy: null,
+      acceptedAt: null,
+      createdAt: at.toISOString(),
     };
     await this.database.transaction(async () => {
       const existing = await this.db.select({ id: users.id }).from(users).where(eq(users.email, email)).get();
-      if (existing && (await membership(this.db, orgId, existing.id))) throw conflict('already a member of this organization');
-      await this.db.update(invitations).set({ status: 'revoked' })
+      if (existing && (await membership(this.db, orgId, existing.id)))
+        throw conflict('already a member of this organization');
+      await this.db
+        .update(invitations)
+        .set({ status: 'revoked' })
         .where(and(eq(invitations.orgId, orgId), eq(invitations.email, email), eq(invitations.status, 'pending')));
       await this.db.insert(invitations).values(row);
       // In the same transaction: the mail exists exactly when the invitation does.
@@ -90,25 +108,49 @@ export class InvitationService {
   private async queueMail(row: InvitationRow, token: string, locale: string): Promise<void> {
     if (!this.mail) return;
     const orgRow = await this.db.select().from(organizations).where(eq(organizations.id, row.orgId)).get();
-    const inviter = await this.db.select({ name: users.name, email: users.email }).from(users).where(eq(users.id, row.invitedBy)).get();
+    const inviter = await this.db
+      .select({ name: users.name, email: users.email })
+      .from(users)
+      .where(eq(users.id, row.invitedBy))
+      .get();
     if (!orgRow) return;
     const org = toOrganization(orgRow);
     const link = `${this.publicUrl()}/invitations/${encodeURIComponent(row.id)}?token=${encodeURIComponent(token)}`;
-    const rendered = renderMail('invitation', locale, {
-      inviter: inviter?.name || inviter?.email || 'Someone', org: org.name, email: row.email, role: row.role,
-      expires: row.expiresAt.slice(0, 10), headline: org.inviteBranding.headline ?? '',
-      button: org.inviteBranding.primaryButtonLabel || 'Accept the invitation',
-    }, { link, branding: { name: org.name, logoUrl: org.branding.logoUrl, color: org.branding.color } });
+    const rendered = renderMail(
+      'invitation',
+      locale,
+      {
+        inviter: inviter?.name || inviter?.email || 'Someone',
+        org: org.name,
+        email: row.email,
+        role: row.role,
+        expires: row.expiresAt.slice(0, 10),
+        headline: org.inviteBranding.headline ?? '',
+        button: org.inviteBranding.primaryButtonLabel || 'Accept the invitation',
+      },
+      { link, branding: { name: org.name, logoUrl: org.branding.logoUrl, color: org.branding.color } },
+    );
     await this.mail.enqueue({ kind: 'invitation', ref: `invitation:${row.id}`, to: row.email, ...rendered });
   }
 
   async list(callerId: string, orgId: string): Promise<InvitationSummaryOut[]> {
     await requireOrgRole(this.db, orgId, callerId, 'admin');
-    const rows = await this.db.select().from(invitations).where(eq(invitations.orgId, orgId))
-      .orderBy(desc(invitations.createdAt), desc(invitations.id)).all();
-    const mail = this.mail ? await this.mail.statusOf(rows.map((r) => `invitation:${r.id}`)) : new Map<string, MailStatus>();
+    const rows = await this.db
+      .select()
+      .from(invitations)
+      .where(eq(invitations.orgId, orgId))
+      .orderBy(desc(invitations.createdAt), desc(invitations.id))
+      .all();
+    const mail = this.mail
+      ? await this.mail.statusOf(rows.map((r) => `invitation:${r.id}`))
+      : new Map<string, MailStatus>();
     return rows.map((r) => ({
-      id: r.id, email: r.email, role: r.role, status: this.statusOf(r), expires_at: r.expiresAt, created_at: r.createdAt,
+      id: r.id,
+      email: r.email,
+      role: r.role,
+      status: this.statusOf(r),
+      expires_at: r.expiresAt,
+      created_at: r.createdAt,
       mail_status: mail.get(`invitation:${r.id}`) ?? null,
     }));
   }
@@ -116,14 +158,21 @@ export class InvitationService {
   /** Admin only. Only a pending invitation can be revoked; anything else (or another org's) is 404. */
   async revoke(callerId: string, orgId: string, invitationId: string): Promise<void> {
     await requireOrgRole(this.db, orgId, callerId, 'admin');
-    const row = await this.db.select().from(invitations)
-      .where(and(eq(invitations.id, invitationId), eq(invitations.orgId, orgId))).get();
+    const row = await this.db
+      .select()
+      .from(invitations)
+      .where(and(eq(invitations.id, invitationId), eq(invitations.orgId, orgId)))
+      .get();
     if (!row || this.statusOf(row) !== 'pending') throw notFound('invitation not found');
     await this.db.update(invitations).set({ status: 'revoked' }).where(eq(invitations.id, row.id));
   }
 
   private async pendingByToken(token: string): Promise<InvitationRow> {
-    const row = await this.db.select().from(invitations).where(eq(invitations.tokenHash, sha256(token))).get();
+    const row = await this.db
+      .select()
+      .from(invitations)
+      .where(eq(invitations.tokenHash, sha256(token)))
+      .get();
     if (!row || this.statusOf(row) !== 'pending') throw notFound('invitation not found or no longer valid');
     return row;
   }
@@ -148,21 +197,33 @@ export class InvitationService {
    * mayClaim). Creates the membership and marks
    * the invitation accepted in one transaction, so a token works once (then 404).
    */
-  async accept(callerId: string, token: string): Promise<{ organization: { id: string; name: string }; role: OrgRole }> {
+  async accept(
+    callerId: string,
+    token: string,
+  ): Promise<{ organization: { id: string; name: string }; role: OrgRole }> {
     return this.database.transaction(async () => {
       const row = await this.pendingByToken(token);
-      const user = await this.db.select({ email: users.email, emailVerified: users.emailVerified }).from(users).where(eq(users.id, callerId)).get();
+      const user = await this.db
+        .select({ email: users.email, emailVerified: users.emailVerified })
+        .from(users)
+        .where(eq(users.id, callerId))
+        .get();
       const refusal = user ? claimRefusal(user, { email: row.email }) : 'address_mismatch';
       // The caller holds the token, and the public page shows the invited address: naming the reason leaks nothing.
       if (refusal === 'address_mismatch') throw forbidden('invitation_email_mismatch');
       if (refusal === 'email_not_verified') throw forbidden('email_not_verified');
-      const org = await this.db.select({ id: organizations.id, name: organizations.name }).from(organizations)
-        .where(eq(organizations.id, row.orgId)).get();
+      const org = await this.db
+        .select({ id: organizations.id, name: organizations.name })
+        .from(organizations)
+        .where(eq(organizations.id, row.orgId))
+        .get();
       if (!org) throw notFound('invitation not found or no longer valid');
       if (await membership(this.db, row.orgId, callerId)) throw conflict('already a member of this organization');
       const at = this.now().toISOString();
       await this.db.insert(orgMembers).values({ orgId: row.orgId, userId: callerId, role: row.role, joinedAt: at });
-      await this.db.update(invitations).set({ status: 'accepted', acceptedBy: callerId, acceptedAt: at })
+      await this.db
+        .update(invitations)
+        .set({ status: 'accepted', acceptedBy: callerId, acceptedAt: at })
         .where(eq(invitations.id, row.id));
       return { organization: org, role: row.role };
     });

@@ -19,12 +19,34 @@ beforeAll(async () => {
   t = await startTestCloud();
   a = await orgFixture(t, 'Org A');
   b = await orgFixture(t, 'Org B');
-  bShare = (await t.post(`/v1/organizations/${b.org.id}/shares`, { token: b.admin.token, body: { resource_type: 'entity', resource_id: 'light.b', user_id: b.member.id } })).body.id;
-  bInvitation = (await t.post(`/v1/organizations/${b.org.id}/invitations`, { token: b.admin.token, body: { email: 'b-guest@example.test' } })).body;
-  aShare = (await t.post(`/v1/organizations/${a.org.id}/shares`, { token: a.admin.token, body: { resource_type: 'entity', resource_id: 'light.a' } })).body.id;
-  aInvitation = (await t.post(`/v1/organizations/${a.org.id}/invitations`, { token: a.admin.token, body: { email: 'a-guest@example.test' } })).body.id;
+  bShare = (
+    await t.post(`/v1/organizations/${b.org.id}/shares`, {
+      token: b.admin.token,
+      body: { resource_type: 'entity', resource_id: 'light.b', user_id: b.member.id },
+    })
+  ).body.id;
+  bInvitation = (
+    await t.post(`/v1/organizations/${b.org.id}/invitations`, {
+      token: b.admin.token,
+      body: { email: 'b-guest@example.test' },
+    })
+  ).body;
+  aShare = (
+    await t.post(`/v1/organizations/${a.org.id}/shares`, {
+      token: a.admin.token,
+      body: { resource_type: 'entity', resource_id: 'light.a' },
+    })
+  ).body.id;
+  aInvitation = (
+    await t.post(`/v1/organizations/${a.org.id}/invitations`, {
+      token: a.admin.token,
+      body: { email: 'a-guest@example.test' },
+    })
+  ).body.id;
 });
-afterAll(async () => { await t.stop(); });
+afterAll(async () => {
+  await t.stop();
+});
 
 async function snapshot(): Promise<string> {
   return JSON.stringify([
@@ -35,29 +57,127 @@ async function snapshot(): Promise<string> {
   ]);
 }
 
-interface Probe { method: string; spec: string; path: () => string; body?: () => unknown; allowed: number[] }
+interface Probe {
+  method: string;
+  spec: string;
+  path: () => string;
+  body?: () => unknown;
+  allowed: number[];
+}
 
 const B = () => b.org.id;
 const A = () => a.org.id;
 const probes: Probe[] = [
   { method: 'get', spec: '/v1/organizations/{id}', path: () => `/v1/organizations/${B()}`, allowed: [403] },
-  { method: 'patch', spec: '/v1/organizations/{id}', path: () => `/v1/organizations/${B()}`, body: () => ({ name: 'pwned' }), allowed: [403] },
-  { method: 'patch', spec: '/v1/organizations/{id}/branding', path: () => `/v1/organizations/${B()}/branding`, body: () => ({ description: 'pwned' }), allowed: [403] },
-  { method: 'get', spec: '/v1/organizations/{id}/members', path: () => `/v1/organizations/${B()}/members`, allowed: [403] },
-  { method: 'patch', spec: '/v1/organizations/{id}/members/{user_id}', path: () => `/v1/organizations/${B()}/members/${b.member.id}`, body: () => ({ role: 'admin' }), allowed: [403] },
-  { method: 'patch', spec: '/v1/organizations/{id}/members/{user_id}', path: () => `/v1/organizations/${A()}/members/${b.member.id}`, body: () => ({ role: 'admin' }), allowed: [403, 404] },
-  { method: 'delete', spec: '/v1/organizations/{id}/members/{user_id}', path: () => `/v1/organizations/${B()}/members/${b.member.id}`, allowed: [403] },
-  { method: 'delete', spec: '/v1/organizations/{id}/members/{user_id}', path: () => `/v1/organizations/${A()}/members/${b.admin.id}`, allowed: [403, 404] },
-  { method: 'post', spec: '/v1/organizations/{id}/invitations', path: () => `/v1/organizations/${B()}/invitations`, body: () => ({ email: 'spy@example.test', role: 'admin' }), allowed: [403] },
-  { method: 'get', spec: '/v1/organizations/{id}/invitations', path: () => `/v1/organizations/${B()}/invitations`, allowed: [403] },
-  { method: 'delete', spec: '/v1/organizations/{id}/invitations/{invitation_id}', path: () => `/v1/organizations/${B()}/invitations/${bInvitation.id}`, allowed: [403] },
-  { method: 'delete', spec: '/v1/organizations/{id}/invitations/{invitation_id}', path: () => `/v1/organizations/${A()}/invitations/${bInvitation.id}`, allowed: [403, 404] },
-  { method: 'post', spec: '/v1/invitations/{token}/accept', path: () => `/v1/invitations/${bInvitation.token}/accept`, allowed: [403] },
-  { method: 'post', spec: '/v1/organizations/{id}/shares', path: () => `/v1/organizations/${B()}/shares`, body: () => ({ resource_type: 'entity', resource_id: 'light.spy' }), allowed: [403] },
-  { method: 'post', spec: '/v1/organizations/{id}/shares', path: () => `/v1/organizations/${A()}/shares`, body: () => ({ resource_type: 'entity', resource_id: 'light.spy', user_id: b.admin.id }), allowed: [400, 403] },
-  { method: 'get', spec: '/v1/organizations/{id}/shares', path: () => `/v1/organizations/${B()}/shares`, allowed: [403] },
-  { method: 'delete', spec: '/v1/organizations/{id}/shares/{share_id}', path: () => `/v1/organizations/${B()}/shares/${bShare}`, allowed: [403] },
-  { method: 'delete', spec: '/v1/organizations/{id}/shares/{share_id}', path: () => `/v1/organizations/${A()}/shares/${bShare}`, allowed: [403, 404] },
+  {
+    method: 'patch',
+    spec: '/v1/organizations/{id}',
+    path: () => `/v1/organizations/${B()}`,
+    body: () => ({ name: 'pwned' }),
+    allowed: [403],
+  },
+  {
+    method: 'patch',
+    spec: '/v1/organizations/{id}/branding',
+    path: () => `/v1/organizations/${B()}/branding`,
+    body: () => ({ description: 'pwned' }),
+    allowed: [403],
+  },
+  {
+    method: 'get',
+    spec: '/v1/organizations/{id}/members',
+    path: () => `/v1/organizations/${B()}/members`,
+    allowed: [403],
+  },
+  {
+    method: 'patch',
+    spec: '/v1/organizations/{id}/members/{user_id}',
+    path: () => `/v1/organizations/${B()}/members/${b.member.id}`,
+    body: () => ({ role: 'admin' }),
+    allowed: [403],
+  },
+  {
+    method: 'patch',
+    spec: '/v1/organizations/{id}/members/{user_id}',
+    path: () => `/v1/organizations/${A()}/members/${b.member.id}`,
+    body: () => ({ role: 'admin' }),
+    allowed: [403, 404],
+  },
+  {
+    method: 'delete',
+    spec: '/v1/organizations/{id}/members/{user_id}',
+    path: () => `/v1/organizations/${B()}/members/${b.member.id}`,
+    allowed: [403],
+  },
+  {
+    method: 'delete',
+    spec: '/v1/organizations/{id}/members/{user_id}',
+    path: () => `/v1/organizations/${A()}/members/${b.admin.id}`,
+    allowed: [403, 404],
+  },
+  {
+    method: 'post',
+    spec: '/v1/organizations/{id}/invitations',
+    path: () => `/v1/organizations/${B()}/invitations`,
+    body: () => ({ email: 'spy@example.test', role: 'admin' }),
+    allowed: [403],
+  },
+  {
+    method: 'get',
+    spec: '/v1/organizations/{id}/invitations',
+    path: () => `/v1/organizations/${B()}/invitations`,
+    allowed: [403],
+  },
+  {
+    method: 'delete',
+    spec: '/v1/organizations/{id}/invitations/{invitation_id}',
+    path: () => `/v1/organizations/${B()}/invitations/${bInvitation.id}`,
+    allowed: [403],
+  },
+  {
+    method: 'delete',
+    spec: '/v1/organizations/{id}/invitations/{invitation_id}',
+    path: () => `/v1/organizations/${A()}/invitations/${bInvitation.id}`,
+    allowed: [403, 404],
+  },
+  {
+    method: 'post',
+    spec: '/v1/invitations/{token}/accept',
+    path: () => `/v1/invitations/${bInvitation.token}/accept`,
+    allowed: [403],
+  },
+  {
+    method: 'post',
+    spec: '/v1/organizations/{id}/shares',
+    path: () => `/v1/organizations/${B()}/shares`,
+    body: () => ({ resource_type: 'entity', resource_id: 'light.spy' }),
+    allowed: [403],
+  },
+  {
+    method: 'post',
+    spec: '/v1/organizations/{id}/shares',
+    path: () => `/v1/organizations/${A()}/shares`,
+    body: () => ({ resource_type: 'entity', resource_id: 'light.spy', user_id: b.admin.id }),
+    allowed: [400, 403],
+  },
+  {
+    method: 'get',
+    spec: '/v1/organizations/{id}/shares',
+    path: () => `/v1/organizations/${B()}/shares`,
+    allowed: [403],
+  },
+  {
+    method: 'delete',
+    spec: '/v1/organizations/{id}/shares/{share_id}',
+    path: () => `/v1/organizations/${B()}/shares/${bShare}`,
+    allowed: [403],
+  },
+  {
+    method: 'delete',
+    spec: '/v1/organizations/{id}/shares/{share_id}',
+    path: () => `/v1/organizations/${A()}/shares/${bShare}`,
+    allowed: [403, 404],
+  },
 ];
 
 describe('tenant isolation of organization routes', () => {

@@ -3,8 +3,12 @@ import { startTestCloud, type TestCloud } from '../testing/harness.ts';
 import { UNKNOWN_ORG, addMember, orgFixture } from './test-fixtures.ts';
 
 let t: TestCloud;
-beforeAll(async () => { t = await startTestCloud(); });
-afterAll(async () => { await t.stop(); });
+beforeAll(async () => {
+  t = await startTestCloud();
+});
+afterAll(async () => {
+  await t.stop();
+});
 
 const GHOST = '11111111-1111-4111-8111-111111111111';
 
@@ -14,8 +18,20 @@ describe('GET /v1/organizations/{id}/members', () => {
     const res = await t.get(`/v1/organizations/${org.id}/members`, { token: member.token });
     expect(res.status).toBe(200);
     expect(res.body).toEqual([
-      { user_id: admin.id, email: admin.email, name: admin.email.split('@')[0], role: 'admin', joined_at: expect.any(String) },
-      { user_id: member.id, email: member.email, name: member.email.split('@')[0], role: 'member', joined_at: expect.any(String) },
+      {
+        user_id: admin.id,
+        email: admin.email,
+        name: admin.email.split('@')[0],
+        role: 'admin',
+        joined_at: expect.any(String),
+      },
+      {
+        user_id: member.id,
+        email: member.email,
+        name: member.email.split('@')[0],
+        role: 'member',
+        joined_at: expect.any(String),
+      },
     ]);
   });
   it('answers 403 to a non-member, 404 for an unknown organization, 401 without auth', async () => {
@@ -33,11 +49,23 @@ describe('GET /v1/organizations/{id}/members', () => {
 describe('PATCH /v1/organizations/{id}/members/{user_id}', () => {
   it('lets an admin promote and demote members', async () => {
     const { admin, member, org } = await orgFixture(t);
-    const up = await t.patch(`/v1/organizations/${org.id}/members/${member.id}`, { token: admin.token, body: { role: 'admin' } });
+    const up = await t.patch(`/v1/organizations/${org.id}/members/${member.id}`, {
+      token: admin.token,
+      body: { role: 'admin' },
+    });
     expect(up.status).toBe(200);
-    expect(up.body).toEqual({ user_id: member.id, email: member.email, name: expect.any(String), role: 'admin', joined_at: expect.any(String) });
+    expect(up.body).toEqual({
+      user_id: member.id,
+      email: member.email,
+      name: expect.any(String),
+      role: 'admin',
+      joined_at: expect.any(String),
+    });
     // With two admins, the original admin may step down.
-    const down = await t.patch(`/v1/organizations/${org.id}/members/${admin.id}`, { token: admin.token, body: { role: 'member' } });
+    const down = await t.patch(`/v1/organizations/${org.id}/members/${admin.id}`, {
+      token: admin.token,
+      body: { role: 'member' },
+    });
     expect(down.status).toBe(200);
     expect(down.body.role).toBe('member');
     const orgs = (await t.get('/v1/organizations', { token: admin.token })).body;
@@ -45,27 +73,54 @@ describe('PATCH /v1/organizations/{id}/members/{user_id}', () => {
   });
   it('refuses to demote the last admin with 409 {message}', async () => {
     const { admin, org } = await orgFixture(t);
-    const res = await t.patch(`/v1/organizations/${org.id}/members/${admin.id}`, { token: admin.token, body: { role: 'member' } });
+    const res = await t.patch(`/v1/organizations/${org.id}/members/${admin.id}`, {
+      token: admin.token,
+      body: { role: 'member' },
+    });
     expect(res.status).toBe(409);
     expect(res.body).toEqual({ message: 'the last admin of an organization cannot be demoted' });
-    const same = await t.patch(`/v1/organizations/${org.id}/members/${admin.id}`, { token: admin.token, body: { role: 'admin' } });
+    const same = await t.patch(`/v1/organizations/${org.id}/members/${admin.id}`, {
+      token: admin.token,
+      body: { role: 'admin' },
+    });
     expect(same.status).toBe(200);
     expect(same.body.role).toBe('admin');
   });
   it('answers 400 for a bad role, 403 to a member, 404 for an unknown member or organization, 401 without auth', async () => {
     const { admin, member, outsider, org } = await orgFixture(t);
-    const bad = await t.patch(`/v1/organizations/${org.id}/members/${member.id}`, { token: admin.token, body: { role: 'owner' } });
+    const bad = await t.patch(`/v1/organizations/${org.id}/members/${member.id}`, {
+      token: admin.token,
+      body: { role: 'owner' },
+    });
     expect(bad.status).toBe(400);
     expect(bad.body.message).toMatch(/^role: /);
-    const byMember = await t.patch(`/v1/organizations/${org.id}/members/${member.id}`, { token: member.token, body: { role: 'admin' } });
+    const byMember = await t.patch(`/v1/organizations/${org.id}/members/${member.id}`, {
+      token: member.token,
+      body: { role: 'admin' },
+    });
     expect(byMember.status).toBe(403);
     expect(byMember.body).toEqual({ error: 'forbidden' });
-    const notMember = await t.patch(`/v1/organizations/${org.id}/members/${outsider.id}`, { token: admin.token, body: { role: 'admin' } });
+    const notMember = await t.patch(`/v1/organizations/${org.id}/members/${outsider.id}`, {
+      token: admin.token,
+      body: { role: 'admin' },
+    });
     expect(notMember.status).toBe(404);
     expect(notMember.body).toEqual({ message: 'member not found' });
-    expect((await t.patch(`/v1/organizations/${org.id}/members/${GHOST}`, { token: admin.token, body: { role: 'admin' } })).status).toBe(404);
-    expect((await t.patch(`/v1/organizations/${UNKNOWN_ORG}/members/${member.id}`, { token: admin.token, body: { role: 'admin' } })).status).toBe(404);
-    expect((await t.patch(`/v1/organizations/${org.id}/members/${member.id}`, { body: { role: 'admin' } })).status).toBe(401);
+    expect(
+      (await t.patch(`/v1/organizations/${org.id}/members/${GHOST}`, { token: admin.token, body: { role: 'admin' } }))
+        .status,
+    ).toBe(404);
+    expect(
+      (
+        await t.patch(`/v1/organizations/${UNKNOWN_ORG}/members/${member.id}`, {
+          token: admin.token,
+          body: { role: 'admin' },
+        })
+      ).status,
+    ).toBe(404);
+    expect(
+      (await t.patch(`/v1/organizations/${org.id}/members/${member.id}`, { body: { role: 'admin' } })).status,
+    ).toBe(401);
     const members = (await t.get(`/v1/organizations/${org.id}/members`, { token: admin.token })).body;
     expect(members.find((m: { user_id: string }) => m.user_id === member.id).role).toBe('member');
   });
@@ -92,7 +147,9 @@ describe('DELETE /v1/organizations/{id}/members/{user_id}', () => {
     const leave = await t.delete(`/v1/organizations/${org.id}/members/${member.id}`, { token: member.token });
     expect(leave.status).toBe(200);
     expect(leave.body).toEqual({ message: 'left the organization' });
-    const ids = (await t.get(`/v1/organizations/${org.id}/members`, { token: admin.token })).body.map((m: { user_id: string }) => m.user_id);
+    const ids = (await t.get(`/v1/organizations/${org.id}/members`, { token: admin.token })).body.map(
+      (m: { user_id: string }) => m.user_id,
+    );
     expect(ids.sort()).toEqual([admin.id, other.id].sort());
   });
   it('refuses to remove the last admin (also when leaving) with 409, but allows it once another admin exists', async () => {
@@ -109,7 +166,8 @@ describe('DELETE /v1/organizations/{id}/members/{user_id}', () => {
   it("drops the removed member's user-scoped shares in that organization", async () => {
     const { admin, member, org } = await orgFixture(t);
     const share = await t.post(`/v1/organizations/${org.id}/shares`, {
-      token: admin.token, body: { resource_type: 'entity', resource_id: 'light.porch', user_id: member.id },
+      token: admin.token,
+      body: { resource_type: 'entity', resource_id: 'light.porch', user_id: member.id },
     });
     expect(share.status).toBe(201);
     await t.delete(`/v1/organizations/${org.id}/members/${member.id}`, { token: admin.token });
@@ -118,15 +176,34 @@ describe('DELETE /v1/organizations/{id}/members/{user_id}', () => {
   it("drops the shares a departing admin made of their own things (entities, boards), keeps those of the organization's boards", async () => {
     const { admin, member, org } = await orgFixture(t);
     await t.patch(`/v1/organizations/${org.id}/members/${member.id}`, { token: admin.token, body: { role: 'admin' } });
-    const own = (await t.put('/v1/ui-dashboard', { token: member.token, body: { name: 'my board', config: { views: [] } } })).body.id;
-    const orgBoard = (await t.put('/v1/ui-dashboard', { token: member.token, org: org.id, body: { name: 'org board', config: { views: [] } } })).body.id;
-    for (const [type, id] of [['entity', 'light.my_porch'], ['dashboard', String(own)], ['dashboard', String(orgBoard)]]) {
-      const share = await t.post(`/v1/organizations/${org.id}/shares`, { token: member.token, body: { resource_type: type, resource_id: id, can_edit: true } });
+    const own = (
+      await t.put('/v1/ui-dashboard', { token: member.token, body: { name: 'my board', config: { views: [] } } })
+    ).body.id;
+    const orgBoard = (
+      await t.put('/v1/ui-dashboard', {
+        token: member.token,
+        org: org.id,
+        body: { name: 'org board', config: { views: [] } },
+      })
+    ).body.id;
+    for (const [type, id] of [
+      ['entity', 'light.my_porch'],
+      ['dashboard', String(own)],
+      ['dashboard', String(orgBoard)],
+    ]) {
+      const share = await t.post(`/v1/organizations/${org.id}/shares`, {
+        token: member.token,
+        body: { resource_type: type, resource_id: id, can_edit: true },
+      });
       expect(share.status).toBe(201);
     }
-    expect((await t.delete(`/v1/organizations/${org.id}/members/${member.id}`, { token: member.token })).status).toBe(200);
+    expect((await t.delete(`/v1/organizations/${org.id}/members/${member.id}`, { token: member.token })).status).toBe(
+      200,
+    );
     const left = (await t.get(`/v1/organizations/${org.id}/shares`, { token: admin.token })).body;
-    expect(left.map((s: { resource_type: string; resource_id: string }) => [s.resource_type, s.resource_id])).toEqual([['dashboard', String(orgBoard)]]);
+    expect(left.map((s: { resource_type: string; resource_id: string }) => [s.resource_type, s.resource_id])).toEqual([
+      ['dashboard', String(orgBoard)],
+    ]);
     expect((await t.get(`/v1/ui-dashboard/${own}`, { token: admin.token })).status).toBe(404);
   });
   it('answers 404 for an unknown member or organization, 403 to a non-member, 401 without auth', async () => {
@@ -134,7 +211,9 @@ describe('DELETE /v1/organizations/{id}/members/{user_id}', () => {
     const unknown = await t.delete(`/v1/organizations/${org.id}/members/${outsider.id}`, { token: admin.token });
     expect(unknown.status).toBe(404);
     expect(unknown.body).toEqual({ message: 'member not found' });
-    expect((await t.delete(`/v1/organizations/${UNKNOWN_ORG}/members/${member.id}`, { token: admin.token })).status).toBe(404);
+    expect(
+      (await t.delete(`/v1/organizations/${UNKNOWN_ORG}/members/${member.id}`, { token: admin.token })).status,
+    ).toBe(404);
     const foreign = await t.delete(`/v1/organizations/${org.id}/members/${member.id}`, { token: outsider.token });
     expect(foreign.status).toBe(403);
     expect(foreign.body).toEqual({ error: 'forbidden' });

@@ -12,9 +12,12 @@ import { orgMembers } from './tables.ts';
 export async function orgOwners(db: Db, orgIds: string[]): Promise<Map<string, string>> {
   const owners = new Map<string, string>();
   if (orgIds.length === 0) return owners;
-  const admins = await db.select({ orgId: orgMembers.orgId, userId: orgMembers.userId }).from(orgMembers)
+  const admins = await db
+    .select({ orgId: orgMembers.orgId, userId: orgMembers.userId })
+    .from(orgMembers)
     .where(and(inArray(orgMembers.orgId, [...new Set(orgIds)]), eq(orgMembers.role, 'admin')))
-    .orderBy(asc(orgMembers.joinedAt), asc(orgMembers.userId)).all();
+    .orderBy(asc(orgMembers.joinedAt), asc(orgMembers.userId))
+    .all();
   for (const a of admins) if (!owners.has(a.orgId)) owners.set(a.orgId, a.userId);
   return owners;
 }

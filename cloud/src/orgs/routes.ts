@@ -16,14 +16,18 @@ export function mountOrgRoutes(router: CloudRouter, s: CloudServices): void {
   router.add(routes.createOrganizationRoute, async ({ auth, body }) => orgs.create(userOf(auth), body));
   router.add(routes.listOrganizationsRoute, async ({ auth }) => orgs.listForUser(userOf(auth)));
   router.add(routes.getOrganizationRoute, async ({ auth, params }) => orgs.get(userOf(auth), params.id));
-  router.add(routes.patchOrganizationRoute, async ({ auth, params, body }) => orgs.patch(userOf(auth), params.id, body));
+  router.add(routes.patchOrganizationRoute, async ({ auth, params, body }) =>
+    orgs.patch(userOf(auth), params.id, body),
+  );
   router.add(routes.patchBrandingRoute, async ({ auth, params, body }) => {
     await orgs.patchBranding(userOf(auth), params.id, body);
     return { ok: true as const };
   });
 
   router.add(routes.listMembersRoute, async ({ auth, params }) => orgs.listMembers(userOf(auth), params.id));
-  router.add(routes.patchMemberRoute, async ({ auth, params, body }) => orgs.setRole(userOf(auth), params.id, params.user_id, body.role));
+  router.add(routes.patchMemberRoute, async ({ auth, params, body }) =>
+    orgs.setRole(userOf(auth), params.id, params.user_id, body.role),
+  );
   router.add(routes.deleteMemberRoute, async ({ auth, params }) => {
     const caller = userOf(auth);
     await orgs.removeMember(caller, params.id, params.user_id);
@@ -31,7 +35,8 @@ export function mountOrgRoutes(router: CloudRouter, s: CloudServices): void {
   });
 
   router.add(routes.createInvitationRoute, async ({ auth, params, body, c }) =>
-    invitations.create(userOf(auth), params.id, body, pickLocale(c.req.header('accept-language'))));
+    invitations.create(userOf(auth), params.id, body, pickLocale(c.req.header('accept-language'))),
+  );
   router.add(routes.listInvitationsRoute, async ({ auth, params }) => invitations.list(userOf(auth), params.id));
   router.add(routes.revokeInvitationRoute, async ({ auth, params }) => {
     await invitations.revoke(userOf(auth), params.id, params.invitation_id);

@@ -24,18 +24,38 @@ beforeAll(async () => {
   await database.start();
   const at = new Date().toISOString();
   for (const id of ['alice', 'bob', 'carol']) {
-    await database.execute('INSERT INTO users (id, email, password_hash, app_account_token, created_at) VALUES (?, ?, ?, ?, ?)',
-      [id, `${id}@example.test`, 'x', `aat-${id}`, at]);
+    await database.execute(
+      'INSERT INTO users (id, email, password_hash, app_account_token, created_at) VALUES (?, ?, ?, ?, ?)',
+      [id, `${id}@example.test`, 'x', `aat-${id}`, at],
+    );
   }
-  await database.execute("INSERT INTO organizations (id, name, created_at, updated_at) VALUES ('org1', 'One', ?, ?)", [at, at]);
-  for (const [user, role] of [['alice', 'admin'], ['bob', 'member']]) {
-    await database.execute('INSERT INTO org_members (org_id, user_id, role, joined_at) VALUES (?, ?, ?, ?)', ['org1', user, role, at]);
+  await database.execute("INSERT INTO organizations (id, name, created_at, updated_at) VALUES ('org1', 'One', ?, ?)", [
+    at,
+    at,
+  ]);
+  for (const [user, role] of [
+    ['alice', 'admin'],
+    ['bob', 'member'],
+  ]) {
+    await database.execute('INSERT INTO org_members (org_id, user_id, role, joined_at) VALUES (?, ?, ?, ?)', [
+      'org1',
+      user,
+      role,
+      at,
+    ]);
   }
   installErrorHandling(app, { error: () => {} });
   app.get('/scope/:user', async (c) => c.json(await resolveScope(database.db, c, c.req.param('user'))));
-  app.get('/role/:org/:user/:need', async (c) => c.json({
-    role: await requireOrgRole(database.db, c.req.param('org'), c.req.param('user'), c.req.param('need') as 'member' | 'admin'),
-  }));
+  app.get('/role/:org/:user/:need', async (c) =>
+    c.json({
+      role: await requireOrgRole(
+        database.db,
+        c.req.param('org'),
+        c.req.param('user'),
+        c.req.param('need') as 'member' | 'admin',
+      ),
+    }),
+  );
 });
 afterAll(async () => {
   await database?.stop();
@@ -45,7 +65,11 @@ afterAll(async () => {
 
 describe('resolveScope (X-Organization-Id)', () => {
   it('uses the personal scope (org_id null) without the header or with an empty one', async () => {
-    expect(await (await app.request('/scope/carol')).json()).toEqual({ kind: 'personal', userId: 'carol', orgId: null });
+    expect(await (await app.request('/scope/carol')).json()).toEqual({
+      kind: 'personal',
+      userId: 'carol',
+      orgId: null,
+    });
     const blank = await app.request('/scope/carol', { headers: { 'X-Organization-Id': '  ' } });
     expect(await blank.json()).toEqual({ kind: 'personal', userId: 'carol', orgId: null });
   });

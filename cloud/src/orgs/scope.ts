@@ -9,12 +9,14 @@ export type Role = 'admin' | 'member';
 
 /** Where a request reads and writes: the caller's personal scope, or one organization. */
 export type Scope =
-  | { kind: 'personal'; userId: string; orgId: null }
-  | { kind: 'org'; userId: string; orgId: string; role: Role };
+  { kind: 'personal'; userId: string; orgId: null } | { kind: 'org'; userId: string; orgId: string; role: Role };
 
 export async function membership(db: Db, orgId: string, userId: string): Promise<Role | null> {
-  const row = await db.select({ role: orgMembers.role }).from(orgMembers)
-    .where(and(eq(orgMembers.orgId, orgId), eq(orgMembers.userId, userId))).get();
+  const row = await db
+    .select({ role: orgMembers.role })
+    .from(orgMembers)
+    .where(and(eq(orgMembers.orgId, orgId), eq(orgMembers.userId, userId)))
+    .get();
   return row?.role ?? null;
 }
 

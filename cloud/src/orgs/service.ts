@@ -43,7 +43,10 @@ export function toOrganization(row: OrgRow): Organization {
  * Merge semantics for the branding objects: a field present in the patch replaces the
  * stored one, a null field clears it (the key is dropped), absent fields stay.
  */
-export function mergeBranding(stored: Record<string, string>, patch: Record<string, string | null | undefined>): Record<string, string> {
+export function mergeBranding(
+  stored: Record<string, string>,
+  patch: Record<string, string | null | undefined>,
+): Record<string, string> {
   const out = { ...stored };
   for (const [key, value] of Object.entries(patch)) {
     if (value === undefined) continue;
@@ -68,8 +71,13 @@ export class OrgService {
   async create(userId: string, input: { name: string; description?: string | null }): Promise<Organization> {
     const at = this.now().toISOString();
     const row: OrgRow = {
-      id: randomUUID(), name: input.name, description: input.description ?? null,
-      branding: '{}', inviteBranding: '{}', createdAt: at, updatedAt: at,
+      id: randomUUID(),
+      name: input.name,
+      description: input.description ?? null,
+      branding: '{}',
+      inviteBranding: '{}',
+      createdAt: at,
+      updatedAt: at,
     };
     await this.database.transaction(async () => {
       await this.db.insert(organizations).values(row);
@@ -79,7 +87,9 @@ export class OrgService {
   }
 
   async listForUser(userId: string): Promise<Array<Organization & { role: OrgRole }>> {
-    const rows = await this.db.select({ org: organizations, role: orgMembers.role }).from(orgMembers)
+    const rows = await this.db
+      .select({ org: organizations, role: orgMembers.role })
+      .from(orgMembers)
       .innerJoin(organizations, eq(organizations.id, orgMembers.orgId))
       .where(eq(orgMembers.userId, userId))
       .orderBy(asc(organizations.createdAt), asc(organizations.id))
@@ -98,7 +108,11 @@ export class OrgService {
     return toOrganization(await this.load(orgId));
   }
 
-  async patch(userId: string, orgId: string, input: { name?: string; description?: string | null }): Promise<Organization> {
+  async patch(
+    userId: string,
+    orgId: string,
+    input: { name?: string; description?: string | null },
+  ): Promise<Organization> {
     await requireOrgRole(this.db, orgId, userId, 'admin');
     const set: Partial<OrgRow> = { updatedAt: this.now().toISOString() };
     if (input.name !== undefined) set.name = input.name;
@@ -121,7 +135,8 @@ export class OrgService {
       if (input.branding === null) set.branding = '{}';
       else if (input.branding) set.branding = JSON.stringify(mergeBranding(parseObject(row.branding), input.branding));
       if (input.inviteBranding === null) set.inviteBranding = '{}';
-      else if (input.inviteBranding) set.inviteBranding = JSON.stringify(mergeBranding(parseObject(row.inviteBranding), input.inviteBranding));
+      else if (input.inviteBranding)
+        set.inviteBranding = JSON.stringify(mergeBranding(parseObject(row.inviteBranding), input.inviteBranding));
       await this.db.update(organizations).set(set).where(eq(organizations.id, orgId));
     });
   }
@@ -129,26 +144,41 @@ export class OrgService {
   // ---- members ----
 
   private memberQuery() {
-    return this.db.select({
-      user_id: orgMembers.userId, email: users.email, name: users.name, role: orgMembers.role, joined_at: orgMembers.joinedAt,
-    }).from(orgMembers).innerJoin(users, eq(users.id, orgMembers.userId));
+    return this.db
+      .select({
+        user_id: orgMembers.userId,
+        email: users.email,
+        name: users.name,
+        role: orgMembers.role,
+        joined_at: orgMembers.joinedAt,
+      })
+      .from(orgMembers)
+      .innerJoin(users, eq(users.id, orgMembers.userId));
   }
 
   /** Admins first, then by join time. */
   async listMembers(userId: string, orgId: string): Promise<MemberOut[]> {
     await requireOrgRole(this.db, orgId, userId, 'member');
-    return this.memberQuery().where(eq(orgMembers.orgId, orgId)).orderBy(asc(orgMembers.role), asc(orgMembers.joinedAt), asc(users.email)).all();
+    return this.memberQuery()
+      .where(eq(orgMembers.orgId, orgId))
+      .orderBy(asc(orgMembers.role), asc(orgMembers.joinedAt), asc(users.email))
+      .all();
   }
 
   private async member(orgId: string, userId: string): Promise<MemberOut> {
-    const m = await this.memberQuery().where(and(eq(orgMembers.orgId, orgId), eq(orgMembers.userId, userId))).get();
+    const m = await this.memberQuery()
+      .where(and(eq(orgMembers.orgId, orgId), eq(orgMembers.userId, userId)))
+      .get();
     if (!m) throw notFound('member not found');
     return m;
   }
 
   private async adminCount(orgId: string): Promise<number> {
-    const row = await this.db.select({ n: count() }).from(orgMembers)
-      .where(and(eq(orgMembers.orgId, orgId), eq(orgMembers.role, 'admin'))).get();
+    const row = await this.db
+      .select({ n: count() })
+      .from(orgMembers)
+      .where(and(eq(orgMembers.orgId, orgId), eq(orgMembers.role, 'admin')))
+      .get();
     return row?.n ?? 0;
   }
 
@@ -161,7 +191,10 @@ export class OrgService {
       if (target.role === 'admin' && (await this.adminCount(orgId)) <= 1) {
         throw conflict('the last admin of an organization cannot be demoted');
       }
-      await this.db.update(orgMembers).set({ role }).where(and(eq(orgMembers.orgId, orgId), eq(orgMembers.userId, targetId)));
+      await this.db
+        .update(orgMembers)
+        .set({ role })
+        .where(and(eq(orgMembers.orgId, orgId), eq(orgMembers.userId, targetId)));
       return { ...target, role };
     });
   }
@@ -184,12 +217,20 @@ export class OrgService {
       }
       await this.db.delete(orgMembers).where(and(eq(orgMembers.orgId, orgId), eq(orgMembers.userId, targetId)));
       await this.db.delete(shares).where(and(eq(shares.orgId, orgId), eq(shares.userId, targetId)));
-      const orgBoards = (await this.db.select({ id: dashboards.id }).from(dashboards).where(eq(dashboards.orgId, orgId)).all()).map((d) => String(d.id));
-      await this.db.delete(shares).where(and(
-        eq(shares.orgId, orgId),
-        eq(shares.createdBy, targetId),
-        orgBoards.length ? not(and(eq(shares.resourceType, 'dashboard'), inArray(shares.resourceId, orgBoards))!) : undefined,
-      ));
+      const orgBoards = (
+        await this.db.select({ id: dashboards.id }).from(dashboards).where(eq(dashboards.orgId, orgId)).all()
+      ).map((d) => String(d.id));
+      await this.db
+        .delete(shares)
+        .where(
+          and(
+            eq(shares.orgId, orgId),
+            eq(shares.createdBy, targetId),
+            orgBoards.length
+              ? not(and(eq(shares.resourceType, 'dashboard'), inArray(shares.resourceId, orgBoards))!)
+              : undefined,
+          ),
+        );
     });
   }
 }

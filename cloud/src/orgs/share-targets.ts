@@ -14,8 +14,11 @@ import type { ShareTargetCheck } from './shares.ts';
 export function dashboardShareCheck(db: () => Db): ShareTargetCheck {
   return async (callerId, resourceId) => {
     if (!/^[0-9]{1,15}$/.test(resourceId)) return 'missing';
-    const row = await db().select({ id: dashboards.id, userId: dashboards.userId, orgId: dashboards.orgId })
-      .from(dashboards).where(eq(dashboards.id, Number(resourceId))).get();
+    const row = await db()
+      .select({ id: dashboards.id, userId: dashboards.userId, orgId: dashboards.orgId })
+      .from(dashboards)
+      .where(eq(dashboards.id, Number(resourceId)))
+      .get();
     if (!row) return 'missing';
     const resource = dashboardResource(row);
     if (!(await can(db(), callerId, 'view', resource))) return 'missing';

@@ -3,8 +3,12 @@ import { startTestCloud, type TestCloud } from '../testing/harness.ts';
 import { UNKNOWN_ORG, addMember, orgFixture } from './test-fixtures.ts';
 
 let t: TestCloud;
-beforeAll(async () => { t = await startTestCloud(); });
-afterAll(async () => { await t.stop(); });
+beforeAll(async () => {
+  t = await startTestCloud();
+});
+afterAll(async () => {
+  await t.stop();
+});
 
 async function dashboard(token: string, name: string, org?: string): Promise<string> {
   const res = await t.put('/v1/ui-dashboard', { token, org, body: { name, config: { views: [] } } });
@@ -12,7 +16,16 @@ async function dashboard(token: string, name: string, org?: string): Promise<str
   return String(res.body.id);
 }
 
-const TYPES = ['entity', 'device', 'dashboard', 'lock_access_group', 'lock_schedule', 'lock_appointment', 'lock_credential', 'lock_visitor'];
+const TYPES = [
+  'entity',
+  'device',
+  'dashboard',
+  'lock_access_group',
+  'lock_schedule',
+  'lock_appointment',
+  'lock_credential',
+  'lock_visitor',
+];
 
 describe('POST /v1/organizations/{id}/shares', () => {
   it('creates a share of every resource type with defaults can_view=true, others false, user_id=null', async () => {
@@ -20,11 +33,21 @@ describe('POST /v1/organizations/{id}/shares', () => {
     const dash = await dashboard(admin.token, 'mine');
     for (const type of TYPES) {
       const id = type === 'dashboard' ? dash : `${type}-1`;
-      const res = await t.post(`/v1/organizations/${org.id}/shares`, { token: admin.token, body: { resource_type: type, resource_id: id } });
+      const res = await t.post(`/v1/organizations/${org.id}/shares`, {
+        token: admin.token,
+        body: { resource_type: type, resource_id: id },
+      });
       expect(res.status, type).toBe(201);
       expect(res.body).toEqual({
-        id: expect.any(Number), org_id: org.id, resource_type: type, resource_id: id,
-        can_view: true, can_control: false, can_edit: false, user_id: null, created_at: expect.any(String),
+        id: expect.any(Number),
+        org_id: org.id,
+        resource_type: type,
+        resource_id: id,
+        can_view: true,
+        can_control: false,
+        can_edit: false,
+        user_id: null,
+        created_at: expect.any(String),
       });
     }
     const listed = (await t.get(`/v1/organizations/${org.id}/shares`, { token: admin.token })).body;
@@ -34,10 +57,24 @@ describe('POST /v1/organizations/{id}/shares', () => {
     const { admin, member, org } = await orgFixture(t);
     const res = await t.post(`/v1/organizations/${org.id}/shares`, {
       token: admin.token,
-      body: { resource_type: 'device', resource_id: 'dev-42', can_view: true, can_control: true, can_edit: true, user_id: member.id },
+      body: {
+        resource_type: 'device',
+        resource_id: 'dev-42',
+        can_view: true,
+        can_control: true,
+        can_edit: true,
+        user_id: member.id,
+      },
     });
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ resource_type: 'device', resource_id: 'dev-42', can_view: true, can_control: true, can_edit: true, user_id: member.id });
+    expect(res.body).toMatchObject({
+      resource_type: 'device',
+      resource_id: 'dev-42',
+      can_view: true,
+      can_control: true,
+      can_edit: true,
+      user_id: member.id,
+    });
   });
   it('answers 400 {message} for a non-member user_id, a bad type, missing id, non-boolean flags or no flag at all', async () => {
     const { admin, outsider, org } = await orgFixture(t);
@@ -64,7 +101,14 @@ describe('POST /v1/organizations/{id}/shares', () => {
     expect(dup.status).toBe(409);
     expect(dup.body.message).toMatch(/already shared/);
     // A different scope (one member) is a different share.
-    expect((await t.post(`/v1/organizations/${org.id}/shares`, { token: admin.token, body: { ...body, user_id: member.id, can_control: true } })).status).toBe(201);
+    expect(
+      (
+        await t.post(`/v1/organizations/${org.id}/shares`, {
+          token: admin.token,
+          body: { ...body, user_id: member.id, can_control: true },
+        })
+      ).status,
+    ).toBe(201);
   });
   it('answers 403 to a member and an outsider, 404 for an unknown organization, 401 without auth', async () => {
     const { admin, member, outsider, org } = await orgFixture(t);
@@ -89,7 +133,11 @@ describe('sharing a dashboard', () => {
     const own = await dashboard(admin.token, 'own');
     const orgDash = await dashboard(member.token, 'team', org.id);
     const foreign = await dashboard(stranger.token, 'private');
-    const post = (id: string) => t.post(`/v1/organizations/${org.id}/shares`, { token: admin.token, body: { resource_type: 'dashboard', resource_id: id, can_edit: true } });
+    const post = (id: string) =>
+      t.post(`/v1/organizations/${org.id}/shares`, {
+        token: admin.token,
+        body: { resource_type: 'dashboard', resource_id: id, can_edit: true },
+      });
     expect((await post(own)).status).toBe(201);
     // an admin of the dashboard's organization may manage it
     expect((await post(orgDash)).status).toBe(201);
@@ -109,7 +157,9 @@ describe('sharing a dashboard', () => {
     const denied = await post(visible);
     expect(denied.status).toBe(403);
     expect(denied.body).toEqual({ error: 'forbidden' });
-    const ids = (await t.get(`/v1/organizations/${org.id}/shares`, { token: admin.token })).body.map((s: { resource_id: string }) => s.resource_id);
+    const ids = (await t.get(`/v1/organizations/${org.id}/shares`, { token: admin.token })).body.map(
+      (s: { resource_id: string }) => s.resource_id,
+    );
     expect(ids).toEqual([own, orgDash]);
   });
 });
@@ -119,11 +169,13 @@ describe('GET /v1/organizations/{id}/shares', () => {
     const { admin, member, org } = await orgFixture(t);
     const second = await t.user();
     await addMember(t, org.id, second.id);
-    const post = (body: object) => t.post(`/v1/organizations/${org.id}/shares`, { token: admin.token, body }).then((r) => r.body.id as number);
+    const post = (body: object) =>
+      t.post(`/v1/organizations/${org.id}/shares`, { token: admin.token, body }).then((r) => r.body.id as number);
     const everyone = await post({ resource_type: 'entity', resource_id: 'light.a' });
     const forMember = await post({ resource_type: 'entity', resource_id: 'light.b', user_id: member.id });
     const forSecond = await post({ resource_type: 'entity', resource_id: 'light.c', user_id: second.id });
-    const ids = async (token: string) => (await t.get(`/v1/organizations/${org.id}/shares`, { token })).body.map((s: { id: number }) => s.id);
+    const ids = async (token: string) =>
+      (await t.get(`/v1/organizations/${org.id}/shares`, { token })).body.map((s: { id: number }) => s.id);
     expect(await ids(admin.token)).toEqual([everyone, forMember, forSecond]);
     expect(await ids(member.token)).toEqual([everyone, forMember]);
     expect(await ids(second.token)).toEqual([everyone, forSecond]);
@@ -141,7 +193,12 @@ describe('GET /v1/organizations/{id}/shares', () => {
 describe('DELETE /v1/organizations/{id}/shares/{share_id}', () => {
   it('deletes a share (admin only); it is gone afterwards', async () => {
     const { admin, member, org } = await orgFixture(t);
-    const share = (await t.post(`/v1/organizations/${org.id}/shares`, { token: admin.token, body: { resource_type: 'lock_visitor', resource_id: '7' } })).body;
+    const share = (
+      await t.post(`/v1/organizations/${org.id}/shares`, {
+        token: admin.token,
+        body: { resource_type: 'lock_visitor', resource_id: '7' },
+      })
+    ).body;
     const byMember = await t.delete(`/v1/organizations/${org.id}/shares/${share.id}`, { token: member.token });
     expect(byMember.status).toBe(403);
     expect(byMember.body).toEqual({ error: 'forbidden' });
@@ -157,12 +214,19 @@ describe('DELETE /v1/organizations/{id}/shares/{share_id}', () => {
   it("answers 404 for another organization's share, a malformed id and an unknown organization", async () => {
     const a = await orgFixture(t, 'A');
     const b = await orgFixture(t, 'B');
-    const shareOfB = (await t.post(`/v1/organizations/${b.org.id}/shares`, { token: b.admin.token, body: { resource_type: 'entity', resource_id: 'light.b' } })).body;
+    const shareOfB = (
+      await t.post(`/v1/organizations/${b.org.id}/shares`, {
+        token: b.admin.token,
+        body: { resource_type: 'entity', resource_id: 'light.b' },
+      })
+    ).body;
     const cross = await t.delete(`/v1/organizations/${a.org.id}/shares/${shareOfB.id}`, { token: a.admin.token });
     expect(cross.status).toBe(404);
     expect(cross.body).toEqual({ message: 'share not found' });
     expect((await t.delete(`/v1/organizations/${a.org.id}/shares/abc`, { token: a.admin.token })).status).toBe(404);
-    expect((await t.delete(`/v1/organizations/${UNKNOWN_ORG}/shares/${shareOfB.id}`, { token: a.admin.token })).status).toBe(404);
+    expect(
+      (await t.delete(`/v1/organizations/${UNKNOWN_ORG}/shares/${shareOfB.id}`, { token: a.admin.token })).status,
+    ).toBe(404);
     expect((await t.get(`/v1/organizations/${b.org.id}/shares`, { token: b.admin.token })).body).toHaveLength(1);
   });
 });

@@ -54,7 +54,11 @@ export class ShareService {
   private readonly database: CloudDatabase;
   private readonly targets: Partial<Record<ShareResourceType, ShareTargetCheck>>;
   private readonly now: () => Date;
-  constructor(deps: { database: CloudDatabase; targets?: Partial<Record<ShareResourceType, ShareTargetCheck>>; now?: () => Date }) {
+  constructor(deps: {
+    database: CloudDatabase;
+    targets?: Partial<Record<ShareResourceType, ShareTargetCheck>>;
+    now?: () => Date;
+  }) {
     this.database = deps.database;
     this.targets = deps.targets ?? {};
     this.now = deps.now ?? (() => new Date());
@@ -78,40 +82,62 @@ export class ShareService {
       if (verdict === 'forbidden') throw forbidden();
     }
     return this.database.transaction(async () => {
-      const same = await this.db.select({ id: shares.id }).from(shares).where(and(
-        eq(shares.orgId, orgId),
-        eq(shares.resourceType, input.resource_type),
-        eq(shares.resourceId, input.resource_id),
-        input.user_id === null ? isNull(shares.userId) : eq(shares.userId, input.user_id),
-      )).get();
-      if (same) throw conflict(`this resource is already shared with the same scope (share ${same.id}); delete it first`);
-      const row = await this.db.insert(shares).values({
-        orgId,
-        resourceType: input.resource_type,
-        resourceId: input.resource_id,
-        canView: input.can_view,
-        canControl: input.can_control,
-        canEdit: input.can_edit,
-        userId: input.user_id,
-        createdBy: callerId,
-        createdAt: this.now().toISOString(),
-      }).returning().get();
+      const same = await this.db
+        .select({ id: shares.id })
+        .from(shares)
+        .where(
+          and(
+            eq(shares.orgId, orgId),
+            eq(shares.resourceType, input.resource_type),
+            eq(shares.resourceId, input.resource_id),
+            input.user_id === null ? isNull(shares.userId) : eq(shares.userId, input.user_id),
+          ),
+        )
+        .get();
+      if (same)
+        throw conflict(`this resource is already shared with the same scope (share ${same.id}); delete it first`);
+      const row = await this.db
+        .insert(shares)
+        .values({
+          orgId,
+          resourceType: input.resource_type,
+          resourceId: input.resource_id,
+          canView: input.can_view,
+          canControl: input.can_control,
+          canEdit: input.can_edit,
+          userId: input.user_id,
+          createdBy: callerId,
+          createdAt: this.now().toISOString(),
+        })
+        .returning()
+        .get();
       return toShare(row);
     });
   }
 
   async list(callerId: string, orgId: string): Promise<Share[]> {
     const role = await requireOrgRole(this.db, orgId, callerId, 'member');
-    const rows = await this.db.select().from(shares).where(and(
-      eq(shares.orgId, orgId),
-      role === 'admin' ? undefined : or(isNull(shares.userId), eq(shares.userId, callerId)),
-    )).orderBy(asc(shares.id)).all();
+    const rows = await this.db
+      .select()
+      .from(shares)
+      .where(
+        and(
+          eq(shares.orgId, orgId),
+          role === 'admin' ? undefined : or(isNull(shares.userId), eq(shares.userId, callerId)),
+        ),
+      )
+      .orderBy(asc(shares.id))
+      .all();
     return rows.map(toShare);
   }
 
   async remove(callerId: string, orgId: string, shareId: number): Promise<void> {
     await requireOrgRole(this.db, orgId, callerId, 'admin');
-    const deleted = await this.db.delete(shares).where(and(eq(shares.id, shareId), eq(shares.orgId, orgId))).returning({ id: shares.id }).all();
+    const deleted = await this.db
+      .delete(shares)
+      .where(and(eq(shares.id, shareId), eq(shares.orgId, orgId)))
+      .returning({ id: shares.id })
+      .all();
     if (deleted.length === 0) throw notFound('share not found');
   }
 }

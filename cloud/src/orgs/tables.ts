@@ -13,12 +13,16 @@ export const organizations = sqliteTable('organizations', {
   updatedAt: text('updated_at').notNull(),
 });
 
-export const orgMembers = sqliteTable('org_members', {
-  orgId: text('org_id').notNull(),
-  userId: text('user_id').notNull(),
-  role: text('role', { enum: ['admin', 'member'] }).notNull(),
-  joinedAt: text('joined_at').notNull(),
-}, (t) => [primaryKey({ columns: [t.orgId, t.userId] })]);
+export const orgMembers = sqliteTable(
+  'org_members',
+  {
+    orgId: text('org_id').notNull(),
+    userId: text('user_id').notNull(),
+    role: text('role', { enum: ['admin', 'member'] }).notNull(),
+    joinedAt: text('joined_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.orgId, t.userId] })],
+);
 
 export const orgMigrations: Migration[] = [
   {

@@ -3,9 +3,18 @@ import type { TestCloud } from '../testing/harness.ts';
 export const UNKNOWN_ORG = '00000000-0000-4000-8000-000000000000';
 
 /** Puts a user into an organization directly (tests that are not about invitations). */
-export async function addMember(t: TestCloud, orgId: string, userId: string, role: 'admin' | 'member' = 'member'): Promise<void> {
-  await t.cloud.database.execute('INSERT INTO org_members (org_id, user_id, role, joined_at) VALUES (?, ?, ?, ?)',
-    [orgId, userId, role, new Date().toISOString()]);
+export async function addMember(
+  t: TestCloud,
+  orgId: string,
+  userId: string,
+  role: 'admin' | 'member' = 'member',
+): Promise<void> {
+  await t.cloud.database.execute('INSERT INTO org_members (org_id, user_id, role, joined_at) VALUES (?, ?, ?, ?)', [
+    orgId,
+    userId,
+    role,
+    new Date().toISOString(),
+  ]);
 }
 
 /** An organization with an admin, one member and an outsider (a user of another organization). */

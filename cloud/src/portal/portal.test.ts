@@ -42,7 +42,17 @@ describe('portal files (createPortal over a build folder)', () => {
   });
 
   it('never answers API paths, other methods, missing files or paths outside the build', async () => {
-    for (const p of ['/v1/devices', '/v2/smarthomes', '/api/states', '/openapi.json', '/docs', '/healthz', '/auth/token', '/V1/x']) expect(get(p), p).toBeNull();
+    for (const p of [
+      '/v1/devices',
+      '/v2/smarthomes',
+      '/api/states',
+      '/openapi.json',
+      '/docs',
+      '/healthz',
+      '/auth/token',
+      '/V1/x',
+    ])
+      expect(get(p), p).toBeNull();
     expect(get('/', 'POST')).toBeNull();
     expect(get('/assets/gone-1.js')!.status).toBe(404);
     const escape = get('/%2e%2e/secret.txt')!;

@@ -77,7 +77,11 @@ export class Cluster extends EventEmitter<{ message: [msg: ClusterMessage] }> {
 
   async start(): Promise<void> {
     const connect = (role: string) => {
-      const client = new Redis(this.url, { lazyConnect: true, connectionName: `${this.prefix}:${this.replicaId}:${role}`, maxRetriesPerRequest: 3 });
+      const client = new Redis(this.url, {
+        lazyConnect: true,
+        connectionName: `${this.prefix}:${this.replicaId}:${role}`,
+        maxRetriesPerRequest: 3,
+      });
       // ioredis reconnects by itself; without a listener it would print "Unhandled error event".
       client.on('error', (err: Error) => this.log.warn('redis connection error', { role, err: err.message }));
       return client;
@@ -116,7 +120,9 @@ export class Cluster extends EventEmitter<{ message: [msg: ClusterMessage] }> {
     const ids = [...new Set(replicaIds)];
     if (ids.length === 0) return new Set();
     // [channel, subscribers, channel, subscribers, …] in the order asked
-    const reply = (await this.redis.call('PUBSUB', 'NUMSUB', ...ids.map((id) => this.inbox(id)))) as Array<string | number>;
+    const reply = (await this.redis.call('PUBSUB', 'NUMSUB', ...ids.map((id) => this.inbox(id)))) as Array<
+      string | number
+    >;
     return new Set(ids.filter((_, i) => Number(reply[2 * i + 1]) > 0));
   }
 
@@ -134,13 +140,15 @@ export class Cluster extends EventEmitter<{ message: [msg: ClusterMessage] }> {
     const clients = [this.subscriber, this.commands].filter((c): c is Redis => c !== null);
     this.subscriber = null;
     this.commands = null;
-    await Promise.all(clients.map(async (c) => {
-      try {
-        if (c.status === 'ready') await c.quit();
-        else c.disconnect();
-      } catch {
-        c.disconnect();
-      }
-    }));
+    await Promise.all(
+      clients.map(async (c) => {
+        try {
+          if (c.status === 'ready') await c.quit();
+          else c.disconnect();
+        } catch {
+          c.disconnect();
+        }
+      }),
+    );
   }
 }

@@ -65,7 +65,11 @@ function errorCode(err: unknown): string {
   return 'internal';
 }
 
-interface Pending { resolve: (r: RpcResult) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }
+interface Pending {
+  resolve: (r: RpcResult) => void;
+  reject: (e: Error) => void;
+  timer: NodeJS.Timeout;
+}
 
 /**
  * Edge tunnels across replicas, through Redis:
@@ -79,7 +83,10 @@ interface Pending { resolve: (r: RpcResult) => void; reject: (e: Error) => void;
  *   (never our own, which the app socket already got from the hub directly). The edges' other
  *   bus events (custom events, automation_triggered, call_service) go the same way as 'edge_event'.
  */
-export class ClusterEdges extends EventEmitter<{ state_changed: [e: StateChanged]; edge_event: [e: EdgeEvent] }> implements RemoteTunnel {
+export class ClusterEdges
+  extends EventEmitter<{ state_changed: [e: StateChanged]; edge_event: [e: EdgeEvent] }>
+  implements RemoteTunnel
+{
   private readonly cluster: Cluster;
   private readonly local: LocalTunnels;
   private readonly log: Logger;
@@ -90,12 +97,17 @@ export class ClusterEdges extends EventEmitter<{ state_changed: [e: StateChanged
   private readonly owned = new Set<number>();
   private readonly pending = new Map<string, Pending>();
   private heartbeat: NodeJS.Timeout | null = null;
-  private readonly onMessage = (msg: ClusterMessage) => void this.receive(msg).catch((err) => this.log.error('cluster message failed', err, { t: msg.t }));
+  private readonly onMessage = (msg: ClusterMessage) =>
+    void this.receive(msg).catch((err) => this.log.error('cluster message failed', err, { t: msg.t }));
   private readonly onStateChanged = (e: StateChanged) => {
-    this.cluster.broadcast({ t: 'state', e }).catch((err) => this.log.warn('state_changed publish failed', { err: (err as Error).message }));
+    this.cluster
+      .broadcast({ t: 'state', e })
+      .catch((err) => this.log.warn('state_changed publish failed', { err: (err as Error).message }));
   };
   private readonly onEdgeEvent = (e: EdgeEvent) => {
-    this.cluster.broadcast({ t: 'event', e }).catch((err) => this.log.warn('edge event publish failed', { err: (err as Error).message }));
+    this.cluster
+      .broadcast({ t: 'event', e })
+      .catch((err) => this.log.warn('edge event publish failed', { err: (err as Error).message }));
   };
 
   constructor(deps: { cluster: Cluster; local: LocalTunnels; log: Logger } & ClusterEdgesOptions) {
@@ -129,14 +141,24 @@ export class ClusterEdges extends EventEmitter<{ state_changed: [e: StateChanged
     this.local.off('state_changed', this.onStateChanged);
     this.local.off('edge_event', this.onEdgeEvent);
     await Promise.allSettled([...this.owned].map((id) => this.release(id)));
-    for (const [id, p] of this.pending) { clearTimeout(p.timer); p.reject(new EdgeOfflineError()); this.pending.delete(id); }
+    for (const [id, p] of this.pending) {
+      clearTimeout(p.timer);
+      p.reject(new EdgeOfflineError());
+      this.pending.delete(id);
+    }
   }
 
   /** The edge said hello here: we own its tunnel now. A previous owner still holding a stale tunnel is told to drop it. */
   async claim(edgeId: number): Promise<void> {
     this.owned.add(edgeId);
     try {
-      const previous = await this.cluster.redis.set(this.edgeKey(edgeId), this.cluster.replicaId, 'PX', this.ttlMs, 'GET');
+      const previous = await this.cluster.redis.set(
+        this.edgeKey(edgeId),
+        this.cluster.replicaId,
+        'PX',
+        this.ttlMs,
+        'GET',
+      );
       if (previous && previous !== this.cluster.replicaId) await this.cluster.send(previous, { t: 'drop', edgeId });
     } catch (err) {
       // The heartbeat sets the key once Redis answers again; until then other replicas see the edge offline.
@@ -170,7 +192,10 @@ export class ClusterEdges extends EventEmitter<{ state_changed: [e: StateChanged
     if (!owner || owner === this.cluster.replicaId) throw new EdgeOfflineError();
     const id = randomUUID();
     return new Promise<RpcResult>((resolve, reject) => {
-      const timer = setTimeout(() => { this.pending.delete(id); reject(new EdgeTimeoutError()); }, timeoutMs + this.marginMs);
+      const timer = setTimeout(() => {
+        this.pending.delete(id);
+        reject(new EdgeTimeoutError());
+      }, timeoutMs + this.marginMs);
       this.pending.set(id, { resolve, reject, timer });
       const fail = (err: Error) => {
         const p = this.pending.get(id);
@@ -181,15 +206,21 @@ export class ClusterEdges extends EventEmitter<{ state_changed: [e: StateChanged
       };
       this.cluster.send(owner, { t: 'rpc', id, edgeId, req, timeoutMs }).then(
         // Nobody listens on that inbox: the owner died and its key has not expired yet.
-        (receivers) => { if (receivers === 0) fail(new EdgeOfflineError()); },
-        (err: Error) => { this.log.warn('rpc forward failed', { edgeId, err: err.message }); fail(new EdgeOfflineError()); },
+        (receivers) => {
+          if (receivers === 0) fail(new EdgeOfflineError());
+        },
+        (err: Error) => {
+          this.log.warn('rpc forward failed', { edgeId, err: err.message });
+          fail(new EdgeOfflineError());
+        },
       );
     });
   }
 
   /** Revocation anywhere: every replica drops the edge's tunnel if it holds it. */
   disconnect(edgeId: number, reason: string): void {
-    this.cluster.broadcast({ t: 'disconnect', edgeId, reason })
+    this.cluster
+      .broadcast({ t: 'disconnect', edgeId, reason })
       .catch((err) => this.log.error('broadcasting a disconnect failed', err, { edgeId }));
   }
 
@@ -197,14 +228,25 @@ export class ClusterEdges extends EventEmitter<{ state_changed: [e: StateChanged
     const me = this.cluster.replicaId;
     switch (msg.t) {
       case 'rpc': {
-        const { id, edgeId, req, timeoutMs } = msg as unknown as { id: string; edgeId: number; req: Request; timeoutMs: number };
+        const { id, edgeId, req, timeoutMs } = msg as unknown as {
+          id: string;
+          edgeId: number;
+          req: Request;
+          timeoutMs: number;
+        };
         let reply: { t: string; [field: string]: unknown };
         try {
           reply = { t: 'rpc_reply', id, ok: true, result: await this.local.requestLocal(edgeId, req, timeoutMs) };
         } catch (err) {
           const code = errorCode(err);
           if (code === 'internal') this.log.error('forwarded rpc failed', err, { edgeId });
-          reply = { t: 'rpc_reply', id, ok: false, error: code, message: code === 'internal' ? 'internal error' : undefined };
+          reply = {
+            t: 'rpc_reply',
+            id,
+            ok: false,
+            error: code,
+            message: code === 'internal' ? 'internal error' : undefined,
+          };
         }
         await this.cluster.send(msg.from, reply);
         return;
@@ -215,7 +257,10 @@ export class ClusterEdges extends EventEmitter<{ state_changed: [e: StateChanged
         clearTimeout(p.timer);
         this.pending.delete(msg.id as string);
         if (msg.ok) p.resolve(msg.result as RpcResult);
-        else p.reject(ERROR_CODES.get(msg.error as string)?.() ?? new Error(String(msg.message ?? 'forwarded rpc failed')));
+        else
+          p.reject(
+            ERROR_CODES.get(msg.error as string)?.() ?? new Error(String(msg.message ?? 'forwarded rpc failed')),
+          );
         return;
       }
       case 'disconnect':
@@ -249,7 +294,13 @@ export class ClusterEdges extends EventEmitter<{ state_changed: [e: StateChanged
       const batch = ids.slice(i, i + 500);
       let out: number[];
       try {
-        out = (await this.cluster.redis.eval(REFRESH, batch.length, ...batch.map((id) => this.edgeKey(id)), this.cluster.replicaId, this.ttlMs)) as number[];
+        out = (await this.cluster.redis.eval(
+          REFRESH,
+          batch.length,
+          ...batch.map((id) => this.edgeKey(id)),
+          this.cluster.replicaId,
+          this.ttlMs,
+        )) as number[];
       } catch (err) {
         this.log.warn('edge ownership heartbeat failed', { err: (err as Error).message });
         return;
@@ -257,12 +308,17 @@ export class ClusterEdges extends EventEmitter<{ state_changed: [e: StateChanged
       const held: number[] = [];
       batch.forEach((edgeId, j) => {
         if (!this.owned.has(edgeId)) return;
-        if (out[j] === 1) { held.push(edgeId); return; }
+        if (out[j] === 1) {
+          held.push(edgeId);
+          return;
+        }
         this.owned.delete(edgeId);
         this.local.disconnectLocal(edgeId, 'replaced by a new connection', 4000);
       });
       if (held.length && this.onHeld) {
-        await this.onHeld(held).catch((err: Error) => this.log.warn('asserting held edges online failed', { err: err.message }));
+        await this.onHeld(held).catch((err: Error) =>
+          this.log.warn('asserting held edges online failed', { err: err.message }),
+        );
       }
     }
   }

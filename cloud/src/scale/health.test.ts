@@ -6,7 +6,9 @@ const reachable = await redisReachable();
 if (!reachable) console.warn(`skipping replica health tests: no Redis at ${TEST_REDIS_URL}`);
 
 const clouds: TestCloud[] = [];
-afterEach(async () => { for (const c of clouds.splice(0)) await c.stop(); });
+afterEach(async () => {
+  for (const c of clouds.splice(0)) await c.stop();
+});
 
 describe.skipIf(!reachable)('health of a cloud replica', () => {
   it('answers 200 while Redis is connected and 503 {error:"redis_unavailable"} once it is lost', async () => {

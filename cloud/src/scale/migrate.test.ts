@@ -10,7 +10,9 @@ import { createTestSchema, testDatabaseUrl } from '../testing/database.ts';
 
 /** Several cloud processes starting together on one database (replicas): migrations apply once. */
 const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => { for (const c of cleanups.splice(0)) await c(); });
+afterEach(async () => {
+  for (const c of cleanups.splice(0)) await c();
+});
 
 /** A process that opens the database (migrating it) and prints how many migrations it sees applied. */
 const SCRIPT = `
@@ -26,8 +28,12 @@ function migrateIn(location: string): Promise<{ code: number | null; out: string
   const child = spawn(NODE, ['--input-type=module', '-e', SCRIPT, location], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
-  child.stdout.on('data', (d) => { out += d; });
-  child.stderr.on('data', (d) => { err += d; });
+  child.stdout.on('data', (d) => {
+    out += d;
+  });
+  child.stderr.on('data', (d) => {
+    err += d;
+  });
   return new Promise((resolve) => child.once('exit', (code) => resolve({ code, out, err })));
 }
 
@@ -55,7 +61,9 @@ describe(`CloudDatabase.migrate with several processes on one ${testDatabaseUrl(
     }
     const db = new CloudDatabase(where, migrations);
     await db.start();
-    const ids = (await db.query<{ id: string; applied_at: string }>('SELECT id, applied_at FROM _migrations')).map((r) => r.id);
+    const ids = (await db.query<{ id: string; applied_at: string }>('SELECT id, applied_at FROM _migrations')).map(
+      (r) => r.id,
+    );
     await db.stop();
     expect(ids.sort()).toEqual(migrations.map((m) => m.id).sort());
   }, 30_000);

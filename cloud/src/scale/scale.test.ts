@@ -13,11 +13,14 @@ import { TEST_REDIS_URL, deletePrefix, redisReachable, testRedisPrefix } from '.
 
 /** The Redis-backed scale-out pieces against the machine's real Redis, under a random key prefix. */
 const reachable = await redisReachable();
-if (!reachable) console.warn(`SKIPPED cloud/src/scale tests: no Redis at ${TEST_REDIS_URL} (start redis-server or set REDIS_URL)`);
+if (!reachable)
+  console.warn(`SKIPPED cloud/src/scale tests: no Redis at ${TEST_REDIS_URL} (start redis-server or set REDIS_URL)`);
 
 const log = createLogger('scale-test', { silent: !process.env.DEBUG });
 const cleanups: Array<() => Promise<unknown> | unknown> = [];
-afterEach(async () => { for (const c of cleanups.splice(0).reverse()) await c(); });
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
 
 async function clusters(n: number, prefix = testRedisPrefix()): Promise<Cluster[]> {
   const out: Cluster[] = [];
@@ -35,8 +38,10 @@ async function clusters(n: number, prefix = testRedisPrefix()): Promise<Cluster[
 class FakeTunnels extends EventEmitter implements LocalTunnels {
   readonly connected = new Set<number>();
   readonly dropped: Array<{ edgeId: number; reason: string; code?: number }> = [];
-  handler: (edgeId: number, req: { method: string; path: string }) => Promise<RpcResult> = async (edgeId, req) =>
-    ({ status: 200, body: { edgeId, path: req.path } });
+  handler: (edgeId: number, req: { method: string; path: string }) => Promise<RpcResult> = async (edgeId, req) => ({
+    status: 200,
+    body: { edgeId, path: req.path },
+  });
   async requestLocal(edgeId: number, req: any): Promise<RpcResult> {
     if (!this.connected.has(edgeId)) throw new EdgeOfflineError();
     return this.handler(edgeId, req);
@@ -56,7 +61,10 @@ async function bridges(n: number, opts: { ownershipTtlMs?: number; forwardMargin
   });
 }
 
-async function until<T>(fn: () => Promise<T | undefined | null | false> | T | undefined | null | false, ms = 3000): Promise<T> {
+async function until<T>(
+  fn: () => Promise<T | undefined | null | false> | T | undefined | null | false,
+  ms = 3000,
+): Promise<T> {
   const end = Date.now() + ms;
   for (;;) {
     const v = await fn();
@@ -142,11 +150,13 @@ describe.skipIf(!reachable)('ClusterEdges', () => {
     expect(await a.edges.ownerOf(7)).toBe(b.cluster.replicaId);
     expect(await a.edges.request(7, GET, 1000)).toEqual({ status: 200, body: { edgeId: 7, path: '/api/states' } });
     // Many at once, each answered to its own caller.
-    const many = await Promise.all(Array.from({ length: 20 }, (_, i) => a.edges.request(7, { ...GET, path: `/p/${i}` }, 1000)));
+    const many = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => a.edges.request(7, { ...GET, path: `/p/${i}` }, 1000)),
+    );
     expect(many.map((r) => (r.body as { path: string }).path)).toEqual(Array.from({ length: 20 }, (_, i) => `/p/${i}`));
   });
 
-  it('maps the owner\'s failures back: offline, timeout; no owner → offline; a dead owner → offline at once', async () => {
+  it("maps the owner's failures back: offline, timeout; no owner → offline; a dead owner → offline at once", async () => {
     const [a, b] = await bridges(2, { forwardMarginMs: 200 });
     await expect(a.edges.request(1, GET, 500)).rejects.toBeInstanceOf(EdgeOfflineError);
 
@@ -157,7 +167,9 @@ describe.skipIf(!reachable)('ClusterEdges', () => {
     await expect(a.edges.request(2, GET, 300)).rejects.toBeInstanceOf(EdgeTimeoutError);
     expect(Date.now() - started).toBeLessThan(2000);
 
-    b.local.handler = async () => { throw new EdgeTimeoutError(); };
+    b.local.handler = async () => {
+      throw new EdgeTimeoutError();
+    };
     await expect(a.edges.request(2, GET, 300)).rejects.toBeInstanceOf(EdgeTimeoutError);
     b.local.connected.delete(2); // key still there, tunnel gone
     await expect(a.edges.request(2, GET, 300)).rejects.toBeInstanceOf(EdgeOfflineError);
@@ -169,7 +181,7 @@ describe.skipIf(!reachable)('ClusterEdges', () => {
     expect(Date.now() - t0).toBeLessThan(1000);
   });
 
-  it('releases only its own key; the heartbeat keeps keys alive and a dead replica\'s keys expire', async () => {
+  it("releases only its own key; the heartbeat keeps keys alive and a dead replica's keys expire", async () => {
     const [a, b] = await bridges(2, { ownershipTtlMs: 300 });
     a.local.connected.add(5);
     await a.edges.claim(5);
@@ -215,8 +227,16 @@ describe.skipIf(!reachable)('ClusterEdges', () => {
     b.edges.on('state_changed', (e) => seen.b.push(e));
     c.edges.on('state_changed', (e) => seen.c.push(e));
     const change = (n: number): StateChanged => ({
-      edgeId: 4, entity_id: 'light.x', old_state: null,
-      new_state: { entity_id: 'light.x', state: String(n), attributes: {}, last_changed: 'now', last_updated: 'now' } as never,
+      edgeId: 4,
+      entity_id: 'light.x',
+      old_state: null,
+      new_state: {
+        entity_id: 'light.x',
+        state: String(n),
+        attributes: {},
+        last_changed: 'now',
+        last_updated: 'now',
+      } as never,
     });
     for (let i = 0; i < 5; i++) b.local.emit('state_changed', change(i));
     await until(() => seen.a.length === 5 && seen.c.length === 5);
@@ -226,13 +246,20 @@ describe.skipIf(!reachable)('ClusterEdges', () => {
     expect(seen.c).toEqual(seen.a);
   });
 
-  it('fans the edges\' other bus events (custom events) out the same way', async () => {
+  it("fans the edges' other bus events (custom events) out the same way", async () => {
     const [a, b] = await bridges(2);
     const seen: Record<string, EdgeEvent[]> = { a: [], b: [] };
     a.edges.on('edge_event', (e) => seen.a.push(e));
     b.edges.on('edge_event', (e) => seen.b.push(e));
     const event: EdgeEvent = {
-      edgeId: 4, event: { event_type: 'doorbell', data: { button: 'front' }, origin: 'LOCAL', time_fired: '2026-01-01T00:00:00.000Z', context: { id: 'c1', parent_id: 'r1', user_id: null } },
+      edgeId: 4,
+      event: {
+        event_type: 'doorbell',
+        data: { button: 'front' },
+        origin: 'LOCAL',
+        time_fired: '2026-01-01T00:00:00.000Z',
+        context: { id: 'c1', parent_id: 'r1', user_id: null },
+      },
     };
     b.local.emit('edge_event', event);
     await until(() => seen.a.length === 1);
@@ -245,16 +272,27 @@ describe.skipIf(!reachable)('ClusterEdges', () => {
 describe.skipIf(!reachable)('StaleEdgeSweeper', () => {
   function sweeperOn(cluster: Cluster, status: Map<number, string>) {
     return new StaleEdgeSweeper({
-      cluster, log,
+      cluster,
+      log,
       listOnline: async () => [...status].filter(([, s]) => s === 'online').map(([id]) => id),
-      markOffline: async (id) => { status.set(id, 'offline'); },
-      markOnline: async (id) => { status.set(id, 'online'); },
+      markOffline: async (id) => {
+        status.set(id, 'offline');
+      },
+      markOnline: async (id) => {
+        status.set(id, 'online');
+      },
     });
   }
 
   it('marks offline an edge left online without a live owner on two sweeps in a row, and only that one', async () => {
     const [a, b] = await clusters(2);
-    const status = new Map<number, string>([[1, 'online'], [2, 'online'], [3, 'online'], [4, 'offline'], [5, 'online']]);
+    const status = new Map<number, string>([
+      [1, 'online'],
+      [2, 'online'],
+      [3, 'online'],
+      [4, 'offline'],
+      [5, 'online'],
+    ]);
     const sweeper = sweeperOn(a, status);
     await a.redis.set(a.key('edge', 1), b.replicaId, 'PX', 10_000); // 1: held by a live replica; 2 and 3: nobody's
     await a.redis.set(a.key('edge', 5), 'killed-replica', 'PX', 10_000); // 5: its replica died, the key lingers
@@ -264,9 +302,13 @@ describe.skipIf(!reachable)('StaleEdgeSweeper', () => {
     expect(Object.fromEntries(status)).toEqual({ 1: 'online', 2: 'offline', 3: 'online', 4: 'offline', 5: 'offline' });
   });
 
-  it('at start, marks every edge no live replica holds at once, and leaves the live replicas\' edges alone', async () => {
+  it("at start, marks every edge no live replica holds at once, and leaves the live replicas' edges alone", async () => {
     const [a, b] = await clusters(2);
-    const status = new Map<number, string>([[1, 'online'], [2, 'online'], [3, 'online']]);
+    const status = new Map<number, string>([
+      [1, 'online'],
+      [2, 'online'],
+      [3, 'online'],
+    ]);
     await a.redis.set(a.key('edge', 1), b.replicaId, 'PX', 10_000);
     await a.redis.set(a.key('edge', 2), 'killed-replica', 'PX', 10_000);
     const sweeper = sweeperOn(a, status);
@@ -281,10 +323,21 @@ describe.skipIf(!reachable)('ClusterEdges: the holder of a tunnel', () => {
     const [cluster] = await clusters(1);
     const local = new FakeTunnels();
     const held: number[][] = [];
-    const edges = new ClusterEdges({ cluster, local, log, ownershipTtlMs: 300, onHeld: async (ids) => { held.push(ids); } });
+    const edges = new ClusterEdges({
+      cluster,
+      local,
+      log,
+      ownershipTtlMs: 300,
+      onHeld: async (ids) => {
+        held.push(ids);
+      },
+    });
     edges.start();
     cleanups.push(() => edges.stop());
-    for (const id of [11, 12]) { local.connected.add(id); await edges.claim(id); }
+    for (const id of [11, 12]) {
+      local.connected.add(id);
+      await edges.claim(id);
+    }
     await until(() => held.some((ids) => ids.join() === '11,12'));
     await cluster.redis.set(cluster.key('edge', 12), 'another-replica', 'PX', 10_000);
     held.length = 0;

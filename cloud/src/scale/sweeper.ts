@@ -41,16 +41,21 @@ export class StaleEdgeSweeper {
   async start(): Promise<void> {
     try {
       const stale = await this.sweep({ atStart: true });
-      if (stale.length) this.deps.log.info('edges marked offline at start: no live replica holds them', { edgeIds: stale });
+      if (stale.length)
+        this.deps.log.info('edges marked offline at start: no live replica holds them', { edgeIds: stale });
     } catch (err) {
       this.deps.log.warn('stale edge sweep at start failed', { err: (err as Error).message });
     }
     this.timer = setInterval(() => {
       if (this.running) return;
-      this.running = this.sweep().then(
-        () => undefined,
-        (err: Error) => this.deps.log.warn('stale edge sweep failed', { err: err.message }),
-      ).finally(() => { this.running = null; });
+      this.running = this.sweep()
+        .then(
+          () => undefined,
+          (err: Error) => this.deps.log.warn('stale edge sweep failed', { err: err.message }),
+        )
+        .finally(() => {
+          this.running = null;
+        });
     }, this.intervalMs);
     this.timer.unref();
   }
@@ -69,7 +74,9 @@ export class StaleEdgeSweeper {
       const batch = edgeIds.slice(i, i + 500);
       const owners = await cluster.redis.mget(...batch.map((id) => cluster.key('edge', id)));
       const alive = await cluster.liveReplicas(owners.filter((o): o is string => o !== null));
-      batch.forEach((id, j) => { if (!owners[j] || !alive.has(owners[j])) out.push(id); });
+      batch.forEach((id, j) => {
+        if (!owners[j] || !alive.has(owners[j])) out.push(id);
+      });
     }
     return out;
   }

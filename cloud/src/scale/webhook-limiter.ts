@@ -32,7 +32,8 @@ export class RedisWebhookRateLimiter implements WebhookRateLimiter {
     this.cluster = cluster;
     this.perSecond = options.perSecond ?? 10;
     this.burst = options.burst ?? 20;
-    if (!(this.perSecond > 0) || !(this.burst >= 1)) throw new Error('rate limit: perSecond must be > 0 and burst >= 1');
+    if (!(this.perSecond > 0) || !(this.burst >= 1))
+      throw new Error('rate limit: perSecond must be > 0 and burst >= 1');
   }
 
   private redisKey(key: string): string {

@@ -4,8 +4,12 @@ import { addMember, makeOrg, sampleSnapshot } from '../edges/testing.ts';
 import { decodeCursor, encodeCursor } from './routes.ts';
 
 let t: TestCloud;
-beforeAll(async () => { t = await startTestCloud(); });
-afterAll(async () => { await t.stop(); });
+beforeAll(async () => {
+  t = await startTestCloud();
+});
+afterAll(async () => {
+  await t.stop();
+});
 
 describe('GET /v2/smarthomes', () => {
   it('one item per edge of the scope with mirrored device and entity counts', async () => {
@@ -13,7 +17,10 @@ describe('GET /v2/smarthomes', () => {
     const a = (await t.post('/v1/edges', { token: u.token, body: { name: 'House' } })).body.edge;
     const b = (await t.post('/v1/edges', { token: u.token, body: { name: 'Cabin' } })).body.edge;
     await t.cloud.services.mirror.replaceSnapshot(a.id, sampleSnapshot({ devices: 3 }));
-    await t.cloud.services.mirror.applyDelta(a.id, { kind: 'state', state: { entity_id: 'sensor.extra', name: 'x', domain: 'sensor', platform: 'p', state: '1', attributes: {} } });
+    await t.cloud.services.mirror.applyDelta(a.id, {
+      kind: 'state',
+      state: { entity_id: 'sensor.extra', name: 'x', domain: 'sensor', platform: 'p', state: '1', attributes: {} },
+    });
     const res = await t.get('/v2/smarthomes', { token: u.token });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
@@ -31,7 +38,8 @@ describe('GET /v2/smarthomes', () => {
     const member = await t.user();
     await addMember(t, org, member.id, 'member');
     const ids: number[] = [];
-    for (let i = 0; i < 7; i++) ids.push((await t.post('/v1/edges', { token: u.token, org, body: { name: `E${i}` } })).body.edge.id);
+    for (let i = 0; i < 7; i++)
+      ids.push((await t.post('/v1/edges', { token: u.token, org, body: { name: `E${i}` } })).body.edge.id);
     await t.post('/v1/edges', { token: u.token, body: { name: 'personal, not in the org' } });
     const seen: number[] = [];
     let cursor: string | null = null;
@@ -41,7 +49,12 @@ describe('GET /v2/smarthomes', () => {
       const res = await t.get(`/v2/smarthomes${q}`, { token: member.token, org });
       expect(res.status).toBe(200);
       expect(res.body.items.length).toBeLessThanOrEqual(3);
-      seen.push(...res.body.items.map((i: { id: number; org_id: string }) => { expect(i.org_id).toBe(org); return i.id; }));
+      seen.push(
+        ...res.body.items.map((i: { id: number; org_id: string }) => {
+          expect(i.org_id).toBe(org);
+          return i.id;
+        }),
+      );
       cursor = res.body.next_cursor;
       pages++;
     } while (cursor && pages < 10);
@@ -57,7 +70,15 @@ describe('GET /v2/smarthomes', () => {
 
   it('400 {message} for a bad cursor or limit', async () => {
     const u = await t.user();
-    for (const q of ['?cursor=garbage!', '?cursor=Zm9v', `?cursor=${Buffer.from('e:-1').toString('base64url')}`, '?limit=0', '?limit=201', '?limit=abc', `?cursor=${'a'.repeat(300)}`]) {
+    for (const q of [
+      '?cursor=garbage!',
+      '?cursor=Zm9v',
+      `?cursor=${Buffer.from('e:-1').toString('base64url')}`,
+      '?limit=0',
+      '?limit=201',
+      '?limit=abc',
+      `?cursor=${'a'.repeat(300)}`,
+    ]) {
       const res = await t.get(`/v2/smarthomes${q}`, { token: u.token });
       expect(res.status, q).toBe(400);
       expect(typeof res.body.message).toBe('string');

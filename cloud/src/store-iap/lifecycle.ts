@@ -78,7 +78,11 @@ const HANDLED = new Set([
 
 const iso = (ms: number | undefined): string | null => (ms === undefined ? null : new Date(ms).toISOString());
 
-export function applyNotification(current: StoreSubscriptionState | null, verified: VerifiedNotification, ctx: LifecycleContext): LifecycleResult {
+export function applyNotification(
+  current: StoreSubscriptionState | null,
+  verified: VerifiedNotification,
+  ctx: LifecycleContext,
+): LifecycleResult {
   const { payload, transaction, renewal } = verified;
   const type = payload.notificationType;
   const subtype = payload.subtype;

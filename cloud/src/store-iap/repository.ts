@@ -64,37 +64,50 @@ export class DbIapRepository implements IapRepository {
   }
 
   async findByOriginalTransactionId(originalTransactionId: string): Promise<StoreSubscriptionState | null> {
-    const row = await this.database.db.select().from(storeSubscriptions)
-      .where(eq(storeSubscriptions.originalTransactionId, originalTransactionId)).get();
+    const row = await this.database.db
+      .select()
+      .from(storeSubscriptions)
+      .where(eq(storeSubscriptions.originalTransactionId, originalTransactionId))
+      .get();
     return row ? toState(row) : null;
   }
 
   async upsertSubscription(state: StoreSubscriptionState): Promise<void> {
     const row = toRow(state);
     const { id: _id, createdAt: _createdAt, originalTransactionId: _key, ...changes } = row;
-    await this.database.db.insert(storeSubscriptions).values(row)
+    await this.database.db
+      .insert(storeSubscriptions)
+      .values(row)
       .onConflictDoUpdate({ target: storeSubscriptions.originalTransactionId, set: changes })
       .run();
   }
 
   async recordNotification(record: NotificationRecord): Promise<boolean> {
-    const inserted = await this.database.db.insert(storeNotifications).values({
-      notificationUuid: record.uuid,
-      type: record.type,
-      subtype: record.subtype,
-      outcome: record.outcome,
-      reason: record.reason,
-      originalTransactionId: record.original_transaction_id,
-      signedDate: record.signed_date,
-      receivedAt: record.received_at,
-    }).onConflictDoNothing({ target: storeNotifications.notificationUuid }).returning({ id: storeNotifications.id }).all();
+    const inserted = await this.database.db
+      .insert(storeNotifications)
+      .values({
+        notificationUuid: record.uuid,
+        type: record.type,
+        subtype: record.subtype,
+        outcome: record.outcome,
+        reason: record.reason,
+        originalTransactionId: record.original_transaction_id,
+        signedDate: record.signed_date,
+        receivedAt: record.received_at,
+      })
+      .onConflictDoNothing({ target: storeNotifications.notificationUuid })
+      .returning({ id: storeNotifications.id })
+      .all();
     return record.uuid !== null && inserted.length === 0;
   }
 
   async findUserIdByAppAccountToken(appAccountToken: string): Promise<string | null> {
     // Tokens are issued as lowercase UUIDs; StoreKit clients may send them uppercase.
-    const row = await this.database.db.select({ id: users.id }).from(users)
-      .where(eq(users.appAccountToken, appAccountToken.toLowerCase())).get();
+    const row = await this.database.db
+      .select({ id: users.id })
+      .from(users)
+      .where(eq(users.appAccountToken, appAccountToken.toLowerCase()))
+      .get();
     return row?.id ?? null;
   }
 

@@ -5,7 +5,16 @@ import { createHmac, generateKeyPairSync, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestCloud, type TestCloud } from '../testing/harness.ts';
 import { parseCloudArgs } from '../config.ts';
-import { createCert, createTestPki, rawJws, signJws, signNotification, TEST_BUNDLE_ID, type NotificationSpec, type TestPki } from './test-pki.ts';
+import {
+  createCert,
+  createTestPki,
+  rawJws,
+  signJws,
+  signNotification,
+  TEST_BUNDLE_ID,
+  type NotificationSpec,
+  type TestPki,
+} from './test-pki.ts';
 import { APPLE_LEAF_MARKER_OID } from './verify.ts';
 import { DbIapRepository } from './repository.ts';
 import { defaultPlanOfProduct, parseProductPlans, productPlanMap } from './product-plans.ts';
@@ -24,7 +33,11 @@ beforeAll(async () => {
   tmpDir = fs.mkdtempSync(path.join(os.tmpdir(), 'store-iap-roots-'));
   const rootsFile = path.join(tmpDir, 'roots.pem');
   fs.writeFileSync(rootsFile, pki.root.pem);
-  t = await startTestCloud({ storeIapBundleId: TEST_BUNDLE_ID, storeIapEnvironment: 'Sandbox', storeIapRootsFile: rootsFile });
+  t = await startTestCloud({
+    storeIapBundleId: TEST_BUNDLE_ID,
+    storeIapEnvironment: 'Sandbox',
+    storeIapRootsFile: rootsFile,
+  });
 });
 afterAll(async () => {
   await t.stop();
@@ -33,7 +46,15 @@ afterAll(async () => {
 
 // ---- helpers -------------------------------------------------------------------------------
 
-interface AuditRow { notification_uuid: string | null; type: string | null; subtype: string | null; outcome: string; reason: string | null; original_transaction_id: string | null; signed_date: number | null }
+interface AuditRow {
+  notification_uuid: string | null;
+  type: string | null;
+  subtype: string | null;
+  outcome: string;
+  reason: string | null;
+  original_transaction_id: string | null;
+  signed_date: number | null;
+}
 const allSubscriptions = () => t.sql('SELECT * FROM subscriptions ORDER BY id');
 const auditRows = (): Promise<AuditRow[]> => t.sql<AuditRow>('SELECT * FROM store_notifications ORDER BY id');
 const auditOf = async (uuid: string) => (await auditRows()).filter((r) => r.notification_uuid === uuid);
@@ -50,7 +71,14 @@ async function customer() {
   let signedDate = Date.now() - 20 * DAY;
   const spec = (
     notificationType: string,
-    o: { subtype?: string; productId?: string; expiresDate?: number; renewal?: Record<string, unknown>; signedDate?: number; notificationUUID?: string } = {},
+    o: {
+      subtype?: string;
+      productId?: string;
+      expiresDate?: number;
+      renewal?: Record<string, unknown>;
+      signedDate?: number;
+      notificationUUID?: string;
+    } = {},
   ): NotificationSpec => ({
     notificationType,
     subtype: o.subtype,
@@ -64,7 +92,13 @@ async function customer() {
       purchaseDate: Date.now() - DAY,
       expiresDate: o.expiresDate ?? Date.now() + 30 * DAY,
     },
-    renewal: { originalTransactionId: otid, autoRenewStatus: 1, autoRenewProductId: o.productId ?? PRO, productId: o.productId ?? PRO, ...o.renewal },
+    renewal: {
+      originalTransactionId: otid,
+      autoRenewStatus: 1,
+      autoRenewProductId: o.productId ?? PRO,
+      productId: o.productId ?? PRO,
+      ...o.renewal,
+    },
   });
   const send = async (s: NotificationSpec) => {
     const res = await post(await signNotification(pki, s));
@@ -93,7 +127,7 @@ async function expectStore400(res: Awaited<ReturnType<typeof post>>, error: RegE
 // ---- lifecycle over HTTP -----------------------------------------------------------------
 
 describe('POST /v1/webhooks/store-iap: lifecycle', () => {
-  it('SUBSCRIBED for a user\'s app_account_token: subscription listed, active, plan 2; usage limits become unlimited', async () => {
+  it("SUBSCRIBED for a user's app_account_token: subscription listed, active, plan 2; usage limits become unlimited", async () => {
     const c = await customer();
     const before = await c.usage();
     expect(before.plan).toEqual({ id: 1, name: 'free' });
@@ -103,17 +137,34 @@ describe('POST /v1/webhooks/store-iap: lifecycle', () => {
     const res = await c.send(s);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ status: true, message: 'applied' });
-    expect(await c.subscriptions()).toEqual([{
-      id: expect.any(String), plan_id: 2, status: 'active', gateway_provider: 'app_store', auto_renew: true,
-      expires_at: new Date(expiresDate).toISOString(), pending_plan_id: null, created_at: expect.any(String), updated_at: expect.any(String),
-    }]);
+    expect(await c.subscriptions()).toEqual([
+      {
+        id: expect.any(String),
+        plan_id: 2,
+        status: 'active',
+        gateway_provider: 'app_store',
+        auto_renew: true,
+        expires_at: new Date(expiresDate).toISOString(),
+        pending_plan_id: null,
+        created_at: expect.any(String),
+        updated_at: expect.any(String),
+      },
+    ]);
     const after = await c.usage();
     expect(after.plan).toEqual({ id: 2, name: 'pro' });
     expect(after.usage.config_entries).toEqual({ current: 0, limit: null });
     expect(after.usage.devices.limit).toBeNull();
     expect(after.usage.automations.limit).toBeNull();
     const rows = (await auditRows()).filter((r) => r.original_transaction_id === c.otid);
-    expect(rows).toEqual([expect.objectContaining({ type: 'SUBSCRIBED', subtype: 'INITIAL_BUY', outcome: 'applied', reason: null, signed_date: s.signedDate })]);
+    expect(rows).toEqual([
+      expect.objectContaining({
+        type: 'SUBSCRIBED',
+        subtype: 'INITIAL_BUY',
+        outcome: 'applied',
+        reason: null,
+        signed_date: s.signedDate,
+      }),
+    ]);
     expect(rows[0].notification_uuid).toMatch(/^[0-9a-f-]{36}$/);
   });
 
@@ -139,10 +190,15 @@ describe('POST /v1/webhooks/store-iap: lifecycle', () => {
     const c = await customer();
     await c.send(c.spec('SUBSCRIBED'));
     const graceEnd = Date.now() + 6 * DAY;
-    await c.send(c.spec('DID_FAIL_TO_RENEW', { subtype: 'GRACE_PERIOD', renewal: { gracePeriodExpiresDate: graceEnd } }));
+    await c.send(
+      c.spec('DID_FAIL_TO_RENEW', { subtype: 'GRACE_PERIOD', renewal: { gracePeriodExpiresDate: graceEnd } }),
+    );
     expect(await c.only()).toMatchObject({ status: 'grace_period', expires_at: new Date(graceEnd).toISOString() });
     expect((await c.usage()).plan.name).toBe('pro');
-    const row = await t.sqlOne<{ grace_period_expires_at: string }>('SELECT grace_period_expires_at FROM subscriptions WHERE original_transaction_id = ?', [c.otid]);
+    const row = await t.sqlOne<{ grace_period_expires_at: string }>(
+      'SELECT grace_period_expires_at FROM subscriptions WHERE original_transaction_id = ?',
+      [c.otid],
+    );
     expect(row?.grace_period_expires_at).toBe(new Date(graceEnd).toISOString());
 
     await c.send(c.spec('DID_FAIL_TO_RENEW'));
@@ -160,7 +216,9 @@ describe('POST /v1/webhooks/store-iap: lifecycle', () => {
 
     const d = await customer();
     await d.send(d.spec('SUBSCRIBED'));
-    await d.send(d.spec('DID_FAIL_TO_RENEW', { subtype: 'GRACE_PERIOD', renewal: { gracePeriodExpiresDate: Date.now() + DAY } }));
+    await d.send(
+      d.spec('DID_FAIL_TO_RENEW', { subtype: 'GRACE_PERIOD', renewal: { gracePeriodExpiresDate: Date.now() + DAY } }),
+    );
     await d.send(d.spec('GRACE_PERIOD_EXPIRED'));
     expect(await d.only()).toMatchObject({ status: 'expired' });
   });
@@ -181,9 +239,13 @@ describe('POST /v1/webhooks/store-iap: lifecycle', () => {
   it('DID_CHANGE_RENEWAL_STATUS flips auto-renew only', async () => {
     const c = await customer();
     await c.send(c.spec('SUBSCRIBED'));
-    await c.send(c.spec('DID_CHANGE_RENEWAL_STATUS', { subtype: 'AUTO_RENEW_DISABLED', renewal: { autoRenewStatus: 0 } }));
+    await c.send(
+      c.spec('DID_CHANGE_RENEWAL_STATUS', { subtype: 'AUTO_RENEW_DISABLED', renewal: { autoRenewStatus: 0 } }),
+    );
     expect(await c.only()).toMatchObject({ status: 'active', auto_renew: false });
-    await c.send(c.spec('DID_CHANGE_RENEWAL_STATUS', { subtype: 'AUTO_RENEW_ENABLED', renewal: { autoRenewStatus: 1 } }));
+    await c.send(
+      c.spec('DID_CHANGE_RENEWAL_STATUS', { subtype: 'AUTO_RENEW_ENABLED', renewal: { autoRenewStatus: 1 } }),
+    );
     expect(await c.only()).toMatchObject({ status: 'active', auto_renew: true });
   });
 
@@ -195,7 +257,13 @@ describe('POST /v1/webhooks/store-iap: lifecycle', () => {
     expect((await c.usage()).plan.name).toBe('business');
 
     // The downgrade: current transaction still business, renewal preference pro.
-    await c.send(c.spec('DID_CHANGE_RENEWAL_PREF', { subtype: 'DOWNGRADE', productId: BUSINESS, renewal: { autoRenewProductId: PRO } }));
+    await c.send(
+      c.spec('DID_CHANGE_RENEWAL_PREF', {
+        subtype: 'DOWNGRADE',
+        productId: BUSINESS,
+        renewal: { autoRenewProductId: PRO },
+      }),
+    );
     expect(await c.only()).toMatchObject({ plan_id: 3, pending_plan_id: 2 });
     expect((await c.usage()).plan.name).toBe('business');
     await c.send(c.spec('DID_RENEW', { productId: PRO }));
@@ -213,7 +281,9 @@ describe('POST /v1/webhooks/store-iap: lifecycle', () => {
     expect(res.body).toEqual({ status: true, message: 'accepted (no_change)' });
     expect((await c.send(c.spec('CONSUMPTION_REQUEST'))).status).toBe(200);
     expect(await allSubscriptions()).toEqual(before);
-    expect(await auditOf(uuid)).toEqual([expect.objectContaining({ type: 'TEST', subtype: null, outcome: 'no_change', original_transaction_id: null })]);
+    expect(await auditOf(uuid)).toEqual([
+      expect.objectContaining({ type: 'TEST', subtype: null, outcome: 'no_change', original_transaction_id: null }),
+    ]);
   });
 
   it('a replay answers success, changes nothing and leaves one audit row', async () => {
@@ -257,7 +327,10 @@ describe('POST /v1/webhooks/store-iap: lifecycle', () => {
     (s.transaction as Record<string, unknown>).appAccountToken = randomUUID();
     expect((await c.send(s)).status).toBe(200);
     expect(await c.subscriptions()).toEqual([]);
-    const row = await t.sqlOne('SELECT user_id, gateway_provider, product_id, environment FROM subscriptions WHERE original_transaction_id = ?', [c.otid]);
+    const row = await t.sqlOne(
+      'SELECT user_id, gateway_provider, product_id, environment FROM subscriptions WHERE original_transaction_id = ?',
+      [c.otid],
+    );
     expect(row).toEqual({ user_id: null, gateway_provider: 'app_store', product_id: PRO, environment: 'Sandbox' });
   });
 });
@@ -279,7 +352,9 @@ describe('POST /v1/webhooks/store-iap: rejections change nothing', () => {
     await expectStore400(res, error);
     expect(await allSubscriptions()).toEqual(before);
     const added = (await auditRows()).slice(auditBefore);
-    expect(added).toEqual([expect.objectContaining({ notification_uuid: null, type: null, outcome: 'rejected', reason: expect.any(String) })]);
+    expect(added).toEqual([
+      expect.objectContaining({ notification_uuid: null, type: null, outcome: 'rejected', reason: expect.any(String) }),
+    ]);
     return added[0];
   }
 
@@ -295,7 +370,14 @@ describe('POST /v1/webhooks/store-iap: rejections change nothing', () => {
   it('a payload altered after signing', async () => {
     const c = await target();
     const [h, , s] = (await signNotification(pki, c.spec('SUBSCRIBED'))).split('.');
-    const payload = Buffer.from(JSON.stringify({ notificationType: 'EXPIRED', notificationUUID: randomUUID(), signedDate: Date.now(), data: { bundleId: TEST_BUNDLE_ID, environment: 'Sandbox' } })).toString('base64url');
+    const payload = Buffer.from(
+      JSON.stringify({
+        notificationType: 'EXPIRED',
+        notificationUUID: randomUUID(),
+        signedDate: Date.now(),
+        data: { bundleId: TEST_BUNDLE_ID, environment: 'Sandbox' },
+      }),
+    ).toString('base64url');
     await expectRejected(`${h}.${payload}.${s}`);
   });
 
@@ -305,7 +387,7 @@ describe('POST /v1/webhooks/store-iap: rejections change nothing', () => {
     expect(row.reason).toBe('signedPayload: untrusted_root');
   });
 
-  it('a leaf without Apple\'s marker OID (under the trusted intermediate)', async () => {
+  it("a leaf without Apple's marker OID (under the trusted intermediate)", async () => {
     const c = await target();
     const leaf = createCert({ subject: 'No Marker Leaf', issuer: pki.intermediate, ca: false });
     const bad: TestPki = { ...pki, leaf, x5c: [leaf, pki.intermediate, pki.root].map((x) => x.der.toString('base64')) };
@@ -316,8 +398,12 @@ describe('POST /v1/webhooks/store-iap: rejections change nothing', () => {
   it('an expired chain', async () => {
     const c = await target();
     const leaf = createCert({
-      subject: 'Expired Leaf', issuer: pki.intermediate, ca: false, markerOids: [APPLE_LEAF_MARKER_OID],
-      notBefore: new Date(Date.now() - 400 * DAY), notAfter: new Date(Date.now() - 10 * DAY),
+      subject: 'Expired Leaf',
+      issuer: pki.intermediate,
+      ca: false,
+      markerOids: [APPLE_LEAF_MARKER_OID],
+      notBefore: new Date(Date.now() - 400 * DAY),
+      notAfter: new Date(Date.now() - 10 * DAY),
     });
     const bad: TestPki = { ...pki, leaf, x5c: [leaf, pki.intermediate, pki.root].map((x) => x.der.toString('base64')) };
     const row = await expectRejected(await signNotification(bad, c.spec('EXPIRED')));
@@ -326,10 +412,17 @@ describe('POST /v1/webhooks/store-iap: rejections change nothing', () => {
 
   it('alg none and HS256', async () => {
     const c = await target();
-    const payload = { notificationType: 'EXPIRED', notificationUUID: randomUUID(), signedDate: Date.now(), data: { bundleId: TEST_BUNDLE_ID, environment: 'Sandbox' } };
+    const payload = {
+      notificationType: 'EXPIRED',
+      notificationUUID: randomUUID(),
+      signedDate: Date.now(),
+      data: { bundleId: TEST_BUNDLE_ID, environment: 'Sandbox' },
+    };
     await expectRejected(rawJws({ alg: 'none', x5c: pki.x5c }, payload));
     const unsigned = rawJws({ alg: 'HS256', x5c: pki.x5c }, payload).slice(0, -1);
-    const mac = createHmac('sha256', pki.leaf.publicKey.export({ type: 'spki', format: 'pem' })).update(unsigned).digest('base64url');
+    const mac = createHmac('sha256', pki.leaf.publicKey.export({ type: 'spki', format: 'pem' }))
+      .update(unsigned)
+      .digest('base64url');
     const row = await expectRejected(`${unsigned}.${mac}`);
     expect(row.reason).toBe('signedPayload: alg_not_allowed');
     expect(await c.only()).toMatchObject({ status: 'active' });
@@ -337,7 +430,12 @@ describe('POST /v1/webhooks/store-iap: rejections change nothing', () => {
 
   it('a truncated x5c', async () => {
     await target();
-    const payload = { notificationType: 'TEST', notificationUUID: randomUUID(), signedDate: Date.now(), data: { bundleId: TEST_BUNDLE_ID, environment: 'Sandbox' } };
+    const payload = {
+      notificationType: 'TEST',
+      notificationUUID: randomUUID(),
+      signedDate: Date.now(),
+      data: { bundleId: TEST_BUNDLE_ID, environment: 'Sandbox' },
+    };
     const row = await expectRejected(await signJws(payload, pki, { x5c: pki.x5c.slice(0, 2) }));
     expect(row.reason).toBe('signedPayload: x5c_length');
   });
@@ -353,8 +451,16 @@ describe('POST /v1/webhooks/store-iap: rejections change nothing', () => {
     const c = await target();
     const foreign = createTestPki();
     const spec = c.spec('EXPIRED');
-    const transaction = await signJws({ bundleId: TEST_BUNDLE_ID, environment: 'Sandbox', ...spec.transaction }, foreign);
-    const payload = { notificationType: 'EXPIRED', notificationUUID: randomUUID(), signedDate: spec.signedDate, data: { bundleId: TEST_BUNDLE_ID, environment: 'Sandbox', signedTransactionInfo: transaction } };
+    const transaction = await signJws(
+      { bundleId: TEST_BUNDLE_ID, environment: 'Sandbox', ...spec.transaction },
+      foreign,
+    );
+    const payload = {
+      notificationType: 'EXPIRED',
+      notificationUUID: randomUUID(),
+      signedDate: spec.signedDate,
+      data: { bundleId: TEST_BUNDLE_ID, environment: 'Sandbox', signedTransactionInfo: transaction },
+    };
     const row = await expectRejected(await signJws(payload, pki));
     expect(row.reason).toBe('signedTransactionInfo: untrusted_root');
   });
@@ -365,12 +471,20 @@ describe('POST /v1/webhooks/store-iap: rejections change nothing', () => {
     await expectRejected(await signNotification(pki, { ...c.spec('EXPIRED'), environment: 'Production' }));
   });
 
-  it('a rejected notification\'s uuid does not block the genuine one', async () => {
+  it("a rejected notification's uuid does not block the genuine one", async () => {
     const c = await target();
     const uuid = randomUUID();
     const other = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-    await expectRejected(await signNotification({ ...pki, leaf: { ...pki.leaf, privateKey: other.privateKey } }, c.spec('EXPIRED', { notificationUUID: uuid })));
-    expect((await c.send(c.spec('EXPIRED', { notificationUUID: uuid }))).body).toEqual({ status: true, message: 'applied' });
+    await expectRejected(
+      await signNotification(
+        { ...pki, leaf: { ...pki.leaf, privateKey: other.privateKey } },
+        c.spec('EXPIRED', { notificationUUID: uuid }),
+      ),
+    );
+    expect((await c.send(c.spec('EXPIRED', { notificationUUID: uuid }))).body).toEqual({
+      status: true,
+      message: 'applied',
+    });
     expect(await c.only()).toMatchObject({ status: 'expired' });
   });
 
@@ -384,7 +498,10 @@ describe('POST /v1/webhooks/store-iap: rejections change nothing', () => {
     await expectStore400(await t.post(URL_PATH, { body: { signedPayload: '' } }), 'missing signedPayload');
     await expectStore400(await t.post(URL_PATH, { body: [1, 2] }), 'missing signedPayload');
     await expectStore400(await t.post(URL_PATH, { raw: '{"signedPayload":' }), 'malformed JSON body');
-    await expectStore400(await t.post(URL_PATH, { body: { signedPayload: 'x'.repeat(100_001) } }), 'signedPayload too large');
+    await expectStore400(
+      await t.post(URL_PATH, { body: { signedPayload: 'x'.repeat(100_001) } }),
+      'signedPayload too large',
+    );
     const big = await t.post(URL_PATH, { raw: JSON.stringify({ signedPayload: 'x'.repeat(300 * 1024) }) });
     expect(big.status).toBe(413);
     expect(big.body).toEqual({ message: 'body too large' });
@@ -395,7 +512,10 @@ describe('POST /v1/webhooks/store-iap: rejections change nothing', () => {
 
   it('needs no Authorization header and ignores one', async () => {
     const c = await customer();
-    const res = await t.post(URL_PATH, { token: 'not-a-token', body: { signedPayload: await signNotification(pki, c.spec('SUBSCRIBED')) } });
+    const res = await t.post(URL_PATH, {
+      token: 'not-a-token',
+      body: { signedPayload: await signNotification(pki, c.spec('SUBSCRIBED')) },
+    });
     expect(res.status).toBe(200);
   });
 });
@@ -430,12 +550,20 @@ describe('store receiver wiring', () => {
   it('without STORE_IAP_BUNDLE_ID the cloud starts and the receiver answers 400 "store receiver not configured", recorded', async () => {
     const bare = await startTestCloud();
     try {
-      const res = await bare.post(URL_PATH, { body: { signedPayload: await signNotification(pki, { notificationType: 'TEST' }) } });
+      const res = await bare.post(URL_PATH, {
+        body: { signedPayload: await signNotification(pki, { notificationType: 'TEST' }) },
+      });
       expect(res.status).toBe(400);
       expect(res.body).toEqual({ error: 'store receiver not configured' });
       expect((await bare.post(URL_PATH, { body: {} })).body).toEqual({ error: 'missing signedPayload' });
       const rows = await bare.sql('SELECT notification_uuid, outcome, reason FROM store_notifications');
-      expect(rows).toEqual([{ notification_uuid: null, outcome: 'rejected', reason: expect.stringMatching(/^not_configured: .*STORE_IAP_BUNDLE_ID/) }]);
+      expect(rows).toEqual([
+        {
+          notification_uuid: null,
+          outcome: 'rejected',
+          reason: expect.stringMatching(/^not_configured: .*STORE_IAP_BUNDLE_ID/),
+        },
+      ]);
       expect(await bare.sqlOne('SELECT COUNT(*) AS n FROM subscriptions')).toEqual({ n: 0 });
     } finally {
       await bare.stop();
@@ -443,9 +571,14 @@ describe('store receiver wiring', () => {
   });
 
   it('an unreadable roots file does not stop the cloud either', async () => {
-    const bare = await startTestCloud({ storeIapBundleId: TEST_BUNDLE_ID, storeIapRootsFile: path.join(tmpDir, 'missing.pem') });
+    const bare = await startTestCloud({
+      storeIapBundleId: TEST_BUNDLE_ID,
+      storeIapRootsFile: path.join(tmpDir, 'missing.pem'),
+    });
     try {
-      expect((await bare.post(URL_PATH, { body: { signedPayload: 'a.b.c' } })).body).toEqual({ error: 'store receiver not configured' });
+      expect((await bare.post(URL_PATH, { body: { signedPayload: 'a.b.c' } })).body).toEqual({
+        error: 'store receiver not configured',
+      });
     } finally {
       await bare.stop();
     }
@@ -453,28 +586,50 @@ describe('store receiver wiring', () => {
 
   it('STORE_IAP_PRODUCT_PLANS maps products to plans, authoritatively', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'store-iap-plans-'));
-    const plans = await startTestCloud({
-      storeIapBundleId: TEST_BUNDLE_ID, storeIapEnvironment: 'Sandbox', storeIapRootsFile: path.join(tmpDir, 'roots.pem'),
-      storeIapProductPlans: { 'com.example.smarthome.family': 3 },
-    }, { dataDir: dir });
+    const plans = await startTestCloud(
+      {
+        storeIapBundleId: TEST_BUNDLE_ID,
+        storeIapEnvironment: 'Sandbox',
+        storeIapRootsFile: path.join(tmpDir, 'roots.pem'),
+        storeIapProductPlans: { 'com.example.smarthome.family': 3 },
+      },
+      { dataDir: dir },
+    );
     try {
       const u = await plans.user();
       const token = (await plans.get('/v1/account', { token: u.token })).body.app_account_token as string;
-      const sub = (productId: string, otid: string) => signNotification(pki, {
-        notificationType: 'SUBSCRIBED',
-        transaction: { originalTransactionId: otid, productId, appAccountToken: token, expiresDate: Date.now() + DAY },
+      const sub = (productId: string, otid: string) =>
+        signNotification(pki, {
+          notificationType: 'SUBSCRIBED',
+          transaction: {
+            originalTransactionId: otid,
+            productId,
+            appAccountToken: token,
+            expiresDate: Date.now() + DAY,
+          },
+        });
+      expect((await plans.post(URL_PATH, { body: { signedPayload: await sub(PRO, 'p-1') } })).body).toEqual({
+        status: true,
+        message: 'accepted (unknown_product)',
       });
-      expect((await plans.post(URL_PATH, { body: { signedPayload: await sub(PRO, 'p-1') } })).body).toEqual({ status: true, message: 'accepted (unknown_product)' });
       expect((await plans.get('/v1/billing/subscriptions', { token: u.token })).body).toEqual([]);
-      expect((await plans.post(URL_PATH, { body: { signedPayload: await sub('com.example.smarthome.family', 'p-2') } })).body).toEqual({ status: true, message: 'applied' });
-      expect((await plans.get('/v1/billing/subscriptions', { token: u.token })).body).toEqual([expect.objectContaining({ plan_id: 3, status: 'active' })]);
+      expect(
+        (await plans.post(URL_PATH, { body: { signedPayload: await sub('com.example.smarthome.family', 'p-2') } }))
+          .body,
+      ).toEqual({ status: true, message: 'applied' });
+      expect((await plans.get('/v1/billing/subscriptions', { token: u.token })).body).toEqual([
+        expect.objectContaining({ plan_id: 3, status: 'active' }),
+      ]);
     } finally {
       await plans.stop();
     }
   });
 
   it('parses STORE_IAP_PRODUCT_PLANS; the default maps "business" to 3 and anything else to 2', () => {
-    expect(parseCloudArgs([], { STORE_IAP_PRODUCT_PLANS: '{"a.pro":2,"a.biz":3}' }).storeIapProductPlans).toEqual({ 'a.pro': 2, 'a.biz': 3 });
+    expect(parseCloudArgs([], { STORE_IAP_PRODUCT_PLANS: '{"a.pro":2,"a.biz":3}' }).storeIapProductPlans).toEqual({
+      'a.pro': 2,
+      'a.biz': 3,
+    });
     expect(parseCloudArgs([], {}).storeIapProductPlans).toBeUndefined();
     expect(() => parseProductPlans('[1]')).toThrow(/STORE_IAP_PRODUCT_PLANS/);
     expect(() => parseProductPlans('{"a":"pro"}')).toThrow(/STORE_IAP_PRODUCT_PLANS/);
@@ -493,25 +648,76 @@ describe('DbIapRepository', () => {
     const repo = new DbIapRepository(t.cloud.database);
     const uuid = randomUUID();
     const now = new Date().toISOString();
-    await expect(repo.transaction(async (r) => {
-      await r.recordNotification({ uuid, type: 'SUBSCRIBED', subtype: null, outcome: 'applied', reason: null, original_transaction_id: 'atomic-1', signed_date: 1, received_at: now });
-      await r.upsertSubscription({
-        id: randomUUID(), plan_id: 2, status: 'active', gateway_provider: 'app_store', auto_renew: true, expires_at: null, pending_plan_id: null,
-        created_at: now, updated_at: now, original_transaction_id: 'atomic-1', user_id: null, app_account_token: null, product_id: PRO,
-        environment: 'Sandbox', grace_period_expires_at: null, last_signed_date: 1, last_notification_type: 'SUBSCRIBED',
-      });
-      throw new Error('crash after both writes');
-    })).rejects.toThrow('crash after both writes');
+    await expect(
+      repo.transaction(async (r) => {
+        await r.recordNotification({
+          uuid,
+          type: 'SUBSCRIBED',
+          subtype: null,
+          outcome: 'applied',
+          reason: null,
+          original_transaction_id: 'atomic-1',
+          signed_date: 1,
+          received_at: now,
+        });
+        await r.upsertSubscription({
+          id: randomUUID(),
+          plan_id: 2,
+          status: 'active',
+          gateway_provider: 'app_store',
+          auto_renew: true,
+          expires_at: null,
+          pending_plan_id: null,
+          created_at: now,
+          updated_at: now,
+          original_transaction_id: 'atomic-1',
+          user_id: null,
+          app_account_token: null,
+          product_id: PRO,
+          environment: 'Sandbox',
+          grace_period_expires_at: null,
+          last_signed_date: 1,
+          last_notification_type: 'SUBSCRIBED',
+        });
+        throw new Error('crash after both writes');
+      }),
+    ).rejects.toThrow('crash after both writes');
     expect(await auditOf(uuid)).toEqual([]);
     expect(await repo.findByOriginalTransactionId('atomic-1')).toBeNull();
     // and the uuid is still free
-    expect(await repo.recordNotification({ uuid, type: 'TEST', subtype: null, outcome: 'no_change', reason: null, original_transaction_id: null, signed_date: 1, received_at: now })).toBe(false);
-    expect(await repo.recordNotification({ uuid, type: 'TEST', subtype: null, outcome: 'no_change', reason: null, original_transaction_id: null, signed_date: 1, received_at: now })).toBe(true);
+    expect(
+      await repo.recordNotification({
+        uuid,
+        type: 'TEST',
+        subtype: null,
+        outcome: 'no_change',
+        reason: null,
+        original_transaction_id: null,
+        signed_date: 1,
+        received_at: now,
+      }),
+    ).toBe(false);
+    expect(
+      await repo.recordNotification({
+        uuid,
+        type: 'TEST',
+        subtype: null,
+        outcome: 'no_change',
+        reason: null,
+        original_transaction_id: null,
+        signed_date: 1,
+        received_at: now,
+      }),
+    ).toBe(true);
   });
 
   it('serialises concurrent notifications (no nested transactions)', async () => {
     const c = await customer();
-    const specs = [c.spec('SUBSCRIBED'), c.spec('DID_RENEW'), c.spec('DID_CHANGE_RENEWAL_STATUS', { subtype: 'AUTO_RENEW_DISABLED', renewal: { autoRenewStatus: 0 } })];
+    const specs = [
+      c.spec('SUBSCRIBED'),
+      c.spec('DID_RENEW'),
+      c.spec('DID_CHANGE_RENEWAL_STATUS', { subtype: 'AUTO_RENEW_DISABLED', renewal: { autoRenewStatus: 0 } }),
+    ];
     const signed = await Promise.all(specs.map((s) => signNotification(pki, s)));
     const results = await Promise.all([...signed, ...signed].map((p) => post(p)));
     expect(results.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 200]);

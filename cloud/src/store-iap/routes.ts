@@ -14,8 +14,19 @@ import type { CloudRouter, CloudServices } from '../context.ts';
 import type { Logger } from '../log.ts';
 import { productPlanMap } from './product-plans.ts';
 import { DbIapRepository } from './repository.ts';
-import { handleStoreNotification, requireSignedPayload, storeError, toWireBody, type StoreNotificationDeps } from './store.ts';
-import { createStoreVerifier, storeVerifierOptionsFromConfig, type StoreIapConfig, type StoreVerifier } from './verify.ts';
+import {
+  handleStoreNotification,
+  requireSignedPayload,
+  storeError,
+  toWireBody,
+  type StoreNotificationDeps,
+} from './store.ts';
+import {
+  createStoreVerifier,
+  storeVerifierOptionsFromConfig,
+  type StoreIapConfig,
+  type StoreVerifier,
+} from './verify.ts';
 
 /** Apple's notifications are a few KiB; anything beyond this is answered 413 without being read further. */
 export const STORE_IAP_BODY_LIMIT = 256 * 1024;
@@ -43,7 +54,10 @@ async function readStoreBody(c: Context): Promise<unknown> {
   }
 }
 
-export function createStoreIapDeps(s: Pick<CloudServices, 'config' | 'database'>, log: Logger): { deps: StoreNotificationDeps | null; repo: DbIapRepository; problem: string | null } {
+export function createStoreIapDeps(
+  s: Pick<CloudServices, 'config' | 'database'>,
+  log: Logger,
+): { deps: StoreNotificationDeps | null; repo: DbIapRepository; problem: string | null } {
   const repo = new DbIapRepository(s.database);
   const setup = buildStoreVerifier(s.config);
   if (!setup.verifier) return { deps: null, repo, problem: setup.problem };
@@ -54,7 +68,8 @@ export function createStoreIapDeps(s: Pick<CloudServices, 'config' | 'database'>
       verifier: setup.verifier,
       repo,
       planByProductId: productPlanMap(s.config.storeIapProductPlans),
-      onRejected: (err) => log.warn('store notification rejected', { where: err.where, reason: err.reason, detail: err.message }),
+      onRejected: (err) =>
+        log.warn('store notification rejected', { where: err.where, reason: err.reason, detail: err.message }),
     },
   };
 }
@@ -74,8 +89,14 @@ export function mountStoreIapRoutes(router: CloudRouter, s: CloudServices): void
       requireSignedPayload(body);
       s.log.warn(`store notification refused: ${NOT_CONFIGURED}`, { problem });
       await repo.recordNotification({
-        uuid: null, type: null, subtype: null, outcome: 'rejected', reason: `not_configured: ${problem}`,
-        original_transaction_id: null, signed_date: null, received_at: new Date().toISOString(),
+        uuid: null,
+        type: null,
+        subtype: null,
+        outcome: 'rejected',
+        reason: `not_configured: ${problem}`,
+        original_transaction_id: null,
+        signed_date: null,
+        received_at: new Date().toISOString(),
       });
       throw storeError(NOT_CONFIGURED);
     }

@@ -2,9 +2,22 @@ import { generateKeyPairSync } from 'node:crypto';
 import { Hono } from 'hono';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { HttpError, installErrorHandling } from '@smarthome/protocol/server';
-import { createTestPki, rawJws, signJws, signNotification, TEST_BUNDLE_ID, type NotificationSpec, type TestPki } from './test-pki.ts';
+import {
+  createTestPki,
+  rawJws,
+  signJws,
+  signNotification,
+  TEST_BUNDLE_ID,
+  type NotificationSpec,
+  type TestPki,
+} from './test-pki.ts';
 import { createStoreVerifier, type StoreVerifier } from './verify.ts';
-import { handleStoreNotification, InMemoryIapRepository, storeIapHandler, type StoreNotificationDeps } from './store.ts';
+import {
+  handleStoreNotification,
+  InMemoryIapRepository,
+  storeIapHandler,
+  type StoreNotificationDeps,
+} from './store.ts';
 
 const DAY = 86_400_000;
 const MONTHLY = 'com.example.smarthome.pro.monthly';
@@ -28,7 +41,10 @@ function setup() {
 }
 
 let signedDate = Date.now() - 60_000;
-const spec = (notificationType: string, overrides: Partial<NotificationSpec> & { productId?: string; expiresDate?: number } = {}): NotificationSpec => ({
+const spec = (
+  notificationType: string,
+  overrides: Partial<NotificationSpec> & { productId?: string; expiresDate?: number } = {},
+): NotificationSpec => ({
   notificationType,
   signedDate: ++signedDate,
   transaction: {
@@ -56,22 +72,48 @@ async function expect400(promise: Promise<unknown>, error: RegExp | string) {
 describe('store-iap handleStoreNotification', () => {
   it('applies a subscription to the user of the appAccountToken', async () => {
     const { repo, deps } = setup();
-    const result = await handleStoreNotification({ signedPayload: await signNotification(pki, spec('SUBSCRIBED', { subtype: 'INITIAL_BUY' })) }, deps);
+    const result = await handleStoreNotification(
+      { signedPayload: await signNotification(pki, spec('SUBSCRIBED', { subtype: 'INITIAL_BUY' })) },
+      deps,
+    );
     expect(result).toMatchObject({ status: true, message: 'applied', outcome: 'applied' });
-    expect(repo.subscriptionsOfUser('user-1')).toEqual([expect.objectContaining({ id: 'sub-1', plan_id: 2, status: 'active', gateway_provider: 'app_store', original_transaction_id: '2000' })]);
-    expect(repo.notifications).toEqual([expect.objectContaining({ type: 'SUBSCRIBED', subtype: 'INITIAL_BUY', outcome: 'applied' })]);
+    expect(repo.subscriptionsOfUser('user-1')).toEqual([
+      expect.objectContaining({
+        id: 'sub-1',
+        plan_id: 2,
+        status: 'active',
+        gateway_provider: 'app_store',
+        original_transaction_id: '2000',
+      }),
+    ]);
+    expect(repo.notifications).toEqual([
+      expect.objectContaining({ type: 'SUBSCRIBED', subtype: 'INITIAL_BUY', outcome: 'applied' }),
+    ]);
   });
 
   it('walks a subscription through its lifecycle', async () => {
     const { repo, deps } = setup();
-    const send = async (s: NotificationSpec) => handleStoreNotification({ signedPayload: await signNotification(pki, s) }, deps);
+    const send = async (s: NotificationSpec) =>
+      handleStoreNotification({ signedPayload: await signNotification(pki, s) }, deps);
     const status = () => repo.subscriptions.get('2000')!;
     await send(spec('SUBSCRIBED'));
     await send(spec('DID_CHANGE_RENEWAL_PREF', { subtype: 'UPGRADE', productId: BUSINESS }));
     expect(status()).toMatchObject({ plan_id: 3, status: 'active' });
-    await send(spec('DID_CHANGE_RENEWAL_STATUS', { subtype: 'AUTO_RENEW_DISABLED', renewal: { originalTransactionId: '2000', autoRenewStatus: 0 }, productId: BUSINESS }));
+    await send(
+      spec('DID_CHANGE_RENEWAL_STATUS', {
+        subtype: 'AUTO_RENEW_DISABLED',
+        renewal: { originalTransactionId: '2000', autoRenewStatus: 0 },
+        productId: BUSINESS,
+      }),
+    );
     expect(status().auto_renew).toBe(false);
-    await send(spec('DID_FAIL_TO_RENEW', { subtype: 'GRACE_PERIOD', productId: BUSINESS, renewal: { originalTransactionId: '2000', gracePeriodExpiresDate: Date.now() + 6 * DAY } }));
+    await send(
+      spec('DID_FAIL_TO_RENEW', {
+        subtype: 'GRACE_PERIOD',
+        productId: BUSINESS,
+        renewal: { originalTransactionId: '2000', gracePeriodExpiresDate: Date.now() + 6 * DAY },
+      }),
+    );
     expect(status().status).toBe('grace_period');
     await send(spec('GRACE_PERIOD_EXPIRED', { productId: BUSINESS }));
     expect(status().status).toBe('expired');
@@ -110,8 +152,14 @@ describe('store-iap handleStoreNotification', () => {
 
   it('a same-UUID signed notification with different content is still a replay', async () => {
     const { repo, deps } = setup();
-    await handleStoreNotification({ signedPayload: await signNotification(pki, spec('SUBSCRIBED', { notificationUUID: 'fixed' })) }, deps);
-    const again = await handleStoreNotification({ signedPayload: await signNotification(pki, spec('REFUND', { notificationUUID: 'fixed' })) }, deps);
+    await handleStoreNotification(
+      { signedPayload: await signNotification(pki, spec('SUBSCRIBED', { notificationUUID: 'fixed' })) },
+      deps,
+    );
+    const again = await handleStoreNotification(
+      { signedPayload: await signNotification(pki, spec('REFUND', { notificationUUID: 'fixed' })) },
+      deps,
+    );
     expect(again.outcome).toBe('duplicate');
     expect(repo.subscriptions.get('2000')!.status).toBe('active');
   });
@@ -119,16 +167,36 @@ describe('store-iap handleStoreNotification', () => {
   it('a forged notification cannot burn the UUID of the real one', async () => {
     const { repo, deps } = setup();
     const forger = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-    const forged = await signJws({ notificationType: 'SUBSCRIBED', notificationUUID: 'real-uuid', signedDate: Date.now(), data: { bundleId: TEST_BUNDLE_ID, environment: 'Sandbox' } }, pki, { key: forger.privateKey });
+    const forged = await signJws(
+      {
+        notificationType: 'SUBSCRIBED',
+        notificationUUID: 'real-uuid',
+        signedDate: Date.now(),
+        data: { bundleId: TEST_BUNDLE_ID, environment: 'Sandbox' },
+      },
+      pki,
+      { key: forger.privateKey },
+    );
     await expect400(handleStoreNotification({ signedPayload: forged }, deps), /bad_signature/);
-    const real = await handleStoreNotification({ signedPayload: await signNotification(pki, spec('SUBSCRIBED', { notificationUUID: 'real-uuid' })) }, deps);
+    const real = await handleStoreNotification(
+      { signedPayload: await signNotification(pki, spec('SUBSCRIBED', { notificationUUID: 'real-uuid' })) },
+      deps,
+    );
     expect(real.outcome).toBe('applied');
     expect(repo.subscriptions.size).toBe(1);
   });
 
   it('answers 400 {error} for a missing signedPayload', async () => {
     const { repo, deps } = setup();
-    for (const body of [undefined, null, {}, { signedPayload: '' }, { signedPayload: 42 }, 'text', { signed_payload: 'a.b.c' }]) {
+    for (const body of [
+      undefined,
+      null,
+      {},
+      { signedPayload: '' },
+      { signedPayload: 42 },
+      'text',
+      { signed_payload: 'a.b.c' },
+    ]) {
       await expect400(handleStoreNotification(body, deps), 'missing signedPayload');
     }
     expect(repo.notifications).toHaveLength(0);
@@ -143,7 +211,9 @@ describe('store-iap handleStoreNotification', () => {
     const past = { notBefore: new Date(Date.now() - 400 * DAY), notAfter: new Date(Date.now() - DAY) };
     const expired = createTestPki({ leafValidity: past });
     const refund = spec('REFUND');
-    const refundPayload = JSON.parse(Buffer.from((await signNotification(pki, refund)).split('.')[1], 'base64url').toString());
+    const refundPayload = JSON.parse(
+      Buffer.from((await signNotification(pki, refund)).split('.')[1], 'base64url').toString(),
+    );
     const forger = generateKeyPairSync('ec', { namedCurve: 'P-256' });
     const bad: Array<[string, string]> = [
       ['forged', await signJws(refundPayload, pki, { key: forger.privateKey })],
@@ -169,7 +239,10 @@ describe('store-iap handleStoreNotification', () => {
 
   it('answers TEST with success and no change, and records it', async () => {
     const { repo, deps } = setup();
-    const result = await handleStoreNotification({ signedPayload: await signNotification(pki, { notificationType: 'TEST' }) }, deps);
+    const result = await handleStoreNotification(
+      { signedPayload: await signNotification(pki, { notificationType: 'TEST' }) },
+      deps,
+    );
     expect(result).toMatchObject({ status: true, outcome: 'no_change' });
     expect(repo.subscriptions.size).toBe(0);
     expect(repo.notifications).toEqual([expect.objectContaining({ type: 'TEST', outcome: 'no_change' })]);
@@ -179,7 +252,10 @@ describe('store-iap handleStoreNotification', () => {
     const { repo, deps } = setup();
     const early = spec('DID_RENEW');
     const late = spec('REFUND');
-    await handleStoreNotification({ signedPayload: await signNotification(pki, spec('SUBSCRIBED', { signedDate: early.signedDate! - 1 })) }, deps);
+    await handleStoreNotification(
+      { signedPayload: await signNotification(pki, spec('SUBSCRIBED', { signedDate: early.signedDate! - 1 })) },
+      deps,
+    );
     await handleStoreNotification({ signedPayload: await signNotification(pki, late) }, deps);
     const result = await handleStoreNotification({ signedPayload: await signNotification(pki, early) }, deps);
     expect(result).toMatchObject({ status: true, outcome: 'stale' });
@@ -200,7 +276,8 @@ describe('store-iap Hono route', () => {
     const hono = new Hono();
     installErrorHandling(hono, { error: () => undefined });
     hono.post('/v1/webhooks/store-iap', storeIapHandler(deps));
-    const post = (body: string) => hono.request('/v1/webhooks/store-iap', { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    const post = (body: string) =>
+      hono.request('/v1/webhooks/store-iap', { method: 'POST', headers: { 'content-type': 'application/json' }, body });
     return { repo, post };
   }
 

@@ -65,7 +65,8 @@ export const storeError = (message: string, cause?: unknown) => new HttpError(40
 
 /** The body's signedPayload, or a 400 `{error}` when it is missing, empty or too large. */
 export function requireSignedPayload(body: unknown): string {
-  const signedPayload = typeof body === 'object' && body !== null ? (body as { signedPayload?: unknown }).signedPayload : undefined;
+  const signedPayload =
+    typeof body === 'object' && body !== null ? (body as { signedPayload?: unknown }).signedPayload : undefined;
   if (typeof signedPayload !== 'string' || signedPayload.length === 0) throw storeError('missing signedPayload');
   if (signedPayload.length > 100_000) throw storeError('signedPayload too large');
   return signedPayload;
@@ -76,7 +77,10 @@ export function requireSignedPayload(body: unknown): string {
  * and `subscription`, which the route should not send: use `toWireBody`). Throws HttpError 400
  * with an `{error}` body for a missing signedPayload or a failed verification; nothing changes then.
  */
-export async function handleStoreNotification(body: unknown, deps: StoreNotificationDeps): Promise<StoreNotificationResult> {
+export async function handleStoreNotification(
+  body: unknown,
+  deps: StoreNotificationDeps,
+): Promise<StoreNotificationResult> {
   const now = deps.now ?? (() => new Date());
   const signedPayload = requireSignedPayload(body);
 
@@ -102,7 +106,9 @@ export async function handleStoreNotification(body: unknown, deps: StoreNotifica
   const { payload, transaction } = verified;
   const run = async (repo: IapRepository): Promise<StoreNotificationResult> => {
     const current = transaction ? await repo.findByOriginalTransactionId(transaction.originalTransactionId) : null;
-    const userId = transaction?.appAccountToken ? await repo.findUserIdByAppAccountToken(transaction.appAccountToken) : null;
+    const userId = transaction?.appAccountToken
+      ? await repo.findUserIdByAppAccountToken(transaction.appAccountToken)
+      : null;
     const at = now();
     const result = applyNotification(current, verified, {
       planByProductId: deps.planByProductId,
@@ -122,7 +128,12 @@ export async function handleStoreNotification(body: unknown, deps: StoreNotifica
     });
     if (alreadySeen) return { status: true, message: 'already processed', outcome: 'duplicate', subscription: current };
     if (result.outcome === 'applied' && result.state) await repo.upsertSubscription(result.state);
-    return { status: true, message: result.outcome === 'applied' ? 'applied' : `accepted (${result.outcome})`, outcome: result.outcome, subscription: result.state };
+    return {
+      status: true,
+      message: result.outcome === 'applied' ? 'applied' : `accepted (${result.outcome})`,
+      outcome: result.outcome,
+      subscription: result.state,
+    };
   };
   return deps.repo.transaction ? deps.repo.transaction(run) : run(deps.repo);
 }

@@ -61,7 +61,9 @@ export interface CertOptions {
 
 function name(cn: string): Name {
   return new Name([
-    new RelativeDistinguishedName([new AttributeTypeAndValue({ type: COMMON_NAME, value: new AttributeValue({ utf8String: cn }) })]),
+    new RelativeDistinguishedName([
+      new AttributeTypeAndValue({ type: COMMON_NAME, value: new AttributeValue({ utf8String: cn }) }),
+    ]),
   ]);
 }
 
@@ -87,11 +89,16 @@ export function createCert(options: CertOptions): TestCert {
       extnID: id_ce_keyUsage,
       critical: true,
       extnValue: new OctetString(
-        AsnConvert.serialize(new KeyUsage(options.ca ? KeyUsageFlags.keyCertSign | KeyUsageFlags.cRLSign : KeyUsageFlags.digitalSignature)),
+        AsnConvert.serialize(
+          new KeyUsage(options.ca ? KeyUsageFlags.keyCertSign | KeyUsageFlags.cRLSign : KeyUsageFlags.digitalSignature),
+        ),
       ),
     }),
     // Apple's marker extensions carry an ASN.1 NULL.
-    ...(options.markerOids ?? []).map((oid) => new Extension({ extnID: oid, critical: false, extnValue: new OctetString(new Uint8Array([0x05, 0x00])) })),
+    ...(options.markerOids ?? []).map(
+      (oid) =>
+        new Extension({ extnID: oid, critical: false, extnValue: new OctetString(new Uint8Array([0x05, 0x00])) }),
+    ),
   ];
   const spki = AsnConvert.parse(keys.publicKey.export({ type: 'spki', format: 'der' }), SubjectPublicKeyInfo);
   const tbs = new TBSCertificate({
@@ -116,7 +123,14 @@ export function createCert(options: CertOptions): TestCert {
     signatureValue: signature.buffer.slice(signature.byteOffset, signature.byteOffset + signature.byteLength),
   });
   const der = Buffer.from(AsnConvert.serialize(cert));
-  return { cn: options.subject, der, pem: toPem(der), x509: new X509Certificate(der), privateKey: keys.privateKey, publicKey: keys.publicKey };
+  return {
+    cn: options.subject,
+    der,
+    pem: toPem(der),
+    x509: new X509Certificate(der),
+    privateKey: keys.privateKey,
+    publicKey: keys.publicKey,
+  };
 }
 
 export interface TestPki {
@@ -161,7 +175,11 @@ export function createTestPki(options: TestPkiOptions = {}): TestPki {
 const b64url = (data: string | Buffer) => Buffer.from(data).toString('base64url');
 
 /** ES256 JWS with an x5c header, signed by `key` (the leaf's private key by default). */
-export async function signJws(payload: unknown, pki: TestPki, options: { x5c?: string[]; key?: KeyObject; header?: Record<string, unknown> } = {}): Promise<string> {
+export async function signJws(
+  payload: unknown,
+  pki: TestPki,
+  options: { x5c?: string[]; key?: KeyObject; header?: Record<string, unknown> } = {},
+): Promise<string> {
   return new CompactSign(new TextEncoder().encode(JSON.stringify(payload)))
     .setProtectedHeader({ alg: 'ES256', x5c: options.x5c ?? pki.x5c, ...options.header } as { alg: string })
     .sign(options.key ?? pki.leaf.privateKey);
@@ -192,7 +210,10 @@ export async function signNotification(pki: TestPki, spec: NotificationSpec): Pr
   const signedDate = spec.signedDate ?? Date.now();
   const data: Record<string, unknown> = { bundleId, environment, appAppleId: 1234567890, bundleVersion: '1.0' };
   if (spec.transaction) {
-    data.signedTransactionInfo = await signJws({ bundleId, environment, signedDate, type: 'Auto-Renewable Subscription', ...spec.transaction }, pki);
+    data.signedTransactionInfo = await signJws(
+      { bundleId, environment, signedDate, type: 'Auto-Renewable Subscription', ...spec.transaction },
+      pki,
+    );
   }
   if (spec.renewal) data.signedRenewalInfo = await signJws({ environment, signedDate, ...spec.renewal }, pki);
   return signJws(

@@ -30,7 +30,8 @@ import type { z } from 'zod';
 export const APPLE_LEAF_MARKER_OID = '1.2.840.113635.100.6.11.1';
 export const APPLE_INTERMEDIATE_MARKER_OID = '1.2.840.113635.100.6.2.1';
 /** SHA-256 fingerprint of Apple Root CA - G3 (https://www.apple.com/certificateauthority/). */
-export const APPLE_ROOT_CA_G3_SHA256 = '63:34:3A:BF:B8:9A:6A:03:EB:B5:7E:9B:3F:5F:A7:BE:7C:4F:5C:75:6F:30:17:B3:A8:C4:88:C3:65:3E:91:79';
+export const APPLE_ROOT_CA_G3_SHA256 =
+  '63:34:3A:BF:B8:9A:6A:03:EB:B5:7E:9B:3F:5F:A7:BE:7C:4F:5C:75:6F:30:17:B3:A8:C4:88:C3:65:3E:91:79';
 export const DEFAULT_CLOCK_SKEW_MS = 5 * 60_000;
 
 export type StoreEnvironment = 'Production' | 'Sandbox';
@@ -59,7 +60,12 @@ export type StoreVerificationReason =
 export class StoreVerificationError extends Error {
   readonly reason: StoreVerificationReason;
   readonly where: 'signedPayload' | 'signedTransactionInfo' | 'signedRenewalInfo';
-  constructor(reason: StoreVerificationReason, where: StoreVerificationError['where'], detail?: string, cause?: unknown) {
+  constructor(
+    reason: StoreVerificationReason,
+    where: StoreVerificationError['where'],
+    detail?: string,
+    cause?: unknown,
+  ) {
     super(`${where}: ${reason}${detail ? ` (${detail})` : ''}`, { cause });
     this.name = 'StoreVerificationError';
     this.reason = reason;
@@ -120,7 +126,9 @@ export function loadAppleRootCaG3(): X509Certificate {
   const pem = readFileSync(new URL('./apple-root-ca-g3.pem', import.meta.url), 'utf8');
   const [cert] = parsePemBundle(pem);
   if (cert.fingerprint256 !== APPLE_ROOT_CA_G3_SHA256) {
-    throw new StoreVerifierConfigError(`apple-root-ca-g3.pem is not Apple Root CA - G3 (fingerprint ${cert.fingerprint256})`);
+    throw new StoreVerifierConfigError(
+      `apple-root-ca-g3.pem is not Apple Root CA - G3 (fingerprint ${cert.fingerprint256})`,
+    );
   }
   appleRootCache = cert;
   return cert;
@@ -145,7 +153,9 @@ export function storeVerifierOptionsFromConfig(config: StoreIapConfig): StoreVer
 }
 
 /** Options straight from the environment: STORE_IAP_ROOTS_FILE, STORE_IAP_BUNDLE_ID, STORE_IAP_ENVIRONMENT (default Production). */
-export function storeVerifierOptionsFromEnv(env: Record<string, string | undefined> = process.env): StoreVerifierOptions {
+export function storeVerifierOptionsFromEnv(
+  env: Record<string, string | undefined> = process.env,
+): StoreVerifierOptions {
   return storeVerifierOptionsFromConfig({
     storeIapRootsFile: env.STORE_IAP_ROOTS_FILE || undefined,
     storeIapBundleId: env.STORE_IAP_BUNDLE_ID || undefined,
@@ -192,7 +202,8 @@ export function createStoreVerifier(options: StoreVerifierOptions): StoreVerifie
     // validFromDate/validToDate are Node >= 22.10; the string forms parse everywhere.
     const from = (cert.validFromDate as Date | undefined) ?? new Date(cert.validFrom);
     const to = (cert.validToDate as Date | undefined) ?? new Date(cert.validTo);
-    if (Number.isNaN(from.getTime()) || Number.isNaN(to.getTime())) throw new StoreVerificationError('bad_certificate', where, `${role} validity`);
+    if (Number.isNaN(from.getTime()) || Number.isNaN(to.getTime()))
+      throw new StoreVerificationError('bad_certificate', where, `${role} validity`);
     if (at + skew < from.getTime()) throw new StoreVerificationError('certificate_not_yet_valid', where, role);
     if (at - skew > to.getTime()) throw new StoreVerificationError('certificate_expired', where, role);
   }
@@ -214,7 +225,8 @@ export function createStoreVerifier(options: StoreVerifierOptions): StoreVerifie
     const ders: Buffer[] = [];
     const chain: X509Certificate[] = [];
     for (const [i, entry] of x5c.entries()) {
-      if (typeof entry !== 'string' || !/^[A-Za-z0-9+/]+={0,2}$/.test(entry)) throw new StoreVerificationError('bad_certificate', where, `x5c[${i}]`);
+      if (typeof entry !== 'string' || !/^[A-Za-z0-9+/]+={0,2}$/.test(entry))
+        throw new StoreVerificationError('bad_certificate', where, `x5c[${i}]`);
       const der = Buffer.from(entry, 'base64');
       try {
         chain.push(new X509Certificate(der));
@@ -232,7 +244,8 @@ export function createStoreVerifier(options: StoreVerifierOptions): StoreVerifie
     if (!fingerprints.has(root.fingerprint256) && !roots.some((r) => isIssuedAndSignedBy(root, r))) {
       throw new StoreVerificationError('untrusted_root', where, 'x5c root is not trusted');
     }
-    if (!leaf.checkIssued(intermediate)) throw new StoreVerificationError('chain_issuer_mismatch', where, 'leaf issuer ≠ intermediate subject');
+    if (!leaf.checkIssued(intermediate))
+      throw new StoreVerificationError('chain_issuer_mismatch', where, 'leaf issuer ≠ intermediate subject');
     let leafSigned = false;
     try {
       leafSigned = leaf.verify(intermediate.publicKey);
@@ -240,7 +253,8 @@ export function createStoreVerifier(options: StoreVerifierOptions): StoreVerifie
       leafSigned = false;
     }
     if (!leafSigned) throw new StoreVerificationError('chain_signature', where, 'leaf not signed by intermediate');
-    if (!root.ca || !intermediate.ca || !anchor.ca) throw new StoreVerificationError('ca_flags', where, 'root/intermediate must be CA');
+    if (!root.ca || !intermediate.ca || !anchor.ca)
+      throw new StoreVerificationError('ca_flags', where, 'root/intermediate must be CA');
     if (leaf.ca) throw new StoreVerificationError('ca_flags', where, 'leaf must not be a CA');
 
     let leafOids: Set<string>;
@@ -252,7 +266,8 @@ export function createStoreVerifier(options: StoreVerifierOptions): StoreVerifie
       throw new StoreVerificationError('bad_certificate', where, 'extensions', err);
     }
     if (!leafOids.has(APPLE_LEAF_MARKER_OID)) throw new StoreVerificationError('missing_leaf_marker', where);
-    if (!intermediateOids.has(APPLE_INTERMEDIATE_MARKER_OID)) throw new StoreVerificationError('missing_intermediate_marker', where);
+    if (!intermediateOids.has(APPLE_INTERMEDIATE_MARKER_OID))
+      throw new StoreVerificationError('missing_intermediate_marker', where);
 
     const at = now().getTime();
     checkValidity(leaf, at, where, 'leaf');
@@ -288,7 +303,12 @@ export function createStoreVerifier(options: StoreVerifierOptions): StoreVerifie
 
   async function verifyNotification(signedPayload: unknown): Promise<VerifiedNotification> {
     const payload = await verifyJws(signedPayload, 'signedPayload', NotificationPayload);
-    checkApp('signedPayload', payload.data?.bundleId ?? payload.summary?.bundleId, payload.data?.environment ?? payload.summary?.environment, true);
+    checkApp(
+      'signedPayload',
+      payload.data?.bundleId ?? payload.summary?.bundleId,
+      payload.data?.environment ?? payload.summary?.environment,
+      true,
+    );
     const result: VerifiedNotification = { payload };
     if (payload.data?.signedTransactionInfo !== undefined) {
       const transaction = await verifyJws(payload.data.signedTransactionInfo, 'signedTransactionInfo', TransactionInfo);
@@ -298,8 +318,16 @@ export function createStoreVerifier(options: StoreVerifierOptions): StoreVerifie
     if (payload.data?.signedRenewalInfo !== undefined) {
       const renewal = await verifyJws(payload.data.signedRenewalInfo, 'signedRenewalInfo', RenewalInfo);
       checkApp('signedRenewalInfo', undefined, renewal.environment, false);
-      if (result.transaction && renewal.originalTransactionId !== undefined && renewal.originalTransactionId !== result.transaction.originalTransactionId) {
-        throw new StoreVerificationError('inconsistent_payload', 'signedRenewalInfo', 'originalTransactionId differs from the transaction');
+      if (
+        result.transaction &&
+        renewal.originalTransactionId !== undefined &&
+        renewal.originalTransactionId !== result.transaction.originalTransactionId
+      ) {
+        throw new StoreVerificationError(
+          'inconsistent_payload',
+          'signedRenewalInfo',
+          'originalTransactionId differs from the transaction',
+        );
       }
       result.renewal = renewal;
     }

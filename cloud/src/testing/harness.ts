@@ -60,7 +60,11 @@ export class TestCloud {
     const res = await fetch(this.url + urlPath, { method, headers, body });
     const text = await res.text();
     let parsed: unknown = undefined;
-    try { parsed = text ? JSON.parse(text) : undefined; } catch { parsed = undefined; }
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      parsed = undefined;
+    }
     return { status: res.status, body: parsed as T, text, headers: res.headers };
   }
 
@@ -74,11 +78,22 @@ export class TestCloud {
    * Registers a user and returns its access token and ids. Its address counts as verified
    * (as if it had followed the link in its verification mail) unless `verified: false`.
    */
-  async user(email = `u${Math.random().toString(36).slice(2)}@example.test`, password = 'correct horse battery', opts: { verified?: boolean } = {}) {
+  async user(
+    email = `u${Math.random().toString(36).slice(2)}@example.test`,
+    password = 'correct horse battery',
+    opts: { verified?: boolean } = {},
+  ) {
     const res = await this.post('/v1/auth/register', { body: { email, password, name: email.split('@')[0] } });
     if (res.status !== 201) throw new Error(`register failed: ${res.status} ${res.text}`);
-    if (opts.verified !== false) await this.cloud.database.execute('UPDATE users SET email_verified = 1 WHERE id = ?', [res.body.user.id]);
-    return { email, password, id: res.body.user.id as string, token: res.body.access_token as string, refresh: res.body.refresh_token as string };
+    if (opts.verified !== false)
+      await this.cloud.database.execute('UPDATE users SET email_verified = 1 WHERE id = ?', [res.body.user.id]);
+    return {
+      email,
+      password,
+      id: res.body.user.id as string,
+      token: res.body.access_token as string,
+      refresh: res.body.refresh_token as string,
+    };
   }
 
   async stop(): Promise<void> {
@@ -88,11 +103,21 @@ export class TestCloud {
   }
 }
 
-export async function startTestCloud(overrides: Partial<CloudConfig> = {}, opts: { dataDir?: string } = {}): Promise<TestCloud> {
+export async function startTestCloud(
+  overrides: Partial<CloudConfig> = {},
+  opts: { dataDir?: string } = {},
+): Promise<TestCloud> {
   const dataDir = opts.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'cloud-test-'));
   const baseUrl = testDatabaseUrl();
   const schema = baseUrl && overrides.databaseUrl === undefined ? await createTestSchema(baseUrl) : null;
-  const config = defaultCloudConfig({ port: 0, host: '127.0.0.1', dataDir, fastHashing: true, databaseUrl: schema?.url, ...overrides });
+  const config = defaultCloudConfig({
+    port: 0,
+    host: '127.0.0.1',
+    dataDir,
+    fastHashing: true,
+    databaseUrl: schema?.url,
+    ...overrides,
+  });
   const cloud = createCloud(config, { log: createLogger('cloud', { silent: !process.env.DEBUG }) });
   try {
     await cloud.start();

@@ -6,11 +6,23 @@ import { transferResourceHandlers } from './resources.ts';
 import { TransferService } from './service.ts';
 
 export function mountTransferRoutes(router: CloudRouter, s: CloudServices): void {
-  const transfers = new TransferService({ database: s.database, auth: s.auth, handlers: transferResourceHandlers, mail: s.mail, publicUrl: s.publicUrl });
+  const transfers = new TransferService({
+    database: s.database,
+    auth: s.auth,
+    handlers: transferResourceHandlers,
+    mail: s.mail,
+    publicUrl: s.publicUrl,
+  });
 
   router.add(routes.createTransferRoute, async ({ auth, body }) => transfers.create(userOf(auth), body));
   router.add(routes.listTransfersRoute, async ({ auth }) => transfers.list(userOf(auth)));
-  router.add(routes.acceptTransferRoute, async ({ auth, params }) => transfers.act(userOf(auth), rowId(params.id), 'accept'));
-  router.add(routes.declineTransferRoute, async ({ auth, params }) => transfers.act(userOf(auth), rowId(params.id), 'decline'));
-  router.add(routes.cancelTransferRoute, async ({ auth, params }) => transfers.act(userOf(auth), rowId(params.id), 'cancel'));
+  router.add(routes.acceptTransferRoute, async ({ auth, params }) =>
+    transfers.act(userOf(auth), rowId(params.id), 'accept'),
+  );
+  router.add(routes.declineTransferRoute, async ({ auth, params }) =>
+    transfers.act(userOf(auth), rowId(params.id), 'decline'),
+  );
+  router.add(routes.cancelTransferRoute, async ({ auth, params }) =>
+    transfers.act(userOf(auth), rowId(params.id), 'cancel'),
+  );
 }

@@ -66,7 +66,9 @@ export class TransferService {
 
   /** Marks every pending transfer past its expiry as expired. */
   private async expireDue(): Promise<void> {
-    await this.db.update(transfers).set({ status: 'expired' })
+    await this.db
+      .update(transfers)
+      .set({ status: 'expired' })
       .where(and(eq(transfers.status, 'pending'), lte(transfers.expiresAt, this.now().toISOString())));
   }
 
@@ -81,28 +83,39 @@ export class TransferService {
 
   async create(userId: string, input: z.output<typeof CreateTransferBody>): Promise<Transfer> {
     const me = await this.deps.auth.getUser(userId);
-    if (input.to_email === normalizeEmail(me.email)) throw badRequest('to_email: cannot transfer a resource to yourself');
+    if (input.to_email === normalizeEmail(me.email))
+      throw badRequest('to_email: cannot transfer a resource to yourself');
     if (!(await this.owns(userId, input.resource_type, input.resource_id))) throw badRequest(NOT_OWNED);
     await this.expireDue();
-    const pending = await this.db.select({ id: transfers.id }).from(transfers).where(and(
-      eq(transfers.resourceType, input.resource_type),
-      eq(transfers.resourceId, input.resource_id),
-      eq(transfers.status, 'pending'),
-    )).get();
+    const pending = await this.db
+      .select({ id: transfers.id })
+      .from(transfers)
+      .where(
+        and(
+          eq(transfers.resourceType, input.resource_type),
+          eq(transfers.resourceId, input.resource_id),
+          eq(transfers.status, 'pending'),
+        ),
+      )
+      .get();
     if (pending) throw conflict(`transfer ${pending.id} of this resource is already pending; cancel it first`);
     const at = this.now();
     const row = await this.deps.database.transaction(async () => {
-      const inserted = await this.db.insert(transfers).values({
-      fromUserId: userId,
-      toEmail: input.to_email,
-      resourceType: input.resource_type,
-      resourceId: input.resource_id,
-      status: 'pending',
-      metadata: input.metadata == null ? null : JSON.stringify(input.metadata),
-      createdAt: at.toISOString(),
-      expiresAt: new Date(at.getTime() + TRANSFER_TTL_MS).toISOString(),
-      respondedAt: null,
-    }).returning().get();
+      const inserted = await this.db
+        .insert(transfers)
+        .values({
+          fromUserId: userId,
+          toEmail: input.to_email,
+          resourceType: input.resource_type,
+          resourceId: input.resource_id,
+          status: 'pending',
+          metadata: input.metadata == null ? null : JSON.stringify(input.metadata),
+          createdAt: at.toISOString(),
+          expiresAt: new Date(at.getTime() + TRANSFER_TTL_MS).toISOString(),
+          respondedAt: null,
+        })
+        .returning()
+        .get();
       // In the same transaction: the mail exists exactly when the transfer does.
       await this.queueRequestMail(inserted, me);
       return inserted;
@@ -114,9 +127,18 @@ export class TransferService {
     if (!this.deps.mail) return;
     const base = this.deps.publicUrl?.() ?? 'http://localhost';
     const name = metadataName(row.metadata) ?? row.resourceId;
-    const rendered = renderMail('transfer_request', 'en', {
-      sender: sender.name || sender.email, resource: row.resourceType, name, email: row.toEmail, expires: row.expiresAt.slice(0, 10),
-    }, { link: `${base}/transfers/${row.id}` });
+    const rendered = renderMail(
+      'transfer_request',
+      'en',
+      {
+        sender: sender.name || sender.email,
+        resource: row.resourceType,
+        name,
+        email: row.toEmail,
+        expires: row.expiresAt.slice(0, 10),
+      },
+      { link: `${base}/transfers/${row.id}` },
+    );
     await this.deps.mail.enqueue({ kind: 'transfer_request', ref: `transfer:${row.id}`, to: row.toEmail, ...rendered });
   }
 
@@ -126,17 +148,28 @@ export class TransferService {
     const sender = await this.db.select({ email: users.email }).from(users).where(eq(users.id, row.fromUserId)).get();
     if (!sender) return;
     const rendered = renderMail('transfer_outcome', 'en', {
-      recipient: row.toEmail, resource: row.resourceType, name: metadataName(row.metadata) ?? row.resourceId, outcome: row.status,
+      recipient: row.toEmail,
+      resource: row.resourceType,
+      name: metadataName(row.metadata) ?? row.resourceId,
+      outcome: row.status,
     });
-    await this.deps.mail.enqueue({ kind: 'transfer_outcome', ref: `transfer-outcome:${row.id}`, to: sender.email, ...rendered });
+    await this.deps.mail.enqueue({
+      kind: 'transfer_outcome',
+      ref: `transfer-outcome:${row.id}`,
+      to: sender.email,
+      ...rendered,
+    });
   }
 
   async list(userId: string): Promise<Transfer[]> {
     const me = await this.deps.auth.getUser(userId);
     await this.expireDue();
-    const rows = await this.db.select().from(transfers)
+    const rows = await this.db
+      .select()
+      .from(transfers)
       .where(or(eq(transfers.fromUserId, userId), eq(transfers.toEmail, normalizeEmail(me.email))))
-      .orderBy(desc(transfers.id)).all();
+      .orderBy(desc(transfers.id))
+      .all();
     return rows.filter((r) => r.fromUserId === userId || isRecipient(me, r)).map((r) => this.toTransfer(r, userId));
   }
 
@@ -154,14 +187,21 @@ export class TransferService {
     // An account that may not claim it is a third party: 404, as if the transfer did not exist.
     if (!row || (!isSender && !recipient)) throw notFound('transfer not found');
     if (action === 'cancel' ? !isSender : !recipient) {
-      throw forbidden(action === 'cancel' ? 'only the sender can cancel a transfer' : 'only the recipient can accept or decline a transfer');
+      throw forbidden(
+        action === 'cancel'
+          ? 'only the sender can cancel a transfer'
+          : 'only the recipient can accept or decline a transfer',
+      );
     }
     if (row.status !== 'pending') throw conflict(`transfer is ${row.status}`);
     if (action !== 'accept') {
       const updated = await this.deps.database.transaction(async () => {
-        const done = await this.db.update(transfers)
+        const done = await this.db
+          .update(transfers)
           .set({ status: action === 'decline' ? 'declined' : 'cancelled', respondedAt: this.now().toISOString() })
-          .where(and(eq(transfers.id, row.id), eq(transfers.status, 'pending'))).returning().get();
+          .where(and(eq(transfers.id, row.id), eq(transfers.status, 'pending')))
+          .returning()
+          .get();
         if (done && action === 'decline') await this.queueOutcomeMail(done);
         return done;
       });
@@ -172,25 +212,35 @@ export class TransferService {
   }
 
   private async accept(row: TransferRow, recipientId: string): Promise<Transfer> {
-    const outcome = await this.deps.database.transaction(async (): Promise<{ updated?: TransferRow; conflict?: string }> => {
-      const at = this.now().toISOString();
-      const current = await this.db.select().from(transfers).where(eq(transfers.id, row.id)).get();
-      if (!current || current.status !== 'pending') return { conflict: `transfer is ${current?.status ?? 'gone'}` };
-      if (current.expiresAt <= at) {
-        await this.db.update(transfers).set({ status: 'expired' }).where(eq(transfers.id, row.id));
-        return { conflict: 'transfer is expired' };
-      }
-      if (!(await this.owns(current.fromUserId, current.resourceType, current.resourceId))) {
-        await this.db.update(transfers).set({ status: 'cancelled', respondedAt: at }).where(eq(transfers.id, row.id));
-        return { conflict: 'the sender no longer owns this resource; the transfer was cancelled' };
-      }
-      // A handler may refuse with an HttpError (e.g. a name clash): that rolls everything back.
-      await this.deps.handlers[current.resourceType as TransferResourceType]!.moveTo(this.db, current.resourceId, recipientId);
-      const updated = await this.db.update(transfers).set({ status: 'accepted', respondedAt: at })
-        .where(eq(transfers.id, row.id)).returning().get();
-      if (updated) await this.queueOutcomeMail(updated);
-      return { updated };
-    });
+    const outcome = await this.deps.database.transaction(
+      async (): Promise<{ updated?: TransferRow; conflict?: string }> => {
+        const at = this.now().toISOString();
+        const current = await this.db.select().from(transfers).where(eq(transfers.id, row.id)).get();
+        if (!current || current.status !== 'pending') return { conflict: `transfer is ${current?.status ?? 'gone'}` };
+        if (current.expiresAt <= at) {
+          await this.db.update(transfers).set({ status: 'expired' }).where(eq(transfers.id, row.id));
+          return { conflict: 'transfer is expired' };
+        }
+        if (!(await this.owns(current.fromUserId, current.resourceType, current.resourceId))) {
+          await this.db.update(transfers).set({ status: 'cancelled', respondedAt: at }).where(eq(transfers.id, row.id));
+          return { conflict: 'the sender no longer owns this resource; the transfer was cancelled' };
+        }
+        // A handler may refuse with an HttpError (e.g. a name clash): that rolls everything back.
+        await this.deps.handlers[current.resourceType as TransferResourceType]!.moveTo(
+          this.db,
+          current.resourceId,
+          recipientId,
+        );
+        const updated = await this.db
+          .update(transfers)
+          .set({ status: 'accepted', respondedAt: at })
+          .where(eq(transfers.id, row.id))
+          .returning()
+          .get();
+        if (updated) await this.queueOutcomeMail(updated);
+        return { updated };
+      },
+    );
     if (outcome.updated === undefined) throw new HttpError(409, outcome.conflict ?? 'transfer is no longer pending');
     return this.toTransfer(outcome.updated, recipientId);
   }

@@ -3,8 +3,12 @@ import { startTestCloud, type TestCloud } from '../testing/harness.ts';
 import { makeOrg, share } from '../zones/testing.ts';
 
 let t: TestCloud;
-beforeAll(async () => { t = await startTestCloud(); });
-afterAll(async () => { await t.stop(); });
+beforeAll(async () => {
+  t = await startTestCloud();
+});
+afterAll(async () => {
+  await t.stop();
+});
 
 const zoneBody = { name: 'Home', icon: 'mdi:home', latitude: 1, longitude: 2, radius: 50 };
 const config = { views: [{ title: 'v', cards: [] }] };
@@ -14,7 +18,10 @@ async function zoneOf(u: { token: string }, org?: string) {
   return (await t.post('/v1/zones', { token: u.token, org, body: zoneBody })).body;
 }
 const offer = (from: { token: string }, to: string, type: string, id: string | number, extra: object = {}) =>
-  t.post('/v1/transfers', { token: from.token, body: { to_email: to, resource_type: type, resource_id: String(id), ...extra } });
+  t.post('/v1/transfers', {
+    token: from.token,
+    body: { to_email: to, resource_type: type, resource_id: String(id), ...extra },
+  });
 
 describe('POST /v1/transfers', () => {
   it('creates a pending transfer that expires in 7 days', async () => {
@@ -25,9 +32,17 @@ describe('POST /v1/transfers', () => {
     const res = await offer(a, b.email.toUpperCase(), 'zone', zone.id, { metadata: { note: 'for you' } });
     expect(res.status).toBe(201);
     expect(res.body).toEqual({
-      id: expect.any(Number), from_user_id: a.id, to_email: b.email, resource_type: 'zone', resource_id: String(zone.id),
-      status: 'pending', metadata: { note: 'for you' }, created_at: expect.any(String), expires_at: expect.any(String),
-      responded_at: null, direction: 'sent',
+      id: expect.any(Number),
+      from_user_id: a.id,
+      to_email: b.email,
+      resource_type: 'zone',
+      resource_id: String(zone.id),
+      status: 'pending',
+      metadata: { note: 'for you' },
+      created_at: expect.any(String),
+      expires_at: expect.any(String),
+      responded_at: null,
+      direction: 'sent',
     });
     const ttl = Date.parse(res.body.expires_at) - Date.parse(res.body.created_at);
     expect(ttl).toBe(7 * DAY);
@@ -47,7 +62,9 @@ describe('POST /v1/transfers', () => {
     expect(notOwned.body).toEqual({ message: 'resource not found or not owned' });
     expect((await offer(a, b.email, 'zone', 999999)).body).toEqual({ message: 'resource not found or not owned' });
     expect((await offer(a, b.email, 'zone', 'abc')).body).toEqual({ message: 'resource not found or not owned' });
-    expect((await offer(a, b.email, 'physical_device', 1)).body).toEqual({ message: 'resource not found or not owned' });
+    expect((await offer(a, b.email, 'physical_device', 1)).body).toEqual({
+      message: 'resource not found or not owned',
+    });
     expect((await offer(a, b.email, 'organization', 'x')).status).toBe(400);
     const myZone = await zoneOf(a);
     const self = await offer(a, a.email, 'zone', myZone.id);
@@ -55,7 +72,7 @@ describe('POST /v1/transfers', () => {
     expect(self.body.message).toMatch(/^to_email: .*yourself/);
   });
 
-  it('requires manage rights: an org member cannot transfer another member\'s org zone, the admin can', async () => {
+  it("requires manage rights: an org member cannot transfer another member's org zone, the admin can", async () => {
     const admin = await t.user();
     const member = await t.user();
     const org = await makeOrg(t, admin, [member]);
@@ -81,7 +98,9 @@ describe('POST /v1/transfers', () => {
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect(res.body.message).toMatch(message);
     }
-    const noAuth = await t.post('/v1/transfers', { body: { to_email: 'b@example.test', resource_type: 'zone', resource_id: '1' } });
+    const noAuth = await t.post('/v1/transfers', {
+      body: { to_email: 'b@example.test', resource_type: 'zone', resource_id: '1' },
+    });
     expect(noAuth.status).toBe(401);
     expect(noAuth.body).toEqual({ error: 'unauthorized' });
     expect((await t.get('/v1/transfers')).status).toBe(401);
@@ -110,7 +129,12 @@ describe('lifecycle', () => {
 
     const accepted = await t.post(`/v1/transfers/${tr.id}/accept`, { token: b.token });
     expect(accepted.status).toBe(200);
-    expect(accepted.body).toMatchObject({ id: tr.id, status: 'accepted', direction: 'received', responded_at: expect.any(String) });
+    expect(accepted.body).toMatchObject({
+      id: tr.id,
+      status: 'accepted',
+      direction: 'received',
+      responded_at: expect.any(String),
+    });
 
     const bZones = (await t.get('/v1/zones', { token: b.token })).body;
     expect(bZones).toEqual([expect.objectContaining({ id: zone.id, user_id: b.id, org_id: null, name: 'Home' })]);
@@ -161,7 +185,9 @@ describe('lifecycle', () => {
     expect(declined.status).toBe(200);
     expect(declined.body).toMatchObject({ status: 'declined', responded_at: expect.any(String) });
     expect((await t.get(`/v1/zones/${zone.id}`, { token: a.token })).body.user_id).toBe(a.id);
-    expect((await t.post(`/v1/transfers/${tr.id}/accept`, { token: b.token })).body).toEqual({ message: 'transfer is declined' });
+    expect((await t.post(`/v1/transfers/${tr.id}/accept`, { token: b.token })).body).toEqual({
+      message: 'transfer is declined',
+    });
     // a new offer is possible once the old one is settled
     expect((await offer(a, b.email, 'zone', zone.id)).status).toBe(201);
   });
@@ -248,7 +274,9 @@ describe('who may claim a transfer: the account whose verified address it was se
     expect((await t.get('/v1/transfers', { token: a.token })).body).toEqual([tr]);
 
     await t.sql('UPDATE users SET email_verified = 1 WHERE id = ?', [late.id]);
-    expect((await t.get('/v1/transfers', { token: late.token })).body.map((x: any) => [x.id, x.direction])).toEqual([[tr.id, 'received']]);
+    expect((await t.get('/v1/transfers', { token: late.token })).body.map((x: any) => [x.id, x.direction])).toEqual([
+      [tr.id, 'received'],
+    ]);
     const accepted = await t.post(`/v1/transfers/${tr.id}/accept`, { token: late.token });
     expect(accepted.status).toBe(200);
     expect((await t.get(`/v1/zones/${zone.id}`, { token: late.token })).body.user_id).toBe(late.id);
@@ -260,11 +288,16 @@ describe('who may claim a transfer: the account whose verified address it was se
     const legacy = await t.user();
     // a row written before addresses were lower-cased on the way in
     await t.sql('UPDATE users SET email = ? WHERE id = ?', [legacy.email.toUpperCase(), legacy.id]);
-    for (const [recipient, address] of [[b, b.email.toUpperCase()], [legacy, legacy.email]] as const) {
+    for (const [recipient, address] of [
+      [b, b.email.toUpperCase()],
+      [legacy, legacy.email],
+    ] as const) {
       const zone = await zoneOf(a);
       const tr = (await offer(a, address, 'zone', zone.id)).body;
       expect(tr.to_email).toBe(address.toLowerCase());
-      expect((await t.get('/v1/transfers', { token: recipient.token })).body.map((x: any) => [x.id, x.direction])).toEqual([[tr.id, 'received']]);
+      expect(
+        (await t.get('/v1/transfers', { token: recipient.token })).body.map((x: any) => [x.id, x.direction]),
+      ).toEqual([[tr.id, 'received']]);
       const accepted = await t.post(`/v1/transfers/${tr.id}/accept`, { token: recipient.token });
       expect(accepted.status).toBe(200);
       expect((await t.get(`/v1/zones/${zone.id}`, { token: recipient.token })).body.user_id).toBe(recipient.id);

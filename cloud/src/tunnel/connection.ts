@@ -3,7 +3,12 @@ import type WebSocket from 'ws';
 import { tunnel } from '@smarthome/protocol';
 import { JsonTooDeepError, MAX_TUNNEL_JSON_DEPTH, describeZodError, parseJson } from '@smarthome/protocol/server';
 
-export interface RpcResult { status: number; body: unknown; headers?: Record<string, string>; encoding?: 'base64' }
+export interface RpcResult {
+  status: number;
+  body: unknown;
+  headers?: Record<string, string>;
+  encoding?: 'base64';
+}
 
 export class EdgeOfflineError extends Error {}
 export class EdgeTimeoutError extends Error {}
@@ -25,7 +30,11 @@ export const defaultConnectionLimits: ConnectionLimits = {
   heartbeatMs: 5_000,
 };
 
-interface Pending { resolve: (r: RpcResult) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }
+interface Pending {
+  resolve: (r: RpcResult) => void;
+  reject: (e: Error) => void;
+  timer: NodeJS.Timeout;
+}
 
 /**
  * One edge's tunnel on the cloud side: validated messages in both directions, RPCs with
@@ -53,10 +62,15 @@ export class EdgeConnection {
     this.socket.on('message', (data, isBinary) => this.receive(data as Buffer, isBinary));
     this.socket.on('close', () => this.closedByPeer());
     this.socket.on('error', () => this.socket.terminate());
-    this.socket.on('pong', () => { this.alive = true; });
+    this.socket.on('pong', () => {
+      this.alive = true;
+    });
     // A peer that stops answering pings (power cut, NAT drop) is cut after two intervals.
     this.heartbeat = setInterval(() => {
-      if (!this.alive) { this.socket.terminate(); return; }
+      if (!this.alive) {
+        this.socket.terminate();
+        return;
+      }
       this.alive = false;
       this.socket.ping();
     }, this.limits.heartbeatMs);
@@ -64,7 +78,10 @@ export class EdgeConnection {
   }
 
   private receive(data: Buffer, isBinary: boolean): void {
-    if (isBinary) { this.onProtocolError('binary frames are not part of the protocol'); return; }
+    if (isBinary) {
+      this.onProtocolError('binary frames are not part of the protocol');
+      return;
+    }
     let raw: unknown;
     try {
       raw = parseJson(data.toString('utf8'), MAX_TUNNEL_JSON_DEPTH);
@@ -73,7 +90,10 @@ export class EdgeConnection {
       return;
     }
     const parsed = tunnel.EdgeToCloud.safeParse(raw);
-    if (!parsed.success) { this.onProtocolError(describeZodError(parsed.error)); return; }
+    if (!parsed.success) {
+      this.onProtocolError(describeZodError(parsed.error));
+      return;
+    }
     const msg = parsed.data;
     if (msg.type === 'response') {
       const p = this.pending.get(msg.id);
@@ -83,7 +103,10 @@ export class EdgeConnection {
       p.resolve({ status: msg.status, body: msg.body, headers: msg.headers, encoding: msg.encoding });
       return;
     }
-    if (msg.type === 'ping') { this.send({ type: 'pong', ts: msg.ts }); return; }
+    if (msg.type === 'ping') {
+      this.send({ type: 'pong', ts: msg.ts });
+      return;
+    }
     this.onMessage(msg);
   }
 
@@ -95,7 +118,9 @@ export class EdgeConnection {
   }
 
   get congested(): boolean {
-    return this.socket.bufferedAmount > this.limits.maxBufferedBytes || this.pending.size >= this.limits.maxPendingRequests;
+    return (
+      this.socket.bufferedAmount > this.limits.maxBufferedBytes || this.pending.size >= this.limits.maxPendingRequests
+    );
   }
 
   /** An HTTP-shaped call into the edge's local API. */
@@ -105,7 +130,10 @@ export class EdgeConnection {
     if (this.congested) return Promise.reject(new EdgeBusyError());
     const id = randomUUID();
     return new Promise<RpcResult>((resolve, reject) => {
-      const timer = setTimeout(() => { this.pending.delete(id); reject(new EdgeTimeoutError()); }, timeoutMs);
+      const timer = setTimeout(() => {
+        this.pending.delete(id);
+        reject(new EdgeTimeoutError());
+      }, timeoutMs);
       this.pending.set(id, { resolve, reject, timer });
       if (!this.send({ type: 'request', id, ...req })) {
         clearTimeout(timer);

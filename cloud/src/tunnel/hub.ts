@@ -6,7 +6,13 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { tunnel, type EntityState, type ws } from '@smarthome/protocol';
 import { rejectUpgrade, toHttpError, type UpgradeRegistry } from '@smarthome/protocol/server';
 import type { Logger } from '../log.ts';
-import { EdgeConnection, EdgeOfflineError, defaultConnectionLimits, type ConnectionLimits, type RpcResult } from './connection.ts';
+import {
+  EdgeConnection,
+  EdgeOfflineError,
+  defaultConnectionLimits,
+  type ConnectionLimits,
+  type RpcResult,
+} from './connection.ts';
 
 export const TUNNEL_PATH = '/v1/edge/connect';
 /** deltas applied in one unit at most (bounds a transaction's length) */
@@ -24,7 +30,11 @@ export interface TunnelDeps {
    * Applies consecutive deltas of one edge as one unit, `lastSeq` being the last one's; returns,
    * per delta, the entity's previous state for state deltas (for state_changed fan-out).
    */
-  applyDeltas(edgeId: number, lastSeq: number, deltas: tunnel.Delta[]): Promise<({ oldState?: EntityState | null } | void)[]>;
+  applyDeltas(
+    edgeId: number,
+    lastSeq: number,
+    deltas: tunnel.Delta[],
+  ): Promise<({ oldState?: EntityState | null } | void)[]>;
   markOnline(edgeId: number, hello: { edge_version: string; hostname?: string }): Promise<void>;
   markOffline(edgeId: number): Promise<void>;
   limits?: Partial<ConnectionLimits>;
@@ -68,7 +78,8 @@ export class TunnelHub extends EventEmitter {
   private upgrades: UpgradeRegistry | null = null;
   /** scale-out: other replicas' tunnels (see useRemote) */
   private remote: RemoteTunnel | null = null;
-  private readonly onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => void this.upgrade(req, socket, head);
+  private readonly onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) =>
+    void this.upgrade(req, socket, head);
 
   constructor(deps: TunnelDeps) {
     super();
@@ -105,7 +116,9 @@ export class TunnelHub extends EventEmitter {
    * the markOnline/markOffline of its connections, so it cannot overtake a disconnect.
    */
   ifConnected(edgeId: number, work: () => Promise<unknown>): void {
-    this.enqueue(edgeId, async () => { if (this.connections.has(edgeId)) await work(); });
+    this.enqueue(edgeId, async () => {
+      if (this.connections.has(edgeId)) await work();
+    });
   }
 
   /** Drops an edge's tunnel at once (revocation), on whichever replica holds it. */
@@ -119,13 +132,22 @@ export class TunnelHub extends EventEmitter {
     this.connections.get(edgeId)?.close(code, reason);
   }
 
-  async request(edgeId: number, req: Omit<tunnel.TunnelRequest, 'type' | 'id'>, timeoutMs?: number): Promise<RpcResult> {
-    if (!this.connections.has(edgeId) && this.remote) return this.remote.request(edgeId, req, timeoutMs ?? this.limits.rpcTimeoutMs);
+  async request(
+    edgeId: number,
+    req: Omit<tunnel.TunnelRequest, 'type' | 'id'>,
+    timeoutMs?: number,
+  ): Promise<RpcResult> {
+    if (!this.connections.has(edgeId) && this.remote)
+      return this.remote.request(edgeId, req, timeoutMs ?? this.limits.rpcTimeoutMs);
     return this.requestLocal(edgeId, req, timeoutMs);
   }
 
   /** An RPC on a tunnel held by this process only. */
-  async requestLocal(edgeId: number, req: Omit<tunnel.TunnelRequest, 'type' | 'id'>, timeoutMs?: number): Promise<RpcResult> {
+  async requestLocal(
+    edgeId: number,
+    req: Omit<tunnel.TunnelRequest, 'type' | 'id'>,
+    timeoutMs?: number,
+  ): Promise<RpcResult> {
     const conn = this.connections.get(edgeId);
     if (!conn) throw new EdgeOfflineError();
     return conn.request(req, timeoutMs);
@@ -143,7 +165,10 @@ export class TunnelHub extends EventEmitter {
       rejectUpgrade(socket, answer.status, answer.body(), answer.headers);
       return;
     }
-    if (!edge) { rejectUpgrade(socket, 401, { error: 'unauthorized' }, { 'WWW-Authenticate': 'Bearer' }); return; }
+    if (!edge) {
+      rejectUpgrade(socket, 401, { error: 'unauthorized' }, { 'WWW-Authenticate': 'Bearer' });
+      return;
+    }
     const edgeId = edge.id;
     this.wss.handleUpgrade(req, socket, head, (ws) => this.attach(edgeId, ws));
   }
@@ -162,7 +187,10 @@ export class TunnelHub extends EventEmitter {
     // message closes the batch, so order is kept.
     let openBatch: tunnel.DeltaMessage[] | null = null;
     conn.onMessage = (msg) => {
-      if (!greeted && msg.type !== 'hello') { conn.close(4002, 'hello expected'); return; }
+      if (!greeted && msg.type !== 'hello') {
+        conn.close(4002, 'hello expected');
+        return;
+      }
       if (msg.type === 'delta') {
         if (!openBatch || openBatch.length >= MAX_DELTA_BATCH) {
           const batch: tunnel.DeltaMessage[] = [];
@@ -176,7 +204,11 @@ export class TunnelHub extends EventEmitter {
         return;
       }
       openBatch = null;
-      this.enqueue(edgeId, () => this.handle(conn, msg, () => { greeted = true; }));
+      this.enqueue(edgeId, () =>
+        this.handle(conn, msg, () => {
+          greeted = true;
+        }),
+      );
     };
     conn.onClose = () => {
       if (this.connections.get(edgeId) !== conn) return;
@@ -191,12 +223,21 @@ export class TunnelHub extends EventEmitter {
   private async applyBatch(conn: EdgeConnection, batch: tunnel.DeltaMessage[]): Promise<void> {
     const edgeId = conn.edgeId;
     const last = batch[batch.length - 1]!.seq;
-    const outs = await this.deps.applyDeltas(edgeId, last, batch.map((m) => m.delta));
+    const outs = await this.deps.applyDeltas(
+      edgeId,
+      last,
+      batch.map((m) => m.delta),
+    );
     conn.send({ type: 'ack', seq: last });
     batch.forEach((msg, i) => {
       if (msg.delta.kind !== 'state') return;
       const out = outs[i];
-      const changed: StateChanged = { edgeId, entity_id: msg.delta.state.entity_id, old_state: (out && out.oldState) ?? null, new_state: msg.delta.state };
+      const changed: StateChanged = {
+        edgeId,
+        entity_id: msg.delta.state.entity_id,
+        old_state: (out && out.oldState) ?? null,
+        new_state: msg.delta.state,
+      };
       this.emit('state_changed', changed);
     });
   }
@@ -205,7 +246,9 @@ export class TunnelHub extends EventEmitter {
     const prev = this.queues.get(edgeId) ?? Promise.resolve();
     const next = prev.then(work).catch((err) => this.deps.log.error('tunnel message failed', err, { edgeId }));
     this.queues.set(edgeId, next);
-    void next.then(() => { if (this.queues.get(edgeId) === next) this.queues.delete(edgeId); });
+    void next.then(() => {
+      if (this.queues.get(edgeId) === next) this.queues.delete(edgeId);
+    });
   }
 
   /** Every message but deltas (applyBatch takes those). */
@@ -214,7 +257,11 @@ export class TunnelHub extends EventEmitter {
     switch (msg.type) {
       case 'hello': {
         if (msg.protocol !== tunnel.TUNNEL_PROTOCOL_VERSION) {
-          conn.send({ type: 'error', code: 'protocol_version', message: `cloud speaks protocol ${tunnel.TUNNEL_PROTOCOL_VERSION}` });
+          conn.send({
+            type: 'error',
+            code: 'protocol_version',
+            message: `cloud speaks protocol ${tunnel.TUNNEL_PROTOCOL_VERSION}`,
+          });
           conn.close(4001, 'unsupported protocol version');
           return;
         }
@@ -223,7 +270,13 @@ export class TunnelHub extends EventEmitter {
         // Resume only when both sides agree on a point the mirror has reached.
         const acked = msg.resume_from !== null && last !== null && last >= msg.resume_from ? last : null;
         await this.deps.markOnline(edgeId, { edge_version: msg.edge_version, hostname: msg.hostname });
-        conn.send({ type: 'welcome', protocol: tunnel.TUNNEL_PROTOCOL_VERSION, edge_id: edgeId, acked_seq: acked, heartbeat_ms: this.limits.heartbeatMs });
+        conn.send({
+          type: 'welcome',
+          protocol: tunnel.TUNNEL_PROTOCOL_VERSION,
+          edge_id: edgeId,
+          acked_seq: acked,
+          heartbeat_ms: this.limits.heartbeatMs,
+        });
         this.emit('edge_online', edgeId);
         return;
       }
@@ -236,7 +289,10 @@ export class TunnelHub extends EventEmitter {
         // state_changed comes as deltas (with the mirror's old state): an edge never sends it as an event
         if (msg.event_type === 'state_changed') return;
         const event: ws.BusEvent = {
-          event_type: msg.event_type, data: msg.data, origin: msg.origin ?? 'LOCAL', time_fired: msg.time_fired ?? new Date().toISOString(),
+          event_type: msg.event_type,
+          data: msg.data,
+          origin: msg.origin ?? 'LOCAL',
+          time_fired: msg.time_fired ?? new Date().toISOString(),
           context: msg.context ?? { id: randomUUID(), parent_id: null, user_id: null },
         };
         const out: EdgeEvent = { edgeId, event };

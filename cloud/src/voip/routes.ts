@@ -11,7 +11,10 @@ import { VoipService } from './service.ts';
 export const voipKeyFile = (dataDir: string) => path.join(dataDir, 'voip-secret.key');
 
 export function mountVoipRoutes(router: CloudRouter, s: CloudServices): void {
-  const voip = new VoipService(() => s.database.db, new SecretBox(voipKeyFile(s.config.dataDir), s.config.voipSecretKey ?? null));
+  const voip = new VoipService(
+    () => s.database.db,
+    new SecretBox(voipKeyFile(s.config.dataDir), s.config.voipSecretKey ?? null),
+  );
   const scopeOf = (c: Parameters<typeof resolveScope>[1], auth: Parameters<typeof userOf>[0]) =>
     resolveScope(s.database.db, c, userOf(auth));
 

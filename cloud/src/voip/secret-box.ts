@@ -46,7 +46,12 @@ export class SecretBox {
     const cipher = createCipheriv('aes-256-gcm', this.loadKey(), iv);
     cipher.setAAD(AAD);
     const data = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
-    return [FORMAT, iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), data.toString('base64url')].join(':');
+    return [
+      FORMAT,
+      iv.toString('base64url'),
+      cipher.getAuthTag().toString('base64url'),
+      data.toString('base64url'),
+    ].join(':');
   }
 
   decrypt(sealed: string): string {
@@ -62,6 +67,7 @@ export class SecretBox {
 /** VOIP_SECRET_KEY: 32 bytes in base64 (what voip-secret.key holds). */
 export function parseSecretKey(text: string): Buffer {
   const key = Buffer.from(text.trim(), 'base64');
-  if (key.length !== 32 || key.toString('base64') !== text.trim()) throw new Error('VOIP_SECRET_KEY must be 32 bytes in base64 (the content of a voip-secret.key)');
+  if (key.length !== 32 || key.toString('base64') !== text.trim())
+    throw new Error('VOIP_SECRET_KEY must be 32 bytes in base64 (the content of a voip-secret.key)');
   return key;
 }

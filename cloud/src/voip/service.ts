@@ -35,19 +35,23 @@ export class VoipService {
   }
 
   async create(scope: Scope, input: z.output<typeof CreateVoipAccountBody>): Promise<VoipAccount> {
-    const row = await this.db().insert(voipAccounts).values({
-      userId: scope.userId,
-      orgId: scope.orgId,
-      name: input.name,
-      server: input.server,
-      domain: input.domain ?? null,
-      port: input.port,
-      transport: input.transport,
-      username: input.username,
-      passwordEnc: this.box.encrypt(input.password),
-      displayName: input.display_name ?? null,
-      createdAt: new Date().toISOString(),
-    }).returning().get();
+    const row = await this.db()
+      .insert(voipAccounts)
+      .values({
+        userId: scope.userId,
+        orgId: scope.orgId,
+        name: input.name,
+        server: input.server,
+        domain: input.domain ?? null,
+        port: input.port,
+        transport: input.transport,
+        username: input.username,
+        passwordEnc: this.box.encrypt(input.password),
+        displayName: input.display_name ?? null,
+        createdAt: new Date().toISOString(),
+      })
+      .returning()
+      .get();
     return toVoipAccount(row);
   }
 
@@ -61,7 +65,8 @@ export class VoipService {
 
   /** 404 when unknown or outside the scope, 403 when can() does not allow deleting it (members, for others' accounts). */
   async remove(scope: Scope, id: number | null): Promise<void> {
-    const row = id === null ? undefined : await this.db().select().from(voipAccounts).where(eq(voipAccounts.id, id)).get();
+    const row =
+      id === null ? undefined : await this.db().select().from(voipAccounts).where(eq(voipAccounts.id, id)).get();
     if (!row || !inScope(row, scope)) throw notFound('voip account not found');
     const resource = { type: 'voip_account' as const, id: String(row.id), ownerId: row.userId, orgId: row.orgId };
     if (!(await can(this.db(), scope.userId, 'manage', resource))) throw forbidden();
@@ -70,7 +75,11 @@ export class VoipService {
 
   /** The SIP password, for whatever registers the account with its server (edges, calls). */
   async password(id: number): Promise<string | null> {
-    const row = await this.db().select({ enc: voipAccounts.passwordEnc }).from(voipAccounts).where(eq(voipAccounts.id, id)).get();
+    const row = await this.db()
+      .select({ enc: voipAccounts.passwordEnc })
+      .from(voipAccounts)
+      .where(eq(voipAccounts.id, id))
+      .get();
     return row ? this.box.decrypt(row.enc) : null;
   }
 }

@@ -8,12 +8,17 @@ import { SecretBox } from './secret-box.ts';
 import { voipKeyFile } from './routes.ts';
 
 let t: TestCloud;
-beforeAll(async () => { t = await startTestCloud(); });
-afterAll(async () => { await t.stop(); });
+beforeAll(async () => {
+  t = await startTestCloud();
+});
+afterAll(async () => {
+  await t.stop();
+});
 
 const sip = { name: 'Front door', server: 'sip.example.test', username: 'door', password: 'S3cret-sip-pass' };
 const storedPassword = async (id: number) =>
-  (await t.sqlOne<{ password_enc: string }>('SELECT password_enc FROM voip_accounts WHERE id = ?', [id]))?.password_enc as string;
+  (await t.sqlOne<{ password_enc: string }>('SELECT password_enc FROM voip_accounts WHERE id = ?', [id]))
+    ?.password_enc as string;
 
 describe('POST /v1/voip-accounts', () => {
   it('creates with defaults, never returns the password, and stores it encrypted', async () => {
@@ -21,8 +26,17 @@ describe('POST /v1/voip-accounts', () => {
     const res = await t.post('/v1/voip-accounts', { token: u.token, body: sip });
     expect(res.status).toBe(201);
     expect(res.body).toEqual({
-      id: expect.any(Number), name: 'Front door', server: 'sip.example.test', domain: null, port: 5060, transport: 'udp',
-      username: 'door', display_name: null, user_id: u.id, org_id: null, created_at: expect.any(String),
+      id: expect.any(Number),
+      name: 'Front door',
+      server: 'sip.example.test',
+      domain: null,
+      port: 5060,
+      transport: 'udp',
+      username: 'door',
+      display_name: null,
+      user_id: u.id,
+      org_id: null,
+      created_at: expect.any(String),
     });
     expect(res.text).not.toContain(sip.password);
     const list = await t.get('/v1/voip-accounts', { token: u.token });
@@ -105,7 +119,9 @@ describe('org scope and DELETE /v1/voip-accounts/{id}', () => {
     const org = await makeOrg(t, admin, [member]);
     const acc = (await t.post('/v1/voip-accounts', { token: admin.token, org, body: sip })).body;
     expect(acc.org_id).toBe(org);
-    expect((await t.get('/v1/voip-accounts', { token: member.token, org })).body.map((a: any) => a.id)).toEqual([acc.id]);
+    expect((await t.get('/v1/voip-accounts', { token: member.token, org })).body.map((a: any) => a.id)).toEqual([
+      acc.id,
+    ]);
     expect((await t.get('/v1/voip-accounts', { token: member.token })).body).toEqual([]);
     expect((await t.get('/v1/voip-accounts', { token: admin.token })).body).toEqual([]);
     // a member may not delete the admin's account; out of scope it is not found
@@ -129,7 +145,9 @@ describe('org scope and DELETE /v1/voip-accounts/{id}', () => {
     const otherOrg = await makeOrg(t, other);
     expect((await t.delete(`/v1/voip-accounts/${acc.id}`, { token: u.token, org: otherOrg })).status).toBe(403);
     expect((await t.delete(`/v1/voip-accounts/${acc.id}`)).status).toBe(401);
-    expect((await t.delete(`/v1/voip-accounts/${acc.id}`, { token: u.token })).body).toEqual({ message: 'voip account deleted' });
+    expect((await t.delete(`/v1/voip-accounts/${acc.id}`, { token: u.token })).body).toEqual({
+      message: 'voip account deleted',
+    });
     for (const id of [String(acc.id), '777777', 'abc']) {
       const res = await t.delete(`/v1/voip-accounts/${id}`, { token: u.token });
       expect(res.status).toBe(404);

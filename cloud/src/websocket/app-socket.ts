@@ -2,7 +2,13 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { ws as proto, type EntityState } from '@smarthome/protocol';
-import { HttpError, JsonTooDeepError, describeZodError, parseJson, type UpgradeRegistry } from '@smarthome/protocol/server';
+import {
+  HttpError,
+  JsonTooDeepError,
+  describeZodError,
+  parseJson,
+  type UpgradeRegistry,
+} from '@smarthome/protocol/server';
 import type { Logger } from '../log.ts';
 import type { EdgeEvent, StateChanged, TunnelHub } from '../tunnel/hub.ts';
 import { TOKEN_EXPIRED, type SessionCredential, type SessionEnd, type SessionRegistry } from './sessions.ts';
@@ -99,8 +105,13 @@ export class AppSocketServer {
       for (const [id, eventType] of session.subscriptions) {
         if (eventType && eventType !== 'state_changed') continue;
         this.send(socket, {
-          id, type: 'event',
-          event: { event_type: 'state_changed', data: { entity_id: e.entity_id, old_state: e.old_state, new_state: e.new_state }, time_fired: new Date().toISOString() },
+          id,
+          type: 'event',
+          event: {
+            event_type: 'state_changed',
+            data: { entity_id: e.entity_id, old_state: e.old_state, new_state: e.new_state },
+            time_fired: new Date().toISOString(),
+          },
         });
       }
     }
@@ -115,7 +126,9 @@ export class AppSocketServer {
   async fanOutEvent(e: EdgeEvent): Promise<void> {
     for (const [socket, session] of this.sessions) {
       if (!session.userId) continue;
-      const ids = [...session.subscriptions].filter(([, type]) => !type || type === e.event.event_type).map(([id]) => id);
+      const ids = [...session.subscriptions]
+        .filter(([, type]) => !type || type === e.event.event_type)
+        .map(([id]) => id);
       if (ids.length === 0) continue;
       if (!(await this.visibilityOf(session)).edges.has(e.edgeId)) continue;
       for (const id of ids) this.send(socket, { id, type: 'event', event: e.event });
@@ -138,7 +151,14 @@ export class AppSocketServer {
 
   private attach(socket: WebSocket): void {
     const session: Session = {
-      userId: null, token: null, expiresAt: null, ended: false, subscriptions: new Map(), visibility: null, visibilityGeneration: 0, unregister: () => {},
+      userId: null,
+      token: null,
+      expiresAt: null,
+      ended: false,
+      subscriptions: new Map(),
+      visibility: null,
+      visibilityGeneration: 0,
+      unregister: () => {},
     };
     this.sessions.set(socket, session);
     socket.on('close', () => {
@@ -146,11 +166,17 @@ export class AppSocketServer {
       this.sessions.delete(socket);
     });
     socket.on('error', () => socket.terminate());
-    socket.on('message', (data) => void this.receive(socket, session, data.toString()).catch((err) => {
-      this.log.error('app socket message failed', err);
-    }));
+    socket.on(
+      'message',
+      (data) =>
+        void this.receive(socket, session, data.toString()).catch((err) => {
+          this.log.error('app socket message failed', err);
+        }),
+    );
     // An unauthenticated socket gets 10 s to authenticate.
-    setTimeout(() => { if (!session.userId) socket.close(4001, 'auth timeout'); }, 10_000).unref();
+    setTimeout(() => {
+      if (!session.userId) socket.close(4001, 'auth timeout');
+    }, 10_000).unref();
     this.send(socket, { type: 'auth_required', ha_version: HA_VERSION });
   }
 
@@ -184,40 +210,72 @@ export class AppSocketServer {
   private async receive(socket: WebSocket, session: Session, text: string): Promise<void> {
     if (session.ended) return;
     let raw: unknown;
-    try { raw = parseJson(text); } catch (err) {
-      this.send(socket, { id: 0, type: 'result', success: false, error: { code: 'invalid_format', message: err instanceof JsonTooDeepError ? err.message : 'malformed JSON' } });
+    try {
+      raw = parseJson(text);
+    } catch (err) {
+      this.send(socket, {
+        id: 0,
+        type: 'result',
+        success: false,
+        error: { code: 'invalid_format', message: err instanceof JsonTooDeepError ? err.message : 'malformed JSON' },
+      });
       return;
     }
     const parsed = proto.WsClientMessage.safeParse(raw);
     const id = typeof (raw as { id?: unknown })?.id === 'number' ? (raw as { id: number }).id : 0;
     if (!parsed.success) {
-      if (!session.userId) { this.send(socket, { type: 'auth_invalid', message: describeZodError(parsed.error) }); socket.close(4001, 'auth invalid'); return; }
-      this.send(socket, { id, type: 'result', success: false, error: { code: 'invalid_format', message: describeZodError(parsed.error) } });
+      if (!session.userId) {
+        this.send(socket, { type: 'auth_invalid', message: describeZodError(parsed.error) });
+        socket.close(4001, 'auth invalid');
+        return;
+      }
+      this.send(socket, {
+        id,
+        type: 'result',
+        success: false,
+        error: { code: 'invalid_format', message: describeZodError(parsed.error) },
+      });
       return;
     }
     const msg = parsed.data;
     if (!session.userId) {
-      if (msg.type !== 'auth') { this.send(socket, { type: 'auth_invalid', message: 'authenticate first' }); socket.close(4001, 'auth required'); return; }
+      if (msg.type !== 'auth') {
+        this.send(socket, { type: 'auth_invalid', message: 'authenticate first' });
+        socket.close(4001, 'auth required');
+        return;
+      }
       const principal = await this.api.authenticate(msg.access_token);
-      if (!principal) { this.send(socket, { type: 'auth_invalid', message: 'invalid access token' }); socket.close(4001, 'auth invalid'); return; }
+      if (!principal) {
+        this.send(socket, { type: 'auth_invalid', message: 'invalid access token' });
+        socket.close(4001, 'auth invalid');
+        return;
+      }
       // The client left, or a second auth message won, while we checked.
       if (socket.readyState !== socket.OPEN || session.userId) return;
       session.userId = principal.userId;
       session.token = msg.access_token;
       session.expiresAt = principal.expiresAt;
       this.send(socket, { type: 'auth_ok', ha_version: HA_VERSION });
-      session.unregister = this.registry.add({ userId: principal.userId, credential: principal.credential, expiresAt: principal.expiresAt }, {
-        end: (why) => this.end(socket, session, why),
-        accessChanged: () => {
-          session.visibility = null;
-          session.visibilityGeneration++;
+      session.unregister = this.registry.add(
+        { userId: principal.userId, credential: principal.credential, expiresAt: principal.expiresAt },
+        {
+          end: (why) => this.end(socket, session, why),
+          accessChanged: () => {
+            session.visibility = null;
+            session.visibilityGeneration++;
+          },
         },
-      });
+      );
       return;
     }
     switch (msg.type) {
       case 'auth':
-        this.send(socket, { id, type: 'result', success: false, error: { code: 'already_authenticated', message: 'already authenticated' } });
+        this.send(socket, {
+          id,
+          type: 'result',
+          success: false,
+          error: { code: 'already_authenticated', message: 'already authenticated' },
+        });
         return;
       case 'subscribe_events':
         session.subscriptions.set(msg.id, msg.event_type);
@@ -225,9 +283,17 @@ export class AppSocketServer {
         return;
       case 'unsubscribe_events': {
         const existed = session.subscriptions.delete(msg.subscription);
-        this.send(socket, existed
-          ? { id: msg.id, type: 'result', success: true, result: null }
-          : { id: msg.id, type: 'result', success: false, error: { code: 'not_found', message: 'subscription not found' } });
+        this.send(
+          socket,
+          existed
+            ? { id: msg.id, type: 'result', success: true, result: null }
+            : {
+                id: msg.id,
+                type: 'result',
+                success: false,
+                error: { code: 'not_found', message: 'subscription not found' },
+              },
+        );
         return;
       }
       case 'get_states':
@@ -244,8 +310,23 @@ export class AppSocketServer {
         } catch (err) {
           const e = err instanceof HttpError ? err : null;
           if (!e) this.log.error('call_service failed', err);
-          const code = e ? (e.status === 403 ? 'unauthorized' : e.status === 404 ? 'not_found' : e.status === 503 ? 'edge_offline' : e.status === 504 ? 'timeout' : 'invalid_format') : 'unknown_error';
-          this.send(socket, { id: msg.id, type: 'result', success: false, error: { code, message: e ? e.expose : 'internal error' } });
+          const code = e
+            ? e.status === 403
+              ? 'unauthorized'
+              : e.status === 404
+                ? 'not_found'
+                : e.status === 503
+                  ? 'edge_offline'
+                  : e.status === 504
+                    ? 'timeout'
+                    : 'invalid_format'
+            : 'unknown_error';
+          this.send(socket, {
+            id: msg.id,
+            type: 'result',
+            success: false,
+            error: { code, message: e ? e.expose : 'internal error' },
+          });
         }
         return;
       }

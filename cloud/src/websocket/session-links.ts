@@ -14,12 +14,16 @@ const CREDENTIALS_REVOKED = 'credentials_revoked';
  * - any access-cache invalidation (a write here, or another replica's notice) makes every
  *   session drop the visibility it derived.
  */
-export function linkSessions(sessions: SessionRegistry, deps: { auth: AuthService; accessCache: AccessCache; cluster: Cluster | null; log: Logger }): void {
+export function linkSessions(
+  sessions: SessionRegistry,
+  deps: { auth: AuthService; accessCache: AccessCache; cluster: Cluster | null; log: Logger },
+): void {
   const { auth, accessCache, cluster, log } = deps;
   accessCache.onInvalidate(() => sessions.accessChanged());
   auth.on('revoked', (revoked) => {
     sessions.revoke(revoked);
-    cluster?.broadcast({ t: CREDENTIALS_REVOKED, revoked })
+    cluster
+      ?.broadcast({ t: CREDENTIALS_REVOKED, revoked })
       .catch((err) => log.warn('revocation broadcast failed', { err: (err as Error).message }));
   });
   cluster?.on('message', (msg) => {

@@ -4,7 +4,14 @@ import { SessionRegistry, type SessionEnd } from './sessions.ts';
 function handle() {
   const ended: SessionEnd[] = [];
   let changes = 0;
-  return { ended, changes: () => changes, end: (why: SessionEnd) => ended.push(why), accessChanged: () => { changes++; } };
+  return {
+    ended,
+    changes: () => changes,
+    end: (why: SessionEnd) => ended.push(why),
+    accessChanged: () => {
+      changes++;
+    },
+  };
 }
 
 const REVOKED = { reason: 'token revoked', message: 'personal access token revoked' };
@@ -27,7 +34,7 @@ describe('SessionRegistry', () => {
     expect(registry.size).toBe(2);
   });
 
-  it('ends a session at its credential\'s expiry, by a timer', async () => {
+  it("ends a session at its credential's expiry, by a timer", async () => {
     const registry = new SessionRegistry();
     const h = handle();
     const start = Date.now();

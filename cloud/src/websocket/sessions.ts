@@ -10,7 +10,10 @@ export interface SessionCredential {
 }
 
 /** Why a session ends: the close reason (code 4001), and the auth_invalid message sent first. */
-export interface SessionEnd { reason: string; message: string }
+export interface SessionEnd {
+  reason: string;
+  message: string;
+}
 
 export const TOKEN_EXPIRED: SessionEnd = { reason: 'token expired', message: 'access token expired' };
 
@@ -22,7 +25,11 @@ export interface SessionHandle {
   accessChanged(): void;
 }
 
-interface Entry { session: SessionCredential; handle: SessionHandle; timer: NodeJS.Timeout | null }
+interface Entry {
+  session: SessionCredential;
+  handle: SessionHandle;
+  timer: NodeJS.Timeout | null;
+}
 
 /** setTimeout's longest delay; a later expiry re-arms. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -41,9 +48,9 @@ export class SessionRegistry {
   add(session: SessionCredential, handle: SessionHandle): () => void {
     const entry: Entry = { session, handle, timer: null };
     let credentials = this.byUser.get(session.userId);
-    if (!credentials) this.byUser.set(session.userId, credentials = new Map());
+    if (!credentials) this.byUser.set(session.userId, (credentials = new Map()));
     let entries = credentials.get(session.credential);
-    if (!entries) credentials.set(session.credential, entries = new Set());
+    if (!entries) credentials.set(session.credential, (entries = new Set()));
     entries.add(entry);
     this.armExpiry(entry);
     return () => this.remove(entry);
@@ -57,11 +64,14 @@ export class SessionRegistry {
       this.end(entry, TOKEN_EXPIRED);
       return;
     }
-    entry.timer = setTimeout(() => {
-      entry.timer = null;
-      if (wait > MAX_TIMER_MS) this.armExpiry(entry);
-      else this.end(entry, TOKEN_EXPIRED);
-    }, Math.min(wait, MAX_TIMER_MS));
+    entry.timer = setTimeout(
+      () => {
+        entry.timer = null;
+        if (wait > MAX_TIMER_MS) this.armExpiry(entry);
+        else this.end(entry, TOKEN_EXPIRED);
+      },
+      Math.min(wait, MAX_TIMER_MS),
+    );
     entry.timer.unref();
   }
 

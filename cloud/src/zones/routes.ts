@@ -13,9 +13,11 @@ export function mountZoneRoutes(router: CloudRouter, s: CloudServices): void {
   router.add(routes.createZoneRoute, async ({ c, auth, body }) => zones.create(await scopeOf(c, auth), body));
   router.add(routes.listZonesRoute, async ({ c, auth }) => zones.list(await scopeOf(c, auth)));
   router.add(routes.getZoneRoute, async ({ c, auth, params }) =>
-    toZone(await zones.load(await scopeOf(c, auth), rowId(params.id), 'view')));
+    toZone(await zones.load(await scopeOf(c, auth), rowId(params.id), 'view')),
+  );
   router.add(routes.patchZoneRoute, async ({ c, auth, params, body }) =>
-    zones.patch(await scopeOf(c, auth), rowId(params.id), body));
+    zones.patch(await scopeOf(c, auth), rowId(params.id), body),
+  );
   router.add(routes.deleteZoneRoute, async ({ c, auth, params }) => {
     await zones.remove(await scopeOf(c, auth), rowId(params.id));
     return { message: 'zone deleted' };

@@ -26,7 +26,12 @@ export function toZone(r: ZoneRow): Zone {
   };
 }
 
-export const zoneResource = (r: ZoneRow) => ({ type: 'zone' as const, id: String(r.id), ownerId: r.userId, orgId: r.orgId });
+export const zoneResource = (r: ZoneRow) => ({
+  type: 'zone' as const,
+  id: String(r.id),
+  ownerId: r.userId,
+  orgId: r.orgId,
+});
 
 /** Zones: circles owned by a user, personal (org_id null) or in one organization. */
 export class ZoneService {
@@ -37,25 +42,27 @@ export class ZoneService {
 
   async create(scope: Scope, input: z.output<typeof CreateZoneBody>): Promise<Zone> {
     const at = now();
-    const row = await this.db().insert(zones).values({
-      userId: scope.userId,
-      orgId: scope.orgId,
-      name: input.name,
-      icon: input.icon,
-      latitude: input.latitude,
-      longitude: input.longitude,
-      radius: input.radius,
-      passive: input.passive,
-      createdAt: at,
-      updatedAt: at,
-    }).returning().get();
+    const row = await this.db()
+      .insert(zones)
+      .values({
+        userId: scope.userId,
+        orgId: scope.orgId,
+        name: input.name,
+        icon: input.icon,
+        latitude: input.latitude,
+        longitude: input.longitude,
+        radius: input.radius,
+        passive: input.passive,
+        createdAt: at,
+        updatedAt: at,
+      })
+      .returning()
+      .get();
     return toZone(row);
   }
 
   async list(scope: Scope): Promise<Zone[]> {
-    const where = scope.orgId
-      ? eq(zones.orgId, scope.orgId)
-      : and(isNull(zones.orgId), eq(zones.userId, scope.userId));
+    const where = scope.orgId ? eq(zones.orgId, scope.orgId) : and(isNull(zones.orgId), eq(zones.userId, scope.userId));
     const rows = await this.db().select().from(zones).where(where).orderBy(asc(zones.id)).all();
     return rows.map(toZone);
   }
@@ -77,7 +84,12 @@ export class ZoneService {
     if (input.longitude !== undefined) changes.longitude = input.longitude;
     if (input.radius !== undefined) changes.radius = input.radius;
     if (input.passive !== undefined) changes.passive = input.passive;
-    const row = await this.db().update(zones).set(changes).where(eq(zones.id, id as number)).returning().get();
+    const row = await this.db()
+      .update(zones)
+      .set(changes)
+      .where(eq(zones.id, id as number))
+      .returning()
+      .get();
     return toZone(row);
   }
 

@@ -7,15 +7,19 @@ import { makeOrg } from './testing.ts';
  * organization against the first tenant's rows: nothing is readable, changeable or listed.
  */
 let t: TestCloud;
-beforeAll(async () => { t = await startTestCloud(); });
-afterAll(async () => { await t.stop(); });
+beforeAll(async () => {
+  t = await startTestCloud();
+});
+afterAll(async () => {
+  await t.stop();
+});
 
 const zoneBody = { name: 'Home', icon: 'mdi:home', latitude: 1, longitude: 2, radius: 50 };
 const config = { views: [{ title: 'v', cards: [{ type: 'x' }] }] };
 const sip = { name: 'sip', server: 'sip.example.test', username: 'u', password: 'pw-secret-1' };
 
 describe('tenant isolation', () => {
-  it('keeps tenant A\'s zones, dashboards, transfers and VoIP accounts away from tenant B', async () => {
+  it("keeps tenant A's zones, dashboards, transfers and VoIP accounts away from tenant B", async () => {
     const a = await t.user();
     const aMember = await t.user();
     const recipient = await t.user();
@@ -30,14 +34,18 @@ describe('tenant isolation', () => {
       ids.dash.push((await t.put('/v1/ui-dashboard', { token: a.token, org, body: { name: 'main', config } })).body.id);
       ids.voip.push((await t.post('/v1/voip-accounts', { token: a.token, org, body: sip })).body.id);
     }
-    const transfer = (await t.post('/v1/transfers', {
-      token: a.token, body: { to_email: recipient.email, resource_type: 'zone', resource_id: String(ids.zone[0]) },
-    })).body;
+    const transfer = (
+      await t.post('/v1/transfers', {
+        token: a.token,
+        body: { to_email: recipient.email, resource_type: 'zone', resource_id: String(ids.zone[0]) },
+      })
+    ).body;
     expect(transfer.status).toBe('pending');
 
     // tenant B has rows of its own, so lists are not trivially empty
     const bZone = (await t.post('/v1/zones', { token: b.token, org: orgB, body: zoneBody })).body.id;
-    const bDash = (await t.put('/v1/ui-dashboard', { token: b.token, org: orgB, body: { name: 'main', config } })).body.id;
+    const bDash = (await t.put('/v1/ui-dashboard', { token: b.token, org: orgB, body: { name: 'main', config } })).body
+      .id;
     const bVoip = (await t.post('/v1/voip-accounts', { token: b.token, org: orgB, body: sip })).body.id;
 
     // lists: personal scope and B's organization never show A's rows; A's organization is 403
@@ -62,7 +70,11 @@ describe('tenant isolation', () => {
       byId.push(['GET', `/v1/zones/${id}`], ['PATCH', `/v1/zones/${id}`, { radius: 1 }], ['DELETE', `/v1/zones/${id}`]);
     }
     for (const id of ids.dash) {
-      byId.push(['GET', `/v1/ui-dashboard/${id}`], ['DELETE', `/v1/ui-dashboard/${id}`], ['PUT', '/v1/ui-dashboard', { id, name: 'pwned', config }]);
+      byId.push(
+        ['GET', `/v1/ui-dashboard/${id}`],
+        ['DELETE', `/v1/ui-dashboard/${id}`],
+        ['PUT', '/v1/ui-dashboard', { id, name: 'pwned', config }],
+      );
     }
     for (const id of ids.voip) byId.push(['DELETE', `/v1/voip-accounts/${id}`]);
     for (const [method, p, body] of byId) {
@@ -79,8 +91,15 @@ describe('tenant isolation', () => {
     expect(sameName.body.id).not.toBe(ids.dash[0]);
 
     // transfers: B can neither offer A's resources nor act on A's transfer
-    for (const [type, id] of [['zone', ids.zone[1]], ['ui_dashboard', ids.dash[0]], ['ui_dashboard', ids.dash[1]]] as const) {
-      const res = await t.post('/v1/transfers', { token: b.token, body: { to_email: b.email.replace('@', '+x@'), resource_type: type, resource_id: String(id) } });
+    for (const [type, id] of [
+      ['zone', ids.zone[1]],
+      ['ui_dashboard', ids.dash[0]],
+      ['ui_dashboard', ids.dash[1]],
+    ] as const) {
+      const res = await t.post('/v1/transfers', {
+        token: b.token,
+        body: { to_email: b.email.replace('@', '+x@'), resource_type: type, resource_id: String(id) },
+      });
       expect(res.status).toBe(400);
       expect(res.body).toEqual({ message: 'resource not found or not owned' });
     }
@@ -89,12 +108,24 @@ describe('tenant isolation', () => {
     }
 
     // and A's data is untouched
-    expect((await t.get('/v1/zones', { token: a.token })).body.map((x: any) => [x.id, x.radius])).toEqual([[ids.zone[0], 50]]);
-    expect((await t.get('/v1/zones', { token: aMember.token, org: orgA })).body.map((x: any) => x.id)).toEqual([ids.zone[1]]);
-    expect((await t.get('/v1/ui-dashboard', { token: a.token })).body.map((x: any) => [x.id, x.name, x.config])).toEqual([[ids.dash[0], 'main', config]]);
-    expect((await t.get('/v1/ui-dashboard', { token: a.token, org: orgA })).body.map((x: any) => x.id)).toEqual([ids.dash[1]]);
+    expect((await t.get('/v1/zones', { token: a.token })).body.map((x: any) => [x.id, x.radius])).toEqual([
+      [ids.zone[0], 50],
+    ]);
+    expect((await t.get('/v1/zones', { token: aMember.token, org: orgA })).body.map((x: any) => x.id)).toEqual([
+      ids.zone[1],
+    ]);
+    expect(
+      (await t.get('/v1/ui-dashboard', { token: a.token })).body.map((x: any) => [x.id, x.name, x.config]),
+    ).toEqual([[ids.dash[0], 'main', config]]);
+    expect((await t.get('/v1/ui-dashboard', { token: a.token, org: orgA })).body.map((x: any) => x.id)).toEqual([
+      ids.dash[1],
+    ]);
     expect((await t.get('/v1/voip-accounts', { token: a.token })).body.map((x: any) => x.id)).toEqual([ids.voip[0]]);
-    expect((await t.get('/v1/voip-accounts', { token: a.token, org: orgA })).body.map((x: any) => x.id)).toEqual([ids.voip[1]]);
-    expect((await t.get('/v1/transfers', { token: a.token })).body.map((x: any) => [x.id, x.status])).toEqual([[transfer.id, 'pending']]);
+    expect((await t.get('/v1/voip-accounts', { token: a.token, org: orgA })).body.map((x: any) => x.id)).toEqual([
+      ids.voip[1],
+    ]);
+    expect((await t.get('/v1/transfers', { token: a.token })).body.map((x: any) => [x.id, x.status])).toEqual([
+      [transfer.id, 'pending'],
+    ]);
   });
 });

@@ -7,13 +7,19 @@ import type { TestCloud } from '../testing/harness.ts';
  * Test fixtures written straight into the database, so these tests do not depend on the
  * organization routes: an organization with an admin and members, and a share.
  */
-export async function makeOrg(t: TestCloud, admin: { id: string }, members: { id: string }[] = [], name = 'Org'): Promise<string> {
+export async function makeOrg(
+  t: TestCloud,
+  admin: { id: string },
+  members: { id: string }[] = [],
+  name = 'Org',
+): Promise<string> {
   const id = randomUUID();
   const at = new Date().toISOString();
   const db = t.cloud.database.db;
   await db.insert(organizations).values({ id, name, createdAt: at, updatedAt: at });
   await db.insert(orgMembers).values({ orgId: id, userId: admin.id, role: 'admin', joinedAt: at });
-  for (const m of members) await db.insert(orgMembers).values({ orgId: id, userId: m.id, role: 'member', joinedAt: at });
+  for (const m of members)
+    await db.insert(orgMembers).values({ orgId: id, userId: m.id, role: 'member', joinedAt: at });
   return id;
 }
 

@@ -13,7 +13,9 @@ export const zoneTransferHandler: TransferResourceHandler = {
     return row ? { ownerId: row.userId, orgId: row.orgId } : null;
   },
   async moveTo(db, id, newOwnerUserId) {
-    await db.update(zones).set({ userId: newOwnerUserId, orgId: null, updatedAt: new Date().toISOString() })
+    await db
+      .update(zones)
+      .set({ userId: newOwnerUserId, orgId: null, updatedAt: new Date().toISOString() })
       .where(eq(zones.id, Number(id)));
   },
 };

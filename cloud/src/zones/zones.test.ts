@@ -3,8 +3,12 @@ import { startTestCloud, type TestCloud } from '../testing/harness.ts';
 import { makeOrg } from './testing.ts';
 
 let t: TestCloud;
-beforeAll(async () => { t = await startTestCloud(); });
-afterAll(async () => { await t.stop(); });
+beforeAll(async () => {
+  t = await startTestCloud();
+});
+afterAll(async () => {
+  await t.stop();
+});
 
 const home = { name: 'Home', icon: 'mdi:home', latitude: 52.37, longitude: 4.89, radius: 100 };
 
@@ -14,8 +18,17 @@ describe('POST /v1/zones', () => {
     const res = await t.post('/v1/zones', { token: u.token, body: home });
     expect(res.status).toBe(201);
     expect(res.body).toEqual({
-      id: expect.any(Number), name: 'Home', icon: 'mdi:home', latitude: 52.37, longitude: 4.89, radius: 100,
-      passive: false, user_id: u.id, org_id: null, created_at: expect.any(String), updated_at: expect.any(String),
+      id: expect.any(Number),
+      name: 'Home',
+      icon: 'mdi:home',
+      latitude: 52.37,
+      longitude: 4.89,
+      radius: 100,
+      passive: false,
+      user_id: u.id,
+      org_id: null,
+      created_at: expect.any(String),
+      updated_at: expect.any(String),
     });
     const passive = await t.post('/v1/zones', { token: u.token, body: { ...home, name: 'Work', passive: true } });
     expect(passive.body.passive).toBe(true);
@@ -88,7 +101,7 @@ describe('org scoping', () => {
     expect(outOfScope.body).toEqual({ message: 'zone not found' });
   });
 
-  it('lets a member view but not change another member\'s org zone (403), and the admin change it', async () => {
+  it("lets a member view but not change another member's org zone (403), and the admin change it", async () => {
     const admin = await t.user();
     const member = await t.user();
     const org = await makeOrg(t, admin, [member]);
@@ -119,9 +132,19 @@ describe('GET / PATCH / DELETE /v1/zones/{id}', () => {
     expect(got.status).toBe(200);
     expect(got.body).toEqual(zone);
 
-    const patched = await t.patch(`/v1/zones/${zone.id}`, { token: u.token, body: { radius: 250.5, icon: 'mdi:office-building' } });
+    const patched = await t.patch(`/v1/zones/${zone.id}`, {
+      token: u.token,
+      body: { radius: 250.5, icon: 'mdi:office-building' },
+    });
     expect(patched.status).toBe(200);
-    expect(patched.body).toMatchObject({ id: zone.id, name: 'Home', radius: 250.5, icon: 'mdi:office-building', latitude: 52.37, passive: false });
+    expect(patched.body).toMatchObject({
+      id: zone.id,
+      name: 'Home',
+      radius: 250.5,
+      icon: 'mdi:office-building',
+      latitude: 52.37,
+      passive: false,
+    });
     expect(patched.body.created_at).toBe(zone.created_at);
     expect((await t.get(`/v1/zones/${zone.id}`, { token: u.token })).body.radius).toBe(250.5);
 
@@ -158,14 +181,22 @@ describe('GET / PATCH / DELETE /v1/zones/{id}', () => {
     expect((await t.delete('/v1/zones/999999', { token: u.token })).status).toBe(404);
 
     const zone = (await t.post('/v1/zones', { token: u.token, body: home })).body;
-    for (const [method, opts] of [['GET', {}], ['PATCH', { body: { radius: 1 } }], ['DELETE', {}]] as const) {
+    for (const [method, opts] of [
+      ['GET', {}],
+      ['PATCH', { body: { radius: 1 } }],
+      ['DELETE', {}],
+    ] as const) {
       const res = await t.request(method, `/v1/zones/${zone.id}`, opts);
       expect(res.status).toBe(401);
       expect(res.body).toEqual({ error: 'unauthorized' });
     }
     const other = await t.user();
     const otherOrg = await makeOrg(t, other);
-    for (const [method, opts] of [['GET', {}], ['PATCH', { body: { radius: 1 } }], ['DELETE', {}]] as const) {
+    for (const [method, opts] of [
+      ['GET', {}],
+      ['PATCH', { body: { radius: 1 } }],
+      ['DELETE', {}],
+    ] as const) {
       const res = await t.request(method, `/v1/zones/${zone.id}`, { ...opts, token: u.token, org: otherOrg });
       expect(res.status).toBe(403);
       expect(res.body).toEqual({ error: 'forbidden' });

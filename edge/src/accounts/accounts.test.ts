@@ -10,11 +10,19 @@ import { SignInThrottle } from './throttle.ts';
 async function call(edge: Edge, method: string, path: string, body?: unknown, token?: string) {
   const res = await fetch(`http://127.0.0.1:${edge.ports.http}${path}`, {
     method,
-    headers: { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    headers: {
+      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await res.text();
-  return { status: res.status, headers: res.headers, text, body: text.startsWith('{') || text.startsWith('[') ? JSON.parse(text) : undefined };
+  return {
+    status: res.status,
+    headers: res.headers,
+    text,
+    body: text.startsWith('{') || text.startsWith('[') ? JSON.parse(text) : undefined,
+  };
 }
 
 /** auth over the edge's Home Assistant WebSocket: the answer's type. */
@@ -25,7 +33,10 @@ function haSocketAuth(edge: Edge, token: string): Promise<string> {
     ws.on('message', (d) => {
       const msg = JSON.parse(String(d)) as { type: string };
       if (msg.type === 'auth_required') ws.send(JSON.stringify({ type: 'auth', access_token: token }));
-      else { ws.close(); resolve(msg.type); }
+      else {
+        ws.close();
+        resolve(msg.type);
+      }
     });
   });
 }
@@ -79,7 +90,9 @@ describe('edge local accounts: onboarding, sign-in, sessions', () => {
     expect(ok.status).toBe(200);
     const token = ok.body.access_token as string;
     expect((await call(edge, 'GET', '/v1/devices', undefined, token)).status).toBe(200);
-    expect((await call(edge, 'POST', '/v1/local/auth/logout', undefined, token)).body).toEqual({ message: 'signed out' });
+    expect((await call(edge, 'POST', '/v1/local/auth/logout', undefined, token)).body).toEqual({
+      message: 'signed out',
+    });
     expect((await call(edge, 'GET', '/v1/devices', undefined, token)).status).toBe(401);
     expect(await haSocketAuth(edge, token)).toBe('auth_invalid');
 
@@ -90,7 +103,8 @@ describe('edge local accounts: onboarding, sign-in, sessions', () => {
 
   it('password guessing is slowed: 429 with Retry-After after 5 failures', async () => {
     let last = { status: 0, headers: new Headers(), body: undefined as any };
-    for (let i = 0; i < 6; i++) last = await call(edge, 'POST', '/v1/local/auth/token', { username: 'guessme', password: `guess-${i}` });
+    for (let i = 0; i < 6; i++)
+      last = await call(edge, 'POST', '/v1/local/auth/token', { username: 'guessme', password: `guess-${i}` });
     expect(last.status).toBe(429);
     expect(last.body).toEqual({ error: 'rate_limited' });
     expect(Number(last.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);

@@ -18,8 +18,14 @@ async function firstLine(input: Readable): Promise<string> {
 
 /** `pnpm edge account create <username>`: exit 0 created, 1 refused (exists, bad input). */
 export async function createAccountCommand(
-  dataDir: string, username: string, role: 'owner' | 'user', input: Readable,
-  out: { stdout: (t: string) => void; stderr: (t: string) => void } = { stdout: (t) => process.stdout.write(t), stderr: (t) => process.stderr.write(t) },
+  dataDir: string,
+  username: string,
+  role: 'owner' | 'user',
+  input: Readable,
+  out: { stdout: (t: string) => void; stderr: (t: string) => void } = {
+    stdout: (t) => process.stdout.write(t),
+    stderr: (t) => process.stderr.write(t),
+  },
 ): Promise<number> {
   const name = LocalUsername.safeParse(username);
   if (!name.success) {
@@ -35,7 +41,11 @@ export async function createAccountCommand(
   const database = new EdgeDatabase(dataDir);
   database.open();
   try {
-    const account = await new LocalAccountStore(database, new LocalTokenStore(database)).create(name.data, password.data, role);
+    const account = await new LocalAccountStore(database, new LocalTokenStore(database)).create(
+      name.data,
+      password.data,
+      role,
+    );
     out.stdout(`${account.username}\n`);
     out.stderr(`created local account "${account.username}" (${account.role}; scrypt-hashed in ${database.file})\n`);
     return 0;

@@ -1,4 +1,9 @@
-import { localOnboardRoute, localOnboardingStatusRoute, localSignInRoute, localSignOutRoute } from '@smarthome/protocol/routes/local-accounts';
+import {
+  localOnboardRoute,
+  localOnboardingStatusRoute,
+  localSignInRoute,
+  localSignOutRoute,
+} from '@smarthome/protocol/routes/local-accounts';
 import { conflict, rateLimited, unauthorized, type SpecRouter } from '@smarthome/protocol/server';
 import type { Caller } from '../api/app.ts';
 import { ConflictError } from '../errors.ts';
@@ -6,7 +11,11 @@ import type { LocalAccountStore } from './store.ts';
 import { SignInThrottle } from './throttle.ts';
 
 /** Onboarding (the first account, only while there is none), local sign-in and sign-out. */
-export function mountLocalAccountRoutes(router: SpecRouter<Caller>, accounts: LocalAccountStore, throttle = new SignInThrottle()): void {
+export function mountLocalAccountRoutes(
+  router: SpecRouter<Caller>,
+  accounts: LocalAccountStore,
+  throttle = new SignInThrottle(),
+): void {
   router.add(localOnboardingStatusRoute, () => ({ onboarded: accounts.count() > 0 }));
 
   router.add(localOnboardRoute, async ({ body }) => {

@@ -10,8 +10,10 @@ const KEYLEN = 32;
 /** A session is a local API token named after its account, so the local API and /api/websocket accept it as they are. */
 export const SESSION_TOKEN_PREFIX = 'session:';
 
-const derive = (password: string, salt: Buffer, opts: ScryptOptions) => new Promise<Buffer>((resolve, reject) =>
-  scrypt(password.normalize('NFKC'), salt, KEYLEN, opts, (err, key) => (err ? reject(err) : resolve(key))));
+const derive = (password: string, salt: Buffer, opts: ScryptOptions) =>
+  new Promise<Buffer>((resolve, reject) =>
+    scrypt(password.normalize('NFKC'), salt, KEYLEN, opts, (err, key) => (err ? reject(err) : resolve(key))),
+  );
 
 export async function hashPassword(password: string): Promise<string> {
   const salt = randomBytes(16);
@@ -23,12 +25,28 @@ export async function verifyPassword(password: string, stored: string): Promise<
   const [kind, n, r, p, salt, hash] = stored.split('$');
   if (kind !== 'scrypt' || !salt || !hash) return false;
   const expected = Buffer.from(hash, 'base64url');
-  const key = await derive(password, Buffer.from(salt, 'base64url'), { N: Number(n), r: Number(r), p: Number(p), maxmem: COST.maxmem });
+  const key = await derive(password, Buffer.from(salt, 'base64url'), {
+    N: Number(n),
+    r: Number(r),
+    p: Number(p),
+    maxmem: COST.maxmem,
+  });
   return key.length === expected.length && timingSafeEqual(key, expected);
 }
 
-interface Row { id: number; username: string; password_hash: string; role: 'owner' | 'user'; created_at: string }
-const toAccount = (r: Row): LocalAccount => ({ id: r.id, username: r.username, role: r.role, created_at: r.created_at });
+interface Row {
+  id: number;
+  username: string;
+  password_hash: string;
+  role: 'owner' | 'user';
+  created_at: string;
+}
+const toAccount = (r: Row): LocalAccount => ({
+  id: r.id,
+  username: r.username,
+  role: r.role,
+  created_at: r.created_at,
+});
 
 /** The home's local accounts in the edge's SQLite file (table local_accounts). */
 export class LocalAccountStore {
@@ -51,7 +69,12 @@ export class LocalAccountStore {
   }
 
   /** The first account is the owner whatever is asked: a home always has one. onlyIfFirst: 409 once one exists (onboarding). */
-  async create(username: string, password: string, role: 'owner' | 'user' = 'user', opts: { onlyIfFirst?: boolean } = {}): Promise<LocalAccount> {
+  async create(
+    username: string,
+    password: string,
+    role: 'owner' | 'user' = 'user',
+    opts: { onlyIfFirst?: boolean } = {},
+  ): Promise<LocalAccount> {
     const hash = await hashPassword(password);
     // checked and inserted in one synchronous step after the (slow) hash: two first-run forms cannot both win
     const insert = this.database.sqlite.transaction(() => {
@@ -60,7 +83,10 @@ export class LocalAccountStore {
       if (this.database.sqlite.prepare('SELECT 1 FROM local_accounts WHERE username = ?').get(username)) {
         throw new ConflictError(`local account ${username} already exists`);
       }
-      return this.database.sqlite.prepare('INSERT INTO local_accounts (username, password_hash, role, created_at) VALUES (?, ?, ?, ?) RETURNING *')
+      return this.database.sqlite
+        .prepare(
+          'INSERT INTO local_accounts (username, password_hash, role, created_at) VALUES (?, ?, ?, ?) RETURNING *',
+        )
         .get(username, hash, first ? 'owner' : role, new Date().toISOString()) as Row;
     });
     return toAccount(insert());
@@ -68,7 +94,8 @@ export class LocalAccountStore {
 
   /** The account when the password matches, else null (in about the same time either way). */
   async verify(username: string, password: string): Promise<LocalAccount | null> {
-    const row = this.database.sqlite.prepare('SELECT * FROM local_accounts WHERE username = ?').get(username) as Row | undefined;
+    const row = this.database.sqlite.prepare('SELECT * FROM local_accounts WHERE username = ?').get(username) as
+      Row | undefined;
     if (!row) {
       this.dummy ??= hashPassword('not-a-real-password');
       await verifyPassword(password, await this.dummy);

@@ -5,7 +5,11 @@
 const WINDOW_MS = 15 * 60_000;
 const FREE = 5;
 
-interface Failures { count: number; first: number; last: number }
+interface Failures {
+  count: number;
+  first: number;
+  last: number;
+}
 
 export class SignInThrottle {
   private readonly failures = new Map<string, Failures>();

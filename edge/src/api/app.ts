@@ -1,11 +1,32 @@
 import { Hono, type Context } from 'hono';
 import { buildOpenApiDocument, type MqttCredentials } from '@smarthome/protocol';
 import {
-  edgeCallServiceRoute, edgeCreateMqttCredentialsRoute, edgeFireEventRoute, edgeDeleteMqttUserRoute, edgeGetDeviceRoute, edgeGetStateRoute,
-  edgeHealthRoute, edgeListDevicesRoute, edgeListMqttOwnersRoute, edgeListMqttUsersRoute, edgeListStatesRoute, edgeSetMqttOwnerRoute,
-  type CreateMqttCredentialsBody, type MqttOwnership, type MqttUser, type SetMqttOwnerBody,
+  edgeCallServiceRoute,
+  edgeCreateMqttCredentialsRoute,
+  edgeFireEventRoute,
+  edgeDeleteMqttUserRoute,
+  edgeGetDeviceRoute,
+  edgeGetStateRoute,
+  edgeHealthRoute,
+  edgeListDevicesRoute,
+  edgeListMqttOwnersRoute,
+  edgeListMqttUsersRoute,
+  edgeListStatesRoute,
+  edgeSetMqttOwnerRoute,
+  type CreateMqttCredentialsBody,
+  type MqttOwnership,
+  type MqttUser,
+  type SetMqttOwnerBody,
 } from '@smarthome/protocol/edge-local';
-import { SpecRouter, badRequest, conflict, installErrorHandling, notFound, unauthorized, type Handled } from '@smarthome/protocol/server';
+import {
+  SpecRouter,
+  badRequest,
+  conflict,
+  installErrorHandling,
+  notFound,
+  unauthorized,
+  type Handled,
+} from '@smarthome/protocol/server';
 import type { RouteSpec } from '@smarthome/protocol';
 import type { LocalTokenStore } from '../auth/tokens.ts';
 import { ConflictError, InvalidInputError, NotFoundError } from '../errors.ts';
@@ -50,7 +71,8 @@ function authenticate(tokens: LocalTokenStore) {
   return async (c: Context, spec: RouteSpec): Promise<Caller> => {
     if (spec.auth === 'none') return { kind: 'public' };
     const env = c.env as TrustedEnv | undefined;
-    if (env && typeof env === 'object' && env.trusted && typeof env.trusted.via === 'string') return { kind: 'trusted', via: env.trusted.via };
+    if (env && typeof env === 'object' && env.trusted && typeof env.trusted.via === 'string')
+      return { kind: 'trusted', via: env.trusted.via };
     const header = c.req.header('authorization') ?? '';
     const match = /^Bearer\s+(\S+)$/i.exec(header);
     const tokenId = match ? tokens.verify(match[1]) : null;
@@ -96,7 +118,12 @@ export function createApiApp(deps: ApiDeps): Hono {
     const { entity_id: target, ...data } = body;
     const entityIds = Array.isArray(target) ? target : [target];
     try {
-      const changed = await services.call({ domain: params.domain, service: params.service, entity_ids: entityIds, data });
+      const changed = await services.call({
+        domain: params.domain,
+        service: params.service,
+        entity_ids: entityIds,
+        data,
+      });
       return { changed_states: changed };
     } catch (err) {
       if (err instanceof UnknownEntityError) throw notFound(err.message);

@@ -19,7 +19,11 @@ beforeAll(async () => {
   token = edge.tokens.create('test').token;
   const c = await connect(edge, await edge.createMqttCredentials({ username: 'dev' }));
   // no state topic: an optimistic switch, whose state the service call sets
-  await c.publishAsync('homeassistant/switch/fan/config', JSON.stringify({ name: 'Fan', uniq_id: 'fan', cmd_t: 'fan/set' }), { qos: 1, retain: true });
+  await c.publishAsync(
+    'homeassistant/switch/fan/config',
+    JSON.stringify({ name: 'Fan', uniq_id: 'fan', cmd_t: 'fan/set' }),
+    { qos: 1, retain: true },
+  );
   await waitFor(() => edge.registry.getEntity('switch.fan'), 3000, 'switch');
   await c.endAsync();
 });
@@ -30,15 +34,19 @@ afterAll(async () => {
 
 const api = async (method: string, urlPath: string, body?: unknown) => {
   const res = await fetch(`http://127.0.0.1:${edge.ports.http}${urlPath}`, {
-    method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),
+    method,
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
   });
-  return { status: res.status, body: await res.json() as any };
+  return { status: res.status, body: (await res.json()) as any };
 };
 
 function onDisk(entityId: string): string | null | undefined {
   const db = new Database(path.join(tmp.dir, 'edge.db'), { readonly: true });
   try {
-    return (db.prepare('SELECT state FROM states WHERE entity_id = ?').get(entityId) as { state: string | null } | undefined)?.state;
+    return (
+      db.prepare('SELECT state FROM states WHERE entity_id = ?').get(entityId) as { state: string | null } | undefined
+    )?.state;
   } finally {
     db.close();
   }

@@ -32,7 +32,10 @@ export class HttpServer {
   }
 
   async start(): Promise<number> {
-    const server = createAdaptorServer({ fetch: this.app.fetch, serverOptions: this.dispatcher.serverOptions() }) as Server;
+    const server = createAdaptorServer({
+      fetch: this.app.fetch,
+      serverOptions: this.dispatcher.serverOptions(),
+    }) as Server;
     this.dispatcher.attach(server);
     server.on('connection', (s: Socket) => {
       this.sockets.add(s);
@@ -50,7 +53,9 @@ export class HttpServer {
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeIdleConnections();
     // give in-flight requests a moment, then cut what is left
-    const timer = setTimeout(() => { for (const s of this.sockets) s.destroy(); }, 1000);
+    const timer = setTimeout(() => {
+      for (const s of this.sockets) s.destroy();
+    }, 1000);
     await closed;
     clearTimeout(timer);
     this.dispatcher.detach();

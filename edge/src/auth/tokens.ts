@@ -28,12 +28,19 @@ export class LocalTokenStore {
 
   create(name = 'cli'): { token: string; id: number; name: string } {
     const token = TOKEN_PREFIX + randomBytes(32).toString('base64url');
-    const row = this.database.db.insert(localTokens).values({ name, tokenHash: hashToken(token), createdAt: new Date().toISOString() }).returning().get();
+    const row = this.database.db
+      .insert(localTokens)
+      .values({ name, tokenHash: hashToken(token), createdAt: new Date().toISOString() })
+      .returning()
+      .get();
     return { token, id: row.id, name };
   }
 
   list(): LocalToken[] {
-    return this.database.db.select().from(localTokens).all()
+    return this.database.db
+      .select()
+      .from(localTokens)
+      .all()
       .map((r) => ({ id: r.id, name: r.name, created_at: r.createdAt, last_used_at: r.lastUsedAt }));
   }
 
@@ -44,12 +51,20 @@ export class LocalTokenStore {
   /** The token's id when valid, else null. */
   verify(token: string): number | null {
     if (!token.startsWith(TOKEN_PREFIX) || token.length > 200 || !this.database.isOpen) return null;
-    const row = this.database.db.select({ id: localTokens.id }).from(localTokens).where(eq(localTokens.tokenHash, hashToken(token))).get();
+    const row = this.database.db
+      .select({ id: localTokens.id })
+      .from(localTokens)
+      .where(eq(localTokens.tokenHash, hashToken(token)))
+      .get();
     if (!row) return null;
     const now = Date.now();
     if ((this.lastTouched.get(row.id) ?? 0) < now - 60_000) {
       this.lastTouched.set(row.id, now);
-      this.database.db.update(localTokens).set({ lastUsedAt: new Date(now).toISOString() }).where(eq(localTokens.id, row.id)).run();
+      this.database.db
+        .update(localTokens)
+        .set({ lastUsedAt: new Date(now).toISOString() })
+        .where(eq(localTokens.id, row.id))
+        .run();
     }
     return row.id;
   }

@@ -6,10 +6,20 @@ import { startEdge, tempDir, waitFor } from '../test-helpers.ts';
 
 /** A cloud replica edge started with --call-url-allow: the allow-listed LAN target is reachable, nothing else private is. */
 
-function listen(host: string, handler: http.RequestListener): Promise<{ server: http.Server; url: string; hits: string[] }> {
+function listen(
+  host: string,
+  handler: http.RequestListener,
+): Promise<{ server: http.Server; url: string; hits: string[] }> {
   const hits: string[] = [];
-  const server = http.createServer((req, res) => { hits.push(req.url ?? ''); handler(req, res); });
-  return new Promise((resolve) => server.listen(0, host, () => resolve({ server, hits, url: `http://${host}:${(server.address() as AddressInfo).port}` })));
+  const server = http.createServer((req, res) => {
+    hits.push(req.url ?? '');
+    handler(req, res);
+  });
+  return new Promise((resolve) =>
+    server.listen(0, host, () =>
+      resolve({ server, hits, url: `http://${host}:${(server.address() as AddressInfo).port}` }),
+    ),
+  );
 }
 
 describe('a cloud replica with a call_url allow-list', () => {
@@ -20,7 +30,11 @@ describe('a cloud replica with a call_url allow-list', () => {
   beforeAll(async () => {
     other = await listen('127.0.0.2', (_req, res) => res.end('other'));
     allowed = await listen('127.0.0.1', (req, res) => {
-      if (req.url === '/redirect') { res.writeHead(302, { location: `${other.url}/stolen` }); res.end(); return; }
+      if (req.url === '/redirect') {
+        res.writeHead(302, { location: `${other.url}/stolen` });
+        res.end();
+        return;
+      }
       res.end('allowed');
     });
     edge = await startEdge(dir.dir, { cloudReplica: true, callUrlAllow: ['127.0.0.1'] });
@@ -34,10 +48,19 @@ describe('a cloud replica with a call_url allow-list', () => {
 
   async function runCallUrl(url: string) {
     const automation = await edge.features.automations.create({
-      alias: url, mode: 'parallel', enabled: true, trigger: [{ platform: 'webhook' }], condition: [], action: [{ call_url: { method: 'GET', url } }],
+      alias: url,
+      mode: 'parallel',
+      enabled: true,
+      trigger: [{ platform: 'webhook' }],
+      condition: [],
+      action: [{ call_url: { method: 'GET', url } }],
     } as Parameters<Edge['features']['automations']['create']>[0]);
     expect(edge.features.automations.handleWebhook(automation.webhook_id!, {}, 'cloud').status).toBe(200);
-    return waitFor(() => edge.features.automations.traces(automation.id).find((t) => t.state !== 'running'), 5000, 'the run to end');
+    return waitFor(
+      () => edge.features.automations.traces(automation.id).find((t) => t.state !== 'running'),
+      5000,
+      'the run to end',
+    );
   }
 
   it('reaches the allow-listed private address', async () => {

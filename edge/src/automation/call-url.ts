@@ -66,17 +66,25 @@ export class CallUrlError extends Error {
 
 const DEFAULTS = { defaultTimeoutMs: 10_000, maxTimeoutMs: 60_000, maxResponseBytes: 1_048_576, maxRedirects: 5 };
 
-interface AllowEntry { host?: string; cidr?: [ipaddr.IPv4 | ipaddr.IPv6, number] }
+interface AllowEntry {
+  host?: string;
+  cidr?: [ipaddr.IPv4 | ipaddr.IPv6, number];
+}
 const HOST_NAME = /^(?=.{1,253}$)[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?(\.[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?)*$/;
 function compileAllowList(list: string[]): AllowEntry[] {
   return list.map((e) => {
     const s = e.trim().toLowerCase();
     if (s.includes('/')) {
-      try { return { cidr: ipaddr.parseCIDR(s) }; } catch { throw new Error(`call_url allow-list: bad CIDR "${e}"`); }
+      try {
+        return { cidr: ipaddr.parseCIDR(s) };
+      } catch {
+        throw new Error(`call_url allow-list: bad CIDR "${e}"`);
+      }
     }
     const ip = parseAddress(s);
     if (ip) return { cidr: [ip, ip.kind() === 'ipv4' ? 32 : 128] as [ipaddr.IPv4 | ipaddr.IPv6, number] };
-    if (!HOST_NAME.test(s)) throw new Error(`call_url allow-list: "${e}" is neither an IP address, a CIDR nor a host name`);
+    if (!HOST_NAME.test(s))
+      throw new Error(`call_url allow-list: "${e}" is neither an IP address, a CIDR nor a host name`);
     return { host: s };
   });
 }
@@ -86,7 +94,10 @@ function compileAllowList(list: string[]): AllowEntry[] {
  * exact host names. Throws on an entry that is none of these.
  */
 export function parseCallUrlAllowList(text: string): string[] {
-  const entries = text.split(',').map((e) => e.trim()).filter(Boolean);
+  const entries = text
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean);
   compileAllowList(entries);
   return entries;
 }
@@ -95,7 +106,10 @@ function addressAllowed(entries: AllowEntry[], address: string): boolean {
   const parsed = parseAddress(address);
   if (!parsed) return false;
   // A dual-stack socket reports an IPv4 peer as ::ffff:a.b.c.d: match it against IPv4 entries.
-  const ip = parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress() ? (parsed as ipaddr.IPv6).toIPv4Address() : parsed;
+  const ip =
+    parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()
+      ? (parsed as ipaddr.IPv6).toIPv4Address()
+      : parsed;
   return entries.some((e) => e.cidr && ip.kind() === e.cidr[0].kind() && ip.match(e.cidr));
 }
 
@@ -125,11 +139,15 @@ export class UrlCaller {
   private checkAddress(hostname: string, address: string): void {
     if (this.policy === 'lan-allowed') return;
     if (this.hostAllowListed(hostname) || addressAllowed(this.allow, address)) return;
-    if (!isPublicAddress(address)) throw new CallUrlError('refused', `call_url refused: ${hostname} resolves to a non-public address (${address})`);
+    if (!isPublicAddress(address))
+      throw new CallUrlError('refused', `call_url refused: ${hostname} resolves to a non-public address (${address})`);
   }
 
   async call(req: CallUrlRequest, signal?: AbortSignal): Promise<CallUrlResponse> {
-    const timeoutMs = Math.min(req.timeout !== undefined ? req.timeout * 1000 : this.o.defaultTimeoutMs, this.o.maxTimeoutMs);
+    const timeoutMs = Math.min(
+      req.timeout !== undefined ? req.timeout * 1000 : this.o.defaultTimeoutMs,
+      this.o.maxTimeoutMs,
+    );
     const deadline = AbortSignal.timeout(timeoutMs);
     const combined = signal ? AbortSignal.any([signal, deadline]) : deadline;
     let method = req.method.toUpperCase();
@@ -137,20 +155,35 @@ export class UrlCaller {
     let body: string | undefined;
     if (req.body !== undefined && method !== 'GET') {
       body = typeof req.body === 'string' ? req.body : JSON.stringify(req.body);
-      if (typeof req.body !== 'string' && !Object.keys(headers).some((k) => k.toLowerCase() === 'content-type')) headers['Content-Type'] = 'application/json';
+      if (typeof req.body !== 'string' && !Object.keys(headers).some((k) => k.toLowerCase() === 'content-type'))
+        headers['Content-Type'] = 'application/json';
     }
     let url: URL;
-    try { url = new URL(req.url); } catch { throw new CallUrlError('invalid', `call_url: invalid URL "${req.url.slice(0, 200)}"`); }
+    try {
+      url = new URL(req.url);
+    } catch {
+      throw new CallUrlError('invalid', `call_url: invalid URL "${req.url.slice(0, 200)}"`);
+    }
     const originalHost = url.host;
     for (let hop = 0; ; hop++) {
       const res = await this.once(method, url, headers, body, combined, timeoutMs);
       const location = res.headers.location;
       if ([301, 302, 303, 307, 308].includes(res.status) && location) {
-        if (hop >= this.o.maxRedirects) throw new CallUrlError('redirects', `call_url: more than ${this.o.maxRedirects} redirects`);
+        if (hop >= this.o.maxRedirects)
+          throw new CallUrlError('redirects', `call_url: more than ${this.o.maxRedirects} redirects`);
         let next: URL;
-        try { next = new URL(location, url); } catch { throw new CallUrlError('invalid', 'call_url: invalid redirect location'); }
-        if (res.status === 303 || ((res.status === 301 || res.status === 302) && method === 'POST')) { method = 'GET'; body = undefined; headers = dropHeaders(headers, ['content-type', 'content-length']); }
-        if (next.host !== originalHost) headers = dropHeaders(headers, ['authorization', 'cookie', 'proxy-authorization']);
+        try {
+          next = new URL(location, url);
+        } catch {
+          throw new CallUrlError('invalid', 'call_url: invalid redirect location');
+        }
+        if (res.status === 303 || ((res.status === 301 || res.status === 302) && method === 'POST')) {
+          method = 'GET';
+          body = undefined;
+          headers = dropHeaders(headers, ['content-type', 'content-length']);
+        }
+        if (next.host !== originalHost)
+          headers = dropHeaders(headers, ['authorization', 'cookie', 'proxy-authorization']);
         url = next;
         continue;
       }
@@ -158,23 +191,45 @@ export class UrlCaller {
     }
   }
 
-  private once(method: string, url: URL, headers: Record<string, string>, body: string | undefined, signal: AbortSignal, timeoutMs: number): Promise<CallUrlResponse> {
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') return Promise.reject(new CallUrlError('invalid', `call_url: unsupported scheme ${url.protocol}`));
-    if (url.username || url.password) return Promise.reject(new CallUrlError('invalid', 'call_url: credentials in the URL are not allowed (use an Authorization header)'));
+  private once(
+    method: string,
+    url: URL,
+    headers: Record<string, string>,
+    body: string | undefined,
+    signal: AbortSignal,
+    timeoutMs: number,
+  ): Promise<CallUrlResponse> {
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      return Promise.reject(new CallUrlError('invalid', `call_url: unsupported scheme ${url.protocol}`));
+    if (url.username || url.password)
+      return Promise.reject(
+        new CallUrlError('invalid', 'call_url: credentials in the URL are not allowed (use an Authorization header)'),
+      );
     const hostname = url.hostname.replace(/^\[|\]$/g, '');
     // An IP literal never reaches the lookup hook: check it here (and again on connect).
     if (net.isIP(hostname)) {
-      try { this.checkAddress(hostname, hostname); } catch (err) { return Promise.reject(err); }
+      try {
+        this.checkAddress(hostname, hostname);
+      } catch (err) {
+        return Promise.reject(err);
+      }
     }
     const lookup: LookupFunction = (host, options, callback) => {
-      this.resolveHost(host).then((addresses) => {
-        if (addresses.length === 0) throw new CallUrlError('network', `call_url: ${host} does not resolve`);
-        const wanted = options.family === 4 || options.family === 6 ? addresses.filter((a) => a.family === options.family) : addresses;
-        for (const a of wanted) this.checkAddress(host, a.address);
-        if (wanted.length === 0) throw new CallUrlError('network', `call_url: ${host} has no IPv${options.family} address`);
-        if (options.all) (callback as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, wanted);
-        else callback(null, wanted[0].address, wanted[0].family);
-      }).catch((err: unknown) => callback(err as NodeJS.ErrnoException, '', 0));
+      this.resolveHost(host)
+        .then((addresses) => {
+          if (addresses.length === 0) throw new CallUrlError('network', `call_url: ${host} does not resolve`);
+          const wanted =
+            options.family === 4 || options.family === 6
+              ? addresses.filter((a) => a.family === options.family)
+              : addresses;
+          for (const a of wanted) this.checkAddress(host, a.address);
+          if (wanted.length === 0)
+            throw new CallUrlError('network', `call_url: ${host} has no IPv${options.family} address`);
+          if (options.all)
+            (callback as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, wanted);
+          else callback(null, wanted[0].address, wanted[0].family);
+        })
+        .catch((err: unknown) => callback(err as NodeJS.ErrnoException, '', 0));
     };
     const mod = url.protocol === 'https:' ? https : http;
     return new Promise<CallUrlResponse>((resolve, reject) => {
@@ -182,12 +237,22 @@ export class UrlCaller {
       const fail = (err: unknown) => {
         if (settled) return;
         settled = true;
-        reject(err instanceof CallUrlError ? err : signal.aborted ? new CallUrlError('timeout', `call_url: no answer within ${timeoutMs} ms`) : new CallUrlError('network', `call_url: ${(err as Error).message}`, { cause: err }));
+        reject(
+          err instanceof CallUrlError
+            ? err
+            : signal.aborted
+              ? new CallUrlError('timeout', `call_url: no answer within ${timeoutMs} ms`)
+              : new CallUrlError('network', `call_url: ${(err as Error).message}`, { cause: err }),
+        );
         request.destroy();
       };
       const request = mod.request(url, {
         method,
-        headers: { 'User-Agent': 'smarthome-edge-automation', ...headers, ...(body !== undefined ? { 'Content-Length': String(Buffer.byteLength(body)) } : {}) },
+        headers: {
+          'User-Agent': 'smarthome-edge-automation',
+          ...headers,
+          ...(body !== undefined ? { 'Content-Length': String(Buffer.byteLength(body)) } : {}),
+        },
         lookup,
         agent: false,
         signal,
@@ -198,9 +263,12 @@ export class UrlCaller {
           try {
             if (!remote) throw new CallUrlError('refused', 'call_url: unknown peer address');
             this.checkAddress(hostname, remote);
-          } catch (err) { fail(err); }
+          } catch (err) {
+            fail(err);
+          }
         };
-        if (socket.remoteAddress) verify(); else socket.once('connect', verify);
+        if (socket.remoteAddress) verify();
+        else socket.once('connect', verify);
       });
       request.on('error', fail);
       request.on('response', (res) => {
@@ -208,7 +276,11 @@ export class UrlCaller {
         let total = 0;
         res.on('data', (chunk: Buffer) => {
           total += chunk.length;
-          if (total > this.o.maxResponseBytes) { fail(new CallUrlError('too_large', `call_url: response larger than ${this.o.maxResponseBytes} bytes`)); res.destroy(); return; }
+          if (total > this.o.maxResponseBytes) {
+            fail(new CallUrlError('too_large', `call_url: response larger than ${this.o.maxResponseBytes} bytes`));
+            res.destroy();
+            return;
+          }
           chunks.push(chunk);
         });
         res.on('error', fail);
@@ -217,13 +289,27 @@ export class UrlCaller {
           settled = true;
           const text = Buffer.concat(chunks).toString('utf8');
           const outHeaders: Record<string, string> = {};
-          for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) outHeaders[k] = Array.isArray(v) ? v.join(', ') : v;
+          for (const [k, v] of Object.entries(res.headers))
+            if (v !== undefined) outHeaders[k] = Array.isArray(v) ? v.join(', ') : v;
           let json: unknown;
-          if (/json/i.test(outHeaders['content-type'] ?? '')) { try { json = JSON.parse(text); } catch { json = undefined; } }
-          resolve({ status: res.statusCode ?? 0, headers: outHeaders, body: text, ...(json !== undefined ? { json } : {}), url: url.toString() });
+          if (/json/i.test(outHeaders['content-type'] ?? '')) {
+            try {
+              json = JSON.parse(text);
+            } catch {
+              json = undefined;
+            }
+          }
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: outHeaders,
+            body: text,
+            ...(json !== undefined ? { json } : {}),
+            url: url.toString(),
+          });
         });
       });
-      if (body !== undefined) request.end(body); else request.end();
+      if (body !== undefined) request.end(body);
+      else request.end();
     });
   }
 }

@@ -6,7 +6,10 @@ import { inRange, numericValue, type TriggerEnv } from './triggers.ts';
 
 const list = <T>(v: T | T[]): T[] => (Array.isArray(v) ? v : [v]);
 
-export interface ConditionResult { ok: boolean; error?: string }
+export interface ConditionResult {
+  ok: boolean;
+  error?: string;
+}
 
 export function evaluateCondition(c: Condition, env: TriggerEnv, vars: Record<string, unknown>): boolean {
   switch (c.condition) {
@@ -44,7 +47,11 @@ export function evaluateCondition(c: Condition, env: TriggerEnv, vars: Record<st
 }
 
 /** All conditions must hold; an error (bad template, bad entity bound) is a failed condition with a reason. */
-export function evaluateAll(conditions: Condition[], env: TriggerEnv, vars: Record<string, unknown>): ConditionResult & { index?: number } {
+export function evaluateAll(
+  conditions: Condition[],
+  env: TriggerEnv,
+  vars: Record<string, unknown>,
+): ConditionResult & { index?: number } {
   for (let i = 0; i < conditions.length; i++) {
     try {
       if (!evaluateCondition(conditions[i], env, vars)) return { ok: false, index: i };

@@ -24,9 +24,7 @@ import { durationMs } from './time.ts';
 
 export type WebhookOrigin = 'local' | 'cloud';
 export type WebhookResult =
-  | { status: 200 }
-  | { status: 400 | 404; message: string }
-  | { status: 429; error: 'rate_limited'; retryAfter: number };
+  { status: 200 } | { status: 400 | 404; message: string } | { status: 429; error: 'rate_limited'; retryAfter: number };
 
 export class AutomationError extends Error {
   readonly status: 400 | 404;
@@ -37,7 +35,12 @@ export class AutomationError extends Error {
   }
 }
 
-interface ActiveRun { state: RunState; controller: AbortController; trigger: TriggerData; startedAt: string }
+interface ActiveRun {
+  state: RunState;
+  controller: AbortController;
+  trigger: TriggerData;
+  startedAt: string;
+}
 interface Instance {
   def: Automation;
   /** trigger index → armed trigger */
@@ -46,7 +49,12 @@ interface Instance {
   /** mode: queued runs waiting behind a running one; each is persisted (kind 'queued') under its future run id */
   queue: QueuedRun[];
 }
-interface QueuedRun { runId: string; trigger: TriggerData; vars: Record<string, unknown>; chain: number }
+interface QueuedRun {
+  runId: string;
+  trigger: TriggerData;
+  vars: Record<string, unknown>;
+  chain: number;
+}
 
 const silent: AutomationLogger = { debug() {}, info() {}, warn() {}, error() {} };
 const DEFAULT_MAX = 10;
@@ -64,7 +72,10 @@ export class AutomationEngine {
   private readonly log: AutomationLogger;
   private readonly store: AutomationStore;
   private readonly instances = new Map<string, Instance>();
-  private readonly webhooks = new Map<string, { automationId: string; trigger: Extract<Trigger, { platform: 'webhook' }>; index: number }>();
+  private readonly webhooks = new Map<
+    string,
+    { automationId: string; trigger: Extract<Trigger, { platform: 'webhook' }>; index: number }
+  >();
   private buckets: TokenBuckets | null = null;
   private env: RunEnv | null = null;
   private started = false;
@@ -80,15 +91,37 @@ export class AutomationEngine {
     if (this.started) return;
     this.store.start();
     const templates = new AutomationTemplates(this.deps.states, {}, this.clock);
-    this.buckets = new TokenBuckets(this.clock, this.deps.webhookRate?.perSecond ?? 10, this.deps.webhookRate?.burst ?? 20);
+    this.buckets = new TokenBuckets(
+      this.clock,
+      this.deps.webhookRate?.perSecond ?? 10,
+      this.deps.webhookRate?.burst ?? 20,
+    );
     this.env = {
-      states: this.deps.states, mqtt: this.deps.mqtt, events: this.deps.events, clock: this.clock, templates, log: this.log,
-      services: this.deps.services, caller: new UrlCaller(this.deps.callUrl), maxRepeat: this.deps.maxRepeat ?? 10_000, maxTraceSteps: 500,
+      states: this.deps.states,
+      mqtt: this.deps.mqtt,
+      events: this.deps.events,
+      clock: this.clock,
+      templates,
+      log: this.log,
+      services: this.deps.services,
+      caller: new UrlCaller(this.deps.callUrl),
+      maxRepeat: this.deps.maxRepeat ?? 10_000,
+      maxTraceSteps: 500,
       suspend: {
-        save: (run, kind, stepPath, cursor, dueAt) => this.persist({
-          id: run.runId, automationId: run.automationId, kind, stepPath, dueAt,
-          context: { cursor, variables: run.variables, steps: run.steps, started_at: this.instances.get(run.automationId)?.runs.get(run.runId)?.startedAt },
-        }),
+        save: (run, kind, stepPath, cursor, dueAt) =>
+          this.persist({
+            id: run.runId,
+            automationId: run.automationId,
+            kind,
+            stepPath,
+            dueAt,
+            context: {
+              cursor,
+              variables: run.variables,
+              steps: run.steps,
+              started_at: this.instances.get(run.automationId)?.runs.get(run.runId)?.startedAt,
+            },
+          }),
         clear: (run) => this.unpersist(run.runId),
       },
     };
@@ -115,8 +148,12 @@ export class AutomationEngine {
 
   /* ------------------------------ definitions ------------------------------ */
 
-  list(): Automation[] { return this.store.list(); }
-  get(id: string): Automation | undefined { return this.store.get(id); }
+  list(): Automation[] {
+    return this.store.list();
+  }
+  get(id: string): Automation | undefined {
+    return this.store.get(id);
+  }
 
   async create(body: AutomationBody): Promise<Automation> {
     this.assertStarted();
@@ -124,7 +161,13 @@ export class AutomationEngine {
     await this.deps.planLimit?.assertCanCreate(this.store.count());
     const id = randomUUID();
     const webhookId = body.trigger.some((t) => t.platform === 'webhook') ? newWebhookId() : null;
-    const def = this.store.save(id, withWebhookIds(body, webhookId), webhookId, this.deps.edgeId ?? null, new Date(this.clock.now()).toISOString());
+    const def = this.store.save(
+      id,
+      withWebhookIds(body, webhookId),
+      webhookId,
+      this.deps.edgeId ?? null,
+      new Date(this.clock.now()).toISOString(),
+    );
     this.install(def);
     this.deps.onChange?.({ kind: 'upsert', automation: def });
     return def;
@@ -139,7 +182,14 @@ export class AutomationEngine {
     const hasWebhook = body.trigger.some((t) => t.platform === 'webhook');
     const webhookId = hasWebhook ? (existing.webhook_id ?? newWebhookId()) : null;
     this.uninstall(id, 'cancel');
-    const def = this.store.save(id, withWebhookIds(body, webhookId), webhookId, this.deps.edgeId ?? null, new Date(this.clock.now()).toISOString(), existing);
+    const def = this.store.save(
+      id,
+      withWebhookIds(body, webhookId),
+      webhookId,
+      this.deps.edgeId ?? null,
+      new Date(this.clock.now()).toISOString(),
+      existing,
+    );
     this.install(def);
     this.deps.onChange?.({ kind: 'upsert', automation: def });
     return def;
@@ -159,7 +209,9 @@ export class AutomationEngine {
     const inst = this.instances.get(id);
     const running = inst ? [...inst.runs.values()].map((r) => this.traceOf(r, 'running', null)) : [];
     const stored = this.store.traces(id).filter((t) => !inst?.runs.has(t.run_id));
-    return [...running, ...stored].sort((a, b) => (a.started_at < b.started_at ? 1 : a.started_at > b.started_at ? -1 : 0));
+    return [...running, ...stored].sort((a, b) =>
+      a.started_at < b.started_at ? 1 : a.started_at > b.started_at ? -1 : 0,
+    );
   }
 
   /** Runs an automation's actions now (conditions skipped), as HA's automation.trigger. */
@@ -187,20 +239,37 @@ export class AutomationEngine {
   }
 
   /** Fires the automation after a successful precheck. `body` must be a JSON object. */
-  dispatchWebhook(webhookId: string, body: unknown, origin: WebhookOrigin, meta: { remote_addr?: string | null; method?: string } = {}): WebhookResult {
-    if (body === null || typeof body !== 'object' || Array.isArray(body)) return { status: 400, message: 'body must be a JSON object' };
+  dispatchWebhook(
+    webhookId: string,
+    body: unknown,
+    origin: WebhookOrigin,
+    meta: { remote_addr?: string | null; method?: string } = {},
+  ): WebhookResult {
+    if (body === null || typeof body !== 'object' || Array.isArray(body))
+      return { status: 400, message: 'body must be a JSON object' };
     const hook = this.webhooks.get(webhookId);
     const inst = hook ? this.instances.get(hook.automationId) : undefined;
     if (!hook || !inst) return { status: 404, message: 'webhook not found' };
     this.dispatch(inst, {
-      platform: 'webhook', id: hook.trigger.id ?? String(hook.index), idx: String(hook.index), webhook_id: webhookId,
-      json: body, origin, remote_addr: meta.remote_addr ?? null, method: meta.method ?? 'POST',
+      platform: 'webhook',
+      id: hook.trigger.id ?? String(hook.index),
+      idx: String(hook.index),
+      webhook_id: webhookId,
+      json: body,
+      origin,
+      remote_addr: meta.remote_addr ?? null,
+      method: meta.method ?? 'POST',
     });
     return { status: 200 };
   }
 
   /** The whole receiver in one call: what the cloud relay (through the tunnel) uses, with origin 'cloud'. */
-  handleWebhook(webhookId: string, body: unknown, origin: WebhookOrigin, meta: { remote_addr?: string | null } = {}): WebhookResult {
+  handleWebhook(
+    webhookId: string,
+    body: unknown,
+    origin: WebhookOrigin,
+    meta: { remote_addr?: string | null } = {},
+  ): WebhookResult {
     if (!this.started) return { status: 404, message: 'webhook not found' };
     const pre = this.webhookPrecheck(webhookId, origin);
     return pre.status === 200 ? this.dispatchWebhook(webhookId, body, origin, meta) : pre;
@@ -216,23 +285,50 @@ export class AutomationEngine {
   private validate(body: AutomationBody): void {
     const templates = this.env!.templates;
     const walk = (v: unknown, path: string): void => {
-      if (path.endsWith('.delay') && (typeof v === 'number' || (typeof v === 'string' && !AutomationTemplates.isTemplate(v)))) {
-        try { durationMs(v); } catch (err) { throw new AutomationError(400, `${path}: ${(err as Error).message}`); }
+      if (
+        path.endsWith('.delay') &&
+        (typeof v === 'number' || (typeof v === 'string' && !AutomationTemplates.isTemplate(v)))
+      ) {
+        try {
+          durationMs(v);
+        } catch (err) {
+          throw new AutomationError(400, `${path}: ${(err as Error).message}`);
+        }
       }
       if (typeof v === 'string' && AutomationTemplates.isTemplate(v)) {
-        try { templates.validate(v); } catch (err) { throw new AutomationError(400, `${path}: ${(err as Error).message}`); }
+        try {
+          templates.validate(v);
+        } catch (err) {
+          throw new AutomationError(400, `${path}: ${(err as Error).message}`);
+        }
       } else if (Array.isArray(v)) v.forEach((x, i) => walk(x, `${path}[${i}]`));
       else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) walk(x, path ? `${path}.${k}` : k);
     };
     walk({ variables: body.variables, trigger: body.trigger, condition: body.condition, action: body.action }, '');
     body.trigger.forEach((t, i) => {
-      if (t.platform === 'mqtt' && !this.deps.mqtt) throw new AutomationError(400, `trigger[${i}]: mqtt triggers need the MQTT broker`);
-      if (t.platform === 'event' && !this.deps.events) throw new AutomationError(400, `trigger[${i}]: event triggers need the event bus`);
-      if (t.platform === 'device' && !this.deps.events) throw new AutomationError(400, `trigger[${i}]: device triggers need the event bus`);
+      if (t.platform === 'mqtt' && !this.deps.mqtt)
+        throw new AutomationError(400, `trigger[${i}]: mqtt triggers need the MQTT broker`);
+      if (t.platform === 'event' && !this.deps.events)
+        throw new AutomationError(400, `trigger[${i}]: event triggers need the event bus`);
+      if (t.platform === 'device' && !this.deps.events)
+        throw new AutomationError(400, `trigger[${i}]: device triggers need the event bus`);
       try {
-        const off = armTrigger(t, i, { ...this.env!, states: { get: () => undefined, all: () => [], onStateChanged: () => () => {} }, mqtt: { subscribe: () => () => {} }, events: { fire() {}, on: () => () => {} }, forTimers: undefined }, () => {});
+        const off = armTrigger(
+          t,
+          i,
+          {
+            ...this.env!,
+            states: { get: () => undefined, all: () => [], onStateChanged: () => () => {} },
+            mqtt: { subscribe: () => () => {} },
+            events: { fire() {}, on: () => () => {} },
+            forTimers: undefined,
+          },
+          () => {},
+        );
         off.disarm();
-      } catch (err) { throw new AutomationError(400, `trigger[${i}]: ${(err as Error).message}`); }
+      } catch (err) {
+        throw new AutomationError(400, `trigger[${i}]: ${(err as Error).message}`);
+      }
     });
   }
 
@@ -247,13 +343,29 @@ export class AutomationEngine {
         return;
       }
       try {
-        inst.armed.set(i, armTrigger(t, i, {
-          ...this.env!,
-          forTimers: {
-            started: (key, dueAt, data) => this.persist({ id: `for:${def.id}:${key}`, automationId: def.id, kind: 'for', stepPath: `trigger/${i}`, dueAt, context: { key, entity_id: data.entity_id, trigger: data } }),
-            ended: (key) => this.unpersist(`for:${def.id}:${key}`),
-          },
-        }, (data, chain) => this.dispatch(inst, data, false, chain ?? 0)));
+        inst.armed.set(
+          i,
+          armTrigger(
+            t,
+            i,
+            {
+              ...this.env!,
+              forTimers: {
+                started: (key, dueAt, data) =>
+                  this.persist({
+                    id: `for:${def.id}:${key}`,
+                    automationId: def.id,
+                    kind: 'for',
+                    stepPath: `trigger/${i}`,
+                    dueAt,
+                    context: { key, entity_id: data.entity_id, trigger: data },
+                  }),
+                ended: (key) => this.unpersist(`for:${def.id}:${key}`),
+              },
+            },
+            (data, chain) => this.dispatch(inst, data, false, chain ?? 0),
+          ),
+        );
       } catch (err) {
         this.log.warn(`automation ${def.id}: trigger ${i} not armed: ${(err as Error).message}`);
       }
@@ -268,33 +380,57 @@ export class AutomationEngine {
       for (const run of inst.runs.values()) run.controller.abort(reason);
       this.instances.delete(id);
     }
-    for (const [wid, hook] of this.webhooks) if (hook.automationId === id) { this.webhooks.delete(wid); this.buckets?.forget(wid); }
+    for (const [wid, hook] of this.webhooks)
+      if (hook.automationId === id) {
+        this.webhooks.delete(wid);
+        this.buckets?.forget(wid);
+      }
     this.safe(() => this.store.deleteTimersOf([id]));
   }
 
-  private persist(t: StoredTimer): void { this.safe(() => this.store.putTimer(t)); }
-  private unpersist(id: string): void { this.safe(() => this.store.deleteTimer(id)); }
+  private persist(t: StoredTimer): void {
+    this.safe(() => this.store.putTimer(t));
+  }
+  private unpersist(id: string): void {
+    this.safe(() => this.store.deleteTimer(id));
+  }
   private safe(fn: () => void): void {
-    try { fn(); } catch (err) { this.log.error('automation store write failed', err); }
+    try {
+      fn();
+    } catch (err) {
+      this.log.error('automation store write failed', err);
+    }
   }
 
   private resumeTimers(timers: StoredTimer[]): void {
     for (const t of timers) {
       const inst = this.instances.get(t.automationId);
-      if (!inst || !inst.def.enabled) { this.unpersist(t.id); continue; }
+      if (!inst || !inst.def.enabled) {
+        this.unpersist(t.id);
+        continue;
+      }
       const due = t.dueAt ?? null;
       if (t.kind === 'for') {
         const index = Number(t.stepPath.split('/')[1]);
         const key = String(t.context.key ?? '');
         const armed = inst.armed.get(index);
-        if (armed?.restoreFor && key) armed.restoreFor(String(t.context.entity_id), due ?? this.clock.now(), t.context.trigger as TriggerData);
+        if (armed?.restoreFor && key)
+          armed.restoreFor(String(t.context.entity_id), due ?? this.clock.now(), t.context.trigger as TriggerData);
         else this.unpersist(t.id);
         continue;
       }
       if (t.kind === 'queued') continue; // second pass, below
-      const ctx = t.context as { cursor: number[]; variables: Record<string, unknown>; steps: Trace['steps']; started_at?: string };
+      const ctx = t.context as {
+        cursor: number[];
+        variables: Record<string, unknown>;
+        steps: Trace['steps'];
+        started_at?: string;
+      };
       this.startRun(inst, (ctx.variables.trigger ?? {}) as TriggerData, {
-        runId: t.id, variables: ctx.variables, steps: ctx.steps ?? [], startedAt: ctx.started_at ?? new Date(this.clock.now()).toISOString(),
+        runId: t.id,
+        variables: ctx.variables,
+        steps: ctx.steps ?? [],
+        startedAt: ctx.started_at ?? new Date(this.clock.now()).toISOString(),
         resume: { cursor: ctx.cursor, dueAt: due },
       });
     }
@@ -304,8 +440,16 @@ export class AutomationEngine {
       const inst = this.instances.get(t.automationId);
       if (!inst || !inst.def.enabled) continue; // unpersisted in the first pass
       const ctx = t.context as { trigger?: TriggerData; variables?: Record<string, unknown>; chain?: number };
-      const entry: QueuedRun = { runId: t.id, trigger: ctx.trigger ?? { platform: null }, vars: ctx.variables ?? {}, chain: ctx.chain ?? 1 };
-      if (inst.def.mode !== 'queued' && inst.runs.size > 0) { this.unpersist(t.id); continue; }
+      const entry: QueuedRun = {
+        runId: t.id,
+        trigger: ctx.trigger ?? { platform: null },
+        vars: ctx.variables ?? {},
+        chain: ctx.chain ?? 1,
+      };
+      if (inst.def.mode !== 'queued' && inst.runs.size > 0) {
+        this.unpersist(t.id);
+        continue;
+      }
       if (inst.runs.size > 0) inst.queue.push(entry);
       else this.startQueued(inst, entry);
     }
@@ -322,7 +466,9 @@ export class AutomationEngine {
     if (triggerVars) {
       try {
         for (const [k, v] of Object.entries(triggerVars)) vars[k] = this.env!.templates.renderDeep(v, vars);
-      } catch (err) { this.log.warn(`automation ${inst.def.alias}: trigger variables failed: ${(err as Error).message}`); }
+      } catch (err) {
+        this.log.warn(`automation ${inst.def.alias}: trigger variables failed: ${(err as Error).message}`);
+      }
     }
     // HA's automation-level `variables:` rendered once, in order (each sees the ones before it),
     // after the trigger and its variables and before the conditions; a failure fails the run
@@ -335,8 +481,16 @@ export class AutomationEngine {
         this.log.warn(`automation ${inst.def.alias}: ${message}`);
         const at = new Date(started).toISOString();
         this.saveTrace({
-          run_id: randomUUID(), automation_id: inst.def.id, started_at: at, finished_at: new Date(this.clock.now()).toISOString(), state: 'failed', trigger,
-          steps: [{ path: 'variables', started_at: at, duration_ms: Math.max(0, this.clock.now() - started), error: message }], error: message,
+          run_id: randomUUID(),
+          automation_id: inst.def.id,
+          started_at: at,
+          finished_at: new Date(this.clock.now()).toISOString(),
+          state: 'failed',
+          trigger,
+          steps: [
+            { path: 'variables', started_at: at, duration_ms: Math.max(0, this.clock.now() - started), error: message },
+          ],
+          error: message,
         });
         return;
       }
@@ -346,8 +500,21 @@ export class AutomationEngine {
       if (!res.ok) {
         const now = new Date(this.clock.now()).toISOString();
         this.saveTrace({
-          run_id: randomUUID(), automation_id: inst.def.id, started_at: now, finished_at: now, state: res.error ? 'failed' : 'stopped', trigger,
-          steps: [{ path: `condition/${res.index ?? 0}`, started_at: now, duration_ms: 0, result: { result: false }, ...(res.error ? { error: res.error } : {}) }],
+          run_id: randomUUID(),
+          automation_id: inst.def.id,
+          started_at: now,
+          finished_at: now,
+          state: res.error ? 'failed' : 'stopped',
+          trigger,
+          steps: [
+            {
+              path: `condition/${res.index ?? 0}`,
+              started_at: now,
+              duration_ms: 0,
+              result: { result: false },
+              ...(res.error ? { error: res.error } : {}),
+            },
+          ],
           error: res.error ?? null,
         });
         return;
@@ -355,7 +522,13 @@ export class AutomationEngine {
     }
     const runChain = chain + 1;
     const maxChain = this.deps.maxEventChain ?? DEFAULT_MAX_EVENT_CHAIN;
-    if (runChain > maxChain) return this.dropped(inst, trigger, `${maxChain} automation runs in a row fired events that triggered each other (a loop?)`, true);
+    if (runChain > maxChain)
+      return this.dropped(
+        inst,
+        trigger,
+        `${maxChain} automation runs in a row fired events that triggered each other (a loop?)`,
+        true,
+      );
     const mode = inst.def.mode;
     const max = inst.def.max ?? DEFAULT_MAX;
     const busy = inst.runs.size;
@@ -367,7 +540,14 @@ export class AutomationEngine {
       const entry: QueuedRun = { runId: randomUUID(), trigger, vars, chain: runChain };
       inst.queue.push(entry);
       // survives a restart: resumed in order by resumeTimers()
-      this.persist({ id: entry.runId, automationId: inst.def.id, kind: 'queued', stepPath: 'queue', dueAt: null, context: { trigger: jsonSafe(trigger), variables: jsonSafe(vars), chain: runChain } });
+      this.persist({
+        id: entry.runId,
+        automationId: inst.def.id,
+        kind: 'queued',
+        stepPath: 'queue',
+        dueAt: null,
+        context: { trigger: jsonSafe(trigger), variables: jsonSafe(vars), chain: runChain },
+      });
       return;
     }
     this.startRun(inst, trigger, undefined, vars, undefined, runChain);
@@ -375,9 +555,19 @@ export class AutomationEngine {
 
   /** `loop`: an event loop was cut, always logged (max_exceeded: silent is about the mode's limits). */
   private dropped(inst: Instance, trigger: TriggerData, why: string, loop = false): void {
-    if (loop || this.store.maxExceeded(inst.def.id) !== 'silent') this.log.warn(`automation ${inst.def.alias}: trigger dropped, ${why}`);
+    if (loop || this.store.maxExceeded(inst.def.id) !== 'silent')
+      this.log.warn(`automation ${inst.def.alias}: trigger dropped, ${why}`);
     const now = new Date(this.clock.now()).toISOString();
-    this.saveTrace({ run_id: randomUUID(), automation_id: inst.def.id, started_at: now, finished_at: now, state: 'aborted', trigger, steps: [], error: `dropped: ${why}` });
+    this.saveTrace({
+      run_id: randomUUID(),
+      automation_id: inst.def.id,
+      started_at: now,
+      finished_at: now,
+      state: 'aborted',
+      trigger,
+      steps: [],
+      error: `dropped: ${why}`,
+    });
   }
 
   /** A queued run's turn: it leaves the persisted queue and starts under the id it was queued with. */
@@ -386,24 +576,54 @@ export class AutomationEngine {
     this.startRun(inst, entry.trigger, undefined, entry.vars, entry.runId, entry.chain);
   }
 
-  private startRun(inst: Instance, trigger: TriggerData, resumed?: { runId: string; variables: Record<string, unknown>; steps: Trace['steps']; startedAt: string; resume: { cursor: number[]; dueAt: number | null } }, vars?: Record<string, unknown>, newRunId?: string, chain = 1): void {
+  private startRun(
+    inst: Instance,
+    trigger: TriggerData,
+    resumed?: {
+      runId: string;
+      variables: Record<string, unknown>;
+      steps: Trace['steps'];
+      startedAt: string;
+      resume: { cursor: number[]; dueAt: number | null };
+    },
+    vars?: Record<string, unknown>,
+    newRunId?: string,
+    chain = 1,
+  ): void {
     const controller = new AbortController();
     const runId = resumed?.runId ?? newRunId ?? randomUUID();
     // HA: the run's context is the triggering event's child; what the run fires or calls carries it
     const parent = (trigger.event as { context?: { id?: unknown } } | undefined)?.context?.id;
-    const cause: RunCause = { context: { id: runId, parent_id: typeof parent === 'string' ? parent : null, user_id: null }, chain };
+    const cause: RunCause = {
+      context: { id: runId, parent_id: typeof parent === 'string' ? parent : null, user_id: null },
+      chain,
+    };
     const state: RunState = {
-      runId, automationId: inst.def.id, signal: controller.signal, cause,
+      runId,
+      automationId: inst.def.id,
+      signal: controller.signal,
+      cause,
       variables: resumed?.variables ?? { ...(vars ?? {}), trigger, this: { id: inst.def.id, alias: inst.def.alias } },
       steps: resumed?.steps ?? [],
       resume: resumed?.resume,
     };
-    const run: ActiveRun = { state, controller, trigger, startedAt: resumed?.startedAt ?? new Date(this.clock.now()).toISOString() };
+    const run: ActiveRun = {
+      state,
+      controller,
+      trigger,
+      startedAt: resumed?.startedAt ?? new Date(this.clock.now()).toISOString(),
+    };
     inst.runs.set(runId, run);
     if (!resumed) {
       try {
-        this.deps.events?.fire('automation_triggered', { name: inst.def.alias, entity_id: `automation.${inst.def.id}`, source: describeTrigger(trigger) }, cause);
-      } catch (err) { this.log.error('automation_triggered listener failed', err); }
+        this.deps.events?.fire(
+          'automation_triggered',
+          { name: inst.def.alias, entity_id: `automation.${inst.def.id}`, source: describeTrigger(trigger) },
+          cause,
+        );
+      } catch (err) {
+        this.log.error('automation_triggered listener failed', err);
+      }
     }
     void this.execute(inst, run).finally(() => {
       inst.runs.delete(runId);
@@ -436,10 +656,21 @@ export class AutomationEngine {
     this.saveTrace(this.traceOf(run, state, error, new Date(this.clock.now()).toISOString()));
   }
 
-  private traceOf(run: ActiveRun, state: Trace['state'], error: string | null, finishedAt: string | null = null): Trace {
+  private traceOf(
+    run: ActiveRun,
+    state: Trace['state'],
+    error: string | null,
+    finishedAt: string | null = null,
+  ): Trace {
     return {
-      run_id: run.state.runId, automation_id: run.state.automationId, started_at: run.startedAt, finished_at: finishedAt,
-      state, trigger: jsonSafe(run.trigger), steps: [...run.state.steps], error,
+      run_id: run.state.runId,
+      automation_id: run.state.automationId,
+      started_at: run.startedAt,
+      finished_at: finishedAt,
+      state,
+      trigger: jsonSafe(run.trigger),
+      steps: [...run.state.steps],
+      error,
     };
   }
 
@@ -452,22 +683,38 @@ export class AutomationEngine {
 /** HA's `source` of automation_triggered: what fired the run. */
 function describeTrigger(t: TriggerData): string {
   switch (t.platform) {
-    case 'state': return `state of ${String(t.entity_id)}`;
-    case 'numeric_state': return `numeric state of ${String(t.entity_id)}`;
-    case 'event': return `event '${String((t.event as { event_type?: unknown } | undefined)?.event_type)}'`;
-    case 'mqtt': return `mqtt topic ${String(t.topic)}`;
-    case 'time': return `time ${String(t.at)}`;
-    case 'time_pattern': return 'time pattern';
-    case 'webhook': return 'webhook';
-    case 'device': return `device ${String(t.device_id)} ${String(t.type)} ${String(t.subtype ?? '')}`.trim();
-    default: return 'manual';
+    case 'state':
+      return `state of ${String(t.entity_id)}`;
+    case 'numeric_state':
+      return `numeric state of ${String(t.entity_id)}`;
+    case 'event':
+      return `event '${String((t.event as { event_type?: unknown } | undefined)?.event_type)}'`;
+    case 'mqtt':
+      return `mqtt topic ${String(t.topic)}`;
+    case 'time':
+      return `time ${String(t.at)}`;
+    case 'time_pattern':
+      return 'time pattern';
+    case 'webhook':
+      return 'webhook';
+    case 'device':
+      return `device ${String(t.device_id)} ${String(t.type)} ${String(t.subtype ?? '')}`.trim();
+    default:
+      return 'manual';
   }
 }
 
 function jsonSafe(v: Record<string, unknown>): Record<string, unknown> {
-  try { return JSON.parse(JSON.stringify(v)) as Record<string, unknown>; } catch { return { error: 'trigger data is not serializable' }; }
+  try {
+    return JSON.parse(JSON.stringify(v)) as Record<string, unknown>;
+  } catch {
+    return { error: 'trigger data is not serializable' };
+  }
 }
 
 function withWebhookIds(body: AutomationBody, webhookId: string | null): AutomationBody {
-  return { ...body, trigger: body.trigger.map((t) => (t.platform === 'webhook' ? { ...t, webhook_id: webhookId ?? undefined } : t)) };
+  return {
+    ...body,
+    trigger: body.trigger.map((t) => (t.platform === 'webhook' ? { ...t, webhook_id: webhookId ?? undefined } : t)),
+  };
 }

@@ -13,11 +13,17 @@ export class MemoryStates implements StatePort {
     this.now = now;
   }
 
-  get(entityId: string): EntityState | undefined { return this.map.get(entityId); }
-  all(): EntityState[] { return [...this.map.values()]; }
+  get(entityId: string): EntityState | undefined {
+    return this.map.get(entityId);
+  }
+  all(): EntityState[] {
+    return [...this.map.values()];
+  }
   onStateChanged(listener: (e: StateChange) => void): () => void {
     this.listeners.add(listener);
-    return () => { this.listeners.delete(listener); };
+    return () => {
+      this.listeners.delete(listener);
+    };
   }
 
   /** Sets a state and emits state_changed synchronously (like the edge's state machine). */
@@ -26,8 +32,14 @@ export class MemoryStates implements StatePort {
     const at = new Date(this.now()).toISOString();
     const [domain] = entityId.split('.');
     const next: EntityState = {
-      entity_id: entityId, name: entityId, domain, platform: 'test', state, attributes,
-      last_changed: old && old.state === state ? old.last_changed : at, last_updated: at,
+      entity_id: entityId,
+      name: entityId,
+      domain,
+      platform: 'test',
+      state,
+      attributes,
+      last_changed: old && old.state === state ? old.last_changed : at,
+      last_updated: at,
     };
     this.map.set(entityId, next);
     for (const l of [...this.listeners]) l({ entity_id: entityId, old_state: old, new_state: next });
@@ -35,7 +47,12 @@ export class MemoryStates implements StatePort {
   }
 }
 
-export interface ServiceCall { domain: string; service: string; data: Record<string, unknown>; at: number }
+export interface ServiceCall {
+  domain: string;
+  service: string;
+  data: Record<string, unknown>;
+  at: number;
+}
 
 export class MemoryServices implements ServicePort {
   readonly calls: ServiceCall[] = [];
@@ -55,7 +72,9 @@ export class MemoryMqtt implements MqttPort {
   subscribe(topicFilter: string, listener: (topic: string, payload: string) => void): () => void {
     const sub = { filter: topicFilter, listener };
     this.subs.add(sub);
-    return () => { this.subs.delete(sub); };
+    return () => {
+      this.subs.delete(sub);
+    };
   }
   publish(topic: string, payload: string): void {
     for (const s of [...this.subs]) if (topicMatches(s.filter, topic)) s.listener(topic, payload);
@@ -70,7 +89,10 @@ export class MemoryEvents implements EventBusPort {
   fire(eventType: string, data: Record<string, unknown>, cause?: RunCause): void {
     this.fired.push({ type: eventType, data });
     const event: ws.BusEvent = {
-      event_type: eventType, data, origin: 'LOCAL', time_fired: new Date().toISOString(),
+      event_type: eventType,
+      data,
+      origin: 'LOCAL',
+      time_fired: new Date().toISOString(),
       context: { id: randomUUID(), parent_id: cause?.context.id ?? null, user_id: null },
     };
     const chain = cause?.chain ?? 0;
@@ -79,8 +101,13 @@ export class MemoryEvents implements EventBusPort {
   }
   on(eventType: string, listener: (event: ws.BusEvent, chain: number) => void): () => void {
     let set = this.listeners.get(eventType);
-    if (!set) { set = new Set(); this.listeners.set(eventType, set); }
+    if (!set) {
+      set = new Set();
+      this.listeners.set(eventType, set);
+    }
     set.add(listener);
-    return () => { set.delete(listener); };
+    return () => {
+      set.delete(listener);
+    };
   }
 }

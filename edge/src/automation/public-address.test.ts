@@ -59,16 +59,26 @@ const PUBLIC: [string, string][] = [
 const literal = (address: string) => (address.includes(':') ? `[${address}]` : address);
 
 async function refusal(p: Promise<unknown>): Promise<string | null> {
-  const err = await p.then(() => null, (e: unknown) => e);
+  const err = await p.then(
+    () => null,
+    (e: unknown) => e,
+  );
   return err instanceof CallUrlError ? err.code : String(err);
 }
 
 describe('public-only call_url targets', () => {
   it.each(REFUSED)('refuses %s (%s)', async (_what, address) => {
     expect(isPublicAddress(address)).toBe(false);
-    const replica = new UrlCaller({ policy: 'public-only', resolve: async () => [{ address, family: address.includes(':') ? 6 : 4 }] });
-    expect(await refusal(replica.call({ method: 'GET', url: `http://${literal(address)}:9/`, timeout: 2 }))).toBe('refused');
-    expect(await refusal(replica.call({ method: 'GET', url: 'http://innocent.example:9/', timeout: 2 }))).toBe('refused');
+    const replica = new UrlCaller({
+      policy: 'public-only',
+      resolve: async () => [{ address, family: address.includes(':') ? 6 : 4 }],
+    });
+    expect(await refusal(replica.call({ method: 'GET', url: `http://${literal(address)}:9/`, timeout: 2 }))).toBe(
+      'refused',
+    );
+    expect(await refusal(replica.call({ method: 'GET', url: 'http://innocent.example:9/', timeout: 2 }))).toBe(
+      'refused',
+    );
   });
 
   it.each(PUBLIC)('counts %s (%s) as public', (_what, address) => {
@@ -76,11 +86,18 @@ describe('public-only call_url targets', () => {
   });
 
   it('refuses a name when any of its addresses is not public', async () => {
-    const replica = new UrlCaller({ policy: 'public-only', resolve: async () => [{ address: '8.8.8.8', family: 4 }, { address: '::a9fe:a9fe', family: 6 }] });
+    const replica = new UrlCaller({
+      policy: 'public-only',
+      resolve: async () => [
+        { address: '8.8.8.8', family: 4 },
+        { address: '::a9fe:a9fe', family: 6 },
+      ],
+    });
     expect(await refusal(replica.call({ method: 'GET', url: 'http://mixed.example:9/', timeout: 2 }))).toBe('refused');
   });
 
   it('rejects what is not an address at all', () => {
-    for (const junk of ['', 'localhost', '127.1', '1.2.3.4.5', '::g', '[::1]']) expect([junk, isPublicAddress(junk)]).toEqual([junk, false]);
+    for (const junk of ['', 'localhost', '127.1', '1.2.3.4.5', '::g', '[::1]'])
+      expect([junk, isPublicAddress(junk)]).toEqual([junk, false]);
   });
 });

@@ -29,14 +29,18 @@ export function parseAddress(address: string): ipaddr.IPv4 | ipaddr.IPv6 | null 
   const text = address.split('%')[0];
   // ipaddr.js reads "::a.b.c.d" as IPv4-mapped; spell a trailing dotted quad in hex so
   // every form is parsed as written.
-  const hex = text.includes(':') ? text.replace(/(\d+)\.(\d+)\.(\d+)\.(\d+)$/, (m, a, b, c, d) => dottedToHex(m, [a, b, c, d])) : text;
+  const hex = text.includes(':')
+    ? text.replace(/(\d+)\.(\d+)\.(\d+)\.(\d+)$/, (m, a, b, c, d) => dottedToHex(m, [a, b, c, d]))
+    : text;
   if (text.includes(':') ? !ipaddr.IPv6.isValid(hex) : !ipaddr.IPv4.isValidFourPartDecimal(text)) return null;
   return ipaddr.parse(hex);
 }
 
 const GLOBAL_UNICAST = ipaddr.parseCIDR('2000::/3') as [ipaddr.IPv6, number];
 const NAT64_LOCAL_USE = ipaddr.parseCIDR('64:ff9b:1::/48') as [ipaddr.IPv6, number];
-const V4_IN_LOW_32_BITS = ['::ffff:0:0/96', '::ffff:0:0:0/96', '::/96', '64:ff9b::/96'].map((c) => ipaddr.parseCIDR(c) as [ipaddr.IPv6, number]);
+const V4_IN_LOW_32_BITS = ['::ffff:0:0/96', '::ffff:0:0:0/96', '::/96', '64:ff9b::/96'].map(
+  (c) => ipaddr.parseCIDR(c) as [ipaddr.IPv6, number],
+);
 const SIX_TO_FOUR = ipaddr.parseCIDR('2002::/16') as [ipaddr.IPv6, number];
 const TEREDO = ipaddr.parseCIDR('2001::/32') as [ipaddr.IPv6, number];
 

@@ -23,7 +23,10 @@ export class TokenBuckets {
     }
     b.tokens = Math.min(this.burst, b.tokens + ((now - b.at) / 1000) * this.perSecond);
     b.at = now;
-    if (b.tokens >= 1) { b.tokens -= 1; return 0; }
+    if (b.tokens >= 1) {
+      b.tokens -= 1;
+      return 0;
+    }
     return (1 - b.tokens) / this.perSecond;
   }
 

@@ -17,7 +17,16 @@ describe('automation routes over HTTP', () => {
   let router: SpecRouter<unknown>;
   beforeEach(async () => {
     limit = Infinity;
-    h = await harness({ deps: { webhookRate: { perSecond: 1, burst: 8 }, planLimit: { assertCanCreate: (n) => { if (n >= limit) throw planLimitReached(); } } } });
+    h = await harness({
+      deps: {
+        webhookRate: { perSecond: 1, burst: 8 },
+        planLimit: {
+          assertCanCreate: (n) => {
+            if (n >= limit) throw planLimitReached();
+          },
+        },
+      },
+    });
     app = new Hono();
     installErrorHandling(app, { error() {} });
     router = new SpecRouter<unknown>(app, { authenticate: async () => ({}) });
@@ -31,19 +40,36 @@ describe('automation routes over HTTP', () => {
     await new Promise((r) => server.close(r));
     await h.close();
   });
-  const req = (method: string, path: string, body?: unknown, raw?: string) => fetch(`${base}${path}`, {
-    method, headers: { 'content-type': 'application/json' }, body: raw ?? (body === undefined ? undefined : JSON.stringify(body)),
-  });
+  const req = (method: string, path: string, body?: unknown, raw?: string) =>
+    fetch(`${base}${path}`, {
+      method,
+      headers: { 'content-type': 'application/json' },
+      body: raw ?? (body === undefined ? undefined : JSON.stringify(body)),
+    });
 
   it('CRUD with HA-style input, 400s that point at the field, 404s, plan limit', async () => {
     let res = await req('POST', '/v1/automations', {
-      alias: 'Hallway', description: 'pasted from HA', mode: 'queued', max: 3,
-      triggers: [{ trigger: 'state', entity_id: 'binary_sensor.hall', to: 'on' }, { trigger: 'webhook', webhook_id: 'mine' }],
-      conditions: [], actions: [{ action: 'light.turn_on', target: { entity_id: 'light.hall' } }],
+      alias: 'Hallway',
+      description: 'pasted from HA',
+      mode: 'queued',
+      max: 3,
+      triggers: [
+        { trigger: 'state', entity_id: 'binary_sensor.hall', to: 'on' },
+        { trigger: 'webhook', webhook_id: 'mine' },
+      ],
+      conditions: [],
+      actions: [{ action: 'light.turn_on', target: { entity_id: 'light.hall' } }],
     });
     expect(res.status).toBe(201);
-    const created = await res.json() as Record<string, any>;
-    expect(created).toMatchObject({ alias: 'Hallway', mode: 'queued', max: 3, enabled: true, edge_id: null, description: 'pasted from HA' });
+    const created = (await res.json()) as Record<string, any>;
+    expect(created).toMatchObject({
+      alias: 'Hallway',
+      mode: 'queued',
+      max: 3,
+      enabled: true,
+      edge_id: null,
+      description: 'pasted from HA',
+    });
     expect(created.trigger[0]).toEqual({ platform: 'state', entity_id: 'binary_sensor.hall', to: 'on' });
     expect(created.action[0]).toEqual({ service: 'light.turn_on', target: { entity_id: 'light.hall' } });
     expect(created.webhook_id).toHaveLength(43);
@@ -54,17 +80,44 @@ describe('automation routes over HTTP', () => {
     res = await req('GET', `/v1/automations/${created.id}`);
     expect(((await res.json()) as { id: string }).id).toBe(created.id);
 
-    res = await req('PUT', `/v1/automations/${created.id}`, { alias: 'Hall 2', trigger: [{ platform: 'webhook' }], action: { service: 'light.turn_off' } });
+    res = await req('PUT', `/v1/automations/${created.id}`, {
+      alias: 'Hall 2',
+      trigger: [{ platform: 'webhook' }],
+      action: { service: 'light.turn_off' },
+    });
     expect(res.status).toBe(200);
-    const updated = await res.json() as Record<string, any>;
+    const updated = (await res.json()) as Record<string, any>;
     expect(updated).toMatchObject({ alias: 'Hall 2', webhook_id: created.webhook_id, mode: 'single' });
 
     for (const [body, message] of [
-      [{ alias: 'x', trigger: { platform: 'state', entity_id: 'a.b' }, action: [{ service: 'a.b' }, { delay: { hourz: 1 } }] }, 'action[1].delay: Unrecognized key: "hourz"'],
-      [{ alias: 'x', trigger: { platform: 'teleport' }, action: [] }, 'trigger[0].platform: Invalid discriminator value'],
-      [{ alias: 'x', trigger: { platform: 'state', entity_id: 'a.b' }, action: [{ frobnicate: 1 }] }, 'action[0]: action needs one of: service'],
-      [{ alias: 'x', trigger: { platform: 'state', entity_id: 'a.b' }, action: [{ service: 'a.b', data: { x: '{{ oops ' } }] }, 'action[0].data.x: template does not parse'],
-      [{ alias: 'x', trigger: { platform: 'state', entity_id: 'a.b' }, action: [{ delay: 'soon' }] }, 'action[0].delay: invalid duration'],
+      [
+        {
+          alias: 'x',
+          trigger: { platform: 'state', entity_id: 'a.b' },
+          action: [{ service: 'a.b' }, { delay: { hourz: 1 } }],
+        },
+        'action[1].delay: Unrecognized key: "hourz"',
+      ],
+      [
+        { alias: 'x', trigger: { platform: 'teleport' }, action: [] },
+        'trigger[0].platform: Invalid discriminator value',
+      ],
+      [
+        { alias: 'x', trigger: { platform: 'state', entity_id: 'a.b' }, action: [{ frobnicate: 1 }] },
+        'action[0]: action needs one of: service',
+      ],
+      [
+        {
+          alias: 'x',
+          trigger: { platform: 'state', entity_id: 'a.b' },
+          action: [{ service: 'a.b', data: { x: '{{ oops ' } }],
+        },
+        'action[0].data.x: template does not parse',
+      ],
+      [
+        { alias: 'x', trigger: { platform: 'state', entity_id: 'a.b' }, action: [{ delay: 'soon' }] },
+        'action[0].delay: invalid duration',
+      ],
       [{ trigger: { platform: 'state', entity_id: 'a.b' }, action: [] }, 'alias: '],
     ] as const) {
       res = await req('POST', '/v1/automations', body);
@@ -100,7 +153,18 @@ describe('automation routes over HTTP', () => {
   });
 
   it('webhook receiver: 200 empty, 400, 404, 413, 429 + Retry-After; trigger.json and origin', async () => {
-    const a = await h.create({ alias: 'w', mode: 'parallel', max: 50, trigger: { platform: 'webhook' }, action: [{ service: 'x.hook', data: { v: '{{ trigger.json.v }}', origin: '{{ trigger.origin }}', addr: '{{ trigger.remote_addr }}' } }] });
+    const a = await h.create({
+      alias: 'w',
+      mode: 'parallel',
+      max: 50,
+      trigger: { platform: 'webhook' },
+      action: [
+        {
+          service: 'x.hook',
+          data: { v: '{{ trigger.json.v }}', origin: '{{ trigger.origin }}', addr: '{{ trigger.remote_addr }}' },
+        },
+      ],
+    });
     const path = `/v1/automations/webhook/${a.webhook_id}`;
     let res = await fetch(`${base}${path}`, { method: 'POST', body: JSON.stringify({ v: 42 }) });
     expect(res.status).toBe(200);
@@ -119,7 +183,12 @@ describe('automation routes over HTTP', () => {
 
     // 413: counted on bytes read, even when chunked without a Content-Length
     const big = JSON.stringify({ v: 'x'.repeat(1024 * 1024) });
-    const stream = new ReadableStream({ start(c) { c.enqueue(new TextEncoder().encode(big)); c.close(); } });
+    const stream = new ReadableStream({
+      start(c) {
+        c.enqueue(new TextEncoder().encode(big));
+        c.close();
+      },
+    });
     res = await fetch(`${base}${path}`, { method: 'POST', body: stream, duplex: 'half' } as RequestInit);
     expect([res.status, await res.json()]).toEqual([413, { message: 'body too large' }]);
 
@@ -127,15 +196,24 @@ describe('automation routes over HTTP', () => {
     let limited: Response | undefined;
     for (let i = 0; i < 10 && !limited; i++) {
       const r = await req('POST', path, { v: i });
-      if (r.status === 429) limited = r; else await r.text();
+      if (r.status === 429) limited = r;
+      else await r.text();
     }
     expect(limited).toBeDefined();
     expect(await limited!.json()).toEqual({ error: 'rate_limited' });
     expect(Number(limited!.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
 
     // the same app reached in-process through the tunnel is a cloud call
-    const other = await h.create({ alias: 'lo', trigger: { platform: 'webhook', local_only: true }, action: [{ service: 'x.lo' }] });
-    res = await app.request(`/v1/automations/webhook/${other.webhook_id}`, { method: 'POST', body: '{}' }, { trusted: { via: 'cloud' } });
+    const other = await h.create({
+      alias: 'lo',
+      trigger: { platform: 'webhook', local_only: true },
+      action: [{ service: 'x.lo' }],
+    });
+    res = await app.request(
+      `/v1/automations/webhook/${other.webhook_id}`,
+      { method: 'POST', body: '{}' },
+      { trusted: { via: 'cloud' } },
+    );
     expect(res.status).toBe(404);
     res = await req('POST', `/v1/automations/webhook/${other.webhook_id}`, {});
     expect(res.status).toBe(200);

@@ -1,6 +1,14 @@
 import type { Context } from 'hono';
 import { routes } from '@smarthome/protocol';
-import { HttpError, badRequest, notFound, parseJsonBody, rateLimited, readBodyBytes, type SpecRouter } from '@smarthome/protocol/server';
+import {
+  HttpError,
+  badRequest,
+  notFound,
+  parseJsonBody,
+  rateLimited,
+  readBodyBytes,
+  type SpecRouter,
+} from '@smarthome/protocol/server';
 import { AutomationError, type AutomationEngine, type WebhookOrigin, type WebhookResult } from './engine.ts';
 
 /** 1 MiB, counted on the bytes actually read. */
@@ -40,7 +48,11 @@ function remoteAddress(c: Context): string | null {
 export function mountAutomationRoutes(router: SpecRouter<any>, deps: AutomationRouteDeps): void {
   const { engine } = deps;
   router.add(routes.createAutomationRoute, async ({ body }) => {
-    try { return await engine.create(body); } catch (err) { throw toHttp(err); }
+    try {
+      return await engine.create(body);
+    } catch (err) {
+      throw toHttp(err);
+    }
   });
   router.add(routes.listAutomationsRoute, () => engine.list());
   router.add(routes.getAutomationRoute, ({ params }) => {
@@ -49,7 +61,11 @@ export function mountAutomationRoutes(router: SpecRouter<any>, deps: AutomationR
     return a;
   });
   router.add(routes.updateAutomationRoute, ({ params, body }) => {
-    try { return engine.update(params.id, body); } catch (err) { throw toHttp(err); }
+    try {
+      return engine.update(params.id, body);
+    } catch (err) {
+      throw toHttp(err);
+    }
   });
   router.add(routes.deleteAutomationRoute, ({ params }) => {
     if (!engine.remove(params.id)) throw notFound('automation not found');
@@ -68,7 +84,12 @@ export function mountAutomationRoutes(router: SpecRouter<any>, deps: AutomationR
     const bytes = await readBodyBytes(c, WEBHOOK_BODY_LIMIT);
     if (bytes.byteLength === 0) throw badRequest('body must be a JSON object');
     const body = parseJsonBody(bytes);
-    const out = webhookError(engine.dispatchWebhook(params.webhook_id, body, origin, { remote_addr: origin === 'local' ? remoteAddress(c) : null, method: c.req.method }));
+    const out = webhookError(
+      engine.dispatchWebhook(params.webhook_id, body, origin, {
+        remote_addr: origin === 'local' ? remoteAddress(c) : null,
+        method: c.req.method,
+      }),
+    );
     if (out) throw out;
     return c.body(null, 200);
   });

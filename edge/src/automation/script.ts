@@ -63,9 +63,18 @@ function abortError(signal: AbortSignal): RunAborted {
 
 function sleepUntil(env: RunEnv, dueAt: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
-    if (signal.aborted) { reject(abortError(signal)); return; }
-    const onAbort = () => { stop(); reject(abortError(signal)); };
-    const stop = clockTimer(env.clock, dueAt, () => { signal.removeEventListener('abort', onAbort); resolve(); });
+    if (signal.aborted) {
+      reject(abortError(signal));
+      return;
+    }
+    const onAbort = () => {
+      stop();
+      reject(abortError(signal));
+    };
+    const stop = clockTimer(env.clock, dueAt, () => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    });
     signal.addEventListener('abort', onAbort, { once: true });
   });
 }
@@ -78,31 +87,69 @@ function traceResult(result: unknown): unknown {
 
 function record(run: RunState, env: RunEnv, step: TraceStep): void {
   if (run.steps.length < env.maxTraceSteps) run.steps.push(step);
-  else if (run.steps.length === env.maxTraceSteps) run.steps.push({ path: 'trace', started_at: step.started_at, duration_ms: 0, error: `more than ${env.maxTraceSteps} steps; the rest are not traced` });
+  else if (run.steps.length === env.maxTraceSteps)
+    run.steps.push({
+      path: 'trace',
+      started_at: step.started_at,
+      duration_ms: 0,
+      error: `more than ${env.maxTraceSteps} steps; the rest are not traced`,
+    });
 }
 
-export async function runSequence(actions: Action[], basePath: string, cursor: number[], run: RunState, env: RunEnv, resume?: number[]): Promise<void> {
+export async function runSequence(
+  actions: Action[],
+  basePath: string,
+  cursor: number[],
+  run: RunState,
+  env: RunEnv,
+  resume?: number[],
+): Promise<void> {
   const start = resume && resume.length > 0 ? resume[0] : 0;
   for (let i = start; i < actions.length; i++) {
     if (run.signal.aborted) throw abortError(run.signal);
-    await runAction(actions[i], `${basePath}/${i}`, [...cursor, i], run, env, resume && i === start ? resume.slice(1) : undefined);
+    await runAction(
+      actions[i],
+      `${basePath}/${i}`,
+      [...cursor, i],
+      run,
+      env,
+      resume && i === start ? resume.slice(1) : undefined,
+    );
   }
 }
 
-async function runAction(action: Action, path: string, cursor: number[], run: RunState, env: RunEnv, resume: number[] | undefined): Promise<void> {
+async function runAction(
+  action: Action,
+  path: string,
+  cursor: number[],
+  run: RunState,
+  env: RunEnv,
+  resume: number[] | undefined,
+): Promise<void> {
   const startedMs = env.clock.now();
   const startedAt = new Date(startedMs).toISOString();
-  const done = (result?: unknown, error?: string) => record(run, env, {
-    path, started_at: startedAt, duration_ms: Math.max(0, env.clock.now() - startedMs), ...(result !== undefined ? { result: traceResult(result) } : {}), ...(error !== undefined ? { error } : {}),
-  });
-  if (action.enabled === false) { done({ enabled: false }); return; }
+  const done = (result?: unknown, error?: string) =>
+    record(run, env, {
+      path,
+      started_at: startedAt,
+      duration_ms: Math.max(0, env.clock.now() - startedMs),
+      ...(result !== undefined ? { result: traceResult(result) } : {}),
+      ...(error !== undefined ? { error } : {}),
+    });
+  if (action.enabled === false) {
+    done({ enabled: false });
+    return;
+  }
   try {
     const result = await execute(action, path, cursor, run, env, resume);
     // containers (choose/repeat) record their own children; still record the container
     done(result);
   } catch (err) {
     if (err instanceof RunAborted) throw err;
-    if (err instanceof StopRun) { done({ stop: err.message }, err.failed ? err.message : undefined); throw err; }
+    if (err instanceof StopRun) {
+      done({ stop: err.message }, err.failed ? err.message : undefined);
+      throw err;
+    }
     const message = (err as Error).message ?? String(err);
     done(undefined, message);
     if (action.continue_on_error === true) return;
@@ -112,7 +159,14 @@ async function runAction(action: Action, path: string, cursor: number[], run: Ru
 
 const list = <T>(v: T | T[] | undefined): T[] => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
 
-async function execute(action: Action, path: string, cursor: number[], run: RunState, env: RunEnv, resume: number[] | undefined): Promise<unknown> {
+async function execute(
+  action: Action,
+  path: string,
+  cursor: number[],
+  run: RunState,
+  env: RunEnv,
+  resume: number[] | undefined,
+): Promise<unknown> {
   const vars = run.variables;
   const t = env.templates;
   if ('service' in action) {
@@ -125,19 +179,38 @@ async function execute(action: Action, path: string, cursor: number[], run: RunS
     return { service: `${domain}.${service}`, data };
   }
   if ('call_url' in action) {
-    const c = action.call_url as { method: string; url: string; headers?: Record<string, string>; body?: string | Record<string, unknown>; timeout?: number };
+    const c = action.call_url as {
+      method: string;
+      url: string;
+      headers?: Record<string, string>;
+      body?: string | Record<string, unknown>;
+      timeout?: number;
+    };
     const url = t.renderString(c.url, vars);
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(c.headers ?? {})) headers[k] = t.renderString(v, vars);
-    const body = typeof c.body === 'string' ? t.renderString(c.body, vars) : c.body !== undefined ? (t.renderDeep(c.body, vars) as Record<string, unknown>) : undefined;
+    const body =
+      typeof c.body === 'string'
+        ? t.renderString(c.body, vars)
+        : c.body !== undefined
+          ? (t.renderDeep(c.body, vars) as Record<string, unknown>)
+          : undefined;
     const res = await env.caller.call({ method: c.method, url, headers, body, timeout: c.timeout }, run.signal);
-    if (typeof action.response_variable === 'string') vars[action.response_variable] = { status: res.status, headers: res.headers, body: res.body, json: res.json ?? null };
+    if (typeof action.response_variable === 'string')
+      vars[action.response_variable] = {
+        status: res.status,
+        headers: res.headers,
+        body: res.body,
+        json: res.json ?? null,
+      };
     return { method: c.method, url, status: res.status };
   }
   if ('delay' in action) {
     let dueAt: number;
-    if (resume !== undefined && run.resume) { dueAt = run.resume.dueAt ?? env.clock.now(); run.resume = undefined; }
-    else {
+    if (resume !== undefined && run.resume) {
+      dueAt = run.resume.dueAt ?? env.clock.now();
+      run.resume = undefined;
+    } else {
       const raw = AutomationTemplates.isTemplate(action.delay) ? t.renderNative(action.delay, vars) : action.delay;
       dueAt = env.clock.now() + durationMs(raw);
     }
@@ -153,13 +226,22 @@ async function execute(action: Action, path: string, cursor: number[], run: RunS
     const fallback = action.default as Action[] | undefined;
     let chosen: number;
     if (resume !== undefined && resume.length > 0) chosen = resume[0];
-    else chosen = options.findIndex((o) => {
-      const r = evaluateAll(list(o.conditions), env, vars);
-      if (r.error) throw new Error(`choose condition failed: ${r.error}`);
-      return r.ok;
-    });
+    else
+      chosen = options.findIndex((o) => {
+        const r = evaluateAll(list(o.conditions), env, vars);
+        if (r.error) throw new Error(`choose condition failed: ${r.error}`);
+        return r.ok;
+      });
     const inner = resume && resume.length > 0 ? resume.slice(1) : undefined;
-    if (chosen >= 0) await runSequence(options[chosen].sequence, `${path}/choose/${chosen}/sequence`, [...cursor, chosen], run, env, inner);
+    if (chosen >= 0)
+      await runSequence(
+        options[chosen].sequence,
+        `${path}/choose/${chosen}/sequence`,
+        [...cursor, chosen],
+        run,
+        env,
+        inner,
+      );
     else if (fallback) await runSequence(fallback, `${path}/default`, [...cursor, -1], run, env, inner);
     return { choice: chosen >= 0 ? chosen : 'default' };
   }
@@ -186,25 +268,50 @@ async function execute(action: Action, path: string, cursor: number[], run: RunS
   throw new Error(`unknown action at ${path}`);
 }
 
-async function waitForTrigger(action: Action, path: string, cursor: number[], run: RunState, env: RunEnv, resume: number[] | undefined): Promise<unknown> {
+async function waitForTrigger(
+  action: Action,
+  path: string,
+  cursor: number[],
+  run: RunState,
+  env: RunEnv,
+  resume: number[] | undefined,
+): Promise<unknown> {
   const triggers = list(action.wait_for_trigger as Trigger | Trigger[]);
   let dueAt: number | null;
-  if (resume !== undefined && run.resume) { dueAt = run.resume.dueAt; run.resume = undefined; }
-  else dueAt = action.timeout !== undefined ? env.clock.now() + durationMs(action.timeout) : null;
+  if (resume !== undefined && run.resume) {
+    dueAt = run.resume.dueAt;
+    run.resume = undefined;
+  } else dueAt = action.timeout !== undefined ? env.clock.now() + durationMs(action.timeout) : null;
   env.suspend.save(run, 'wait', path, cursor, dueAt);
   const fired = await new Promise<TriggerData | null>((resolve, reject) => {
     const disarms: (() => void)[] = [];
-    const finish = (v: TriggerData | null) => { cleanup(); resolve(v); };
-    const onAbort = () => { cleanup(); reject(abortError(run.signal)); };
-    const cleanup = () => { for (const d of disarms) d(); run.signal.removeEventListener('abort', onAbort); };
+    const finish = (v: TriggerData | null) => {
+      cleanup();
+      resolve(v);
+    };
+    const onAbort = () => {
+      cleanup();
+      reject(abortError(run.signal));
+    };
+    const cleanup = () => {
+      for (const d of disarms) d();
+      run.signal.removeEventListener('abort', onAbort);
+    };
     try {
       triggers.forEach((trig, i) => {
         if (trig.platform === 'webhook') throw new Error('webhook triggers cannot be waited for');
-        disarms.push(armTrigger(trig, i, { ...env, forTimers: undefined }, (data) => finish(data), `wait:${run.runId}:`).disarm);
+        disarms.push(
+          armTrigger(trig, i, { ...env, forTimers: undefined }, (data) => finish(data), `wait:${run.runId}:`).disarm,
+        );
       });
-    } catch (err) { cleanup(); reject(err); return; }
+    } catch (err) {
+      cleanup();
+      reject(err);
+      return;
+    }
     if (dueAt !== null) disarms.push(clockTimer(env.clock, dueAt, () => finish(null)));
-    if (run.signal.aborted) onAbort(); else run.signal.addEventListener('abort', onAbort, { once: true });
+    if (run.signal.aborted) onAbort();
+    else run.signal.addEventListener('abort', onAbort, { once: true });
   });
   env.suspend.clear(run);
   const remaining = dueAt === null ? null : Math.max(0, (dueAt - env.clock.now()) / 1000);
@@ -213,14 +320,22 @@ async function waitForTrigger(action: Action, path: string, cursor: number[], ru
   return { triggered: fired !== null, ...(fired ? { trigger: fired } : { timeout: true }) };
 }
 
-async function repeat(r: Record<string, unknown>, path: string, cursor: number[], run: RunState, env: RunEnv, resume: number[] | undefined): Promise<unknown> {
+async function repeat(
+  r: Record<string, unknown>,
+  path: string,
+  cursor: number[],
+  run: RunState,
+  env: RunEnv,
+  resume: number[] | undefined,
+): Promise<unknown> {
   const vars = run.variables;
   const sequence = r.sequence as Action[];
   let count: number | undefined;
   if (r.count !== undefined) {
     const raw = typeof r.count === 'string' ? env.templates.renderNative(r.count, vars) : r.count;
     count = Number(raw);
-    if (!Number.isInteger(count) || count < 0) throw new Error(`repeat count must be a non-negative integer, got ${JSON.stringify(raw)}`);
+    if (!Number.isInteger(count) || count < 0)
+      throw new Error(`repeat count must be a non-negative integer, got ${JSON.stringify(raw)}`);
     if (count > env.maxRepeat) throw new Error(`repeat count ${count} is above the limit of ${env.maxRepeat}`);
   }
   const check = (conds: Condition[]) => {
@@ -238,14 +353,25 @@ async function repeat(r: Record<string, unknown>, path: string, cursor: number[]
       if (count !== undefined && i >= count) break;
       vars.repeat = { index: i + 1, first: i === 0, ...(count !== undefined ? { last: i === count - 1 } : {}) };
       if (r.while !== undefined && !resumed && !check(r.while as Condition[])) break;
-      await runSequence(sequence, `${path}/repeat/sequence`, [...cursor, i], run, env, resumed ? resume!.slice(1) : undefined);
+      await runSequence(
+        sequence,
+        `${path}/repeat/sequence`,
+        [...cursor, i],
+        run,
+        env,
+        resumed ? resume!.slice(1) : undefined,
+      );
       resumed = false;
-      if (r.until !== undefined && check(r.until as Condition[])) { i++; break; }
+      if (r.until !== undefined && check(r.until as Condition[])) {
+        i++;
+        break;
+      }
       // let timers and I/O in between long synchronous loops
       if (i % 100 === 99) await new Promise((res) => setImmediate(res));
     }
   } finally {
-    if (outer === undefined) delete vars.repeat; else vars.repeat = outer;
+    if (outer === undefined) delete vars.repeat;
+    else vars.repeat = outer;
   }
   return { iterations: i };
 }

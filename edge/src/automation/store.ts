@@ -60,8 +60,17 @@ export const timersTable = sqliteTable('automation_timers', {
 const schema = { automationsTable, tracesTable, timersTable };
 
 export type TimerKind = 'delay' | 'wait' | 'for' | 'queued';
-export interface StoredTimer { id: string; automationId: string; kind: TimerKind; stepPath: string; dueAt: number | null; context: Record<string, unknown> }
-type StoredConfig = Pick<Automation, 'trigger' | 'condition' | 'action' | 'variables' | 'secrets'> & { max_exceeded?: string };
+export interface StoredTimer {
+  id: string;
+  automationId: string;
+  kind: TimerKind;
+  stepPath: string;
+  dueAt: number | null;
+  context: Record<string, unknown>;
+}
+type StoredConfig = Pick<Automation, 'trigger' | 'condition' | 'action' | 'variables' | 'secrets'> & {
+  max_exceeded?: string;
+};
 
 export function migrateAutomationTables(sqlite: Database.Database): void {
   sqlite.exec('CREATE TABLE IF NOT EXISTS automation_schema (version INTEGER NOT NULL)');
@@ -107,7 +116,12 @@ export class AutomationStore {
   /* ---------------- definitions ---------------- */
 
   list(): Automation[] {
-    return this.db.select().from(automationsTable).orderBy(asc(automationsTable.createdAt), asc(automationsTable.id)).all().map(toAutomation);
+    return this.db
+      .select()
+      .from(automationsTable)
+      .orderBy(asc(automationsTable.createdAt), asc(automationsTable.id))
+      .all()
+      .map(toAutomation);
   }
 
   get(id: string): Automation | undefined {
@@ -116,15 +130,31 @@ export class AutomationStore {
   }
 
   count(): number {
-    return this.db.select({ n: sql<number>`count(*)` }).from(automationsTable).get()?.n ?? 0;
+    return (
+      this.db
+        .select({ n: sql<number>`count(*)` })
+        .from(automationsTable)
+        .get()?.n ?? 0
+    );
   }
 
   maxExceeded(id: string): string | undefined {
-    return this.db.select({ config: automationsTable.config }).from(automationsTable).where(eq(automationsTable.id, id)).get()?.config.max_exceeded;
+    return this.db
+      .select({ config: automationsTable.config })
+      .from(automationsTable)
+      .where(eq(automationsTable.id, id))
+      .get()?.config.max_exceeded;
   }
 
   /** Inserts or replaces a definition (body already validated; webhook_id decided by the caller). */
-  save(id: string, body: AutomationBody, webhookId: string | null, edgeId: number | null, now: string, existing?: Automation): Automation {
+  save(
+    id: string,
+    body: AutomationBody,
+    webhookId: string | null,
+    edgeId: number | null,
+    now: string,
+    existing?: Automation,
+  ): Automation {
     const row = {
       id,
       edgeId: body.edge_id ?? existing?.edge_id ?? edgeId,
@@ -132,7 +162,14 @@ export class AutomationStore {
       description: body.description ?? null,
       mode: body.mode,
       max: body.max ?? null,
-      config: { trigger: body.trigger, condition: body.condition, action: body.action, ...(body.variables ? { variables: body.variables } : {}), ...(body.secrets ? { secrets: body.secrets } : {}), ...(body.max_exceeded ? { max_exceeded: body.max_exceeded } : {}) },
+      config: {
+        trigger: body.trigger,
+        condition: body.condition,
+        action: body.action,
+        ...(body.variables ? { variables: body.variables } : {}),
+        ...(body.secrets ? { secrets: body.secrets } : {}),
+        ...(body.max_exceeded ? { max_exceeded: body.max_exceeded } : {}),
+      },
       enabled: body.enabled,
       webhookId,
       createdAt: existing?.created_at ?? now,
@@ -157,19 +194,46 @@ export class AutomationStore {
   saveTrace(trace: Trace): void {
     const failed = trace.state === 'failed';
     this.conn.transaction(() => {
-      this.db.insert(tracesTable).values({ runId: trace.run_id, automationId: trace.automation_id, startedAt: Date.parse(trace.started_at), failed, trace })
-        .onConflictDoUpdate({ target: tracesTable.runId, set: { failed, trace } }).run();
-      const keep = (onlyFailed: boolean) => this.db.select({ runId: tracesTable.runId }).from(tracesTable)
-        .where(onlyFailed ? and(eq(tracesTable.automationId, trace.automation_id), eq(tracesTable.failed, true)) : eq(tracesTable.automationId, trace.automation_id))
-        .orderBy(desc(tracesTable.startedAt), desc(tracesTable.runId)).limit(this.retention).all().map((r) => r.runId);
+      this.db
+        .insert(tracesTable)
+        .values({
+          runId: trace.run_id,
+          automationId: trace.automation_id,
+          startedAt: Date.parse(trace.started_at),
+          failed,
+          trace,
+        })
+        .onConflictDoUpdate({ target: tracesTable.runId, set: { failed, trace } })
+        .run();
+      const keep = (onlyFailed: boolean) =>
+        this.db
+          .select({ runId: tracesTable.runId })
+          .from(tracesTable)
+          .where(
+            onlyFailed
+              ? and(eq(tracesTable.automationId, trace.automation_id), eq(tracesTable.failed, true))
+              : eq(tracesTable.automationId, trace.automation_id),
+          )
+          .orderBy(desc(tracesTable.startedAt), desc(tracesTable.runId))
+          .limit(this.retention)
+          .all()
+          .map((r) => r.runId);
       const kept = [...new Set([...keep(false), ...keep(true)])];
-      this.db.delete(tracesTable).where(and(eq(tracesTable.automationId, trace.automation_id), notInArray(tracesTable.runId, kept))).run();
+      this.db
+        .delete(tracesTable)
+        .where(and(eq(tracesTable.automationId, trace.automation_id), notInArray(tracesTable.runId, kept)))
+        .run();
     })();
   }
 
   traces(automationId: string): Trace[] {
-    return this.db.select({ trace: tracesTable.trace }).from(tracesTable).where(eq(tracesTable.automationId, automationId))
-      .orderBy(desc(tracesTable.startedAt), desc(tracesTable.runId)).all().map((r) => r.trace);
+    return this.db
+      .select({ trace: tracesTable.trace })
+      .from(tracesTable)
+      .where(eq(tracesTable.automationId, automationId))
+      .orderBy(desc(tracesTable.startedAt), desc(tracesTable.runId))
+      .all()
+      .map((r) => r.trace);
   }
 
   /* ---------------- persisted timers ---------------- */
@@ -189,8 +253,19 @@ export class AutomationStore {
 
   /** In insertion order (rowid: an upsert keeps it), so queued runs resume in the order they came. */
   timers(): StoredTimer[] {
-    return this.db.select().from(timersTable).orderBy(asc(sql`rowid`)).all()
-      .map((r) => ({ id: r.id, automationId: r.automationId, kind: r.kind, stepPath: r.stepPath, dueAt: r.dueAt, context: r.context }));
+    return this.db
+      .select()
+      .from(timersTable)
+      .orderBy(asc(sql`rowid`))
+      .all()
+      .map((r) => ({
+        id: r.id,
+        automationId: r.automationId,
+        kind: r.kind,
+        stepPath: r.stepPath,
+        dueAt: r.dueAt,
+        context: r.context,
+      }));
   }
 }
 

@@ -17,8 +17,15 @@ export class AutomationTemplates {
    * Pass the edge's shared engine, or the state machine (and limits, clock: now(), utcnow(),
    * today_at() read it; the system clock when omitted) to get an engine of its own.
    */
-  constructor(states: StatePort | TemplateEngine, limits: Partial<TemplateLimits> = {}, clock: { now(): number } = { now: () => Date.now() }) {
-    this.engine = states instanceof TemplateEngine ? states : new TemplateEngine({ renderMs: 100, maxOutput: 1_048_576, ...limits }, { states, clock });
+  constructor(
+    states: StatePort | TemplateEngine,
+    limits: Partial<TemplateLimits> = {},
+    clock: { now(): number } = { now: () => Date.now() },
+  ) {
+    this.engine =
+      states instanceof TemplateEngine
+        ? states
+        : new TemplateEngine({ renderMs: 100, maxOutput: 1_048_576, ...limits }, { states, clock });
   }
 
   static isTemplate(value: unknown): value is string {

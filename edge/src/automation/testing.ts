@@ -16,14 +16,20 @@ export class FakeClock implements Clock {
   constructor(start = Date.UTC(2026, 0, 5, 12, 0, 0)) {
     this.t = start;
   }
-  now(): number { return this.t; }
+  now(): number {
+    return this.t;
+  }
   setTimeout(fn: () => void, ms: number): unknown {
     const id = ++this.seq;
     this.timers.set(id, { at: this.t + Math.max(0, ms), fn });
     return id;
   }
-  clearTimeout(handle: unknown): void { this.timers.delete(handle as number); }
-  get pending(): number { return this.timers.size; }
+  clearTimeout(handle: unknown): void {
+    this.timers.delete(handle as number);
+  }
+  get pending(): number {
+    return this.timers.size;
+  }
   /** Moves time forward, firing due timers in order and letting async work settle in between. */
   async advance(ms: number): Promise<void> {
     const target = this.t + ms;
@@ -40,7 +46,9 @@ export class FakeClock implements Clock {
     await settle();
   }
   /** Jumps without firing anything (like a process that was down). */
-  set(ms: number): void { this.t = ms; }
+  set(ms: number): void {
+    this.t = ms;
+  }
 }
 
 export async function settle(rounds = 5): Promise<void> {
@@ -74,7 +82,11 @@ export interface Harness {
 export async function harness(options: { clock?: Clock; deps?: Partial<AutomationDeps> } = {}): Promise<Harness> {
   const dir = mkdtempSync(path.join(tmpdir(), 'automation-'));
   const file = path.join(dir, 'edge.db');
-  const clock = options.clock ?? { now: () => Date.now(), setTimeout: (fn: () => void, ms: number) => setTimeout(fn, ms), clearTimeout: (h: unknown) => clearTimeout(h as NodeJS.Timeout) };
+  const clock = options.clock ?? {
+    now: () => Date.now(),
+    setTimeout: (fn: () => void, ms: number) => setTimeout(fn, ms),
+    clearTimeout: (h: unknown) => clearTimeout(h as NodeJS.Timeout),
+  };
   const states = new MemoryStates(() => clock.now());
   const services = new MemoryServices();
   const mqtt = new MemoryMqtt();
@@ -85,7 +97,14 @@ export async function harness(options: { clock?: Clock; deps?: Partial<Automatio
     return db;
   };
   const h: Harness = {
-    dir, file, sqlite: open(), states, services, mqtt, events, clock,
+    dir,
+    file,
+    sqlite: open(),
+    states,
+    services,
+    mqtt,
+    events,
+    clock,
     engine: undefined as unknown as AutomationEngine,
     async create(body) {
       const parsed = AutomationBody.parse(body);

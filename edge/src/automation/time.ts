@@ -1,6 +1,7 @@
 /** Durations, local times of day and time_pattern matching. All times are epoch ms. */
 
-export type DurationInput = number | string | { days?: number; hours?: number; minutes?: number; seconds?: number; milliseconds?: number };
+export type DurationInput =
+  number | string | { days?: number; hours?: number; minutes?: number; seconds?: number; milliseconds?: number };
 
 /** HA durations → ms: seconds as a number, "HH:MM[:SS[.fff]]", or {hours, minutes, …}. Throws on anything else. */
 export function durationMs(value: DurationInput | unknown): number {
@@ -22,7 +23,9 @@ export function durationMs(value: DurationInput | unknown): number {
       if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) throw new Error(`invalid duration field ${k}`);
       return v;
     };
-    return Math.round(n('days') * 86_400_000 + n('hours') * 3_600_000 + n('minutes') * 60_000 + n('seconds') * 1000 + n('milliseconds'));
+    return Math.round(
+      n('days') * 86_400_000 + n('hours') * 3_600_000 + n('minutes') * 60_000 + n('seconds') * 1000 + n('milliseconds'),
+    );
   }
   throw new Error('invalid duration');
 }
@@ -43,16 +46,35 @@ export function secondsOfDay(ms: number): number {
 /** The next instant strictly after `now` whose local time of day is `secs`. */
 export function nextTimeOfDay(now: number, secs: number): number {
   const d = new Date(now);
-  const candidate = new Date(d.getFullYear(), d.getMonth(), d.getDate(), Math.floor(secs / 3600), Math.floor(secs / 60) % 60, secs % 60, 0).getTime();
+  const candidate = new Date(
+    d.getFullYear(),
+    d.getMonth(),
+    d.getDate(),
+    Math.floor(secs / 3600),
+    Math.floor(secs / 60) % 60,
+    secs % 60,
+    0,
+  ).getTime();
   if (candidate > now) return candidate;
-  const t = new Date(d.getFullYear(), d.getMonth(), d.getDate() + 1, Math.floor(secs / 3600), Math.floor(secs / 60) % 60, secs % 60, 0);
+  const t = new Date(
+    d.getFullYear(),
+    d.getMonth(),
+    d.getDate() + 1,
+    Math.floor(secs / 3600),
+    Math.floor(secs / 60) % 60,
+    secs % 60,
+    0,
+  );
   return t.getTime();
 }
 
 export const WEEKDAYS = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'] as const;
 
 /** HA time condition: after/before (a range across midnight when after > before) and weekday. */
-export function timeConditionMatches(now: number, c: { after?: string; before?: string; weekday?: string | string[] }): boolean {
+export function timeConditionMatches(
+  now: number,
+  c: { after?: string; before?: string; weekday?: string | string[] },
+): boolean {
   const d = new Date(now);
   if (c.weekday !== undefined) {
     const days = Array.isArray(c.weekday) ? c.weekday : [c.weekday];
@@ -82,17 +104,30 @@ export function parsePatternField(v: number | string | undefined, max: number, n
   return { kind: 'at', v: n };
 }
 
-const fieldMatches = (f: PatternField, v: number) => f.kind === 'any' || (f.kind === 'every' ? v % f.n === 0 : v === f.v);
+const fieldMatches = (f: PatternField, v: number) =>
+  f.kind === 'any' || (f.kind === 'every' ? v % f.n === 0 : v === f.v);
 
-export interface TimePattern { hours: PatternField; minutes: PatternField; seconds: PatternField }
+export interface TimePattern {
+  hours: PatternField;
+  minutes: PatternField;
+  seconds: PatternField;
+}
 
 /** HA defaults: units smaller than the smallest given unit are 0, larger ones are "any". */
-export function compilePattern(p: { hours?: number | string; minutes?: number | string; seconds?: number | string }): TimePattern {
+export function compilePattern(p: {
+  hours?: number | string;
+  minutes?: number | string;
+  seconds?: number | string;
+}): TimePattern {
   const hours = p.hours;
   let { minutes, seconds } = p;
   if (hours !== undefined && minutes === undefined) minutes = 0;
   if (minutes !== undefined && seconds === undefined) seconds = 0;
-  return { hours: parsePatternField(hours, 23, 'hours'), minutes: parsePatternField(minutes, 59, 'minutes'), seconds: parsePatternField(seconds, 59, 'seconds') };
+  return {
+    hours: parsePatternField(hours, 23, 'hours'),
+    minutes: parsePatternField(minutes, 59, 'minutes'),
+    seconds: parsePatternField(seconds, 59, 'seconds'),
+  };
 }
 
 /** Next instant (whole second, local time) strictly after `now` matching the pattern. */
@@ -109,7 +144,10 @@ export function nextPatternMatch(now: number, p: TimePattern): number {
       t = new Date(d.getFullYear(), d.getMonth(), d.getDate(), d.getHours(), d.getMinutes() + 1, 0, 0).getTime();
       continue;
     }
-    if (!fieldMatches(p.seconds, d.getSeconds())) { t += 1000; continue; }
+    if (!fieldMatches(p.seconds, d.getSeconds())) {
+      t += 1000;
+      continue;
+    }
     return t;
   }
   throw new Error('time_pattern never matches');

@@ -41,11 +41,22 @@ export function clockTimer(clock: Clock, dueAt: number, fn: () => void): () => v
   let cancelled = false;
   const arm = () => {
     const left = dueAt - clock.now();
-    if (left <= 0) { fn(); return; }
-    handle = clock.setTimeout(() => { if (!cancelled) arm(); }, Math.min(left, MAX_TIMER_MS));
+    if (left <= 0) {
+      fn();
+      return;
+    }
+    handle = clock.setTimeout(
+      () => {
+        if (!cancelled) arm();
+      },
+      Math.min(left, MAX_TIMER_MS),
+    );
   };
   arm();
-  return () => { cancelled = true; if (handle !== undefined) clock.clearTimeout(handle); };
+  return () => {
+    cancelled = true;
+    if (handle !== undefined) clock.clearTimeout(handle);
+  };
 }
 
 const list = <T>(v: T | T[] | undefined): T[] => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
@@ -59,7 +70,12 @@ function valueOf(s: EntityState | null, attribute: string | undefined): unknown 
   return attribute ? s.attributes[attribute] : s.state;
 }
 
-export function numericValue(env: TriggerEnv, s: EntityState | null, t: { attribute?: string; value_template?: string }, vars: Record<string, unknown> = {}): number | undefined {
+export function numericValue(
+  env: TriggerEnv,
+  s: EntityState | null,
+  t: { attribute?: string; value_template?: string },
+  vars: Record<string, unknown> = {},
+): number | undefined {
   if (!s) return undefined;
   let v: unknown = valueOf(s, t.attribute);
   if (t.value_template) v = env.templates.renderString(t.value_template, { ...vars, state: s, value: v });
@@ -79,7 +95,11 @@ export function bound(env: TriggerEnv, b: number | string | undefined): number |
   return Number.isFinite(v) ? v : undefined;
 }
 
-export function inRange(env: TriggerEnv, value: number | undefined, t: { above?: number | string; below?: number | string }): boolean {
+export function inRange(
+  env: TriggerEnv,
+  value: number | undefined,
+  t: { above?: number | string; below?: number | string },
+): boolean {
   if (value === undefined) return false;
   const above = bound(env, t.above);
   const below = bound(env, t.below);
@@ -104,8 +124,11 @@ export function topicMatches(filter: string, topic: string): boolean {
 export function subsetMatches(want: unknown, data: unknown): boolean {
   if (want === null || typeof want !== 'object') return want === data;
   if (data === null || typeof data !== 'object') return false;
-  if (Array.isArray(want)) return Array.isArray(data) && want.length === data.length && want.every((w, i) => subsetMatches(w, data[i]));
-  return Object.entries(want as Record<string, unknown>).every(([k, v]) => Object.hasOwn(data as object, k) && subsetMatches(v, (data as Record<string, unknown>)[k]));
+  if (Array.isArray(want))
+    return Array.isArray(data) && want.length === data.length && want.every((w, i) => subsetMatches(w, data[i]));
+  return Object.entries(want as Record<string, unknown>).every(
+    ([k, v]) => Object.hasOwn(data as object, k) && subsetMatches(v, (data as Record<string, unknown>)[k]),
+  );
 }
 
 /** `chain`: for event triggers, how many automation runs led to the event (see RunCause). */
@@ -116,7 +139,13 @@ function contextMatches(want: Record<string, unknown>, context: Record<string, u
   return Object.entries(want).every(([k, v]) => (Array.isArray(v) ? v.includes(context[k]) : v === context[k]));
 }
 
-export function armTrigger(trigger: Trigger, index: number, env: TriggerEnv, onFire: FireListener, keyPrefix = ''): ArmedTrigger {
+export function armTrigger(
+  trigger: Trigger,
+  index: number,
+  env: TriggerEnv,
+  onFire: FireListener,
+  keyPrefix = '',
+): ArmedTrigger {
   const base = { id: trigger.id ?? String(index), idx: String(index) };
   switch (trigger.platform) {
     case 'state':
@@ -128,7 +157,11 @@ export function armTrigger(trigger: Trigger, index: number, env: TriggerEnv, onF
       const key = (entityId: string) => `${keyPrefix}${index}:${entityId}`;
       const cancel = (entityId: string) => {
         const c = pending.get(entityId);
-        if (c) { c(); pending.delete(entityId); env.forTimers?.ended(key(entityId)); }
+        if (c) {
+          c();
+          pending.delete(entityId);
+          env.forTimers?.ended(key(entityId));
+        }
       };
       const schedule = (entityId: string, dueAt: number, data: TriggerData) => {
         cancel(entityId);
@@ -143,7 +176,8 @@ export function armTrigger(trigger: Trigger, index: number, env: TriggerEnv, onF
       /** does the entity's current state still satisfy the trigger's target? */
       const stillMatches = (s: EntityState | null): boolean => {
         if (!s) return false;
-        if (t.platform === 'state') return t.to === undefined ? true : stateMatches(t.to, valueOf(s, t.attribute) as string);
+        if (t.platform === 'state')
+          return t.to === undefined ? true : stateMatches(t.to, valueOf(s, t.attribute) as string);
         return inRange(env, numericValue(env, s, t), t);
       };
       const fire = (entityId: string, data: TriggerData) => {
@@ -164,7 +198,8 @@ export function armTrigger(trigger: Trigger, index: number, env: TriggerEnv, onF
         if (t.platform === 'state') {
           const oldV = valueOf(from, t.attribute);
           const newV = valueOf(to, t.attribute);
-          if (t.from === undefined && t.to === undefined && !t.attribute) matched = JSON.stringify(from?.attributes) !== JSON.stringify(to.attributes) || from?.state !== to.state;
+          if (t.from === undefined && t.to === undefined && !t.attribute)
+            matched = JSON.stringify(from?.attributes) !== JSON.stringify(to.attributes) || from?.state !== to.state;
           else matched = oldV !== newV && stateMatches(t.from, oldV as string) && stateMatches(t.to, newV as string);
         } else {
           const now = inRange(env, numericValue(env, to, t), t);
@@ -173,8 +208,13 @@ export function armTrigger(trigger: Trigger, index: number, env: TriggerEnv, onF
         }
         if (!matched) return;
         fire(e.entity_id, {
-          platform: t.platform, ...base, entity_id: e.entity_id, from_state: from, to_state: to,
-          for: forMs ? forMs / 1000 : null, ...(t.attribute ? { attribute: t.attribute } : {}),
+          platform: t.platform,
+          ...base,
+          entity_id: e.entity_id,
+          from_state: from,
+          to_state: to,
+          for: forMs ? forMs / 1000 : null,
+          ...(t.attribute ? { attribute: t.attribute } : {}),
           ...(t.platform === 'numeric_state' ? { above: t.above ?? null, below: t.below ?? null } : {}),
         });
       });
@@ -187,7 +227,10 @@ export function armTrigger(trigger: Trigger, index: number, env: TriggerEnv, onF
         },
         restoreFor: (entityId, dueAt, data) => {
           if (!entities.includes(entityId)) return;
-          if (!stillMatches(env.states.get(entityId) ?? null)) { env.forTimers?.ended(key(entityId)); return; }
+          if (!stillMatches(env.states.get(entityId) ?? null)) {
+            env.forTimers?.ended(key(entityId));
+            return;
+          }
           schedule(entityId, dueAt, data);
         },
       };
@@ -206,7 +249,11 @@ export function armTrigger(trigger: Trigger, index: number, env: TriggerEnv, onF
         arm();
         return () => stop();
       });
-      return { disarm: () => { for (const s of stops) s(); } };
+      return {
+        disarm: () => {
+          for (const s of stops) s();
+        },
+      };
     }
     case 'time_pattern': {
       const pattern = compilePattern(trigger);
@@ -227,11 +274,20 @@ export function armTrigger(trigger: Trigger, index: number, env: TriggerEnv, onF
       const off = env.mqtt.subscribe(t.topic, (topic, payload) => {
         if (!topicMatches(t.topic, topic)) return;
         let payloadJson: unknown;
-        try { payloadJson = JSON.parse(payload); } catch { payloadJson = undefined; }
+        try {
+          payloadJson = JSON.parse(payload);
+        } catch {
+          payloadJson = undefined;
+        }
         if (t.payload !== undefined) {
           let value = payload;
           if (t.value_template) {
-            try { value = env.templates.renderString(t.value_template, { value: payload, value_json: payloadJson }); } catch (err) { env.log.warn(`mqtt trigger value_template failed: ${(err as Error).message}`); return; }
+            try {
+              value = env.templates.renderString(t.value_template, { value: payload, value_json: payloadJson });
+            } catch (err) {
+              env.log.warn(`mqtt trigger value_template failed: ${(err as Error).message}`);
+              return;
+            }
           }
           if (value !== t.payload) return;
         }
@@ -244,22 +300,32 @@ export function armTrigger(trigger: Trigger, index: number, env: TriggerEnv, onF
       const t = trigger;
       const types = list(t.event_type);
       let armed = true;
-      const offs = types.map((type) => env.events!.on(type, (event, chain) => {
-        if (t.event_data && !subsetMatches(t.event_data, event.data)) return;
-        if (t.context && !contextMatches(t.context, event.context)) return;
-        const data = { platform: 'event', ...base, event: { ...event } };
-        // Delivered on a later turn of the event loop, never inside fire(): an automation whose
-        // action fires the event it listens to cannot recurse synchronously.
-        setImmediate(() => { if (armed) onFire(data, chain); });
-      }));
-      return { disarm: () => { armed = false; for (const o of offs) o(); } };
+      const offs = types.map((type) =>
+        env.events!.on(type, (event, chain) => {
+          if (t.event_data && !subsetMatches(t.event_data, event.data)) return;
+          if (t.context && !contextMatches(t.context, event.context)) return;
+          const data = { platform: 'event', ...base, event: { ...event } };
+          // Delivered on a later turn of the event loop, never inside fire(): an automation whose
+          // action fires the event it listens to cannot recurse synchronously.
+          setImmediate(() => {
+            if (armed) onFire(data, chain);
+          });
+        }),
+      );
+      return {
+        disarm: () => {
+          armed = false;
+          for (const o of offs) o();
+        },
+      };
     }
     case 'device': {
       // MQTT device triggers arrive as the discovery's mqtt_device_trigger events on the bus
       if (!env.events) throw new Error('device triggers need an event bus');
       const t = trigger;
       // the schema allows only mqtt; an automation stored or created without it must not arm silently
-      if ((t.domain as string) !== 'mqtt') throw new Error(`device triggers of domain ${String(t.domain)} are not supported (only mqtt)`);
+      if ((t.domain as string) !== 'mqtt')
+        throw new Error(`device triggers of domain ${String(t.domain)} are not supported (only mqtt)`);
       let armed = true;
       const off = env.events.on('mqtt_device_trigger', (event, chain) => {
         const d = event.data;
@@ -267,12 +333,27 @@ export function armTrigger(trigger: Trigger, index: number, env: TriggerEnv, onF
         if (t.subtype !== undefined && d.subtype !== t.subtype) return;
         if (t.discovery_id !== undefined && d.discovery_id !== t.discovery_id) return;
         const data = {
-          platform: 'device', ...base, domain: 'mqtt', device_id: String(t.device_id), type: t.type, subtype: d.subtype,
-          discovery_id: d.discovery_id, topic: d.topic, payload: d.payload, description: `mqtt topic ${String(d.topic)}`,
+          platform: 'device',
+          ...base,
+          domain: 'mqtt',
+          device_id: String(t.device_id),
+          type: t.type,
+          subtype: d.subtype,
+          discovery_id: d.discovery_id,
+          topic: d.topic,
+          payload: d.payload,
+          description: `mqtt topic ${String(d.topic)}`,
         };
-        setImmediate(() => { if (armed) onFire(data, chain); });
+        setImmediate(() => {
+          if (armed) onFire(data, chain);
+        });
       });
-      return { disarm: () => { armed = false; off(); } };
+      return {
+        disarm: () => {
+          armed = false;
+          off();
+        },
+      };
     }
     case 'webhook':
       return { disarm: () => {} };

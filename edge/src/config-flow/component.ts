@@ -36,10 +36,22 @@ export class ConfigFlowComponent {
       integrations.set(i.domain, i);
     }
     const services: ServicePlatformPort = deps.services ?? { register: () => () => {} };
-    this.entries = new ConfigEntryManager({ store: deps.entries, devices: deps.devices, states: deps.states, services, integrations, log });
+    this.entries = new ConfigEntryManager({
+      store: deps.entries,
+      devices: deps.devices,
+      states: deps.states,
+      services,
+      integrations,
+      log,
+    });
     this.flows = new FlowManager({
-      integrations, entries: this.entries, log,
-      ttlMs: deps.flowTtlMs, sweepIntervalMs: deps.flowSweepIntervalMs, maxFlows: deps.maxFlows, now: deps.now,
+      integrations,
+      entries: this.entries,
+      log,
+      ttlMs: deps.flowTtlMs,
+      sweepIntervalMs: deps.flowSweepIntervalMs,
+      maxFlows: deps.maxFlows,
+      now: deps.now,
     });
   }
 

@@ -5,7 +5,14 @@
  */
 import { notFound } from '@smarthome/protocol/server';
 import type { Logger } from '../log.ts';
-import type { ConfigEntryStore, DeviceRegistryPort, NewConfigEntry, ServicePlatformPort, StatePort, StoredConfigEntry } from './ports.ts';
+import type {
+  ConfigEntryStore,
+  DeviceRegistryPort,
+  NewConfigEntry,
+  ServicePlatformPort,
+  StatePort,
+  StoredConfigEntry,
+} from './ports.ts';
 import type { EntryRuntime, Integration } from './types.ts';
 
 export interface ConfigEntryManagerDeps {
@@ -62,7 +69,9 @@ export class ConfigEntryManager {
     const removed = await this.deps.devices.removeByConfigEntry(id);
     for (const entityId of removed.entity_ids) await this.deps.states.remove(entityId);
     await this.deps.store.remove(id);
-    this.deps.log.info(`config entry ${id} (${entry.domain}) removed with ${removed.device_ids.length} devices, ${removed.entity_ids.length} entities`);
+    this.deps.log.info(
+      `config entry ${id} (${entry.domain}) removed with ${removed.device_ids.length} devices, ${removed.entity_ids.length} entities`,
+    );
   }
 
   isLoaded(id: number): boolean {
@@ -82,7 +91,9 @@ export class ConfigEntryManager {
         states: this.deps.states,
         services: this.deps.services,
         log: this.deps.log,
-        updateData: async (data) => { await this.deps.store.update(entry.id, { data }); },
+        updateData: async (data) => {
+          await this.deps.store.update(entry.id, { data });
+        },
       });
       if (runtime) this.runtimes.set(entry.id, runtime);
       await this.deps.store.update(entry.id, { state: 'loaded' });

@@ -17,7 +17,8 @@ const testIntegration: Integration = {
       step(stepId, input): StepResult {
         if (stepId === 'user') {
           const form: StepResult = {
-            type: 'form', stepId: 'user',
+            type: 'form',
+            stepId: 'user',
             data_schema: [
               { name: 'name', type: 'string', required: true },
               { name: 'count', type: 'integer', required: false, default: 3 },
@@ -46,14 +47,22 @@ describe('checkStepInput', () => {
     { name: 'url', type: 'url' as const },
   ];
   it('coerces form strings, applies defaults and drops unknown fields', () => {
-    expect(checkStepInput(schema, { host: ' h ', ratio: '0.5', on: 'true', url: 'http://x/y', extra: 1 }))
-      .toEqual({ ok: true, data: { host: 'h', port: 1883, ratio: 0.5, on: true, url: 'http://x/y' } });
+    expect(checkStepInput(schema, { host: ' h ', ratio: '0.5', on: 'true', url: 'http://x/y', extra: 1 })).toEqual({
+      ok: true,
+      data: { host: 'h', port: 1883, ratio: 0.5, on: true, url: 'http://x/y' },
+    });
     expect(checkStepInput(schema, { host: 'h', port: '8883' })).toEqual({ ok: true, data: { host: 'h', port: 8883 } });
   });
   it('reports one error per bad field', () => {
     expect(checkStepInput(schema, { port: '1.5', ratio: 'x', on: 'maybe', url: 'ftp://x' })).toEqual({
       ok: false,
-      errors: { host: 'required', port: 'invalid_integer', ratio: 'invalid_number', on: 'invalid_boolean', url: 'invalid_url' },
+      errors: {
+        host: 'required',
+        port: 'invalid_integer',
+        ratio: 'invalid_number',
+        on: 'invalid_boolean',
+        url: 'invalid_url',
+      },
     });
     expect(checkStepInput(schema, { host: 42 })).toEqual({ ok: false, errors: { host: 'invalid_string' } });
   });
@@ -71,11 +80,18 @@ describe('config flow engine over HTTP', () => {
     principal = { user: 'alice' };
     store = new InMemoryConfigEntryStore();
     component = new ConfigFlowComponent({
-      entries: store, devices: new InMemoryDeviceRegistry(), states: new InMemoryStates(),
-      integrations: [testIntegration], flowTtlMs: 60_000, flowSweepIntervalMs: 10, now: () => clock,
+      entries: store,
+      devices: new InMemoryDeviceRegistry(),
+      states: new InMemoryStates(),
+      integrations: [testIntegration],
+      flowTtlMs: 60_000,
+      flowSweepIntervalMs: 10,
+      now: () => clock,
     });
     await component.start();
-    server = await serveRoutes(principal, (router) => mountConfigFlowRoutes(router, { component, ownerOf: (p) => p.user }));
+    server = await serveRoutes(principal, (router) =>
+      mountConfigFlowRoutes(router, { component, ownerOf: (p) => p.user }),
+    );
   });
   afterEach(async () => {
     await server.close();
@@ -83,7 +99,10 @@ describe('config flow engine over HTTP', () => {
   });
 
   it('lists handlers', async () => {
-    expect(await server.json('GET', '/v1/config_flow/handlers')).toEqual({ status: 200, body: [{ domain: 'test_two_step', name: 'Two steps' }] });
+    expect(await server.json('GET', '/v1/config_flow/handlers')).toEqual({
+      status: 200,
+      body: [{ domain: 'test_two_step', name: 'Two steps' }],
+    });
   });
 
   it('runs a flow through two steps to a config entry', async () => {
@@ -95,7 +114,11 @@ describe('config flow engine over HTTP', () => {
 
     const bad = await server.json('POST', `/v1/config_flow/${start.body.flowId}/advance`, { count: 'many', mode: 'c' });
     expect(bad.status).toBe(200);
-    expect(bad.body).toMatchObject({ type: 'form', stepId: 'user', errors: { name: 'required', count: 'invalid_integer', mode: 'invalid_option' } });
+    expect(bad.body).toMatchObject({
+      type: 'form',
+      stepId: 'user',
+      errors: { name: 'required', count: 'invalid_integer', mode: 'invalid_option' },
+    });
 
     const next = await server.json('POST', `/v1/config_flow/${start.body.flowId}/advance`, { name: 'Kitchen' });
     expect(next.body).toMatchObject({ type: 'form', stepId: 'confirm', errors: {} });
@@ -103,25 +126,44 @@ describe('config flow engine over HTTP', () => {
     const done = await server.json('POST', `/v1/config_flow/${start.body.flowId}/advance`, { ok: true });
     expect(done.status).toBe(200);
     expect(done.body).toEqual({
-      type: 'create_entry', flowId: start.body.flowId, handler: 'test_two_step', stepId: 'done',
-      title: 'Kitchen', result: { config_entry_id: 1 },
+      type: 'create_entry',
+      flowId: start.body.flowId,
+      handler: 'test_two_step',
+      stepId: 'done',
+      title: 'Kitchen',
+      result: { config_entry_id: 1 },
     });
     expect(store.get(1)?.data).toEqual({ name: 'Kitchen', secret: 's3cret' });
 
     const entries = await server.json('GET', '/v1/config_entries');
     expect(entries.status).toBe(200);
-    expect(entries.body).toEqual([{ id: 1, domain: 'test_two_step', title: 'Kitchen', source: 'user', state: 'loaded', created_at: expect.any(String), edge_id: null }]);
+    expect(entries.body).toEqual([
+      {
+        id: 1,
+        domain: 'test_two_step',
+        title: 'Kitchen',
+        source: 'user',
+        state: 'loaded',
+        created_at: expect.any(String),
+        edge_id: null,
+      },
+    ]);
     expect(JSON.stringify(entries.body)).not.toContain('s3cret');
 
     // A finished flow is gone.
-    expect(await server.json('POST', `/v1/config_flow/${start.body.flowId}/advance`, { ok: true }))
-      .toEqual({ status: 404, body: { message: 'flow not found' } });
+    expect(await server.json('POST', `/v1/config_flow/${start.body.flowId}/advance`, { ok: true })).toEqual({
+      status: 404,
+      body: { message: 'flow not found' },
+    });
   });
 
   it('answers abort from a step and forgets the flow', async () => {
     const start = await server.json('POST', '/v1/config_flow', { handler: 'test_two_step' });
     const abort = await server.json('POST', `/v1/config_flow/${start.body.flowId}/advance`, { name: 'forbidden' });
-    expect(abort).toEqual({ status: 200, body: { type: 'abort', flowId: start.body.flowId, handler: 'test_two_step', reason: 'not_allowed' } });
+    expect(abort).toEqual({
+      status: 200,
+      body: { type: 'abort', flowId: start.body.flowId, handler: 'test_two_step', reason: 'not_allowed' },
+    });
     expect((await server.json('DELETE', `/v1/config_flow/${start.body.flowId}`)).status).toBe(404);
   });
 
@@ -133,17 +175,30 @@ describe('config flow engine over HTTP', () => {
 
   it('deletes a flow with 200 {message}; then it is 404', async () => {
     const start = await server.json('POST', '/v1/config_flow', { handler: 'test_two_step' });
-    expect(await server.json('DELETE', `/v1/config_flow/${start.body.flowId}`)).toEqual({ status: 200, body: { message: 'flow aborted' } });
-    expect(await server.json('POST', `/v1/config_flow/${start.body.flowId}/advance`, { name: 'x' }))
-      .toEqual({ status: 404, body: { message: 'flow not found' } });
+    expect(await server.json('DELETE', `/v1/config_flow/${start.body.flowId}`)).toEqual({
+      status: 200,
+      body: { message: 'flow aborted' },
+    });
+    expect(await server.json('POST', `/v1/config_flow/${start.body.flowId}/advance`, { name: 'x' })).toEqual({
+      status: 404,
+      body: { message: 'flow not found' },
+    });
     expect(component.flows.size).toBe(0);
   });
 
   it('answers 404 for an unknown handler or flow and 400 for a malformed start body', async () => {
-    expect(await server.json('POST', '/v1/config_flow', { handler: 'nope' })).toEqual({ status: 404, body: { message: 'unknown handler' } });
-    expect(await server.json('POST', '/v1/config_flow/0123456789abcdef0123456789abcdef/advance', {}))
-      .toEqual({ status: 404, body: { message: 'flow not found' } });
-    expect(await server.json('DELETE', '/v1/config_flow/..%2F..')).toEqual({ status: 404, body: { message: 'not found' } });
+    expect(await server.json('POST', '/v1/config_flow', { handler: 'nope' })).toEqual({
+      status: 404,
+      body: { message: 'unknown handler' },
+    });
+    expect(await server.json('POST', '/v1/config_flow/0123456789abcdef0123456789abcdef/advance', {})).toEqual({
+      status: 404,
+      body: { message: 'flow not found' },
+    });
+    expect(await server.json('DELETE', '/v1/config_flow/..%2F..')).toEqual({
+      status: 404,
+      body: { message: 'not found' },
+    });
     const bad = await server.json('POST', '/v1/config_flow', { handler: 5 });
     expect(bad.status).toBe(400);
     expect(bad.body.message).toMatch(/handler/);
@@ -160,7 +215,10 @@ describe('config flow engine over HTTP', () => {
     // The sweeper (every 10 ms here) removes it even if nobody asks.
     await new Promise((r) => setTimeout(r, 40));
     expect(component.flows.size).toBe(0);
-    expect(await server.json('POST', `/v1/config_flow/${id}/advance`, { ok: true })).toEqual({ status: 404, body: { message: 'flow not found' } });
+    expect(await server.json('POST', `/v1/config_flow/${id}/advance`, { ok: true })).toEqual({
+      status: 404,
+      body: { message: 'flow not found' },
+    });
     expect(store.list()).toEqual([]);
   });
 
@@ -170,21 +228,35 @@ describe('config flow engine over HTTP', () => {
     expect((await server.json('POST', `/v1/config_flow/${start.body.flowId}/advance`, { name: 'x' })).status).toBe(404);
     expect((await server.json('DELETE', `/v1/config_flow/${start.body.flowId}`)).status).toBe(404);
     principal.user = 'alice';
-    expect((await server.json('POST', `/v1/config_flow/${start.body.flowId}/advance`, { name: 'x' })).body.stepId).toBe('confirm');
+    expect((await server.json('POST', `/v1/config_flow/${start.body.flowId}/advance`, { name: 'x' })).body.stepId).toBe(
+      'confirm',
+    );
   });
 
   it('advances a flow by its callback_state (any caller, state never on the wire); other steps have none', async () => {
     const callbackIntegration: Integration = {
-      domain: 'test_callback', name: 'Callback',
+      domain: 'test_callback',
+      name: 'Callback',
       createFlow: () => ({
         firstStep: 'auth',
-        step: (_stepId, input): StepResult => input
-          ? { type: 'create_entry', title: `code ${String(input.code)}`, data: {} }
-          : { type: 'form', stepId: 'auth', data_schema: [{ name: 'code', type: 'string', required: true }, { name: 'state', type: 'string' }], callback_state: 'S'.repeat(32) },
+        step: (_stepId, input): StepResult =>
+          input
+            ? { type: 'create_entry', title: `code ${String(input.code)}`, data: {} }
+            : {
+                type: 'form',
+                stepId: 'auth',
+                data_schema: [
+                  { name: 'code', type: 'string', required: true },
+                  { name: 'state', type: 'string' },
+                ],
+                callback_state: 'S'.repeat(32),
+              },
       }),
     };
     const c = new ConfigFlowComponent({
-      entries: new InMemoryConfigEntryStore(), devices: new InMemoryDeviceRegistry(), states: new InMemoryStates(),
+      entries: new InMemoryConfigEntryStore(),
+      devices: new InMemoryDeviceRegistry(),
+      states: new InMemoryStates(),
       integrations: [callbackIntegration, testIntegration],
     });
     await c.start();
@@ -192,12 +264,22 @@ describe('config flow engine over HTTP', () => {
       const start = await c.flows.startFlow('test_callback', 'alice');
       expect(JSON.stringify(start)).not.toContain('S'.repeat(32));
       await c.flows.startFlow('test_two_step', 'alice');
-      await expect(c.flows.advanceByCallbackState('S'.repeat(31), { code: 'x' })).rejects.toMatchObject({ status: 404, message: 'unknown or expired state' });
+      await expect(c.flows.advanceByCallbackState('S'.repeat(31), { code: 'x' })).rejects.toMatchObject({
+        status: 404,
+        message: 'unknown or expired state',
+      });
       await expect(c.flows.advanceByCallbackState('', { code: 'x' })).rejects.toMatchObject({ status: 404 });
       expect(await c.flows.advanceByCallbackState('S'.repeat(32), { code: 'x', state: 'S'.repeat(32) })).toEqual({
-        type: 'create_entry', flowId: start.flowId, handler: 'test_callback', stepId: 'done', title: 'code x', result: { config_entry_id: 1 },
+        type: 'create_entry',
+        flowId: start.flowId,
+        handler: 'test_callback',
+        stepId: 'done',
+        title: 'code x',
+        result: { config_entry_id: 1 },
       });
-      await expect(c.flows.advanceByCallbackState('S'.repeat(32), { code: 'x' })).rejects.toMatchObject({ status: 404 });
+      await expect(c.flows.advanceByCallbackState('S'.repeat(32), { code: 'x' })).rejects.toMatchObject({
+        status: 404,
+      });
       expect(c.flows.size).toBe(1);
     } finally {
       await c.stop();
@@ -207,7 +289,9 @@ describe('config flow engine over HTTP', () => {
   it('serializes concurrent steps of one flow: exactly one entry', async () => {
     const start = await server.json('POST', '/v1/config_flow', { handler: 'test_two_step' });
     await server.json('POST', `/v1/config_flow/${start.body.flowId}/advance`, { name: 'Once' });
-    const results = await Promise.all([1, 2, 3].map(() => server.json('POST', `/v1/config_flow/${start.body.flowId}/advance`, { ok: true })));
+    const results = await Promise.all(
+      [1, 2, 3].map(() => server.json('POST', `/v1/config_flow/${start.body.flowId}/advance`, { ok: true })),
+    );
     expect(results.map((r) => r.status).sort()).toEqual([200, 404, 404]);
     expect(store.list()).toHaveLength(1);
   });
@@ -217,16 +301,25 @@ describe('config flow engine over HTTP', () => {
     await server.json('POST', `/v1/config_flow/${start.body.flowId}/advance`, { name: 'X' });
     const done = await server.json('POST', `/v1/config_flow/${start.body.flowId}/advance`, { ok: true });
     const id = done.body.result.config_entry_id;
-    expect(await server.json('DELETE', `/v1/config_entries/${id}`)).toEqual({ status: 200, body: { message: 'config entry removed' } });
+    expect(await server.json('DELETE', `/v1/config_entries/${id}`)).toEqual({
+      status: 200,
+      body: { message: 'config entry removed' },
+    });
     expect(await server.json('GET', '/v1/config_entries')).toEqual({ status: 200, body: [] });
-    expect(await server.json('DELETE', `/v1/config_entries/${id}`)).toEqual({ status: 404, body: { message: 'config entry not found' } });
+    expect(await server.json('DELETE', `/v1/config_entries/${id}`)).toEqual({
+      status: 404,
+      body: { message: 'config entry not found' },
+    });
     expect((await server.json('DELETE', '/v1/config_entries/abc')).status).toBe(404);
   });
 
   it('refuses more flows than maxFlows with 409', async () => {
     const small = new ConfigFlowComponent({
-      entries: new InMemoryConfigEntryStore(), devices: new InMemoryDeviceRegistry(), states: new InMemoryStates(),
-      integrations: [testIntegration], maxFlows: 2,
+      entries: new InMemoryConfigEntryStore(),
+      devices: new InMemoryDeviceRegistry(),
+      states: new InMemoryStates(),
+      integrations: [testIntegration],
+      maxFlows: 2,
     });
     await small.flows.startFlow('test_two_step');
     await small.flows.startFlow('test_two_step');
@@ -240,8 +333,19 @@ describe('config flow engine over HTTP', () => {
     entries.update(foreign.id, { state: 'loaded' });
     const broken = entries.create({ domain: 'broken', title: 'Broken', data: {}, source: 'user' });
     const c = new ConfigFlowComponent({
-      entries, devices: new InMemoryDeviceRegistry(), states: new InMemoryStates(),
-      integrations: [{ domain: 'broken', name: 'Broken', createFlow: testIntegration.createFlow, setupEntry: () => { throw new Error('no'); } }],
+      entries,
+      devices: new InMemoryDeviceRegistry(),
+      states: new InMemoryStates(),
+      integrations: [
+        {
+          domain: 'broken',
+          name: 'Broken',
+          createFlow: testIntegration.createFlow,
+          setupEntry: () => {
+            throw new Error('no');
+          },
+        },
+      ],
     });
     await c.start();
     expect(entries.get(foreign.id)?.state).toBe('loaded');

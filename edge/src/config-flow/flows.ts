@@ -103,7 +103,10 @@ export class FlowManager {
       log: this.opts.log,
     });
     const running: RunningFlow = {
-      id, handler, owner, flow,
+      id,
+      handler,
+      owner,
+      flow,
       current: { type: 'form', stepId: flow.firstStep, data_schema: [] },
       expiresAt: this.now() + this.ttlMs,
       queue: Promise.resolve(),
@@ -168,7 +171,11 @@ export class FlowManager {
     return next;
   }
 
-  private async runStep(running: RunningFlow, stepId: string, input: Record<string, unknown> | undefined): Promise<ConfigFlowResult> {
+  private async runStep(
+    running: RunningFlow,
+    stepId: string,
+    input: Record<string, unknown> | undefined,
+  ): Promise<ConfigFlowResult> {
     let result: StepResult;
     try {
       result = await running.flow.step(stepId, input);
@@ -182,17 +189,33 @@ export class FlowManager {
       return this.toWire(running, result);
     }
     this.flows.delete(running.id);
-    if (result.type === 'abort') return { type: 'abort', flowId: running.id, handler: running.handler, reason: result.reason };
-    const entry = await this.opts.entries.create({ domain: running.handler, title: result.title, data: result.data, source: 'user' });
+    if (result.type === 'abort')
+      return { type: 'abort', flowId: running.id, handler: running.handler, reason: result.reason };
+    const entry = await this.opts.entries.create({
+      domain: running.handler,
+      title: result.title,
+      data: result.data,
+      source: 'user',
+    });
     return {
-      type: 'create_entry', flowId: running.id, handler: running.handler, stepId: 'done',
-      title: entry.title, result: { config_entry_id: entry.id },
+      type: 'create_entry',
+      flowId: running.id,
+      handler: running.handler,
+      stepId: 'done',
+      title: entry.title,
+      result: { config_entry_id: entry.id },
     };
   }
 
   private toWire(running: RunningFlow, step: OpenStep): ConfigFlowResult {
     // callback_state stays on the edge.
-    const base = { flowId: running.id, handler: running.handler, stepId: step.stepId, data_schema: step.data_schema, errors: step.errors ?? {} };
+    const base = {
+      flowId: running.id,
+      handler: running.handler,
+      stepId: step.stepId,
+      data_schema: step.data_schema,
+      errors: step.errors ?? {},
+    };
     if (step.type === 'external') return { type: 'external', ...base, url: step.url };
     return step.description_placeholders
       ? { type: 'form', ...base, description_placeholders: step.description_placeholders }

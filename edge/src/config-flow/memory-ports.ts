@@ -4,8 +4,16 @@
  */
 import type { Device, EntityRecord } from '@smarthome/protocol';
 import type {
-  ConfigEntryStore, DeviceInput, DeviceRegistryPort, EntityInput, EntityServicePlatform, NewConfigEntry,
-  RemovedRegistryItems, ServicePlatformPort, StatePort, StoredConfigEntry,
+  ConfigEntryStore,
+  DeviceInput,
+  DeviceRegistryPort,
+  EntityInput,
+  EntityServicePlatform,
+  NewConfigEntry,
+  RemovedRegistryItems,
+  ServicePlatformPort,
+  StatePort,
+  StoredConfigEntry,
 } from './ports.ts';
 
 const clone = <T>(v: T): T => structuredClone(v);
@@ -16,8 +24,14 @@ export class InMemoryConfigEntryStore implements ConfigEntryStore {
 
   create(input: NewConfigEntry): StoredConfigEntry {
     const entry: StoredConfigEntry = {
-      id: this.nextId++, domain: input.domain, title: input.title, source: input.source,
-      state: 'not_loaded', created_at: new Date().toISOString(), edge_id: null, data: clone(input.data),
+      id: this.nextId++,
+      domain: input.domain,
+      title: input.title,
+      source: input.source,
+      state: 'not_loaded',
+      created_at: new Date().toISOString(),
+      edge_id: null,
+      data: clone(input.data),
     };
     this.entries.set(entry.id, entry);
     return clone(entry);
@@ -49,18 +63,27 @@ export class InMemoryDeviceRegistry implements DeviceRegistryPort {
 
   upsertDevice(input: DeviceInput): Device {
     const key = input.identifiers[0];
-    const existing = [...this.devices.values()].find((d) => d.config_entry_id === input.config_entry_id && d.identifiers?.[0] === key);
+    const existing = [...this.devices.values()].find(
+      (d) => d.config_entry_id === input.config_entry_id && d.identifiers?.[0] === key,
+    );
     const device: Device = {
-      id: existing?.id ?? this.nextDevice++, name: input.name, manufacturer: input.manufacturer ?? null,
-      model: input.model ?? null, sw_version: input.sw_version ?? null, identifiers: [...input.identifiers],
-      config_entry_id: input.config_entry_id, user_id: null,
+      id: existing?.id ?? this.nextDevice++,
+      name: input.name,
+      manufacturer: input.manufacturer ?? null,
+      model: input.model ?? null,
+      sw_version: input.sw_version ?? null,
+      identifiers: [...input.identifiers],
+      config_entry_id: input.config_entry_id,
+      user_id: null,
     };
     this.devices.set(device.id, device);
     return clone(device);
   }
 
   upsertEntity(input: EntityInput): EntityRecord {
-    const existing = [...this.entities.values()].find((e) => e.platform === input.platform && e.unique_id === input.unique_id);
+    const existing = [...this.entities.values()].find(
+      (e) => e.platform === input.platform && e.unique_id === input.unique_id,
+    );
     let entityId = existing?.entity_id;
     if (!entityId) {
       const base = `${input.domain}.${input.suggested_object_id}`;
@@ -68,8 +91,13 @@ export class InMemoryDeviceRegistry implements DeviceRegistryPort {
       for (let n = 2; this.entities.has(entityId); n++) entityId = `${base}_${n}`;
     }
     const record: EntityRecord = {
-      id: existing?.id ?? this.nextEntity++, entity_id: entityId, name: input.name, domain: input.domain,
-      platform: input.platform, unique_id: input.unique_id, config_entry_id: input.config_entry_id,
+      id: existing?.id ?? this.nextEntity++,
+      entity_id: entityId,
+      name: input.name,
+      domain: input.domain,
+      platform: input.platform,
+      unique_id: input.unique_id,
+      config_entry_id: input.config_entry_id,
       device_registry_id: input.device_registry_id,
     };
     this.entities.set(entityId, record);
@@ -79,10 +107,16 @@ export class InMemoryDeviceRegistry implements DeviceRegistryPort {
   removeByConfigEntry(configEntryId: number): RemovedRegistryItems {
     const out: RemovedRegistryItems = { device_ids: [], entity_ids: [] };
     for (const [id, e] of this.entities) {
-      if (e.config_entry_id === configEntryId) { this.entities.delete(id); out.entity_ids.push(id); }
+      if (e.config_entry_id === configEntryId) {
+        this.entities.delete(id);
+        out.entity_ids.push(id);
+      }
     }
     for (const [id, d] of this.devices) {
-      if (d.config_entry_id === configEntryId) { this.devices.delete(id); out.device_ids.push(id); }
+      if (d.config_entry_id === configEntryId) {
+        this.devices.delete(id);
+        out.device_ids.push(id);
+      }
     }
     return out;
   }
@@ -116,13 +150,21 @@ export class InMemoryServicePlatforms implements ServicePlatformPort {
 
   register(platform: EntityServicePlatform): () => void {
     this.platforms.set(platform.platform, platform);
-    return () => { if (this.platforms.get(platform.platform) === platform) this.platforms.delete(platform.platform); };
+    return () => {
+      if (this.platforms.get(platform.platform) === platform) this.platforms.delete(platform.platform);
+    };
   }
 
-  async call(platformName: string, entityId: string, service: string, data: Record<string, unknown> = {}): Promise<void> {
+  async call(
+    platformName: string,
+    entityId: string,
+    service: string,
+    data: Record<string, unknown> = {},
+  ): Promise<void> {
     const platform = this.platforms.get(platformName);
     const domain = entityId.split('.')[0];
-    if (!platform || !platform.supportedServices(domain).includes(service)) throw new Error(`service ${domain}.${service} is not supported`);
+    if (!platform || !platform.supportedServices(domain).includes(service))
+      throw new Error(`service ${domain}.${service} is not supported`);
     await platform.callService(entityId, service, data);
   }
 }

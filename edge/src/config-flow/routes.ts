@@ -18,7 +18,15 @@ export interface ConfigFlowRouteDeps<A = any> {
 
 /** The wire shape of an entry: never its data (credentials, tokens). */
 export function toWireEntry(e: StoredConfigEntry, edgeId: number | null = null): ConfigEntry {
-  return { id: e.id, domain: e.domain, title: e.title, source: e.source, state: e.state, created_at: e.created_at, edge_id: e.edge_id ?? edgeId };
+  return {
+    id: e.id,
+    domain: e.domain,
+    title: e.title,
+    source: e.source,
+    state: e.state,
+    created_at: e.created_at,
+    edge_id: e.edge_id ?? edgeId,
+  };
 }
 
 export function mountConfigFlowRoutes<A>(router: SpecRouter<A>, deps: ConfigFlowRouteDeps<A>): void {
@@ -75,7 +83,11 @@ export function callbackPage(result: ConfigFlowResult): string {
     text = `The setup ended (${result.reason}).`;
   } else {
     heading = 'Setup not finished';
-    text = `The answer was incomplete (${Object.entries(result.errors).map(([k, v]) => `${k}: ${v}`).join(', ') || 'no details'}). Go back to the app to continue.`;
+    text = `The answer was incomplete (${
+      Object.entries(result.errors)
+        .map(([k, v]) => `${k}: ${v}`)
+        .join(', ') || 'no details'
+    }). Go back to the app to continue.`;
   }
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">

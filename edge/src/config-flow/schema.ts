@@ -34,7 +34,12 @@ function coerce(field: DataSchemaField, raw: unknown): { value: unknown } | { er
       }
     }
     case 'integer': {
-      const n = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\s*[+-]?\d{1,15}\s*$/.test(raw) ? Number(raw) : NaN;
+      const n =
+        typeof raw === 'number'
+          ? raw
+          : typeof raw === 'string' && /^\s*[+-]?\d{1,15}\s*$/.test(raw)
+            ? Number(raw)
+            : NaN;
       if (!Number.isSafeInteger(n)) return { error: 'invalid_integer' };
       return { value: n };
     }

@@ -23,7 +23,14 @@ export type StepResult =
        */
       callback_state?: string;
     }
-  | { type: 'external'; stepId: string; url: string; data_schema: DataSchemaField[]; errors?: StepErrors; callback_state?: string }
+  | {
+      type: 'external';
+      stepId: string;
+      url: string;
+      data_schema: DataSchemaField[];
+      errors?: StepErrors;
+      callback_state?: string;
+    }
   | { type: 'create_entry'; title: string; data: Record<string, unknown> }
   | { type: 'abort'; reason: string };
 

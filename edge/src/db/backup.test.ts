@@ -7,10 +7,16 @@ import { connect, startEdge, tempDir, waitFor } from '../test-helpers.ts';
 const ROOT = path.resolve(import.meta.dirname, '../../..');
 /** The real Node 24 binary (node_modules/.bin/node is a shell shim). */
 const NODE = path.join(ROOT, 'node_modules/node/bin/node');
-const cli = (...args: string[]) => execFileSync(NODE, [path.join(ROOT, 'edge/src/main.ts'), ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+const cli = (...args: string[]) =>
+  execFileSync(NODE, [path.join(ROOT, 'edge/src/main.ts'), ...args], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
 
 const cleanups: Array<() => unknown> = [];
-afterEach(async () => { for (const c of cleanups.splice(0).reverse()) await c(); });
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
 
 describe('backup and restore of the edge database', () => {
   it('takes an online backup of a running edge and restores it into a new data dir', async () => {
@@ -21,7 +27,17 @@ describe('backup and restore of the edge database', () => {
     const creds = await edge.createMqttCredentials({ role: 'device' });
     const device = await connect(edge, creds);
     cleanups.push(() => device.endAsync());
-    await device.publishAsync('homeassistant/sensor/t1/config', JSON.stringify({ name: 'Temp', uniq_id: 't1', stat_t: 't1/state', unit_of_meas: '°C', dev: { ids: 'th-1', name: 'Hall' } }), { qos: 1, retain: true });
+    await device.publishAsync(
+      'homeassistant/sensor/t1/config',
+      JSON.stringify({
+        name: 'Temp',
+        uniq_id: 't1',
+        stat_t: 't1/state',
+        unit_of_meas: '°C',
+        dev: { ids: 'th-1', name: 'Hall' },
+      }),
+      { qos: 1, retain: true },
+    );
     await device.publishAsync('t1/state', '21.5', { qos: 1 });
     const entityId = await waitFor(() => edge.states.all().find((s) => s.state === '21.5')?.entity_id, 5000, 'state');
     edge.states.flush();
@@ -40,7 +56,11 @@ describe('backup and restore of the edge database', () => {
     const restored = await startEdge(b.dir);
     cleanups.push(() => restored.stop());
     // The copy holds what was there at backup time, including the device registry and MQTT users.
-    expect(restored.states.get(entityId)).toMatchObject({ entity_id: entityId, state: '21.5', attributes: expect.objectContaining({ unit_of_measurement: '°C' }) });
+    expect(restored.states.get(entityId)).toMatchObject({
+      entity_id: entityId,
+      state: '21.5',
+      attributes: expect.objectContaining({ unit_of_measurement: '°C' }),
+    });
     expect(restored.registry.listDevices().map((d) => d.name)).toEqual(['Hall']);
     expect(restored.listMqttUsers().map((u) => u.username)).toContain(creds.username);
   });

@@ -15,7 +15,10 @@ export async function backupDatabase(dataDir: string, outFile: string): Promise<
   const target = path.resolve(outFile);
   if (fs.existsSync(target)) throw new Error(`${target} already exists; choose a new file`);
   fs.mkdirSync(path.dirname(target), { recursive: true });
-  const db = new Database(source, { fileMustExist: true, nativeBinding: sqliteNativeBinding(path.dirname(source)) as string | undefined });
+  const db = new Database(source, {
+    fileMustExist: true,
+    nativeBinding: sqliteNativeBinding(path.dirname(source)) as string | undefined,
+  });
   try {
     await db.backup(target);
   } finally {

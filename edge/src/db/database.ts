@@ -23,7 +23,9 @@ export class EdgeDatabase {
     if (this.sqliteHandle) return;
     mkdirSync(path.dirname(this.file), { recursive: true });
     // Inside the one-file executable the addon comes from the SEA assets (better-sqlite3 accepts the loaded module; its typings say string).
-    const sqlite = new Database(this.file, { nativeBinding: sqliteNativeBinding(path.dirname(this.file)) as string | undefined });
+    const sqlite = new Database(this.file, {
+      nativeBinding: sqliteNativeBinding(path.dirname(this.file)) as string | undefined,
+    });
     try {
       sqlite.pragma('journal_mode = WAL');
       sqlite.pragma('synchronous = NORMAL');

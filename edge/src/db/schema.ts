@@ -25,19 +25,23 @@ export const devices = sqliteTable('devices', {
   updatedAt: text('updated_at').notNull(),
 });
 
-export const entities = sqliteTable('entities', {
-  id: integer('id').primaryKey({ autoIncrement: true }),
-  entityId: text('entity_id').notNull().unique(),
-  uniqueId: text('unique_id').notNull(),
-  platform: text('platform').notNull(),
-  domain: text('domain').notNull(),
-  name: text('name').notNull(),
-  configEntryId: integer('config_entry_id'),
-  deviceRegistryId: integer('device_registry_id'),
-  /** platform-specific settings, e.g. the normalized MQTT discovery config */
-  config: text('config', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
-  createdAt: text('created_at').notNull(),
-}, (t) => [uniqueIndex('entities_platform_unique').on(t.platform, t.uniqueId)]);
+export const entities = sqliteTable(
+  'entities',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    entityId: text('entity_id').notNull().unique(),
+    uniqueId: text('unique_id').notNull(),
+    platform: text('platform').notNull(),
+    domain: text('domain').notNull(),
+    name: text('name').notNull(),
+    configEntryId: integer('config_entry_id'),
+    deviceRegistryId: integer('device_registry_id'),
+    /** platform-specific settings, e.g. the normalized MQTT discovery config */
+    config: text('config', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
+    createdAt: text('created_at').notNull(),
+  },
+  (t) => [uniqueIndex('entities_platform_unique').on(t.platform, t.uniqueId)],
+);
 
 export const states = sqliteTable('states', {
   entityId: text('entity_id').primaryKey(),

@@ -18,7 +18,12 @@ export class WriteBehind<V> {
   lastError: unknown = null;
 
   /** onError: told of each failed background write (the rows are kept and retried) */
-  constructor(options: { delayMs: number; maxBatch: number; write: (batch: ReadonlyMap<string, V | null>) => void; onError?: (err: unknown) => void }) {
+  constructor(options: {
+    delayMs: number;
+    maxBatch: number;
+    write: (batch: ReadonlyMap<string, V | null>) => void;
+    onError?: (err: unknown) => void;
+  }) {
     this.delayMs = options.delayMs;
     this.maxBatch = options.maxBatch;
     this.write = options.write;
@@ -37,10 +42,16 @@ export class WriteBehind<V> {
     this.rows.set(key, value);
     if (!this.running) return;
     if (this.rows.size >= this.maxBatch) {
-      this.immediate ??= setImmediate(() => { this.immediate = null; this.flushInBackground(); });
+      this.immediate ??= setImmediate(() => {
+        this.immediate = null;
+        this.flushInBackground();
+      });
       return;
     }
-    this.timer ??= setTimeout(() => { this.timer = null; this.flushInBackground(); }, this.delayMs);
+    this.timer ??= setTimeout(() => {
+      this.timer = null;
+      this.flushInBackground();
+    }, this.delayMs);
   }
 
   /** A failed background write (disk full, locked) keeps its rows and retries after the delay. */
@@ -50,14 +61,26 @@ export class WriteBehind<V> {
     } catch (err) {
       this.lastError = err;
       this.onError(err);
-      this.timer ??= setTimeout(() => { this.timer = null; this.flushInBackground(); }, Math.max(this.delayMs, 1000));
+      this.timer ??= setTimeout(
+        () => {
+          this.timer = null;
+          this.flushInBackground();
+        },
+        Math.max(this.delayMs, 1000),
+      );
     }
   }
 
   /** Writes what is pending now; throws what `write` throws, keeping the rows. */
   flush(): void {
-    if (this.timer) { clearTimeout(this.timer); this.timer = null; }
-    if (this.immediate) { clearImmediate(this.immediate); this.immediate = null; }
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = null;
+    }
+    if (this.immediate) {
+      clearImmediate(this.immediate);
+      this.immediate = null;
+    }
     if (this.rows.size === 0 || !this.running) return;
     const batch = this.rows;
     this.rows = new Map();

@@ -62,7 +62,7 @@ export const ABBREVIATIONS: Record<string, string> = table(PAIRS);
 
 export const DEVICE_ABBREVIATIONS: Record<string, string> = table(
   'cns connections|cu configuration_url|ids identifiers|name name|mf manufacturer|mdl model|mdl_id model_id|' +
-  'hw hw_version|sw sw_version|sa suggested_area|sn serial_number|via_device via_device',
+    'hw hw_version|sw sw_version|sa suggested_area|sn serial_number|via_device via_device',
 );
 
 export const ORIGIN_ABBREVIATIONS: Record<string, string> = table('name name|sw sw_version|url support_url');
@@ -92,9 +92,11 @@ export function expandConfig(raw: Record<string, unknown>): Record<string, unkno
   }
   const base = typeof cfg['~'] === 'string' ? (cfg['~'] as string) : undefined;
   if (base !== undefined) {
-    const sub = (v: unknown) => (typeof v === 'string' ? (v.startsWith('~') ? base + v.slice(1) : v.endsWith('~') ? v.slice(0, -1) + base : v) : v);
+    const sub = (v: unknown) =>
+      typeof v === 'string' ? (v.startsWith('~') ? base + v.slice(1) : v.endsWith('~') ? v.slice(0, -1) + base : v) : v;
     for (const [k, v] of Object.entries(cfg)) if (k.endsWith('_topic') || k === 'topic') cfg[k] = sub(v);
-    if (Array.isArray(cfg.availability)) for (const a of cfg.availability as Record<string, unknown>[]) a.topic = sub(a.topic);
+    if (Array.isArray(cfg.availability))
+      for (const a of cfg.availability as Record<string, unknown>[]) a.topic = sub(a.topic);
     delete cfg['~'];
   }
   return cfg;

@@ -46,7 +46,11 @@ export function parseDiscoveryPayload(dt: DiscoveryTopic, payload: string): Pars
   if (!isObject(doc)) return { kind: 'invalid', reason: 'payload is not a JSON object' };
   const cfg = expandConfig(doc);
   if (dt.component !== 'device') {
-    return { kind: 'configs', entities: [{ key: dt.topic, component: dt.component, objectId: dt.objectId, cfg }], removedKeys: [] };
+    return {
+      kind: 'configs',
+      entities: [{ key: dt.topic, component: dt.component, objectId: dt.objectId, cfg }],
+      removedKeys: [],
+    };
   }
   const components = cfg.components;
   if (!isObject(components)) return { kind: 'invalid', reason: 'device discovery needs components (cmps)' };
@@ -60,7 +64,10 @@ export function parseDiscoveryPayload(dt: DiscoveryTopic, payload: string): Pars
     const platform = typeof own.platform === 'string' ? own.platform : undefined;
     if (!platform) continue;
     const key = `${dt.topic}#${id}`;
-    if (Object.keys(own).length === 1) { removedKeys.push(key); continue; }
+    if (Object.keys(own).length === 1) {
+      removedKeys.push(key);
+      continue;
+    }
     const merged: Cfg = { ...shared, ...own };
     delete merged.platform;
     entities.push({ key, component: platform, objectId: id, cfg: merged });
@@ -119,27 +126,55 @@ export function deviceInfo(cfg: Cfg): DeviceInfo | null {
   }
   if (ids.length === 0) return null;
   const s = (v: unknown) => (typeof v === 'string' && v ? v : null);
-  return { identifiers: ids, name: s(dev.name), manufacturer: s(dev.manufacturer), model: s(dev.model), sw_version: s(dev.sw_version) };
+  return {
+    identifiers: ids,
+    name: s(dev.name),
+    manufacturer: s(dev.manufacturer),
+    model: s(dev.model),
+    sw_version: s(dev.sw_version),
+  };
 }
 
 /** Components HA names after their device class when the config has no `name` (Entity._default_to_device_class_name). */
 const NAMED_BY_DEVICE_CLASS = new Set(['sensor', 'binary_sensor', 'button', 'number', 'event', 'update']);
 /** HA's English device-class names where they are not just the class capitalised. */
 const DEVICE_CLASS_NAMES: Record<string, string> = {
-  pm25: 'PM2.5', pm10: 'PM10', pm1: 'PM1', co2: 'Carbon dioxide', co: 'Carbon monoxide', carbon_monoxide: 'Carbon monoxide',
-  carbon_dioxide: 'Carbon dioxide', volatile_organic_compounds: 'Volatile organic compounds', aqi: 'Air quality index',
-  battery_charging: 'Charging', tamper: 'Tampering', garage_door: 'Garage door', signal_strength: 'Signal strength',
-  power_factor: 'Power factor', apparent_power: 'Apparent power', reactive_power: 'Reactive power', ph: 'pH',
-  nitrogen_dioxide: 'Nitrogen dioxide', sulphur_dioxide: 'Sulphur dioxide', atmospheric_pressure: 'Atmospheric pressure',
+  pm25: 'PM2.5',
+  pm10: 'PM10',
+  pm1: 'PM1',
+  co2: 'Carbon dioxide',
+  co: 'Carbon monoxide',
+  carbon_monoxide: 'Carbon monoxide',
+  carbon_dioxide: 'Carbon dioxide',
+  volatile_organic_compounds: 'Volatile organic compounds',
+  aqi: 'Air quality index',
+  battery_charging: 'Charging',
+  tamper: 'Tampering',
+  garage_door: 'Garage door',
+  signal_strength: 'Signal strength',
+  power_factor: 'Power factor',
+  apparent_power: 'Apparent power',
+  reactive_power: 'Reactive power',
+  ph: 'pH',
+  nitrogen_dioxide: 'Nitrogen dioxide',
+  sulphur_dioxide: 'Sulphur dioxide',
+  atmospheric_pressure: 'Atmospheric pressure',
 };
-export const deviceClassName = (dc: string): string => DEVICE_CLASS_NAMES[dc] ?? dc.charAt(0).toUpperCase() + dc.slice(1).replace(/_/g, ' ');
+export const deviceClassName = (dc: string): string =>
+  DEVICE_CLASS_NAMES[dc] ?? dc.charAt(0).toUpperCase() + dc.slice(1).replace(/_/g, ' ');
 
 /** HA's default entity name when the config has none (each platform's DEFAULT_NAME). */
 const DEFAULT_NAMES: Record<string, string> = {
-  binary_sensor: 'MQTT Binary sensor', climate: 'MQTT HVAC', light: 'MQTT Light', scene: 'MQTT Scene', update: 'MQTT Update',
+  binary_sensor: 'MQTT Binary sensor',
+  climate: 'MQTT HVAC',
+  light: 'MQTT Light',
+  scene: 'MQTT Scene',
+  update: 'MQTT Update',
 };
-const defaultName = (domain: string, cfg: Cfg) => (domain === 'light' && cfg.schema === 'json' ? 'MQTT JSON Light'
-  : DEFAULT_NAMES[domain] ?? `MQTT ${domain.charAt(0).toUpperCase()}${domain.slice(1)}`);
+const defaultName = (domain: string, cfg: Cfg) =>
+  domain === 'light' && cfg.schema === 'json'
+    ? 'MQTT JSON Light'
+    : (DEFAULT_NAMES[domain] ?? `MQTT ${domain.charAt(0).toUpperCase()}${domain.slice(1)}`);
 
 /**
  * The entity's own name as HA derives it (mqtt/entity.py _set_entity_name): the configured name;
@@ -148,7 +183,12 @@ const defaultName = (domain: string, cfg: Cfg) => (domain === 'light' && cfg.sch
  */
 export function ownName(cfg: Cfg, domain: string): string | null {
   if ('name' in cfg) return typeof cfg.name === 'string' && cfg.name.trim() ? cfg.name.trim() : null;
-  if (NAMED_BY_DEVICE_CLASS.has(domain) && typeof cfg.device_class === 'string' && cfg.device_class && cfg.device_class !== 'enum') {
+  if (
+    NAMED_BY_DEVICE_CLASS.has(domain) &&
+    typeof cfg.device_class === 'string' &&
+    cfg.device_class &&
+    cfg.device_class !== 'enum'
+  ) {
     return deviceClassName(cfg.device_class);
   }
   return defaultName(domain, cfg);
@@ -167,7 +207,8 @@ export function entityName(cfg: Cfg, domain: string, deviceName: string | null, 
 
 /** The object id an entity_id is derived from: default_entity_id / object_id, else the name. */
 export function suggestedObjectId(cfg: Cfg, name: string): string {
-  if (typeof cfg.default_entity_id === 'string' && cfg.default_entity_id.includes('.')) return cfg.default_entity_id.split('.')[1];
+  if (typeof cfg.default_entity_id === 'string' && cfg.default_entity_id.includes('.'))
+    return cfg.default_entity_id.split('.')[1];
   if (typeof cfg.object_id === 'string' && cfg.object_id) return cfg.object_id;
   return name;
 }

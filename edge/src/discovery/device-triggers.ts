@@ -30,9 +30,19 @@ export function validateDeviceTrigger(cfg: Cfg): string | null {
 
 /** A validated device_automation config as a trigger; HA's discovery_id is "<node_id> <object_id>" (device discovery: "<device id> <component id>"). */
 export function triggerConfig(d: EntityDiscovery, dt: DiscoveryTopic | null, deviceId: number): DeviceTriggerConfig {
-  const discoveryId = dt?.component === 'device' ? `${dt.objectId} ${d.objectId}` : dt?.nodeId ? `${dt.nodeId} ${d.objectId}` : d.objectId;
+  const discoveryId =
+    dt?.component === 'device'
+      ? `${dt.objectId} ${d.objectId}`
+      : dt?.nodeId
+        ? `${dt.nodeId} ${d.objectId}`
+        : d.objectId;
   return {
-    key: d.key, discoveryId, deviceId, topic: d.cfg.topic as string, type: d.cfg.type as string, subtype: d.cfg.subtype as string,
+    key: d.key,
+    discoveryId,
+    deviceId,
+    topic: d.cfg.topic as string,
+    type: d.cfg.type as string,
+    subtype: d.cfg.subtype as string,
     payload: typeof d.cfg.payload === 'string' ? d.cfg.payload : undefined,
     valueTemplate: typeof d.cfg.value_template === 'string' ? d.cfg.value_template : undefined,
   };
@@ -62,7 +72,11 @@ export class DeviceTriggers {
   /** Removes the trigger under `key` and (device discovery) its `key#…` components; returns the device ids they had. */
   remove(key: string): number[] {
     const out: number[] = [];
-    for (const [k, t] of this.byKey) if (k === key || k.startsWith(key + '#')) { this.byKey.delete(k); out.push(t.deviceId); }
+    for (const [k, t] of this.byKey)
+      if (k === key || k.startsWith(key + '#')) {
+        this.byKey.delete(k);
+        out.push(t.deviceId);
+      }
     return out;
   }
 
@@ -88,7 +102,9 @@ export class DeviceTriggers {
       if (t.topic !== topic) continue;
       let v = payload;
       if (t.valueTemplate) {
-        try { v = this.templates.renderValue(t.valueTemplate, payload); } catch (err) {
+        try {
+          v = this.templates.renderValue(t.valueTemplate, payload);
+        } catch (err) {
           this.log.warn(`mqtt device trigger ${t.discoveryId}: value_template failed: ${(err as Error).message}`);
           continue;
         }
@@ -97,8 +113,18 @@ export class DeviceTriggers {
       this.bus?.emit('event', {
         event: {
           event_type: DEVICE_TRIGGER_EVENT,
-          data: { domain: 'mqtt', device_id: String(t.deviceId), discovery_id: t.discoveryId, type: t.type, subtype: t.subtype, topic, payload },
-          origin: 'LOCAL', time_fired: new Date().toISOString(), context: { id: randomUUID(), parent_id: null, user_id: null },
+          data: {
+            domain: 'mqtt',
+            device_id: String(t.deviceId),
+            discovery_id: t.discoveryId,
+            type: t.type,
+            subtype: t.subtype,
+            topic,
+            payload,
+          },
+          origin: 'LOCAL',
+          time_fired: new Date().toISOString(),
+          context: { id: randomUUID(), parent_id: null, user_id: null },
         },
         chain: 0,
       });

@@ -24,32 +24,71 @@ const pub = (topic: string, payload: unknown, retain = true) =>
   device.publishAsync(topic, typeof payload === 'string' ? payload : JSON.stringify(payload), { qos: 1, retain });
 const state = (id: string) => edge.states.get(id);
 const waitState = (id: string, pred: (s: NonNullable<ReturnType<typeof state>>) => boolean) =>
-  waitFor(() => { const s = state(id); return s && pred(s) ? s : undefined; }, 3000, `state of ${id}`);
+  waitFor(
+    () => {
+      const s = state(id);
+      return s && pred(s) ? s : undefined;
+    },
+    3000,
+    `state of ${id}`,
+  );
 
 describe('MQTT discovery', () => {
   it('creates a sensor with abbreviations, device block, unit and value_template', async () => {
     await pub('homeassistant/sensor/kitchen/temp/config', {
-      name: 'Temperature', uniq_id: 'kitchen-temp', stat_t: 'kitchen/sensor', unit_of_meas: '°C', dev_cla: 'temperature',
-      val_tpl: '{{ value_json.temperature }}', json_attr_t: 'kitchen/sensor', json_attr_tpl: '{{ value_json.extra | tojson }}',
+      name: 'Temperature',
+      uniq_id: 'kitchen-temp',
+      stat_t: 'kitchen/sensor',
+      unit_of_meas: '°C',
+      dev_cla: 'temperature',
+      val_tpl: '{{ value_json.temperature }}',
+      json_attr_t: 'kitchen/sensor',
+      json_attr_tpl: '{{ value_json.extra | tojson }}',
       dev: { ids: ['kitchen-1'], name: 'Kitchen', mf: 'Acme', mdl: 'T1000', sw: '1.2' },
     });
     await waitFor(() => edge.registry.getEntity('sensor.kitchen_temperature'), 3000, 'entity');
     const entity = edge.registry.getEntity('sensor.kitchen_temperature')!;
-    expect(entity).toMatchObject({ domain: 'sensor', platform: 'mqtt', unique_id: 'kitchen-temp', name: 'Kitchen Temperature' });
+    expect(entity).toMatchObject({
+      domain: 'sensor',
+      platform: 'mqtt',
+      unique_id: 'kitchen-temp',
+      name: 'Kitchen Temperature',
+    });
     const dev = edge.registry.getDevice(entity.device_registry_id!)!;
-    expect(dev).toMatchObject({ name: 'Kitchen', manufacturer: 'Acme', model: 'T1000', sw_version: '1.2', identifiers: ['kitchen-1'], user_id: null });
+    expect(dev).toMatchObject({
+      name: 'Kitchen',
+      manufacturer: 'Acme',
+      model: 'T1000',
+      sw_version: '1.2',
+      identifiers: ['kitchen-1'],
+      user_id: null,
+    });
     expect(entity.config_entry_id).toBe(dev.config_entry_id);
     expect(edge.registry.getConfigEntry(entity.config_entry_id!)?.domain).toBe('mqtt');
-    expect(state('sensor.kitchen_temperature')).toMatchObject({ state: null, attributes: { unit_of_measurement: '°C', device_class: 'temperature' } });
+    expect(state('sensor.kitchen_temperature')).toMatchObject({
+      state: null,
+      attributes: { unit_of_measurement: '°C', device_class: 'temperature' },
+    });
 
     await pub('kitchen/sensor', { temperature: 21.5, extra: { battery: 97, linkquality: 120 } }, false);
     const s = await waitState('sensor.kitchen_temperature', (x) => x.state === '21.5');
-    expect(s.attributes).toEqual({ friendly_name: 'Kitchen Temperature', unit_of_measurement: '°C', device_class: 'temperature', battery: 97, linkquality: 120 });
+    expect(s.attributes).toEqual({
+      friendly_name: 'Kitchen Temperature',
+      unit_of_measurement: '°C',
+      device_class: 'temperature',
+      battery: 97,
+      linkquality: 120,
+    });
     expect(s.last_changed).toBeTruthy();
   });
 
   it('creates a binary_sensor and maps ON/OFF', async () => {
-    await pub('homeassistant/binary_sensor/hall_motion/config', { name: 'Hall motion', stat_t: 'hall/motion', dev_cla: 'motion', uniq_id: 'hall-m' });
+    await pub('homeassistant/binary_sensor/hall_motion/config', {
+      name: 'Hall motion',
+      stat_t: 'hall/motion',
+      dev_cla: 'motion',
+      uniq_id: 'hall-m',
+    });
     await waitFor(() => edge.registry.getEntity('binary_sensor.hall_motion'));
     await pub('hall/motion', 'ON', false);
     await waitState('binary_sensor.hall_motion', (s) => s.state === 'on');
@@ -60,8 +99,18 @@ describe('MQTT discovery', () => {
 
   it('creates a default-schema light with brightness, color temp and rgb state topics (~ base topic)', async () => {
     await pub('homeassistant/light/lamp1/config', {
-      '~': 'home/lamp1', name: 'Lamp', uniq_id: 'lamp1', cmd_t: '~/set', stat_t: '~/state', bri_cmd_t: '~/bri/set', bri_stat_t: '~/bri', bri_scl: 100,
-      clr_temp_cmd_t: '~/ct/set', clr_temp_stat_t: '~/ct', rgb_cmd_t: '~/rgb/set', rgb_stat_t: '~/rgb',
+      '~': 'home/lamp1',
+      name: 'Lamp',
+      uniq_id: 'lamp1',
+      cmd_t: '~/set',
+      stat_t: '~/state',
+      bri_cmd_t: '~/bri/set',
+      bri_stat_t: '~/bri',
+      bri_scl: 100,
+      clr_temp_cmd_t: '~/ct/set',
+      clr_temp_stat_t: '~/ct',
+      rgb_cmd_t: '~/rgb/set',
+      rgb_stat_t: '~/rgb',
     });
     await waitFor(() => edge.registry.getEntity('light.lamp'));
     expect(state('light.lamp')!.attributes.supported_color_modes).toEqual(['color_temp', 'rgb']);
@@ -76,29 +125,101 @@ describe('MQTT discovery', () => {
 
   it('creates a JSON-schema light and reads its JSON state', async () => {
     await pub('homeassistant/light/zb/strip/config', {
-      name: 'Strip', uniq_id: 'strip', schema: 'json', cmd_t: 'zigbee2mqtt/strip/set', stat_t: 'zigbee2mqtt/strip',
-      brightness: true, sup_clrm: ['rgb'],
+      name: 'Strip',
+      uniq_id: 'strip',
+      schema: 'json',
+      cmd_t: 'zigbee2mqtt/strip/set',
+      stat_t: 'zigbee2mqtt/strip',
+      brightness: true,
+      sup_clrm: ['rgb'],
     });
     await waitFor(() => edge.registry.getEntity('light.strip'));
-    await pub('zigbee2mqtt/strip', { state: 'ON', brightness: 200, color: { r: 1, g: 2, b: 3 }, color_mode: 'rgb' }, false);
+    await pub(
+      'zigbee2mqtt/strip',
+      { state: 'ON', brightness: 200, color: { r: 1, g: 2, b: 3 }, color_mode: 'rgb' },
+      false,
+    );
     const s = await waitState('light.strip', (x) => x.state === 'on');
-    expect(s.attributes).toMatchObject({ brightness: 200, rgb_color: [1, 2, 3], color_mode: 'rgb', supported_color_modes: ['rgb'] });
+    expect(s.attributes).toMatchObject({
+      brightness: 200,
+      rgb_color: [1, 2, 3],
+      color_mode: 'rgb',
+      supported_color_modes: ['rgb'],
+    });
   });
 
   it('creates switch, cover, lock, climate, fan, button, number and select entities with their states', async () => {
-    await pub('homeassistant/switch/plug/config', { name: 'Plug', uniq_id: 'plug', cmd_t: 'plug/set', stat_t: 'plug/state' });
-    await pub('homeassistant/cover/garage/config', { name: 'Garage', uniq_id: 'garage', cmd_t: 'garage/set', stat_t: 'garage/state', pos_t: 'garage/pos', set_pos_t: 'garage/pos/set', dev_cla: 'garage' });
-    await pub('homeassistant/lock/front/config', { name: 'Front door', uniq_id: 'front', cmd_t: 'front/set', stat_t: 'front/state' });
-    await pub('homeassistant/climate/thermo/config', {
-      name: 'Thermostat', uniq_id: 'thermo', mode_cmd_t: 'thermo/mode/set', mode_stat_t: 'thermo/mode', temp_cmd_t: 'thermo/temp/set',
-      temp_stat_t: 'thermo/temp', curr_temp_t: 'thermo/current', curr_temp_tpl: '{{ value_json.t }}', modes: ['off', 'heat', 'cool'], min_temp: 10, max_temp: 30,
+    await pub('homeassistant/switch/plug/config', {
+      name: 'Plug',
+      uniq_id: 'plug',
+      cmd_t: 'plug/set',
+      stat_t: 'plug/state',
     });
-    await pub('homeassistant/fan/ceiling/config', { name: 'Ceiling fan', uniq_id: 'ceiling', cmd_t: 'fan/set', stat_t: 'fan/state', pct_cmd_t: 'fan/pct/set', pct_stat_t: 'fan/pct', pr_mode_cmd_t: 'fan/preset/set', pr_modes: ['eco', 'boost'] });
+    await pub('homeassistant/cover/garage/config', {
+      name: 'Garage',
+      uniq_id: 'garage',
+      cmd_t: 'garage/set',
+      stat_t: 'garage/state',
+      pos_t: 'garage/pos',
+      set_pos_t: 'garage/pos/set',
+      dev_cla: 'garage',
+    });
+    await pub('homeassistant/lock/front/config', {
+      name: 'Front door',
+      uniq_id: 'front',
+      cmd_t: 'front/set',
+      stat_t: 'front/state',
+    });
+    await pub('homeassistant/climate/thermo/config', {
+      name: 'Thermostat',
+      uniq_id: 'thermo',
+      mode_cmd_t: 'thermo/mode/set',
+      mode_stat_t: 'thermo/mode',
+      temp_cmd_t: 'thermo/temp/set',
+      temp_stat_t: 'thermo/temp',
+      curr_temp_t: 'thermo/current',
+      curr_temp_tpl: '{{ value_json.t }}',
+      modes: ['off', 'heat', 'cool'],
+      min_temp: 10,
+      max_temp: 30,
+    });
+    await pub('homeassistant/fan/ceiling/config', {
+      name: 'Ceiling fan',
+      uniq_id: 'ceiling',
+      cmd_t: 'fan/set',
+      stat_t: 'fan/state',
+      pct_cmd_t: 'fan/pct/set',
+      pct_stat_t: 'fan/pct',
+      pr_mode_cmd_t: 'fan/preset/set',
+      pr_modes: ['eco', 'boost'],
+    });
     await pub('homeassistant/button/reboot/config', { name: 'Reboot', uniq_id: 'reboot', cmd_t: 'router/reboot' });
-    await pub('homeassistant/number/volume/config', { name: 'Volume', uniq_id: 'volume', cmd_t: 'speaker/volume/set', stat_t: 'speaker/volume', min: 0, max: 50, step: 5 });
-    await pub('homeassistant/select/mode/config', { name: 'Washer mode', uniq_id: 'washer', cmd_t: 'washer/mode/set', stat_t: 'washer/mode', ops: ['eco', 'quick', 'cotton'] });
+    await pub('homeassistant/number/volume/config', {
+      name: 'Volume',
+      uniq_id: 'volume',
+      cmd_t: 'speaker/volume/set',
+      stat_t: 'speaker/volume',
+      min: 0,
+      max: 50,
+      step: 5,
+    });
+    await pub('homeassistant/select/mode/config', {
+      name: 'Washer mode',
+      uniq_id: 'washer',
+      cmd_t: 'washer/mode/set',
+      stat_t: 'washer/mode',
+      ops: ['eco', 'quick', 'cotton'],
+    });
     await waitFor(() => edge.registry.getEntity('select.washer_mode'), 3000, 'all entities');
-    for (const id of ['switch.plug', 'cover.garage', 'lock.front_door', 'climate.thermostat', 'fan.ceiling_fan', 'button.reboot', 'number.volume']) {
+    for (const id of [
+      'switch.plug',
+      'cover.garage',
+      'lock.front_door',
+      'climate.thermostat',
+      'fan.ceiling_fan',
+      'button.reboot',
+      'number.volume',
+    ]) {
       await waitFor(() => edge.registry.getEntity(id), 3000, id);
     }
 
@@ -116,18 +237,42 @@ describe('MQTT discovery', () => {
     await pub('washer/mode', 'not-an-option', false);
 
     await waitState('switch.plug', (s) => s.state === 'on');
-    expect(await waitState('cover.garage', (s) => s.state === 'opening')).toMatchObject({ attributes: { current_position: 40, device_class: 'garage' } });
+    expect(await waitState('cover.garage', (s) => s.state === 'opening')).toMatchObject({
+      attributes: { current_position: 40, device_class: 'garage' },
+    });
     await waitState('lock.front_door', (s) => s.state === 'locked');
-    const climate = await waitState('climate.thermostat', (s) => s.state === 'heat' && s.attributes.current_temperature === 19.25);
-    expect(climate.attributes).toMatchObject({ temperature: 21.5, hvac_modes: ['off', 'heat', 'cool'], min_temp: 10, max_temp: 30 });
-    expect(await waitState('fan.ceiling_fan', (s) => s.state === 'on')).toMatchObject({ attributes: { percentage: 66, preset_modes: ['eco', 'boost'] } });
-    expect(await waitState('number.volume', (s) => s.state === '15')).toMatchObject({ attributes: { min: 0, max: 50, step: 5 } });
-    expect(await waitState('select.washer_mode', (s) => s.state === 'quick')).toMatchObject({ attributes: { options: ['eco', 'quick', 'cotton'] } });
+    const climate = await waitState(
+      'climate.thermostat',
+      (s) => s.state === 'heat' && s.attributes.current_temperature === 19.25,
+    );
+    expect(climate.attributes).toMatchObject({
+      temperature: 21.5,
+      hvac_modes: ['off', 'heat', 'cool'],
+      min_temp: 10,
+      max_temp: 30,
+    });
+    expect(await waitState('fan.ceiling_fan', (s) => s.state === 'on')).toMatchObject({
+      attributes: { percentage: 66, preset_modes: ['eco', 'boost'] },
+    });
+    expect(await waitState('number.volume', (s) => s.state === '15')).toMatchObject({
+      attributes: { min: 0, max: 50, step: 5 },
+    });
+    expect(await waitState('select.washer_mode', (s) => s.state === 'quick')).toMatchObject({
+      attributes: { options: ['eco', 'quick', 'cotton'] },
+    });
     expect(state('button.reboot')!.state).toBeNull();
   });
 
   it('marks entities unavailable from their availability topic and back', async () => {
-    await pub('homeassistant/switch/avail/config', { name: 'Avail plug', uniq_id: 'avail', cmd_t: 'avail/set', stat_t: 'avail/state', avty_t: 'avail/lwt', pl_avail: 'Online', pl_not_avail: 'Offline' });
+    await pub('homeassistant/switch/avail/config', {
+      name: 'Avail plug',
+      uniq_id: 'avail',
+      cmd_t: 'avail/set',
+      stat_t: 'avail/state',
+      avty_t: 'avail/lwt',
+      pl_avail: 'Online',
+      pl_not_avail: 'Offline',
+    });
     await waitFor(() => edge.registry.getEntity('switch.avail_plug'));
     await pub('avail/state', 'ON', false);
     await waitState('switch.avail_plug', (s) => s.state === 'on');
@@ -139,13 +284,20 @@ describe('MQTT discovery', () => {
 
   it('uses state published (retained) before the config arrived', async () => {
     await pub('early/state', 'ON', true);
-    await pub('homeassistant/switch/early/config', { name: 'Early', uniq_id: 'early', cmd_t: 'early/set', stat_t: 'early/state' });
+    await pub('homeassistant/switch/early/config', {
+      name: 'Early',
+      uniq_id: 'early',
+      cmd_t: 'early/set',
+      stat_t: 'early/state',
+    });
     await waitState('switch.early', (s) => s.state === 'on');
   });
 
   it('supports device-based discovery (cmps)', async () => {
     await pub('homeassistant/device/multi1/config', {
-      dev: { ids: 'multi1', name: 'Multi', mf: 'Acme' }, o: { name: 'sim' }, stat_t: 'multi1/state',
+      dev: { ids: 'multi1', name: 'Multi', mf: 'Acme' },
+      o: { name: 'sim' },
+      stat_t: 'multi1/state',
       cmps: {
         t: { p: 'sensor', name: 'Temp', val_tpl: '{{ value_json.t }}', uniq_id: 'multi1_t', unit_of_meas: '°C' },
         h: { p: 'sensor', name: 'Humidity', val_tpl: '{{ value_json.h }}', uniq_id: 'multi1_h', unit_of_meas: '%' },
@@ -156,16 +308,30 @@ describe('MQTT discovery', () => {
     await waitState('sensor.multi_temp', (s) => s.state === '20');
     await waitState('sensor.multi_humidity', (s) => s.state === '45');
     const devId = edge.registry.getEntity('sensor.multi_temp')!.device_registry_id!;
-    expect(edge.registry.entitiesOfDevice(devId).map((e) => e.entity_id).sort()).toEqual(['sensor.multi_humidity', 'sensor.multi_temp']);
+    expect(
+      edge.registry
+        .entitiesOfDevice(devId)
+        .map((e) => e.entity_id)
+        .sort(),
+    ).toEqual(['sensor.multi_humidity', 'sensor.multi_temp']);
     // a component reduced to {p} is removed
-    await pub('homeassistant/device/multi1/config', { dev: { ids: 'multi1', name: 'Multi' }, stat_t: 'multi1/state', cmps: { t: { p: 'sensor', name: 'Temp', val_tpl: '{{ value_json.t }}', uniq_id: 'multi1_t' }, h: { p: 'sensor' } } });
+    await pub('homeassistant/device/multi1/config', {
+      dev: { ids: 'multi1', name: 'Multi' },
+      stat_t: 'multi1/state',
+      cmps: {
+        t: { p: 'sensor', name: 'Temp', val_tpl: '{{ value_json.t }}', uniq_id: 'multi1_t' },
+        h: { p: 'sensor' },
+      },
+    });
     await waitFor(() => !edge.registry.getEntity('sensor.multi_humidity'));
     expect(edge.registry.getEntity('sensor.multi_temp')).toBeDefined();
   });
 
   it('removes an entity (and its now empty device) on an empty config payload', async () => {
     const events: string[] = [];
-    const off = edge.bus.onAny((type, e) => events.push(`${type}:${'entity_id' in e ? e.entity_id : 'id' in e ? e.id : ''}`));
+    const off = edge.bus.onAny((type, e) =>
+      events.push(`${type}:${'entity_id' in e ? e.entity_id : 'id' in e ? e.id : ''}`),
+    );
     const devId = edge.registry.getEntity('sensor.kitchen_temperature')!.device_registry_id!;
     await pub('homeassistant/sensor/kitchen/temp/config', '');
     await waitFor(() => !edge.registry.getEntity('sensor.kitchen_temperature'));
@@ -191,7 +357,9 @@ describe('MQTT discovery', () => {
 
   it('emits state_changed with old and new state', async () => {
     const seen: { old: string | null | undefined; new: string | null | undefined }[] = [];
-    const off = edge.bus.on('state_changed', (e) => { if (e.entity_id === 'switch.plug') seen.push({ old: e.old_state?.state, new: e.new_state?.state }); });
+    const off = edge.bus.on('state_changed', (e) => {
+      if (e.entity_id === 'switch.plug') seen.push({ old: e.old_state?.state, new: e.new_state?.state });
+    });
     await pub('plug/state', 'OFF', false);
     await waitFor(() => seen.length >= 1);
     off();
@@ -202,7 +370,9 @@ describe('MQTT discovery', () => {
 describe('MQTT discovery: a re-announced config never rolls a state back to an older retained value', () => {
   const config = { name: 'Rollback', uniq_id: 'rollback', stat_t: 'rollback/state', avty_t: 'rollback/avail' };
   const cleanups: (() => Promise<unknown> | unknown)[] = [];
-  afterAll(async () => { for (const c of cleanups.splice(0).reverse()) await c(); });
+  afterAll(async () => {
+    for (const c of cleanups.splice(0).reverse()) await c();
+  });
 
   it('keeps the newer non-retained state while the edge runs', async () => {
     await pub('homeassistant/sensor/rollback/config', config);
@@ -262,8 +432,12 @@ describe('MQTT discovery: a re-announced config never rolls a state back to an o
     await first.stop();
     // what a kill -9 can leave: the retained C (received after A) written, the state C not yet
     const db = new Database(path.join(data.dir, 'edge.db'));
-    db.prepare('INSERT INTO mqtt_retained (topic, payload, qos, updated_at, received_at) VALUES (?, ?, 1, ?, ?)')
-      .run('rollback/state', Buffer.from('C'), new Date().toISOString(), new Date(storedAt + 5).toISOString());
+    db.prepare('INSERT INTO mqtt_retained (topic, payload, qos, updated_at, received_at) VALUES (?, ?, 1, ?, ?)').run(
+      'rollback/state',
+      Buffer.from('C'),
+      new Date().toISOString(),
+      new Date(storedAt + 5).toISOString(),
+    );
     db.close();
 
     const second = await startEdge(data.dir);

@@ -11,7 +11,15 @@ import { TemplateError, type TemplateEngine } from '../templates/template.ts';
 import { COMPONENTS, ServiceError } from './components/index.ts';
 import type { Cfg } from './components/types.ts';
 import {
-  commandTopicsOf, deviceInfo, entityName, isMigration, originOf, parseDiscoveryPayload, parseDiscoveryTopic, suggestedObjectId, type EntityDiscovery,
+  commandTopicsOf,
+  deviceInfo,
+  entityName,
+  isMigration,
+  originOf,
+  parseDiscoveryPayload,
+  parseDiscoveryTopic,
+  suggestedObjectId,
+  type EntityDiscovery,
 } from './config.ts';
 import { DeviceTriggers, triggerConfig, validateDeviceTrigger } from './device-triggers.ts';
 import { MqttEntity, type Subscription } from './entity.ts';
@@ -142,9 +150,10 @@ export class MqttDiscovery implements PlatformServices {
    */
   setOwner(target: { device_id: number } | { discovery_topic: string }, owner: string | null): MqttOwnership[] | null {
     const { registry } = this.deps;
-    const matches = (e: MqttEntity) => ('device_id' in target
-      ? registry.getEntity(e.entityId)?.device_registry_id === target.device_id
-      : configTopicOf(e.key) === target.discovery_topic);
+    const matches = (e: MqttEntity) =>
+      'device_id' in target
+        ? registry.getEntity(e.entityId)?.device_registry_id === target.device_id
+        : configTopicOf(e.key) === target.discovery_topic;
     const topics = new Set([...this.byKey.values()].filter(matches).map((e) => configTopicOf(e.key)));
     if (topics.size === 0) return null;
     this.assignOwner(topics, owner);
@@ -164,7 +173,9 @@ export class MqttDiscovery implements PlatformServices {
 
   /** Releases every discovery config `username` owns (its credentials are gone); returns how many. */
   releaseOwner(username: string): number {
-    const topics = new Set([...this.byKey.values()].filter((e) => e.owner === username).map((e) => configTopicOf(e.key)));
+    const topics = new Set(
+      [...this.byKey.values()].filter((e) => e.owner === username).map((e) => configTopicOf(e.key)),
+    );
     this.assignOwner(topics, null);
     return topics.size;
   }
@@ -173,7 +184,9 @@ export class MqttDiscovery implements PlatformServices {
   private assignOwner(configTopics: Set<string>, owner: string | null): void {
     const { registry } = this.deps;
     const entities = [...this.byKey.values()].filter((e) => configTopics.has(configTopicOf(e.key)));
-    registry.setEntityConfigs(entities.map((e) => ({ entity_id: e.entityId, config: { ...registry.getEntity(e.entityId)?.config, owner } })));
+    registry.setEntityConfigs(
+      entities.map((e) => ({ entity_id: e.entityId, config: { ...registry.getEntity(e.entityId)?.config, owner } })),
+    );
     for (const e of entities) e.owner = owner;
     for (const topic of configTopics) this.refreshOwnership(topic);
   }
@@ -183,7 +196,10 @@ export class MqttDiscovery implements PlatformServices {
   private onMessage(topic: string, payload: Buffer, user: AuthenticatedUser | null): void {
     if (topic.startsWith(this.prefix) && topic.endsWith('/config')) {
       const dt = parseDiscoveryTopic(this.prefix, topic);
-      if (dt) { this.onDiscovery(dt, payload.toString('utf8'), user?.username ?? EDGE_OWNER); return; }
+      if (dt) {
+        this.onDiscovery(dt, payload.toString('utf8'), user?.username ?? EDGE_OWNER);
+        return;
+      }
     }
     const text = payload.toString('utf8');
     this.triggers.onMessage(topic, text);
@@ -207,13 +223,15 @@ export class MqttDiscovery implements PlatformServices {
   private onEntityMessage(entity: MqttEntity, sub: Subscription, text: string): boolean | null {
     const tpl = this.deps.templates;
     if (sub.kind === 'state') {
-      let update: ReturnType<typeof entity.component.stateHandlers[string]>;
+      let update: ReturnType<(typeof entity.component.stateHandlers)[string]>;
       try {
         update = entity.component.stateHandlers[sub.key](text, entity.ctx(tpl));
       } catch (err) {
         if (!(err instanceof TemplateError)) throw err;
         // a template that fails on this payload: the value it makes is unavailable, the entity stays
-        this.deps.log.warn(`mqtt: ${entity.entityId}: template failed on a message on ${sub.key.replace(/_topic$/, '')}, value unavailable: ${err.message}`);
+        this.deps.log.warn(
+          `mqtt: ${entity.entityId}: template failed on a message on ${sub.key.replace(/_topic$/, '')}, value unavailable: ${err.message}`,
+        );
         if (sub.key !== 'state_topic' || entity.realState === 'unavailable') return null;
         update = { state: 'unavailable' };
       }
@@ -236,9 +254,13 @@ export class MqttDiscovery implements PlatformServices {
       return;
     }
     const parsed = parseDiscoveryPayload(dt, text);
-    if (parsed.kind === 'invalid') { log.warn(`mqtt discovery: ignored ${dt.topic}: ${parsed.reason}`); return; }
+    if (parsed.kind === 'invalid') {
+      log.warn(`mqtt discovery: ignored ${dt.topic}: ${parsed.reason}`);
+      return;
+    }
     if (parsed.kind === 'remove') {
-      for (const entity of [...this.byKey.values()]) if (ofTopic(entity) && !entity.migrating) this.removeEntity(entity);
+      for (const entity of [...this.byKey.values()])
+        if (ofTopic(entity) && !entity.migrating) this.removeEntity(entity);
       this.removeTriggers(dt.topic);
       return;
     }
@@ -250,8 +272,10 @@ export class MqttDiscovery implements PlatformServices {
     if (dt.component === 'device') {
       // components no longer listed in a device config are gone
       const listed = new Set(parsed.entities.map((e) => e.key));
-      for (const entity of [...this.byKey.values()]) if (entity.key.startsWith(dt.topic + '#') && !listed.has(entity.key)) this.removeEntity(entity);
-      for (const key of this.triggers.keys()) if (key.startsWith(dt.topic + '#') && !listed.has(key)) this.removeTriggers(key);
+      for (const entity of [...this.byKey.values()])
+        if (entity.key.startsWith(dt.topic + '#') && !listed.has(entity.key)) this.removeEntity(entity);
+      for (const key of this.triggers.keys())
+        if (key.startsWith(dt.topic + '#') && !listed.has(key)) this.removeTriggers(key);
     }
     for (const d of parsed.entities) {
       try {
@@ -264,12 +288,19 @@ export class MqttDiscovery implements PlatformServices {
 
   private upsert(d: EntityDiscovery, owner: string): void {
     const { registry, states, templates, log } = this.deps;
-    if (d.component === 'device_automation') { this.upsertTrigger(d); return; }
+    if (d.component === 'device_automation') {
+      this.upsertTrigger(d);
+      return;
+    }
     const component = COMPONENTS[d.component];
-    if (!component) { log.warn(`mqtt discovery: component ${d.component} is not supported (${d.key})`); return; }
+    if (!component) {
+      log.warn(`mqtt discovery: component ${d.component} is not supported (${d.key})`);
+      return;
+    }
     const invalid = component.validate(d.cfg);
     if (invalid) throw new Error(invalid);
-    for (const [k, v] of Object.entries(d.cfg)) if (k.endsWith('template') && typeof v === 'string') templates.validate(v);
+    for (const [k, v] of Object.entries(d.cfg))
+      if (k.endsWith('template') && typeof v === 'string') templates.validate(v);
 
     const uniqueId = typeof d.cfg.unique_id === 'string' && d.cfg.unique_id ? d.cfg.unique_id : d.key;
     const previous = this.byKey.get(d.key);
@@ -283,25 +314,48 @@ export class MqttDiscovery implements PlatformServices {
     const device = this.upsertDeviceOf(d.cfg, d.objectId);
     const name = entityName(d.cfg, component.domain, device?.name ?? null, d.objectId);
     const known = registry.getEntityByUniqueId(MQTT_PLATFORM, uniqueId);
-    const disabled = known ? (known.config as unknown as StoredConfig).disabled === true : d.cfg.enabled_by_default === false;
-    const stored: StoredConfig = { discovery_key: d.key, owner, component: d.component, cfg: d.cfg, ...(disabled ? { disabled } : {}) };
+    const disabled = known
+      ? (known.config as unknown as StoredConfig).disabled === true
+      : d.cfg.enabled_by_default === false;
+    const stored: StoredConfig = {
+      discovery_key: d.key,
+      owner,
+      component: d.component,
+      cfg: d.cfg,
+      ...(disabled ? { disabled } : {}),
+    };
     const record = registry.upsertEntity({
-      platform: MQTT_PLATFORM, unique_id: uniqueId, domain: component.domain, name,
+      platform: MQTT_PLATFORM,
+      unique_id: uniqueId,
+      domain: component.domain,
+      name,
       suggested_object_id: suggestedObjectId(d.cfg, name),
-      config_entry_id: this.configEntryId, device_registry_id: device?.id ?? null,
+      config_entry_id: this.configEntryId,
+      device_registry_id: device?.id ?? null,
       config: stored as unknown as Record<string, unknown>,
     });
 
     const old = this.byEntityId.get(record.entity_id);
-    if (old) { this.detach(old); old.clearExpiry(); }
+    if (old) {
+      this.detach(old);
+      old.clearExpiry();
+    }
     const entity = new MqttEntity(record.entity_id, d.key, component, d.cfg, owner);
     entity.disabled = disabled;
     const raw = states.raw(record.entity_id);
-    if (old) { entity.realState = old.realState; entity.attrs = old.attrs; entity.jsonAttrs = old.jsonAttrs; } else if (raw) entity.restore(raw.state, raw.attributes);
+    if (old) {
+      entity.realState = old.realState;
+      entity.attrs = old.attrs;
+      entity.jsonAttrs = old.jsonAttrs;
+    } else if (raw) entity.restore(raw.state, raw.attributes);
     this.attach(entity);
     this.emit(entity);
     if (!old) log.info(`mqtt discovery: added ${record.entity_id} (${d.key})${originOf(d.cfg)}`);
-    void this.replayRetained(entity, raw?.last_updated ?? null, old ? new Set(old.subscriptions().map(([topic]) => topic)) : null);
+    void this.replayRetained(
+      entity,
+      raw?.last_updated ?? null,
+      old ? new Set(old.subscriptions().map(([topic]) => topic)) : null,
+    );
   }
 
   /**
@@ -312,21 +366,32 @@ export class MqttDiscovery implements PlatformServices {
    * to is applied only when it was received after the stored state was last updated. Availability
    * is always replayed: a new entity does not know it otherwise, and the retained LWT is its latest.
    */
-  private async replayRetained(entity: MqttEntity, storedAt: string | null, knownTopics: Set<string> | null): Promise<void> {
+  private async replayRetained(
+    entity: MqttEntity,
+    storedAt: string | null,
+    knownTopics: Set<string> | null,
+  ): Promise<void> {
     const stored = storedAt === null ? null : Date.parse(storedAt);
     for (const [topic, sub] of entity.subscriptions()) {
       const retained = await this.deps.broker.retained(topic);
       if (retained === undefined || this.byEntityId.get(entity.entityId) !== entity) continue;
       // a message that arrived while we were reading is newer than the retained one
       if (entity.heard.has(topic)) continue;
-      if (sub.kind !== 'availability' && stored !== null && !Number.isNaN(stored) && (knownTopics === null || knownTopics.has(topic))) {
+      if (
+        sub.kind !== 'availability' &&
+        stored !== null &&
+        !Number.isNaN(stored) &&
+        (knownTopics === null || knownTopics.has(topic))
+      ) {
         // equal times: the retained message is the one that produced the stored state (or older within the same ms)
         if (retained.receivedAt === null || retained.receivedAt <= stored) continue;
       }
       try {
         const force = this.onEntityMessage(entity, sub, retained.payload.toString('utf8'));
         if (force !== null) this.emit(entity, force);
-      } catch { /* a bad retained payload is ignored */ }
+      } catch {
+        /* a bad retained payload is ignored */
+      }
     }
   }
 
@@ -350,14 +415,18 @@ export class MqttDiscovery implements PlatformServices {
     const device = this.upsertDeviceOf(d.cfg, d.objectId);
     if (!device) throw new Error('device needs identifiers or connections');
     const t = triggerConfig(d, parseDiscoveryTopic(this.prefix, configTopicOf(d.key)), device.id);
-    if (!this.triggers.has(d.key)) this.deps.log.info(`mqtt discovery: added device trigger ${t.discoveryId} (${t.type} ${t.subtype})${originOf(d.cfg)}`);
+    if (!this.triggers.has(d.key))
+      this.deps.log.info(
+        `mqtt discovery: added device trigger ${t.discoveryId} (${t.type} ${t.subtype})${originOf(d.cfg)}`,
+      );
     this.triggers.upsert(t);
   }
 
   private removeTriggers(key: string): void {
     const { registry } = this.deps;
     for (const deviceId of this.triggers.remove(key)) {
-      if (registry.entitiesOfDevice(deviceId).length === 0 && !this.triggers.deviceIds().has(deviceId)) registry.removeDevice(deviceId);
+      if (registry.entitiesOfDevice(deviceId).length === 0 && !this.triggers.deviceIds().has(deviceId))
+        registry.removeDevice(deviceId);
     }
   }
 
@@ -375,7 +444,11 @@ export class MqttDiscovery implements PlatformServices {
   /** ACL: the owner of a config topic owns the command topics of every entity it declares. */
   private refreshOwnership(configTopic: string): void {
     const entities = [...this.byKey.values()].filter((e) => configTopicOf(e.key) === configTopic);
-    this.deps.acl.setDiscoveryOwner(configTopic, entities.length ? entities[0].owner : null, entities.flatMap((e) => commandTopicsOf(e.cfg)));
+    this.deps.acl.setDiscoveryOwner(
+      configTopic,
+      entities.length ? entities[0].owner : null,
+      entities.flatMap((e) => commandTopicsOf(e.cfg)),
+    );
   }
 
   private detach(entity: MqttEntity): void {
@@ -399,8 +472,11 @@ export class MqttDiscovery implements PlatformServices {
     if (!record) return;
     registry.removeEntity(entity.entityId);
     states.remove(entity.entityId, { name: record.name, domain: record.domain, platform: record.platform });
-    if (record.device_registry_id !== null && registry.entitiesOfDevice(record.device_registry_id).length === 0
-      && !this.triggers.deviceIds().has(record.device_registry_id)) {
+    if (
+      record.device_registry_id !== null &&
+      registry.entitiesOfDevice(record.device_registry_id).length === 0 &&
+      !this.triggers.deviceIds().has(record.device_registry_id)
+    ) {
       registry.removeDevice(record.device_registry_id);
     }
     log.info(`mqtt discovery: removed ${entity.entityId}`);

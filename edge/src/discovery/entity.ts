@@ -10,9 +10,7 @@ export interface AvailabilityEntry {
 }
 
 export type Subscription =
-  | { kind: 'state'; key: string }
-  | { kind: 'availability'; index: number }
-  | { kind: 'json_attributes' };
+  { kind: 'state'; key: string } | { kind: 'availability'; index: number } | { kind: 'json_attributes' };
 
 /**
  * One MQTT entity at runtime: its config, the component that interprets it, availability,
@@ -76,7 +74,8 @@ export class MqttEntity {
   restore(state: string | null, attributes: Record<string, unknown>): void {
     this.realState = state === 'unavailable' ? null : state;
     const attrs: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(attributes)) if (!(k in this.staticAttrs) && k !== 'friendly_name') attrs[k] = v;
+    for (const [k, v] of Object.entries(attributes))
+      if (!(k in this.staticAttrs) && k !== 'friendly_name') attrs[k] = v;
     this.attrs = { ...this.component.initialAttributes?.(this.cfg), ...attrs };
   }
 
@@ -111,7 +110,8 @@ export class MqttEntity {
   }
 
   setJsonAttributes(payload: string, tpl: TemplateEngine): boolean {
-    const tplSrc = typeof this.cfg.json_attributes_template === 'string' ? this.cfg.json_attributes_template : undefined;
+    const tplSrc =
+      typeof this.cfg.json_attributes_template === 'string' ? this.cfg.json_attributes_template : undefined;
     const text = tplSrc ? tpl.renderValue(tplSrc, payload) : payload;
     const doc = parseJsonOrUndefined(text);
     if (!doc || typeof doc !== 'object' || Array.isArray(doc)) return false;
@@ -142,7 +142,10 @@ export class MqttEntity {
     if (secs <= 0) return;
     this.expired = false;
     this.clearExpiry();
-    this.expireTimer = setTimeout(() => { this.expired = true; onExpire(); }, secs * 1000);
+    this.expireTimer = setTimeout(() => {
+      this.expired = true;
+      onExpire();
+    }, secs * 1000);
     this.expireTimer.unref();
   }
 
@@ -152,7 +155,9 @@ export class MqttEntity {
   }
 
   attributes(): Record<string, unknown> {
-    const own = this.component.presentAttributes ? this.component.presentAttributes(this.cfg, this.realState, this.attrs) : this.attrs;
+    const own = this.component.presentAttributes
+      ? this.component.presentAttributes(this.cfg, this.realState, this.attrs)
+      : this.attrs;
     return { ...this.staticAttrs, ...this.jsonAttrs, ...own };
   }
 }
@@ -163,7 +168,12 @@ function availabilityEntries(cfg: Cfg): AvailabilityEntry[] {
   const topNot = s(cfg.payload_not_available, 'offline');
   const out: AvailabilityEntry[] = [];
   if (typeof cfg.availability_topic === 'string' && cfg.availability_topic) {
-    out.push({ topic: cfg.availability_topic, available: topAvail, notAvailable: topNot, template: typeof cfg.availability_template === 'string' ? cfg.availability_template : undefined });
+    out.push({
+      topic: cfg.availability_topic,
+      available: topAvail,
+      notAvailable: topNot,
+      template: typeof cfg.availability_template === 'string' ? cfg.availability_template : undefined,
+    });
   }
   if (Array.isArray(cfg.availability)) {
     for (const a of cfg.availability as Record<string, unknown>[]) {

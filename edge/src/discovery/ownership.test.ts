@@ -7,10 +7,14 @@ let edge: Edge;
 let tmp: ReturnType<typeof tempDir>;
 const logs = recordingLogger();
 
-const plugConfig = (n: number) => JSON.stringify({
-  name: `Plug ${n}`, uniq_id: `plug${n}`, cmd_t: `cmnd/plug${n}/POWER`, stat_t: `stat/plug${n}/POWER`,
-  dev: { ids: `plug-${n}`, name: `Plug ${n}` },
-});
+const plugConfig = (n: number) =>
+  JSON.stringify({
+    name: `Plug ${n}`,
+    uniq_id: `plug${n}`,
+    cmd_t: `cmnd/plug${n}/POWER`,
+    stat_t: `stat/plug${n}/POWER`,
+    dev: { ids: `plug-${n}`, name: `Plug ${n}` },
+  });
 const configTopic = (n: number) => `homeassistant/switch/plug${n}/config`;
 const ownerOf = (entityId: string) => edge.registry.getEntity(entityId)?.config.owner;
 
@@ -32,18 +36,24 @@ afterAll(async () => {
 });
 
 describe('MQTT ownership', () => {
-  it("deleting the owning user releases its configs (also after a restart): another user claims one by publishing it", async () => {
+  it('deleting the owning user releases its configs (also after a restart): another user claims one by publishing it', async () => {
     const old = await edge.createMqttCredentials({ username: 'old' });
     await announce(old, 1);
     await announce(old, 2);
     const replacement = await edge.createMqttCredentials({ username: 'replacement' });
 
     // still connected when deleted, with a will that would re-announce plug 2
-    const lingering = await connect(edge, old, { will: { topic: configTopic(2), payload: Buffer.from(plugConfig(2)), qos: 1, retain: true } });
+    const lingering = await connect(edge, old, {
+      will: { topic: configTopic(2), payload: Buffer.from(plugConfig(2)), qos: 1, retain: true },
+    });
     const closed = new Promise<void>((resolve) => lingering.once('close', () => resolve()));
     expect(edge.deleteMqttUser('old')).toBe(true);
     await closed;
-    await waitFor(() => logs.warnings().includes(`mqtt: refused publish to ${configTopic(2)} by old (deleted): not authenticated`), 3000, 'the will refused');
+    await waitFor(
+      () => logs.warnings().includes(`mqtt: refused publish to ${configTopic(2)} by old (deleted): not authenticated`),
+      3000,
+      'the will refused',
+    );
     expect([ownerOf('switch.plug_1'), ownerOf('switch.plug_2')]).toEqual([null, null]);
 
     await edge.stop();
@@ -71,11 +81,15 @@ describe('MQTT ownership through the local API', () => {
   let token: string;
   const api = async (method: string, path: string, body?: unknown) => {
     const r = await fetch(`http://127.0.0.1:${edge.ports.http}${path}`, {
-      method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),
+      method,
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
     });
-    return { status: r.status, body: await r.json() as any };
+    return { status: r.status, body: (await r.json()) as any };
   };
-  beforeAll(() => { token = edge.tokens.create('ownership test').token; });
+  beforeAll(() => {
+    token = edge.tokens.create('ownership test').token;
+  });
 
   it('lists who owns each discovery config', async () => {
     const owner = await edge.createMqttCredentials({ username: 'lister' });
@@ -84,9 +98,16 @@ describe('MQTT ownership through the local API', () => {
     expect(r.status).toBe(200);
     const deviceId = edge.registry.getEntity('switch.plug_3')?.device_registry_id;
     expect(r.body.find((o: any) => o.discovery_topic === configTopic(3))).toEqual({
-      discovery_topic: configTopic(3), owner: 'lister', device_id: deviceId, entity_ids: ['switch.plug_3'], command_topics: ['cmnd/plug3/POWER'],
+      discovery_topic: configTopic(3),
+      owner: 'lister',
+      device_id: deviceId,
+      entity_ids: ['switch.plug_3'],
+      command_topics: ['cmnd/plug3/POWER'],
     });
-    expect(r.body.find((o: any) => o.discovery_topic === configTopic(2))).toMatchObject({ owner: null, entity_ids: ['switch.plug_2'] });
+    expect(r.body.find((o: any) => o.discovery_topic === configTopic(2))).toMatchObject({
+      owner: null,
+      entity_ids: ['switch.plug_2'],
+    });
   });
 
   it("reassigns a device: the new user's publishes and subscriptions work, the old user's are refused", async () => {
@@ -97,13 +118,28 @@ describe('MQTT ownership through the local API', () => {
 
     const r = await api('PUT', '/v1/mqtt/owners', { device_id: deviceId, username: 'second' });
     expect(r.status).toBe(200);
-    expect(r.body).toEqual([{ discovery_topic: configTopic(4), owner: 'second', device_id: deviceId, entity_ids: ['switch.plug_4'], command_topics: ['cmnd/plug4/POWER'] }]);
+    expect(r.body).toEqual([
+      {
+        discovery_topic: configTopic(4),
+        owner: 'second',
+        device_id: deviceId,
+        entity_ids: ['switch.plug_4'],
+        command_topics: ['cmnd/plug4/POWER'],
+      },
+    ]);
     expect(ownerOf('switch.plug_4')).toBe('second');
 
     const newcomer = await connect(edge, second);
     const inbox = await collector(newcomer, 'cmnd/plug4/POWER');
-    await newcomer.publishAsync(configTopic(4), plugConfig(4).replaceAll('Plug 4', 'Plug four'), { qos: 1, retain: true });
-    await waitFor(() => edge.registry.getEntity('switch.plug_4')?.name === 'Plug four', 3000, 'the new owner re-announcing');
+    await newcomer.publishAsync(configTopic(4), plugConfig(4).replaceAll('Plug 4', 'Plug four'), {
+      qos: 1,
+      retain: true,
+    });
+    await waitFor(
+      () => edge.registry.getEntity('switch.plug_4')?.name === 'Plug four',
+      3000,
+      'the new owner re-announcing',
+    );
     await edge.callService('switch', 'turn_on', 'switch.plug_4');
     expect(await inbox.next(1)).toEqual([{ topic: 'cmnd/plug4/POWER', payload: 'ON' }]);
 
@@ -129,9 +165,13 @@ describe('MQTT ownership through the local API', () => {
     const r = await api('PUT', '/v1/mqtt/owners', { discovery_topic: configTopic(4), username: 'third' });
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject([{ discovery_topic: configTopic(4), owner: 'third' }]);
-    const viaCloud = await edge.handleTrusted(new Request('http://edge.internal/v1/mqtt/owners', {
-      method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ discovery_topic: configTopic(4), username: null }),
-    }));
+    const viaCloud = await edge.handleTrusted(
+      new Request('http://edge.internal/v1/mqtt/owners', {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ discovery_topic: configTopic(4), username: null }),
+      }),
+    );
     expect(viaCloud.status).toBe(200);
     expect(await viaCloud.json()).toMatchObject([{ discovery_topic: configTopic(4), owner: null }]);
     expect(ownerOf('switch.plug_4')).toBe(null);
@@ -151,19 +191,31 @@ describe('MQTT ownership through the local API', () => {
     const deviceId = edge.registry.getEntity('switch.plug_3')?.device_registry_id;
     const cases: [unknown, number, string][] = [
       [{ device_id: deviceId, username: 'nobody' }, 400, 'MQTT user nobody not found'],
-      [{ device_id: deviceId, discovery_topic: configTopic(3), username: 'lister' }, 400, 'give exactly one of device_id or discovery_topic'],
+      [
+        { device_id: deviceId, discovery_topic: configTopic(3), username: 'lister' },
+        400,
+        'give exactly one of device_id or discovery_topic',
+      ],
       [{ username: 'lister' }, 400, 'give exactly one of device_id or discovery_topic'],
       [{ device_id: deviceId }, 400, expect.stringMatching(/^username: /)],
       [{ device_id: 'x', username: 'lister' }, 400, expect.stringMatching(/^device_id: /)],
       [{ device_id: 99999, username: 'lister' }, 404, 'device 99999 has no MQTT discovery configs'],
-      [{ discovery_topic: 'homeassistant/switch/nothing/config', username: 'lister' }, 404, 'no discovery config on homeassistant/switch/nothing/config'],
+      [
+        { discovery_topic: 'homeassistant/switch/nothing/config', username: 'lister' },
+        404,
+        'no discovery config on homeassistant/switch/nothing/config',
+      ],
     ];
     for (const [body, status, message] of cases) {
       const r = await api('PUT', '/v1/mqtt/owners', body);
       expect([r.status, r.body], JSON.stringify(body)).toEqual([status, { message }]);
     }
     expect(ownerOf('switch.plug_3')).toBe('lister');
-    const anonymous = await fetch(`http://127.0.0.1:${edge.ports.http}/v1/mqtt/owners`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const anonymous = await fetch(`http://127.0.0.1:${edge.ports.http}/v1/mqtt/owners`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect([anonymous.status, await anonymous.json()]).toEqual([401, { error: 'unauthorized' }]);
   });
 });

@@ -1,12 +1,29 @@
 import { EventEmitter } from 'node:events';
 import type {
-  HaAreaRegistryEntry, HaDeviceRegistryEntry, HaEntityRegistryEntry, HaCallService, HaCallServiceResult, HaConfig, HaEvent, HaLogbookEntry, HaServices, HaState, HaTemplateUpdate, HaTriggerEvent,
+  HaAreaRegistryEntry,
+  HaDeviceRegistryEntry,
+  HaEntityRegistryEntry,
+  HaCallService,
+  HaCallServiceResult,
+  HaConfig,
+  HaEvent,
+  HaLogbookEntry,
+  HaServices,
+  HaState,
+  HaTemplateUpdate,
+  HaTriggerEvent,
 } from '@smarthome/protocol/ha/index';
 import { HA_VERSION } from '@smarthome/protocol/ha/index';
 import { Condition } from '@smarthome/protocol';
 import { describeZodError } from '@smarthome/protocol/server';
 import {
-  HaCommandError, newContextId, type HaBackend, type HaHistoryQuery, type HaLogbookQuery, type HaTemplateRequest, type Unsubscribe,
+  HaCommandError,
+  newContextId,
+  type HaBackend,
+  type HaHistoryQuery,
+  type HaLogbookQuery,
+  type HaTemplateRequest,
+  type Unsubscribe,
 } from '@smarthome/protocol/server/ha/index';
 import type { Recorder } from '../recorder/recorder.ts';
 import { history, logbook, subscribeLogbook } from './history.ts';
@@ -85,62 +102,123 @@ export class EdgeHaBackend implements HaBackend<EdgeHaPrincipal> {
     for (const e of registry.listEntities()) components.add(e.domain);
     for (const c of registry.listConfigEntries()) components.add(c.domain);
     return {
-      latitude: 0, longitude: 0, elevation: 0, radius: 100,
-      unit_system: { length: 'km', accumulated_precipitation: 'mm', mass: 'g', pressure: 'Pa', temperature: '°C', volume: 'L', wind_speed: 'm/s' },
+      latitude: 0,
+      longitude: 0,
+      elevation: 0,
+      radius: 100,
+      unit_system: {
+        length: 'km',
+        accumulated_precipitation: 'mm',
+        mass: 'g',
+        pressure: 'Pa',
+        temperature: '°C',
+        volume: 'L',
+        wind_speed: 'm/s',
+      },
       location_name: this.deps.locationName ?? 'Home',
       time_zone: Intl.DateTimeFormat().resolvedOptions().timeZone,
       components: [...components].sort(),
-      config_dir: '/config', allowlist_external_dirs: [], allowlist_external_urls: [],
-      version: HA_VERSION, config_source: 'storage', recovery_mode: false, safe_mode: false, state: 'RUNNING',
-      external_url: null, internal_url: null, currency: 'EUR', country: null, language: 'en', debug: false,
+      config_dir: '/config',
+      allowlist_external_dirs: [],
+      allowlist_external_urls: [],
+      version: HA_VERSION,
+      config_source: 'storage',
+      recovery_mode: false,
+      safe_mode: false,
+      state: 'RUNNING',
+      external_url: null,
+      internal_url: null,
+      currency: 'EUR',
+      country: null,
+      language: 'en',
+      debug: false,
     };
   }
 
   async getServices(): Promise<HaServices> {
     const out: HaServices = {};
     for (const [domain, names] of Object.entries(this.deps.services.list())) {
-      out[domain] = Object.fromEntries(names.map((name) => [name, {
-        name: name.replace(/_/g, ' '), description: '', fields: {}, target: { entity: [{ domain: [domain] }] },
-      }]));
+      out[domain] = Object.fromEntries(
+        names.map((name) => [
+          name,
+          {
+            name: name.replace(/_/g, ' '),
+            description: '',
+            fields: {},
+            target: { entity: [{ domain: [domain] }] },
+          },
+        ]),
+      );
     }
     return out;
   }
 
-  async callService(_principal: EdgeHaPrincipal, call: Omit<HaCallService, 'id' | 'type'>): Promise<HaCallServiceResult> {
+  async callService(
+    _principal: EdgeHaPrincipal,
+    call: Omit<HaCallService, 'id' | 'type'>,
+  ): Promise<HaCallServiceResult> {
     const { domain, service, target = {}, return_response: returnResponse } = call;
     const { entity_id: dataTarget, ...data } = call.service_data ?? {};
-    if (!this.deps.services.list()[domain]?.includes(service)) throw new HaCommandError('not_found', `Service ${domain}.${service} not found.`);
+    if (!this.deps.services.list()[domain]?.includes(service))
+      throw new HaCommandError('not_found', `Service ${domain}.${service} not found.`);
     // edge services return no response data (HA refuses return_response for those)
-    if (returnResponse) throw new HaCommandError('service_validation_error', `An action which does not return responses can't be called with return_response=True`);
+    if (returnResponse)
+      throw new HaCommandError(
+        'service_validation_error',
+        `An action which does not return responses can't be called with return_response=True`,
+      );
     const entityIds = new Set([...toList(target.entity_id), ...toList(dataTarget as string | string[] | undefined)]);
     for (const deviceId of toList(target.device_id)) {
-      for (const e of this.deps.registry.entitiesOfDevice(Number(deviceId))) if (e.domain === domain) entityIds.add(e.entity_id);
+      for (const e of this.deps.registry.entitiesOfDevice(Number(deviceId)))
+        if (e.domain === domain) entityIds.add(e.entity_id);
     }
     if (toList(target.area_id).length) throw new HaCommandError('not_found', 'Areas are not supported on this edge.');
     try {
       await this.deps.services.call({ domain, service, entity_ids: [...entityIds], data });
     } catch (err) {
-      if (err instanceof UnknownEntityError || err instanceof ServiceCallError) throw new HaCommandError('home_assistant_error', err.message);
+      if (err instanceof UnknownEntityError || err instanceof ServiceCallError)
+        throw new HaCommandError('home_assistant_error', err.message);
       throw err;
     }
     return { context: { id: newContextId(), parent_id: null, user_id: null } };
   }
 
-  subscribeEvents(_principal: EdgeHaPrincipal, eventType: string | undefined, listener: (event: HaEvent) => void): Unsubscribe {
+  subscribeEvents(
+    _principal: EdgeHaPrincipal,
+    eventType: string | undefined,
+    listener: (event: HaEvent) => void,
+  ): Unsubscribe {
     const offs: (() => void)[] = [];
     const want = (type: string) => eventType === undefined || eventType === type;
-    const emit = (event_type: string, data: Record<string, unknown>, contextId = newContextId()) => listener({
-      event_type, data, origin: 'LOCAL', time_fired: new Date().toISOString(), context: { id: contextId, parent_id: null, user_id: null },
-    });
-    const on = <K extends keyof EdgeEventMap>(type: K, fn: (e: EdgeEventMap[K]) => void) => offs.push(this.deps.bus.on(type, fn));
+    const emit = (event_type: string, data: Record<string, unknown>, contextId = newContextId()) =>
+      listener({
+        event_type,
+        data,
+        origin: 'LOCAL',
+        time_fired: new Date().toISOString(),
+        context: { id: contextId, parent_id: null, user_id: null },
+      });
+    const on = <K extends keyof EdgeEventMap>(type: K, fn: (e: EdgeEventMap[K]) => void) =>
+      offs.push(this.deps.bus.on(type, fn));
     if (want('state_changed')) {
       on('state_changed', (e) => {
         const oldState = e.old_state && toHaState(e.old_state, this.since);
         const newState = e.new_state && toHaState(e.new_state, this.since);
-        emit('state_changed', { entity_id: e.entity_id, old_state: oldState, new_state: newState }, newState?.context.id);
+        emit(
+          'state_changed',
+          { entity_id: e.entity_id, old_state: oldState, new_state: newState },
+          newState?.context.id,
+        );
       });
     }
-    if (want('call_service')) on('call_service', (e) => emit('call_service', { domain: e.domain, service: e.service, service_data: { ...e.data, entity_id: e.entity_ids } }));
+    if (want('call_service'))
+      on('call_service', (e) =>
+        emit('call_service', {
+          domain: e.domain,
+          service: e.service,
+          service_data: { ...e.data, entity_id: e.entity_ids },
+        }),
+      );
     if (want('entity_registry_updated')) {
       on('entity_upsert', (e) => emit('entity_registry_updated', { action: 'update', entity_id: e.entity.entity_id }));
       on('entity_remove', (e) => emit('entity_registry_updated', { action: 'remove', entity_id: e.entity_id }));
@@ -149,29 +227,62 @@ export class EdgeHaBackend implements HaBackend<EdgeHaPrincipal> {
       on('device_upsert', (e) => emit('device_registry_updated', { action: 'update', device_id: String(e.device.id) }));
       on('device_remove', (e) => emit('device_registry_updated', { action: 'remove', device_id: String(e.id) }));
     }
-    const custom = (event: HaEvent) => { if (want(event.event_type)) listener(event); };
+    const custom = (event: HaEvent) => {
+      if (want(event.event_type)) listener(event);
+    };
     this.custom.on('event', custom);
     offs.push(() => this.custom.off('event', custom));
-    return () => { for (const off of offs) off(); };
+    return () => {
+      for (const off of offs) off();
+    };
   }
 
   async entityRegistry(): Promise<HaEntityRegistryEntry[]> {
     return this.deps.registry.listEntities().map((e) => ({
-      id: String(e.id), entity_id: e.entity_id, unique_id: e.unique_id, platform: e.platform,
-      config_entry_id: e.config_entry_id === null ? null : String(e.config_entry_id), device_id: e.device_registry_id === null ? null : String(e.device_registry_id),
-      area_id: null, name: null, original_name: e.name, icon: null, disabled_by: null, hidden_by: null, entity_category: null,
-      has_entity_name: false, translation_key: null, labels: [], categories: {},
+      id: String(e.id),
+      entity_id: e.entity_id,
+      unique_id: e.unique_id,
+      platform: e.platform,
+      config_entry_id: e.config_entry_id === null ? null : String(e.config_entry_id),
+      device_id: e.device_registry_id === null ? null : String(e.device_registry_id),
+      area_id: null,
+      name: null,
+      original_name: e.name,
+      icon: null,
+      disabled_by: null,
+      hidden_by: null,
+      entity_category: null,
+      has_entity_name: false,
+      translation_key: null,
+      labels: [],
+      categories: {},
     }));
   }
 
   async deviceRegistry(): Promise<HaDeviceRegistryEntry[]> {
     const { registry } = this.deps;
     return registry.listDevices().map((d) => ({
-      id: String(d.id), name: d.name, name_by_user: null, manufacturer: d.manufacturer, model: d.model, model_id: null,
-      sw_version: d.sw_version ?? null, hw_version: null, serial_number: null,
-      identifiers: (d.identifiers ?? []).map((i) => [registry.getConfigEntry(d.config_entry_id ?? -1)?.domain ?? 'mqtt', i] as [string, string]), connections: [],
-      config_entries: d.config_entry_id === null ? [] : [String(d.config_entry_id)], primary_config_entry: d.config_entry_id === null ? null : String(d.config_entry_id),
-      area_id: null, via_device_id: null, disabled_by: null, entry_type: null, configuration_url: null, labels: [],
+      id: String(d.id),
+      name: d.name,
+      name_by_user: null,
+      manufacturer: d.manufacturer,
+      model: d.model,
+      model_id: null,
+      sw_version: d.sw_version ?? null,
+      hw_version: null,
+      serial_number: null,
+      identifiers: (d.identifiers ?? []).map(
+        (i) => [registry.getConfigEntry(d.config_entry_id ?? -1)?.domain ?? 'mqtt', i] as [string, string],
+      ),
+      connections: [],
+      config_entries: d.config_entry_id === null ? [] : [String(d.config_entry_id)],
+      primary_config_entry: d.config_entry_id === null ? null : String(d.config_entry_id),
+      area_id: null,
+      via_device_id: null,
+      disabled_by: null,
+      entry_type: null,
+      configuration_url: null,
+      labels: [],
     }));
   }
 
@@ -182,15 +293,27 @@ export class EdgeHaBackend implements HaBackend<EdgeHaPrincipal> {
 
   async fireEvent(_principal: EdgeHaPrincipal, eventType: string, data: Record<string, unknown>): Promise<void> {
     this.custom.emit('event', {
-      event_type: eventType, data, origin: 'REMOTE', time_fired: new Date().toISOString(), context: { id: newContextId(), parent_id: null, user_id: null },
+      event_type: eventType,
+      data,
+      origin: 'REMOTE',
+      time_fired: new Date().toISOString(),
+      context: { id: newContextId(), parent_id: null, user_id: null },
     } satisfies HaEvent);
   }
 
-  async subscribeTemplate(_principal: EdgeHaPrincipal, request: HaTemplateRequest, listener: (update: HaTemplateUpdate) => void): Promise<Unsubscribe> {
+  async subscribeTemplate(
+    _principal: EdgeHaPrincipal,
+    request: HaTemplateRequest,
+    listener: (update: HaTemplateUpdate) => void,
+  ): Promise<Unsubscribe> {
     return subscribeTemplate({ templates: this.deps.templates, bus: this.deps.bus }, request, listener);
   }
 
-  async renderTemplate(_principal: EdgeHaPrincipal, template: string, variables: Record<string, unknown> = {}): Promise<string> {
+  async renderTemplate(
+    _principal: EdgeHaPrincipal,
+    template: string,
+    variables: Record<string, unknown> = {},
+  ): Promise<string> {
     try {
       return this.deps.templates.renderWithInfo(template, variables).result;
     } catch (err) {
@@ -207,11 +330,22 @@ export class EdgeHaBackend implements HaBackend<EdgeHaPrincipal> {
     return Promise.resolve(logbook(this.deps.recorder as Recorder, query));
   }
 
-  subscribeLogbook?(_principal: EdgeHaPrincipal, query: Omit<HaLogbookQuery, 'format'>, listener: Parameters<typeof subscribeLogbook>[2]): Promise<Unsubscribe> {
-    return Promise.resolve(subscribeLogbook({ recorder: this.deps.recorder as Recorder, bus: this.deps.bus }, query, listener));
+  subscribeLogbook?(
+    _principal: EdgeHaPrincipal,
+    query: Omit<HaLogbookQuery, 'format'>,
+    listener: Parameters<typeof subscribeLogbook>[2],
+  ): Promise<Unsubscribe> {
+    return Promise.resolve(
+      subscribeLogbook({ recorder: this.deps.recorder as Recorder, bus: this.deps.bus }, query, listener),
+    );
   }
 
-  async subscribeTrigger(_principal: EdgeHaPrincipal, trigger: unknown, variables: Record<string, unknown>, listener: (event: HaTriggerEvent) => void): Promise<Unsubscribe> {
+  async subscribeTrigger(
+    _principal: EdgeHaPrincipal,
+    trigger: unknown,
+    variables: Record<string, unknown>,
+    listener: (event: HaTriggerEvent) => void,
+  ): Promise<Unsubscribe> {
     return this.deps.scripts.subscribeTrigger(trigger, variables, listener);
   }
 
@@ -219,7 +353,11 @@ export class EdgeHaBackend implements HaBackend<EdgeHaPrincipal> {
     return this.deps.scripts.executeScript(sequence, variables);
   }
 
-  async validateConfig(_principal: EdgeHaPrincipal, kind: 'trigger' | 'condition' | 'action', config: unknown): Promise<string | null> {
+  async validateConfig(
+    _principal: EdgeHaPrincipal,
+    kind: 'trigger' | 'condition' | 'action',
+    config: unknown,
+  ): Promise<string | null> {
     try {
       if (kind === 'trigger') parseTriggers(config);
       else if (kind === 'action') parseActions(config);
@@ -251,7 +389,13 @@ export class EdgeHaBackend implements HaBackend<EdgeHaPrincipal> {
   }
 
   /** POST /api/states: an existing entity's state is replaced; a new entity id is created on the 'api' platform. */
-  async setState(_principal: EdgeHaPrincipal, entityId: string, state: string, attributes: Record<string, unknown>, forceUpdate: boolean): Promise<{ state: HaState; created: boolean }> {
+  async setState(
+    _principal: EdgeHaPrincipal,
+    entityId: string,
+    state: string,
+    attributes: Record<string, unknown>,
+    forceUpdate: boolean,
+  ): Promise<{ state: HaState; created: boolean }> {
     if (!ENTITY_ID.test(entityId)) throw new HaCommandError('invalid_format', 'Invalid entity ID specified.');
     const { registry, states } = this.deps;
     // HA answers 201 when there was no state before, whether or not the entity existed
@@ -259,7 +403,13 @@ export class EdgeHaBackend implements HaBackend<EdgeHaPrincipal> {
     if (!registry.getEntity(entityId)) {
       const [domain, objectId] = entityId.split('.');
       const name = typeof attributes.friendly_name === 'string' ? attributes.friendly_name : objectId;
-      const entity = registry.upsertEntity({ platform: API_PLATFORM, unique_id: entityId, domain, name, suggested_object_id: objectId });
+      const entity = registry.upsertEntity({
+        platform: API_PLATFORM,
+        unique_id: entityId,
+        domain,
+        name,
+        suggested_object_id: objectId,
+      });
       if (entity.entity_id !== entityId) throw new HaCommandError('invalid_format', 'Invalid entity ID specified.');
     }
     const item = states.set(entityId, state, attributes, { force: forceUpdate });

@@ -1,5 +1,10 @@
 import type { HaLogbookEntry } from '@smarthome/protocol/ha/index';
-import { HaRawJson, type HaHistoryQuery, type HaLogbookQuery, type Unsubscribe } from '@smarthome/protocol/server/ha/index';
+import {
+  HaRawJson,
+  type HaHistoryQuery,
+  type HaLogbookQuery,
+  type Unsubscribe,
+} from '@smarthome/protocol/server/ha/index';
 import type { EventBus } from '../bus.ts';
 import { toCompressedHistory, toLogbookEntries, toRestHistory } from '../recorder/ha-shapes.ts';
 import type { Recorder } from '../recorder/recorder.ts';
@@ -14,17 +19,26 @@ export function history(recorder: Recorder, query: HaHistoryQuery): HaRawJson {
   // queries read written rows only: what is still queued goes first
   recorder.flush();
   const rows = recorder.history({
-    start: query.start, end: query.end, entity_ids: query.entity_ids, include_start_time_state: query.include_start_time_state,
-    significant_changes_only: query.significant_changes_only, no_attributes: query.no_attributes,
+    start: query.start,
+    end: query.end,
+    entity_ids: query.entity_ids,
+    include_start_time_state: query.include_start_time_state,
+    significant_changes_only: query.significant_changes_only,
+    no_attributes: query.no_attributes,
   });
   const shape = { minimal_response: query.minimal_response, no_attributes: query.no_attributes };
-  return new HaRawJson(JSON.stringify(query.format === 'websocket' ? toCompressedHistory(rows, shape) : toRestHistory(rows, shape)));
+  return new HaRawJson(
+    JSON.stringify(query.format === 'websocket' ? toCompressedHistory(rows, shape) : toRestHistory(rows, shape)),
+  );
 }
 
 export function logbook(recorder: Recorder, query: HaLogbookQuery): HaLogbookEntry[] {
   recorder.flush();
   const rows = recorder.logbook({ start: query.start, end: query.end, entity_ids: query.entity_ids });
-  return toLogbookEntries(rows, query.format === 'websocket' ? { time: 'epoch' } : { time: 'iso', include_names: true });
+  return toLogbookEntries(
+    rows,
+    query.format === 'websocket' ? { time: 'epoch' } : { time: 'iso', include_names: true },
+  );
 }
 
 /**
@@ -45,7 +59,8 @@ export function subscribeLogbook(
   return deps.bus.on('state_changed', (e) => {
     const s = e.new_state;
     if (!s || (wanted && !wanted.has(e.entity_id)) || e.old_state?.state === s.state) return;
-    if (e.entity_id.startsWith('sensor.') && ('unit_of_measurement' in s.attributes || 'state_class' in s.attributes)) return;
+    if (e.entity_id.startsWith('sensor.') && ('unit_of_measurement' in s.attributes || 'state_class' in s.attributes))
+      return;
     const when = s.last_updated ? Date.parse(s.last_updated) / 1000 : Date.now() / 1000;
     if (query.end !== undefined && when >= query.end) return;
     const entry: HaLogbookEntry = { when, state: s.state ?? 'unknown', entity_id: e.entity_id };

@@ -39,11 +39,19 @@ async function open(path = '/api/websocket'): Promise<Client> {
     frames.push(parsed);
     messages.push(...(Array.isArray(parsed) ? parsed : [parsed]));
   });
-  const closed = new Promise<{ code: number; reason: string }>((resolve) => ws.on('close', (code, reason) => resolve({ code, reason: reason.toString() })));
-  await new Promise((resolve, reject) => { ws.once('open', resolve); ws.once('error', reject); });
+  const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+    ws.on('close', (code, reason) => resolve({ code, reason: reason.toString() })),
+  );
+  await new Promise((resolve, reject) => {
+    ws.once('open', resolve);
+    ws.once('error', reject);
+  });
   let seen = 0;
   return {
-    frames, messages, closed, ws,
+    frames,
+    messages,
+    closed,
+    ws,
     send: (msg) => ws.send(typeof msg === 'string' ? msg : JSON.stringify(msg)),
     async next(pred, what = 'message') {
       const found = await waitFor(() => messages.slice(seen).find(pred), 3000, what);
@@ -73,7 +81,10 @@ describe('HA WebSocket protocol on the edge', () => {
   it('a wrong token gets auth_invalid and the socket closes', async () => {
     const c = await open();
     c.send({ type: 'auth', access_token: 'sht_wrong' });
-    expect(await c.next((m) => m.type === 'auth_invalid')).toEqual({ type: 'auth_invalid', message: 'Invalid access token or password' });
+    expect(await c.next((m) => m.type === 'auth_invalid')).toEqual({
+      type: 'auth_invalid',
+      message: 'Invalid access token or password',
+    });
     expect((await c.closed).code).toBe(4001);
   });
 
@@ -88,19 +99,37 @@ describe('HA WebSocket protocol on the edge', () => {
   it('unknown command, invalid format and id reuse answer as HA does', async () => {
     const c = await authed();
     c.send({ id: 1, type: 'no_such_command' });
-    expect(await c.next((m) => m.id === 1)).toEqual({ id: 1, type: 'result', success: false, error: { code: 'unknown_command', message: 'Unknown command.' } });
+    expect(await c.next((m) => m.id === 1)).toEqual({
+      id: 1,
+      type: 'result',
+      success: false,
+      error: { code: 'unknown_command', message: 'Unknown command.' },
+    });
     c.send({ type: 'ping' });
-    expect(await c.next((m) => m.id === 0)).toEqual({ id: 0, type: 'result', success: false, error: { code: 'invalid_format', message: 'Message incorrectly formatted.' } });
+    expect(await c.next((m) => m.id === 0)).toEqual({
+      id: 0,
+      type: 'result',
+      success: false,
+      error: { code: 'invalid_format', message: 'Message incorrectly formatted.' },
+    });
     c.send({ id: 2, type: 'ping' });
     expect(await c.next((m) => m.id === 2)).toEqual({ id: 2, type: 'pong' });
     c.send({ id: 2, type: 'get_states' });
-    expect(await c.next((m) => m.id === 2 && m.type === 'result')).toEqual({ id: 2, type: 'result', success: false, error: { code: 'id_reuse', message: 'Identifier values have to increase.' } });
+    expect(await c.next((m) => m.id === 2 && m.type === 'result')).toEqual({
+      id: 2,
+      type: 'result',
+      success: false,
+      error: { code: 'id_reuse', message: 'Identifier values have to increase.' },
+    });
     c.send({ id: 3, type: 'call_service', domain: 'switch' });
     const bad = await c.next((m) => m.id === 3);
     expect(bad).toMatchObject({ success: false, error: { code: 'invalid_format' } });
     expect(bad.error.message).toMatch(/service/);
     c.send({ id: 4, type: 'unsubscribe_events', subscription: 99 });
-    expect(await c.next((m) => m.id === 4)).toMatchObject({ success: false, error: { code: 'not_found', message: 'Subscription not found.' } });
+    expect(await c.next((m) => m.id === 4)).toMatchObject({
+      success: false,
+      error: { code: 'not_found', message: 'Subscription not found.' },
+    });
     c.ws.close();
   });
 
@@ -117,7 +146,16 @@ describe('HA WebSocket protocol on the edge', () => {
     await c.next((m) => m.id === 2 && m.type === 'result');
     c.send({ id: 3, type: 'fire_event', event_type: 'doorbell_pressed', event_data: { door: 'front' } });
     const event = await c.next((m) => m.type === 'event');
-    expect(event).toMatchObject({ id: 1, type: 'event', event: { event_type: 'doorbell_pressed', data: { door: 'front' }, origin: 'REMOTE', context: { parent_id: null } } });
+    expect(event).toMatchObject({
+      id: 1,
+      type: 'event',
+      event: {
+        event_type: 'doorbell_pressed',
+        data: { door: 'front' },
+        origin: 'REMOTE',
+        context: { parent_id: null },
+      },
+    });
     expect(await c.next((m) => m.id === 3)).toMatchObject({ success: true, result: { context: { user_id: null } } });
     c.send({ id: 4, type: 'unsubscribe_events', subscription: 1 });
     expect(await c.next((m) => m.id === 4)).toEqual({ id: 4, type: 'result', success: true, result: null });
@@ -135,7 +173,12 @@ describe('HA WebSocket protocol on the edge', () => {
     // subscribe_entities answers with its result and its first event at once → one frame
     c.send({ id: 2, type: 'subscribe_entities' });
     await c.next((m) => m.id === 2 && m.type === 'event');
-    expect(c.frames.slice(before)).toEqual([[{ id: 2, type: 'result', success: true, result: null }, { id: 2, type: 'event', event: { a: {} } }]]);
+    expect(c.frames.slice(before)).toEqual([
+      [
+        { id: 2, type: 'result', success: true, result: null },
+        { id: 2, type: 'event', event: { a: {} } },
+      ],
+    ]);
     c.ws.close();
   });
 
@@ -144,7 +187,10 @@ describe('HA WebSocket protocol on the edge', () => {
     const before = c.frames.length;
     c.send({ id: 1, type: 'subscribe_entities' });
     await c.next((m) => m.id === 1 && m.type === 'event');
-    expect(c.frames.slice(before)).toEqual([{ id: 1, type: 'result', success: true, result: null }, { id: 1, type: 'event', event: { a: {} } }]);
+    expect(c.frames.slice(before)).toEqual([
+      { id: 1, type: 'result', success: true, result: null },
+      { id: 1, type: 'event', event: { a: {} } },
+    ]);
     c.ws.close();
   });
 

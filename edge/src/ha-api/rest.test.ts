@@ -15,7 +15,11 @@ beforeAll(async () => {
   edge = await startEdge(tmp.dir);
   token = edge.tokens.create('rest').token;
   device = await connect(edge, await edge.createMqttCredentials({ username: 'plug' }));
-  await device.publishAsync('homeassistant/switch/plug/config', JSON.stringify({ name: 'Plug', uniq_id: 'plug-1', stat_t: 'plug/state', cmd_t: 'plug/set' }), { qos: 1, retain: true });
+  await device.publishAsync(
+    'homeassistant/switch/plug/config',
+    JSON.stringify({ name: 'Plug', uniq_id: 'plug-1', stat_t: 'plug/state', cmd_t: 'plug/set' }),
+    { qos: 1, retain: true },
+  );
   await waitFor(() => edge.registry.getEntity('switch.plug'), 3000, 'entity');
   await device.publishAsync('plug/state', 'OFF', { qos: 1 });
   await waitFor(() => edge.states.get('switch.plug')?.state === 'off', 3000, 'plug off');
@@ -30,18 +34,29 @@ async function api(method: string, path: string, body?: unknown, auth: string | 
   const headers: Record<string, string> = {};
   if (auth !== null) headers.authorization = `Bearer ${auth}`;
   if (body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(`http://127.0.0.1:${edge.ports.http}${path}`, { method, headers, body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body) });
+  const res = await fetch(`http://127.0.0.1:${edge.ports.http}${path}`, {
+    method,
+    headers,
+    body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+  });
   const text = await res.text();
   let json: any;
-  try { json = JSON.parse(text); } catch { json = undefined; }
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
   return { status: res.status, text, json, type: res.headers.get('content-type') };
 }
 
 describe('HA REST API on the edge', () => {
-  it('GET /api/ says the API runs; no or a bad token is 401 with HA\'s plain body', async () => {
+  it("GET /api/ says the API runs; no or a bad token is 401 with HA's plain body", async () => {
     expect(await api('GET', '/api/')).toMatchObject({ status: 200, json: { message: 'API running.' } });
     expect(await api('GET', '/api/', undefined, null)).toMatchObject({ status: 401, text: '401: Unauthorized' });
-    expect(await api('GET', '/api/states', undefined, 'sht_wrong')).toMatchObject({ status: 401, text: '401: Unauthorized' });
+    expect(await api('GET', '/api/states', undefined, 'sht_wrong')).toMatchObject({
+      status: 401,
+      text: '401: Unauthorized',
+    });
   });
 
   it('GET /api/config', async () => {
@@ -55,10 +70,25 @@ describe('HA REST API on the edge', () => {
     const all = await api('GET', '/api/states');
     expect(all.status).toBe(200);
     const plug = all.json.find((s: { entity_id: string }) => s.entity_id === 'switch.plug');
-    expect(plug).toMatchObject({ state: 'off', attributes: { friendly_name: 'Plug' }, context: { parent_id: null, user_id: null } });
-    expect(Object.keys(plug).sort()).toEqual(['attributes', 'context', 'entity_id', 'last_changed', 'last_reported', 'last_updated', 'state']);
+    expect(plug).toMatchObject({
+      state: 'off',
+      attributes: { friendly_name: 'Plug' },
+      context: { parent_id: null, user_id: null },
+    });
+    expect(Object.keys(plug).sort()).toEqual([
+      'attributes',
+      'context',
+      'entity_id',
+      'last_changed',
+      'last_reported',
+      'last_updated',
+      'state',
+    ]);
     expect(await api('GET', '/api/states/switch.plug')).toMatchObject({ status: 200, json: plug });
-    expect(await api('GET', '/api/states/switch.nope')).toMatchObject({ status: 404, json: { message: 'Entity not found.' } });
+    expect(await api('GET', '/api/states/switch.nope')).toMatchObject({
+      status: 404,
+      json: { message: 'Entity not found.' },
+    });
   });
 
   it('GET /api/services lists domains with their services', async () => {
@@ -82,49 +112,96 @@ describe('HA REST API on the edge', () => {
   });
 
   it('POST /api/services errors: unknown service, bad JSON, return_response on a service without responses', async () => {
-    expect(await api('POST', '/api/services/switch/explode', { entity_id: 'switch.plug' })).toMatchObject({ status: 400, json: { message: 'Service switch.explode not found.' } });
-    expect(await api('POST', '/api/services/switch/turn_on', '{bad')).toMatchObject({ status: 400, json: { message: 'Data should be valid JSON.' } });
-    expect(await api('POST', '/api/services/switch/turn_on?return_response', { entity_id: 'switch.plug' }))
-      .toMatchObject({ status: 400, json: { message: 'Service does not support responses. Remove return_response from request.' } });
+    expect(await api('POST', '/api/services/switch/explode', { entity_id: 'switch.plug' })).toMatchObject({
+      status: 400,
+      json: { message: 'Service switch.explode not found.' },
+    });
+    expect(await api('POST', '/api/services/switch/turn_on', '{bad')).toMatchObject({
+      status: 400,
+      json: { message: 'Data should be valid JSON.' },
+    });
+    expect(
+      await api('POST', '/api/services/switch/turn_on?return_response', { entity_id: 'switch.plug' }),
+    ).toMatchObject({
+      status: 400,
+      json: { message: 'Service does not support responses. Remove return_response from request.' },
+    });
   });
 
   it('POST /api/events/{event_type} fires the event (seen on the WebSocket bus); a non-object body is 400', async () => {
     const seen: unknown[] = [];
     const off = await subscribe(seen);
     try {
-      expect(await api('POST', '/api/events/doorbell', { door: 'front' })).toMatchObject({ status: 200, json: { message: 'Event doorbell fired.' } });
+      expect(await api('POST', '/api/events/doorbell', { door: 'front' })).toMatchObject({
+        status: 200,
+        json: { message: 'Event doorbell fired.' },
+      });
       await waitFor(() => seen.length > 0, 3000, 'event');
       expect(seen).toEqual([expect.objectContaining({ event_type: 'doorbell', data: { door: 'front' } })]);
-      expect(await api('POST', '/api/events/doorbell', '[1]')).toMatchObject({ status: 400, json: { message: 'Event data should be a JSON object' } });
+      expect(await api('POST', '/api/events/doorbell', '[1]')).toMatchObject({
+        status: 400,
+        json: { message: 'Event data should be a JSON object' },
+      });
     } finally {
       off();
     }
   });
 
   it('POST /api/config/core/check_config', async () => {
-    expect(await api('POST', '/api/config/core/check_config')).toMatchObject({ status: 200, json: { result: 'valid', errors: null, warnings: null } });
+    expect(await api('POST', '/api/config/core/check_config')).toMatchObject({
+      status: 200,
+      json: { result: 'valid', errors: null, warnings: null },
+    });
   });
 
   it('POST /api/states/{entity_id}: 201 for a new state, 200 for an existing one, with Location; bad input 400', async () => {
-    const created = await api('POST', '/api/states/sensor.api_made', { state: 25, attributes: { unit_of_measurement: '°C' } });
-    expect(created).toMatchObject({ status: 201, json: { entity_id: 'sensor.api_made', state: '25', attributes: { unit_of_measurement: '°C' }, context: { parent_id: null } } });
+    const created = await api('POST', '/api/states/sensor.api_made', {
+      state: 25,
+      attributes: { unit_of_measurement: '°C' },
+    });
+    expect(created).toMatchObject({
+      status: 201,
+      json: {
+        entity_id: 'sensor.api_made',
+        state: '25',
+        attributes: { unit_of_measurement: '°C' },
+        context: { parent_id: null },
+      },
+    });
     const res = await fetch(`http://127.0.0.1:${edge.ports.http}/api/states/sensor.api_made`, {
-      method: 'POST', headers: { authorization: `Bearer ${token}` }, body: JSON.stringify({ state: '26' }),
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}` },
+      body: JSON.stringify({ state: '26' }),
     });
     expect(res.status).toBe(200);
     expect(res.headers.get('location')).toBe('/api/states/sensor.api_made');
     expect(edge.states.get('sensor.api_made')?.state).toBe('26');
     expect((await api('GET', '/api/states/sensor.api_made')).json.state).toBe('26');
-    expect(await api('POST', '/api/states/sensor.api_made', { attributes: {} })).toMatchObject({ status: 400, json: { message: 'No state specified.' } });
-    expect(await api('POST', '/api/states/sensor.api_made', '{nope')).toMatchObject({ status: 400, json: { message: 'Invalid JSON specified.' } });
-    expect(await api('POST', '/api/states/not_an_id', { state: 'x' })).toMatchObject({ status: 400, json: { message: 'Invalid entity ID specified.' } });
+    expect(await api('POST', '/api/states/sensor.api_made', { attributes: {} })).toMatchObject({
+      status: 400,
+      json: { message: 'No state specified.' },
+    });
+    expect(await api('POST', '/api/states/sensor.api_made', '{nope')).toMatchObject({
+      status: 400,
+      json: { message: 'Invalid JSON specified.' },
+    });
+    expect(await api('POST', '/api/states/not_an_id', { state: 'x' })).toMatchObject({
+      status: 400,
+      json: { message: 'Invalid entity ID specified.' },
+    });
   });
 
   it('DELETE /api/states/{entity_id}: "Entity removed." then 404', async () => {
     await api('POST', '/api/states/sensor.to_delete', { state: 'x' });
-    expect(await api('DELETE', '/api/states/sensor.to_delete')).toMatchObject({ status: 200, json: { message: 'Entity removed.' } });
+    expect(await api('DELETE', '/api/states/sensor.to_delete')).toMatchObject({
+      status: 200,
+      json: { message: 'Entity removed.' },
+    });
     expect(await api('GET', '/api/states/sensor.to_delete')).toMatchObject({ status: 404 });
-    expect(await api('DELETE', '/api/states/sensor.to_delete')).toMatchObject({ status: 404, json: { message: 'Entity not found.' } });
+    expect(await api('DELETE', '/api/states/sensor.to_delete')).toMatchObject({
+      status: 404,
+      json: { message: 'Entity not found.' },
+    });
   });
 
   it('GET /api/events counts listeners per event type', async () => {
@@ -140,7 +217,10 @@ describe('HA REST API on the edge', () => {
   });
 
   it('POST /api/template renders as text/plain; a broken template is 400 "Error rendering template: …"', async () => {
-    const r = await api('POST', '/api/template', { template: "{{ states('switch.plug') }}-{{ x }}", variables: { x: 7 } });
+    const r = await api('POST', '/api/template', {
+      template: "{{ states('switch.plug') }}-{{ x }}",
+      variables: { x: 7 },
+    });
     expect(r).toMatchObject({ status: 200, text: `${edge.states.get('switch.plug')!.state}-7` });
     expect(r.type).toMatch(/^text\/plain/);
     const bad = await api('POST', '/api/template', { template: '{% if %}' });
@@ -149,7 +229,7 @@ describe('HA REST API on the edge', () => {
     expect(await api('POST', '/api/template', {})).toMatchObject({ status: 400 });
   });
 
-  it('GET /api/history/period/{timestamp}: a list of HA states per entity; minimal_response, no_attributes; HA\'s 400s', async () => {
+  it("GET /api/history/period/{timestamp}: a list of HA states per entity; minimal_response, no_attributes; HA's 400s", async () => {
     const since = new Date(Date.now() - 3_600_000).toISOString();
     await device.publishAsync('plug/state', 'ON', { qos: 1 });
     await waitFor(() => edge.states.get('switch.plug')?.state === 'on', 3000, 'plug on');
@@ -162,38 +242,79 @@ describe('HA REST API on the edge', () => {
     expect(r.json).toHaveLength(1);
     const plug = r.json[0];
     expect(plug.map((s: { state: string }) => s.state).slice(-2)).toEqual(['on', 'off']);
-    expect(plug.at(-1)).toMatchObject({ entity_id: 'switch.plug', state: 'off', attributes: { friendly_name: 'Plug' } });
+    expect(plug.at(-1)).toMatchObject({
+      entity_id: 'switch.plug',
+      state: 'off',
+      attributes: { friendly_name: 'Plug' },
+    });
     expect(plug.at(-1).last_updated).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}\+00:00$/);
-    const minimal = (await api('GET', `/api/history/period/${encodeURIComponent(since)}?filter_entity_id=switch.plug&minimal_response&no_attributes`)).json[0];
+    const minimal = (
+      await api(
+        'GET',
+        `/api/history/period/${encodeURIComponent(since)}?filter_entity_id=switch.plug&minimal_response&no_attributes`,
+      )
+    ).json[0];
     expect(minimal[0].attributes).toEqual({});
     expect(Object.keys(minimal.at(-1)).sort()).toEqual(['last_changed', 'state']);
     expect((await api('GET', '/api/history/period?filter_entity_id=switch.plug')).json[0].at(-1).state).toBe('off');
-    expect(await api('GET', '/api/history/period/notatime?filter_entity_id=switch.plug')).toMatchObject({ status: 400, json: { message: 'Invalid datetime' } });
-    expect(await api('GET', `/api/history/period/${encodeURIComponent(since)}`)).toMatchObject({ status: 400, json: { message: 'filter_entity_id is missing' } });
-    expect(await api('GET', `/api/history/period/${encodeURIComponent(since)}?filter_entity_id=switch.plug&end_time=soon`)).toMatchObject({ status: 400, json: { message: 'Invalid end_time' } });
-    expect(await api('GET', `/api/history/period/${encodeURIComponent(new Date(Date.now() + 3_600_000).toISOString())}?filter_entity_id=switch.plug`)).toMatchObject({ status: 200, json: [] });
+    expect(await api('GET', '/api/history/period/notatime?filter_entity_id=switch.plug')).toMatchObject({
+      status: 400,
+      json: { message: 'Invalid datetime' },
+    });
+    expect(await api('GET', `/api/history/period/${encodeURIComponent(since)}`)).toMatchObject({
+      status: 400,
+      json: { message: 'filter_entity_id is missing' },
+    });
+    expect(
+      await api('GET', `/api/history/period/${encodeURIComponent(since)}?filter_entity_id=switch.plug&end_time=soon`),
+    ).toMatchObject({ status: 400, json: { message: 'Invalid end_time' } });
+    expect(
+      await api(
+        'GET',
+        `/api/history/period/${encodeURIComponent(new Date(Date.now() + 3_600_000).toISOString())}?filter_entity_id=switch.plug`,
+      ),
+    ).toMatchObject({ status: 200, json: [] });
   });
 
   it('GET /api/logbook/{timestamp}: entries with ISO times and names', async () => {
     const since = new Date(Date.now() - 3_600_000).toISOString();
     const r = await api('GET', `/api/logbook/${encodeURIComponent(since)}`);
     expect(r.status).toBe(200);
-    expect(r.json).toEqual(expect.arrayContaining([
-      expect.objectContaining({ name: 'Home Assistant', message: 'started', domain: 'homeassistant' }),
-      expect.objectContaining({ entity_id: 'switch.plug', state: 'off', name: 'Plug' }),
-    ]));
+    expect(r.json).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ name: 'Home Assistant', message: 'started', domain: 'homeassistant' }),
+        expect.objectContaining({ entity_id: 'switch.plug', state: 'off', name: 'Plug' }),
+      ]),
+    );
     expect(r.json[0].when).toMatch(/\+00:00$/);
     const plugOnly = (await api('GET', `/api/logbook/${encodeURIComponent(since)}?entity=switch.plug`)).json;
     expect(plugOnly.length).toBeGreaterThan(0);
     expect(plugOnly.every((e: { entity_id?: string }) => e.entity_id === 'switch.plug')).toBe(true);
     expect((await api('GET', '/api/logbook')).status).toBe(200);
-    expect(await api('GET', '/api/logbook/yesterday')).toMatchObject({ status: 400, json: { message: 'Invalid datetime' } });
+    expect(await api('GET', '/api/logbook/yesterday')).toMatchObject({
+      status: 400,
+      json: { message: 'Invalid datetime' },
+    });
   });
 
   it('/openapi.json documents the /api surface', async () => {
     const doc = (await api('GET', '/openapi.json')).json;
-    for (const p of ['/api/', '/api/config', '/api/states', '/api/states/{entity_id}', '/api/services', '/api/services/{domain}/{service}', '/api/events/{event_type}', '/api/config/core/check_config',
-      '/api/events', '/api/template', '/api/history/period', '/api/history/period/{timestamp}', '/api/logbook', '/api/logbook/{timestamp}']) {
+    for (const p of [
+      '/api/',
+      '/api/config',
+      '/api/states',
+      '/api/states/{entity_id}',
+      '/api/services',
+      '/api/services/{domain}/{service}',
+      '/api/events/{event_type}',
+      '/api/config/core/check_config',
+      '/api/events',
+      '/api/template',
+      '/api/history/period',
+      '/api/history/period/{timestamp}',
+      '/api/logbook',
+      '/api/logbook/{timestamp}',
+    ]) {
       expect(doc.paths[p], p).toBeDefined();
     }
   });
@@ -210,6 +331,9 @@ async function subscribe(seen: unknown[]): Promise<() => void> {
   await waitFor(() => messages.some((m) => m.type === 'auth_ok'));
   ws.send(JSON.stringify({ id: 1, type: 'subscribe_events', event_type: 'doorbell' }));
   await waitFor(() => messages.some((m) => m.id === 1 && m.type === 'result'));
-  ws.on('message', (d) => { const m = JSON.parse(d.toString()); if (m.type === 'event') seen.push(m.event); });
+  ws.on('message', (d) => {
+    const m = JSON.parse(d.toString());
+    if (m.type === 'event') seen.push(m.event);
+  });
   return () => ws.close();
 }

@@ -38,7 +38,8 @@ export function parseTriggers(config: unknown): Trigger[] {
 export function parseActions(config: unknown): Action[] {
   return list(config).map((a, i) => {
     const parsed = Action.safeParse(a);
-    if (!parsed.success) throw new HaCommandError('invalid_format', `sequence[${i}]: ${describeZodError(parsed.error)}`);
+    if (!parsed.success)
+      throw new HaCommandError('invalid_format', `sequence[${i}]: ${describeZodError(parsed.error)}`);
     return parsed.data;
   });
 }
@@ -63,13 +64,25 @@ export class HaScripts {
 
   constructor(deps: HaScriptsDeps) {
     const clock = systemClock;
-    const statePort: StatePort = { get: (id) => deps.states.get(id), all: () => deps.states.all(), onStateChanged: (l) => deps.bus.on('state_changed', l) };
+    const statePort: StatePort = {
+      get: (id) => deps.states.get(id),
+      all: () => deps.states.all(),
+      onStateChanged: (l) => deps.bus.on('state_changed', l),
+    };
     const mqtt: MqttPort | undefined = deps.broker && {
-      subscribe: (filter, listener) => deps.broker!.onMessage((topic, payload) => { if (topicMatches(filter, topic)) listener(topic, payload.toString('utf8')); }),
+      subscribe: (filter, listener) =>
+        deps.broker!.onMessage((topic, payload) => {
+          if (topicMatches(filter, topic)) listener(topic, payload.toString('utf8'));
+        }),
       publish: (topic, payload, options) => deps.broker!.publish(topic, payload, options),
     };
     this.env = {
-      states: statePort, mqtt, events: haEventBus(deps.bus), clock, templates: new AutomationTemplates(statePort, {}, clock), log: deps.log,
+      states: statePort,
+      mqtt,
+      events: haEventBus(deps.bus),
+      clock,
+      templates: new AutomationTemplates(statePort, {}, clock),
+      log: deps.log,
       services: {
         call: async (domain, service, data, cause) => {
           const { entity_id: target, ...rest } = data;
@@ -77,33 +90,49 @@ export class HaScripts {
           return deps.services.call({ domain, service, entity_ids: ids, data: rest, cause });
         },
       },
-      caller: new UrlCaller({ policy: 'lan-allowed' }), maxRepeat: 10_000, maxTraceSteps: 0,
+      caller: new UrlCaller({ policy: 'lan-allowed' }),
+      maxRepeat: 10_000,
+      maxTraceSteps: 0,
       suspend: { save: () => {}, clear: () => {} },
     };
   }
 
   /** subscribe_trigger: `listener` gets `{variables: {trigger}, context}` each time one fires. */
-  subscribeTrigger(config: unknown, variables: Record<string, unknown>, listener: (event: { variables: Record<string, unknown>; context: HaContext | null }) => void): Unsubscribe {
+  subscribeTrigger(
+    config: unknown,
+    variables: Record<string, unknown>,
+    listener: (event: { variables: Record<string, unknown>; context: HaContext | null }) => void,
+  ): Unsubscribe {
     const triggers = parseTriggers(config);
     const armed: { disarm(): void }[] = [];
     try {
       triggers.forEach((t, i) => {
-        if (t.platform === 'webhook') throw new HaCommandError('invalid_format', `trigger[${i}]: webhook triggers belong to automations`);
-        armed.push(armTrigger(t, i, this.env, (data) => listener({ variables: { ...variables, trigger: haTriggerData(data) }, context: null })));
+        if (t.platform === 'webhook')
+          throw new HaCommandError('invalid_format', `trigger[${i}]: webhook triggers belong to automations`);
+        armed.push(
+          armTrigger(t, i, this.env, (data) =>
+            listener({ variables: { ...variables, trigger: haTriggerData(data) }, context: null }),
+          ),
+        );
       });
     } catch (err) {
       for (const a of armed) a.disarm();
       if (err instanceof HaCommandError) throw err;
       throw new HaCommandError('invalid_format', (err as Error).message);
     }
-    return () => { for (const a of armed) a.disarm(); };
+    return () => {
+      for (const a of armed) a.disarm();
+    };
   }
 
   /**
    * execute_script: runs the sequence; `response` is what a top-level `stop` with
    * `response_variable` returns (HA's script response), else null.
    */
-  async executeScript(sequence: unknown, variables: Record<string, unknown>): Promise<{ context: HaContext; response: unknown }> {
+  async executeScript(
+    sequence: unknown,
+    variables: Record<string, unknown>,
+  ): Promise<{ context: HaContext; response: unknown }> {
     const actions = parseActions(sequence);
     // the action schema keeps no response_variable on `stop`: read it from what was sent
     const raw = list(sequence) as Record<string, unknown>[];
@@ -111,13 +140,18 @@ export class HaScripts {
     const controller = new AbortController();
     this.running.add(controller);
     const run: RunState = {
-      runId: randomUUID(), automationId: 'execute_script', variables: { ...variables, context: ctx }, steps: [], signal: controller.signal,
+      runId: randomUUID(),
+      automationId: 'execute_script',
+      variables: { ...variables, context: ctx },
+      steps: [],
+      signal: controller.signal,
       cause: { context: { id: ctx.id, parent_id: null, user_id: null }, chain: 0 },
     };
     try {
       for (let i = 0; i < actions.length; i++) {
         const responseVariable = 'stop' in actions[i] ? raw[i]?.response_variable : undefined;
-        if (typeof responseVariable === 'string') return { context: ctx, response: run.variables[responseVariable] ?? null };
+        if (typeof responseVariable === 'string')
+          return { context: ctx, response: run.variables[responseVariable] ?? null };
         await runSequence([actions[i]], 'sequence', [i], run, this.env);
       }
       return { context: ctx, response: null };
@@ -128,7 +162,8 @@ export class HaScripts {
       }
       if (err instanceof RunAborted) throw new HaCommandError('home_assistant_error', 'Script stopped');
       // HA: these (and template errors) are HomeAssistantError
-      if (err instanceof UnknownEntityError || err instanceof ServiceCallError || err instanceof TemplateError) throw new HaCommandError('home_assistant_error', err.message);
+      if (err instanceof UnknownEntityError || err instanceof ServiceCallError || err instanceof TemplateError)
+        throw new HaCommandError('home_assistant_error', err.message);
       if (err instanceof HaCommandError) throw err;
       throw new HaCommandError('unknown_error', (err as Error).message ?? String(err));
     } finally {

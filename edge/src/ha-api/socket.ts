@@ -39,8 +39,14 @@ export class HaWebSocketServer<P> {
 
   private attach(socket: WebSocket): void {
     const session = new HaSession<P>({
-      backend: this.backend, log: this.log,
-      transport: { send: (text) => { if (socket.readyState === socket.OPEN) socket.send(text); }, close: (code, reason) => socket.close(code, reason) },
+      backend: this.backend,
+      log: this.log,
+      transport: {
+        send: (text) => {
+          if (socket.readyState === socket.OPEN) socket.send(text);
+        },
+        close: (code, reason) => socket.close(code, reason),
+      },
     });
     this.sockets.set(socket, session);
     socket.on('close', () => {
@@ -48,9 +54,15 @@ export class HaWebSocketServer<P> {
       this.sockets.delete(socket);
     });
     socket.on('error', () => socket.terminate());
-    socket.on('message', (data) => void session.receive(data.toString()).catch((err) => this.log.error('ha websocket: message failed', err)));
+    socket.on(
+      'message',
+      (data) =>
+        void session.receive(data.toString()).catch((err) => this.log.error('ha websocket: message failed', err)),
+    );
     // HA gives an unauthenticated socket 10 s
-    setTimeout(() => { if (!session.authenticated && socket.readyState === socket.OPEN) socket.close(4001, 'auth timeout'); }, 10_000).unref();
+    setTimeout(() => {
+      if (!session.authenticated && socket.readyState === socket.OPEN) socket.close(4001, 'auth timeout');
+    }, 10_000).unref();
     session.open();
   }
 }

@@ -49,7 +49,12 @@ export function subscribeTemplate(
     last = info.result;
     listener({
       result: toNative(info.result),
-      listeners: { all: info.allStates, domains: [...info.domains].sort(), entities: [...info.entities].sort(), time: false },
+      listeners: {
+        all: info.allStates,
+        domains: [...info.domains].sort(),
+        entities: [...info.entities].sort(),
+        time: false,
+      },
     });
   };
 
@@ -61,7 +66,13 @@ export function subscribeTemplate(
     if (!info.allStates && !info.entities.includes(e.entity_id) && !info.domains.includes(domain)) return;
     const wait = rateLimited ? lastRenderAt + ALL_STATES_RATE_LIMIT_MS - now() : 0;
     // after the change's own listeners ran (the state machine emits before it returns)
-    timer = setTimeout(() => { timer = null; render(false); }, Math.max(0, wait));
+    timer = setTimeout(
+      () => {
+        timer = null;
+        render(false);
+      },
+      Math.max(0, wait),
+    );
   });
   return () => {
     off();

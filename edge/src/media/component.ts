@@ -34,7 +34,11 @@ export class MediaSourceComponent {
       if (this.providers.has(p.id)) throw new Error(`media provider ${p.id} registered twice`);
       this.providers.set(p.id, p);
     }
-    this.signer = new MediaUrlSigner(deps.signingKey ?? randomBytes(32), deps.urlTtlSeconds ?? DEFAULT_URL_TTL_SECONDS, deps.now);
+    this.signer = new MediaUrlSigner(
+      deps.signingKey ?? randomBytes(32),
+      deps.urlTtlSeconds ?? DEFAULT_URL_TTL_SECONDS,
+      deps.now,
+    );
     this.log = deps.log ?? silentLogger;
   }
 

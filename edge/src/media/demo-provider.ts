@@ -37,20 +37,31 @@ const SUNRISE_SVG = `<svg xmlns="http://www.w3.org/2000/svg" width="320" height=
 <rect y="150" width="320" height="30" fill="#2e7d32"/></svg>
 `;
 
-interface DemoItem { name: string; title: string; mime: string; make: () => Buffer }
-interface DemoFolder { name: string; title: string; items: DemoItem[] }
+interface DemoItem {
+  name: string;
+  title: string;
+  mime: string;
+  make: () => Buffer;
+}
+interface DemoFolder {
+  name: string;
+  title: string;
+  items: DemoItem[];
+}
 
 const FOLDERS: DemoFolder[] = [
   {
-    name: 'tones', title: 'Tones', items: [
+    name: 'tones',
+    title: 'Tones',
+    items: [
       { name: 'a4-440hz.wav', title: 'A4 (440 Hz)', mime: 'audio/wav', make: () => sineWav(440, 1) },
       { name: 'c5-523hz.wav', title: 'C5 (523 Hz)', mime: 'audio/wav', make: () => sineWav(523.25, 1) },
     ],
   },
   {
-    name: 'images', title: 'Images', items: [
-      { name: 'sunrise.svg', title: 'Sunrise', mime: 'image/svg+xml', make: () => Buffer.from(SUNRISE_SVG) },
-    ],
+    name: 'images',
+    title: 'Images',
+    items: [{ name: 'sunrise.svg', title: 'Sunrise', mime: 'image/svg+xml', make: () => Buffer.from(SUNRISE_SVG) }],
   },
 ];
 
@@ -92,29 +103,47 @@ export class DemoMediaProvider implements MediaProvider {
   private async itemNode(folder: DemoFolder, item: DemoItem, ctx: BrowseContext): Promise<MediaNode> {
     const mediaClass = mediaClassFor(item.mime);
     return {
-      title: item.title, media_class: mediaClass, media_content_type: item.mime,
+      title: item.title,
+      media_class: mediaClass,
+      media_content_type: item.mime,
       media_content_id: buildMediaSourceUri(this.id, [folder.name, item.name]),
       thumbnail: mediaClass === 'image' ? await ctx.signedUrl([folder.name, item.name]) : null,
-      children_media_class: null, can_play: isPlayableClass(mediaClass), can_expand: false, children: [],
+      children_media_class: null,
+      can_play: isPlayableClass(mediaClass),
+      can_expand: false,
+      children: [],
     };
   }
 
   private folderNode(folder: DemoFolder, children: MediaNode[] = []): MediaNode {
     const classes = new Set(folder.items.map((i) => mediaClassFor(i.mime)));
     return {
-      title: folder.title, media_class: 'directory', media_content_type: '',
-      media_content_id: buildMediaSourceUri(this.id, [folder.name]), thumbnail: null,
-      children_media_class: classes.size === 1 ? [...classes][0] : 'directory', can_play: false, can_expand: true, children,
+      title: folder.title,
+      media_class: 'directory',
+      media_content_type: '',
+      media_content_id: buildMediaSourceUri(this.id, [folder.name]),
+      thumbnail: null,
+      children_media_class: classes.size === 1 ? [...classes][0] : 'directory',
+      can_play: false,
+      can_expand: true,
+      children,
     };
   }
 
   async browse(segments: string[], ctx: BrowseContext): Promise<MediaNode> {
     const { folder, item } = this.find(segments);
     if (folder && item) return this.itemNode(folder, item, ctx);
-    if (folder) return this.folderNode(folder, await Promise.all(folder.items.map((i) => this.itemNode(folder, i, ctx))));
+    if (folder)
+      return this.folderNode(folder, await Promise.all(folder.items.map((i) => this.itemNode(folder, i, ctx))));
     return {
-      title: this.title, media_class: 'directory', media_content_type: '', media_content_id: buildMediaSourceUri(this.id),
-      thumbnail: null, children_media_class: 'directory', can_play: false, can_expand: true,
+      title: this.title,
+      media_class: 'directory',
+      media_content_type: '',
+      media_content_id: buildMediaSourceUri(this.id),
+      thumbnail: null,
+      children_media_class: 'directory',
+      can_play: false,
+      can_expand: true,
       children: FOLDERS.map((f) => this.folderNode(f)),
     };
   }

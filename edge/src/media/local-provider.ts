@@ -66,7 +66,9 @@ export class LocalMediaProvider implements MediaProvider {
       throw notFound('media not found');
     }
     if (!this.inside(real)) throw notFound('media not found');
-    const stats = await stat(real).catch(() => { throw notFound('media not found'); });
+    const stats = await stat(real).catch(() => {
+      throw notFound('media not found');
+    });
     if (!stats.isFile() && !stats.isDirectory()) throw notFound('media not found');
     return { real, stats };
   }
@@ -75,19 +77,30 @@ export class LocalMediaProvider implements MediaProvider {
     const mime = mimeTypeFor(name);
     const mediaClass = mediaClassFor(mime);
     return {
-      title: name, media_class: mediaClass, media_content_type: mime,
-      media_content_id: buildMediaSourceUri(this.id, segments), thumbnail, children_media_class: null,
-      can_play: isPlayableClass(mediaClass), can_expand: false, children: [],
+      title: name,
+      media_class: mediaClass,
+      media_content_type: mime,
+      media_content_id: buildMediaSourceUri(this.id, segments),
+      thumbnail,
+      children_media_class: null,
+      can_play: isPlayableClass(mediaClass),
+      can_expand: false,
+      children: [],
     };
   }
 
   private dirNode(segments: string[], title: string, children: MediaNode[] = []): MediaNode {
     const classes = new Set(children.map((c) => c.media_class));
     return {
-      title, media_class: 'directory', media_content_type: '',
-      media_content_id: buildMediaSourceUri(this.id, segments), thumbnail: null,
+      title,
+      media_class: 'directory',
+      media_content_type: '',
+      media_content_id: buildMediaSourceUri(this.id, segments),
+      thumbnail: null,
       children_media_class: classes.size === 1 ? [...classes][0] : children.length ? 'directory' : null,
-      can_play: false, can_expand: true, children,
+      can_play: false,
+      can_expand: true,
+      children,
     };
   }
 
@@ -144,7 +157,9 @@ export class LocalMediaProvider implements MediaProvider {
   async open(segments: string[]): Promise<MediaContent> {
     const { real, stats } = await this.locate(segments);
     if (!stats.isFile()) throw notFound('media not found');
-    const fh = await open(real, constants.O_RDONLY | constants.O_NOFOLLOW).catch(() => { throw notFound('media not found'); });
+    const fh = await open(real, constants.O_RDONLY | constants.O_NOFOLLOW).catch(() => {
+      throw notFound('media not found');
+    });
     const fstats = await fh.stat();
     // The inode opened must be the one validated (no swap between check and open).
     if (!fstats.isFile() || fstats.ino !== stats.ino || fstats.dev !== stats.dev) {

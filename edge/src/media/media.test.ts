@@ -20,8 +20,10 @@ let server: TestServer;
 let component: MediaSourceComponent;
 let clock: number;
 
-const browse = (uri?: string) => server.json('GET', `/v1/media-source/browse${uri === undefined ? '' : `?uri=${encodeURIComponent(uri)}`}`);
-const resolve = (uri: string) => server.json('POST', '/v1/media-source/resolve', { uri, target_media_player: 'media_player.kitchen' });
+const browse = (uri?: string) =>
+  server.json('GET', `/v1/media-source/browse${uri === undefined ? '' : `?uri=${encodeURIComponent(uri)}`}`);
+const resolve = (uri: string) =>
+  server.json('POST', '/v1/media-source/resolve', { uri, target_media_player: 'media_player.kitchen' });
 const get = (url: string, headers: Record<string, string> = {}, method = 'GET') => fetch(url, { headers, method });
 const bytes = async (res: Response) => Buffer.from(await res.arrayBuffer());
 
@@ -48,7 +50,8 @@ beforeAll(async () => {
   clock = Date.UTC(2026, 10, 1, 12, 0, 0);
   component = new MediaSourceComponent({
     providers: [new LocalMediaProvider({ folder: media }), new DemoMediaProvider()],
-    signingKey: KEY, now: () => clock,
+    signingKey: KEY,
+    now: () => clock,
   });
   await component.start();
   server = await serveRoutes({ user: 'u' }, (router) => mountMediaRoutes(router, { component }));
@@ -68,7 +71,13 @@ describe('browse', () => {
   it('lists the providers at the root', async () => {
     const root = await browse();
     expect(root.status).toBe(200);
-    expect(root.body).toMatchObject({ title: 'Media Sources', media_content_id: 'media-source://', media_class: 'directory', can_expand: true, can_play: false });
+    expect(root.body).toMatchObject({
+      title: 'Media Sources',
+      media_content_id: 'media-source://',
+      media_class: 'directory',
+      can_expand: true,
+      can_play: false,
+    });
     expect(root.body.children.map((c: any) => [c.title, c.media_content_id, c.can_expand])).toEqual([
       ['Local Media', 'media-source://local', true],
       ['Demo Media', 'media-source://demo', true],
@@ -79,8 +88,15 @@ describe('browse', () => {
   it('lists the local folder: folders first, hidden files and links out of the folder left out', async () => {
     const res = await browse('media-source://local');
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ title: 'Local Media', media_class: 'directory', can_expand: true, children_media_class: 'directory' });
-    expect(res.body.children.map((c: any) => [c.title, c.media_class, c.media_content_type, c.can_expand, c.can_play])).toEqual([
+    expect(res.body).toMatchObject({
+      title: 'Local Media',
+      media_class: 'directory',
+      can_expand: true,
+      children_media_class: 'directory',
+    });
+    expect(
+      res.body.children.map((c: any) => [c.title, c.media_class, c.media_content_type, c.can_expand, c.can_play]),
+    ).toEqual([
       ['favourites', 'directory', '', true, false],
       ['music', 'directory', '', true, false],
       ['pictures', 'directory', '', true, false],
@@ -100,14 +116,25 @@ describe('browse', () => {
     const album = await browse(music.body.children[0].media_content_id);
     expect(album.status).toBe(200);
     expect(album.body).toMatchObject({ title: 'Album Ünï', children_media_class: 'music' });
-    expect(album.body.children).toEqual([{
-      title: 'track #1.flac', media_class: 'music', media_content_type: 'audio/flac',
-      media_content_id: 'media-source://local/music/Album%20%C3%9Cn%C3%AF/track%20%231.flac',
-      thumbnail: null, children_media_class: null, can_play: true, can_expand: false, children: [],
-    }]);
+    expect(album.body.children).toEqual([
+      {
+        title: 'track #1.flac',
+        media_class: 'music',
+        media_content_type: 'audio/flac',
+        media_content_id: 'media-source://local/music/Album%20%C3%9Cn%C3%AF/track%20%231.flac',
+        thumbnail: null,
+        children_media_class: null,
+        can_play: true,
+        can_expand: false,
+        children: [],
+      },
+    ]);
     const viaLink = await browse('media-source://local/favourites/song.mp3');
     expect(viaLink.body).toMatchObject({ media_class: 'music', can_play: true });
-    expect((await browse('media-source://local/video')).body.children[0]).toMatchObject({ media_class: 'video', media_content_type: 'video/mp4' });
+    expect((await browse('media-source://local/video')).body.children[0]).toMatchObject({
+      media_class: 'video',
+      media_content_type: 'video/mp4',
+    });
   });
 
   it('gives images a signed thumbnail URL that serves the image', async () => {
@@ -118,19 +145,31 @@ describe('browse', () => {
     const res = await get(cat.thumbnail);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('image/jpeg');
-    expect([...await bytes(res)]).toEqual([0xff, 0xd8, 0xff, 0xe0, 1, 2, 3]);
+    expect([...(await bytes(res))]).toEqual([0xff, 0xd8, 0xff, 0xe0, 1, 2, 3]);
   });
 
   it('answers 404 for unknown providers and nodes, 400 for a uri that is not media-source', async () => {
     expect(await browse('media-source://nope/x')).toEqual({ status: 404, body: { message: 'unknown media provider' } });
-    expect(await browse('media-source://local/music/missing.mp3')).toEqual({ status: 404, body: { message: 'media not found' } });
-    expect(await browse('media-source://demo/tones/none.wav')).toEqual({ status: 404, body: { message: 'media not found' } });
+    expect(await browse('media-source://local/music/missing.mp3')).toEqual({
+      status: 404,
+      body: { message: 'media not found' },
+    });
+    expect(await browse('media-source://demo/tones/none.wav')).toEqual({
+      status: 404,
+      body: { message: 'media not found' },
+    });
     const bad = await browse('http://example.com/a.mp3');
     expect(bad.status).toBe(400);
     expect(bad.body.message).toMatch(/media-source/);
     expect((await resolve('file:///etc/passwd')).status).toBe(400);
-    expect(await resolve('media-source://nope/a.mp3')).toEqual({ status: 404, body: { message: 'unknown media provider' } });
-    expect(await resolve('media-source://local/music')).toEqual({ status: 400, body: { message: 'not a playable media item' } });
+    expect(await resolve('media-source://nope/a.mp3')).toEqual({
+      status: 404,
+      body: { message: 'unknown media provider' },
+    });
+    expect(await resolve('media-source://local/music')).toEqual({
+      status: 400,
+      body: { message: 'not a playable media item' },
+    });
   });
 });
 
@@ -139,8 +178,14 @@ describe('resolve and the signed URL', () => {
     const r = await resolve('media-source://local/music/song.mp3');
     expect(r.status).toBe(200);
     expect(r.body.mime_type).toBe('audio/mpeg');
-    expect(r.body.url).toMatch(new RegExp(`^${server.url}/v1/media/[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+/song\\.mp3$`));
-    expect(r.body.extra).toEqual({ title: 'song.mp3', size: SONG.length, expires_at: new Date(clock + 300_000).toISOString() });
+    expect(r.body.url).toMatch(
+      new RegExp(`^${server.url}/v1/media/[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+/song\\.mp3$`),
+    );
+    expect(r.body.extra).toEqual({
+      title: 'song.mp3',
+      size: SONG.length,
+      expires_at: new Date(clock + 300_000).toISOString(),
+    });
     const res = await get(r.body.url);
     expect(res.status).toBe(200);
     expect(res.headers.get('accept-ranges')).toBe('bytes');
@@ -230,10 +275,15 @@ describe('resolve and the signed URL', () => {
     expect(claims).toMatchObject({ prv: 'local', pth: ['music', 'song.mp3'], aud: 'smarthome-edge-media' });
     expect(claims.exp - claims.iat).toBe(300);
 
-    const forged = Buffer.from(JSON.stringify({ ...claims, pth: ['..', 'secret', 'secret.mp3'] })).toString('base64url');
+    const forged = Buffer.from(JSON.stringify({ ...claims, pth: ['..', 'secret', 'secret.mp3'] })).toString(
+      'base64url',
+    );
     const flipped = s.slice(0, 5) + (s[5] === 'A' ? 'B' : 'A') + s.slice(6);
-    const otherKey = await new SignJWT({ prv: 'local', pth: ['music', 'song.mp3'] }).setProtectedHeader({ alg: 'HS256' })
-      .setAudience('smarthome-edge-media').setIssuedAt(clock / 1000).setExpirationTime(clock / 1000 + 300)
+    const otherKey = await new SignJWT({ prv: 'local', pth: ['music', 'song.mp3'] })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setAudience('smarthome-edge-media')
+      .setIssuedAt(clock / 1000)
+      .setExpirationTime(clock / 1000 + 300)
       .sign(new TextEncoder().encode('another-key-another-key-another-key!!'));
     const none = `${Buffer.from('{"alg":"none"}').toString('base64url')}.${p}.`;
     for (const t of [`${h}.${forged}.${s}`, `${h}.${p}.${flipped}`, otherKey, none, 'garbage']) {
@@ -286,7 +336,11 @@ describe('path traversal', () => {
   });
 
   it('does not route raw traversal on the signed URL path', async () => {
-    for (const path of ['/v1/media/../../secret/secret.mp3', '/v1/media/%2e%2e/%2e%2e%2fsecret%2fsecret.mp3', '/v1/media/x/..%2f..%2fsecret.mp3']) {
+    for (const path of [
+      '/v1/media/../../secret/secret.mp3',
+      '/v1/media/%2e%2e/%2e%2e%2fsecret%2fsecret.mp3',
+      '/v1/media/x/..%2f..%2fsecret.mp3',
+    ]) {
       const res = await get(server.url + path);
       expect([403, 404]).toContain(res.status);
       expect(await res.text()).not.toContain('SECRET');

@@ -1,8 +1,6 @@
 /** HTTP Range (RFC 9110 §14) for one byte range; multi-range and malformed headers are ignored (200). */
 export type RangeResult =
-  | { kind: 'full' }
-  | { kind: 'partial'; start: number; end: number }
-  | { kind: 'unsatisfiable' };
+  { kind: 'full' } | { kind: 'partial'; start: number; end: number } | { kind: 'unsatisfiable' };
 
 export function parseRange(header: string | undefined | null, size: number): RangeResult {
   if (!header) return { kind: 'full' };

@@ -41,11 +41,16 @@ export function mountMediaRoutes<A>(router: SpecRouter<A>, deps: MediaRouteDeps)
       'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; sandbox",
     });
     const ifRange = c.req.header('if-range');
-    const rangeHeader = ifRange && ifRange !== content.etag && ifRange !== headers.get('Last-Modified') ? undefined : c.req.header('range');
+    const rangeHeader =
+      ifRange && ifRange !== content.etag && ifRange !== headers.get('Last-Modified')
+        ? undefined
+        : c.req.header('range');
     const range = parseRange(rangeHeader, content.size);
     if (range.kind === 'unsatisfiable') {
       await content.close();
-      throw new HttpError(416, 'range_not_satisfiable', { headers: { 'Content-Range': `bytes */${content.size}`, 'Accept-Ranges': 'bytes' } });
+      throw new HttpError(416, 'range_not_satisfiable', {
+        headers: { 'Content-Range': `bytes */${content.size}`, 'Accept-Ranges': 'bytes' },
+      });
     }
     const [start, end, status] = range.kind === 'partial' ? [range.start, range.end, 206] : [0, content.size - 1, 200];
     if (status === 206) headers.set('Content-Range', `bytes ${start}-${end}/${content.size}`);

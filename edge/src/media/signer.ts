@@ -44,14 +44,21 @@ export class MediaUrlSigner {
     let payload: Record<string, unknown>;
     try {
       ({ payload } = await jwtVerify(token, this.key, {
-        algorithms: ['HS256'], audience: AUDIENCE, currentDate: new Date(this.now()), requiredClaims: ['exp'],
+        algorithms: ['HS256'],
+        audience: AUDIENCE,
+        currentDate: new Date(this.now()),
+        requiredClaims: ['exp'],
       }));
     } catch (err) {
       if (err instanceof joseErrors.JWTExpired) throw forbidden('signature_expired');
       throw forbidden('invalid_signature');
     }
     const { prv, pth } = payload;
-    if (typeof prv !== 'string' || !Array.isArray(pth) || !pth.every((s) => typeof s === 'string' && isSafeSegment(s))) {
+    if (
+      typeof prv !== 'string' ||
+      !Array.isArray(pth) ||
+      !pth.every((s) => typeof s === 'string' && isSafeSegment(s))
+    ) {
       throw forbidden('invalid_signature');
     }
     return { provider: prv, segments: pth as string[] };

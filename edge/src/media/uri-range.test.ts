@@ -8,7 +8,10 @@ describe('parseMediaSourceUri', () => {
     expect(parseMediaSourceUri('media-source://')).toEqual({ provider: null, segments: [] });
     expect(parseMediaSourceUri('media-source://local')).toEqual({ provider: 'local', segments: [] });
     expect(parseMediaSourceUri('media-source://local/')).toEqual({ provider: 'local', segments: [] });
-    expect(parseMediaSourceUri('media-source://local/music/A%20b%C3%BC.mp3')).toEqual({ provider: 'local', segments: ['music', 'A bü.mp3'] });
+    expect(parseMediaSourceUri('media-source://local/music/A%20b%C3%BC.mp3')).toEqual({
+      provider: 'local',
+      segments: ['music', 'A bü.mp3'],
+    });
     expect(parseMediaSourceUri('media-source://local/music/')).toEqual({ provider: 'local', segments: ['music'] });
   });
   it('round-trips with buildMediaSourceUri', () => {

@@ -37,7 +37,8 @@ export class MqttAcl {
   setDiscoveryOwner(discoveryTopic: string, owner: string | null, commandTopics: string[]): void {
     const previous = this.discoveryOwners.get(discoveryTopic);
     if (previous) {
-      for (const t of previous.commandTopics) if (this.commandOwners.get(t) === previous.owner) this.commandOwners.delete(t);
+      for (const t of previous.commandTopics)
+        if (this.commandOwners.get(t) === previous.owner) this.commandOwners.delete(t);
       this.discoveryOwners.delete(discoveryTopic);
     }
     if (owner === null) return;
@@ -52,7 +53,7 @@ export class MqttAcl {
   /** Why `user` may not subscribe to `filter`, or null when it may. */
   subscribeRefusal(user: AuthenticatedUser | undefined, filter: string): string | null {
     if (!user) return 'not authenticated';
-    if (filter.startsWith('$')) return '$ topics are the broker\'s';
+    if (filter.startsWith('$')) return "$ topics are the broker's";
     if (user.role === 'integration') return null;
     const first = filter.split('/', 1)[0];
     if (first === '#' || first === '+') return 'a device may not subscribe to a filter starting with a wildcard';
@@ -66,11 +67,15 @@ export class MqttAcl {
    * Why `user` may not publish to `topic`, or null when it may. `declaredCommandTopics`: for
    * a discovery config publish, the command topics its payload names.
    */
-  publishRefusal(user: AuthenticatedUser | undefined, topic: string, declaredCommandTopics?: () => string[]): string | null {
+  publishRefusal(
+    user: AuthenticatedUser | undefined,
+    topic: string,
+    declaredCommandTopics?: () => string[],
+  ): string | null {
     if (!user) return 'not authenticated';
-    if (topic.startsWith('$')) return '$ topics are the broker\'s';
+    if (topic.startsWith('$')) return "$ topics are the broker's";
     if (user.role === 'integration') return null;
-    if (topic === `${this.discoveryPrefix}/status`) return 'the birth topic is the edge\'s';
+    if (topic === `${this.discoveryPrefix}/status`) return "the birth topic is the edge's";
     const cmdOwner = this.commandOwners.get(topic);
     if (cmdOwner !== undefined && cmdOwner !== user.username) return `command topic owned by ${cmdOwner}`;
     if (topic.startsWith(`${this.discoveryPrefix}/`)) {

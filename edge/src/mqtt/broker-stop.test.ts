@@ -8,7 +8,9 @@ import { MqttBroker } from './broker.ts';
 import { MqttUserStore } from './users.ts';
 
 const cleanups: (() => unknown)[] = [];
-afterEach(() => { for (const c of cleanups.splice(0).reverse()) c(); });
+afterEach(() => {
+  for (const c of cleanups.splice(0).reverse()) c();
+});
 
 /**
  * Aedes sends a QoS 1 PUBACK before it processes the message (on the next turn of the event

@@ -2,7 +2,16 @@ import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MqttCredentials } from '@smarthome/protocol';
 import type { Edge } from '../edge.ts';
-import { MOSQUITTO, collector, connect, granted, recordingLogger, startEdge, tempDir, waitFor } from '../test-helpers.ts';
+import {
+  MOSQUITTO,
+  collector,
+  connect,
+  granted,
+  recordingLogger,
+  startEdge,
+  tempDir,
+  waitFor,
+} from '../test-helpers.ts';
 
 let edge: Edge;
 let tmp: ReturnType<typeof tempDir>;
@@ -18,7 +27,19 @@ beforeAll(async () => {
   dev2 = await edge.createMqttCredentials({ username: 'dev2' });
   integration = await edge.createMqttCredentials({ username: 'z2m', role: 'integration' });
   const c = await connect(edge, dev1);
-  await c.publishAsync('homeassistant/switch/plug1/config', JSON.stringify({ name: 'Plug one', uniq_id: 'plug1', cmd_t: 'cmnd/plug1/POWER', stat_t: 'stat/plug1/POWER', avty_t: 'tele/plug1/LWT', pl_avail: 'Online', pl_not_avail: 'Offline' }), { qos: 1, retain: true });
+  await c.publishAsync(
+    'homeassistant/switch/plug1/config',
+    JSON.stringify({
+      name: 'Plug one',
+      uniq_id: 'plug1',
+      cmd_t: 'cmnd/plug1/POWER',
+      stat_t: 'stat/plug1/POWER',
+      avty_t: 'tele/plug1/LWT',
+      pl_avail: 'Online',
+      pl_not_avail: 'Offline',
+    }),
+    { qos: 1, retain: true },
+  );
   await c.endAsync();
   await waitFor(() => edge.registry.getEntity('switch.plug_one'), 3000, 'plug entity');
 });
@@ -28,18 +49,35 @@ afterAll(async () => {
 });
 
 /** Runs a mosquitto client without blocking this process's event loop (the broker lives here). */
-function run(cmd: string, args: string[], timeoutMs = 5000): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function run(
+  cmd: string,
+  args: string[],
+  timeoutMs = 5000,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(cmd, args);
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (d) => { stdout += d; });
-    child.stderr.on('data', (d) => { stderr += d; });
+    child.stdout.on('data', (d) => {
+      stdout += d;
+    });
+    child.stderr.on('data', (d) => {
+      stderr += d;
+    });
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.on('close', (code) => { clearTimeout(timer); resolve({ code, stdout, stderr }); });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
   });
 }
-const mosq = (creds: MqttCredentials | null) => ['-h', '127.0.0.1', '-p', String(edge.ports.mqtt), ...(creds ? ['-u', creds.username, '-P', creds.password] : [])];
+const mosq = (creds: MqttCredentials | null) => [
+  '-h',
+  '127.0.0.1',
+  '-p',
+  String(edge.ports.mqtt),
+  ...(creds ? ['-u', creds.username, '-P', creds.password] : []),
+];
 
 describe('broker authentication', () => {
   it('refuses clients without credentials or with a wrong password', async () => {
@@ -75,7 +113,20 @@ describe('a second, independent client (mosquitto)', () => {
     await waitFor(() => edge.states.get('switch.plug_one')?.state === 'on', 3000, 'state from mosquitto_pub');
 
     let exited = false;
-    const sub = run('mosquitto_sub', [...mosq(dev1), '-q', '1', '-t', 'cmnd/plug1/POWER', '-C', '1', '-v', '-W', '5']).finally(() => { exited = true; });
+    const sub = run('mosquitto_sub', [
+      ...mosq(dev1),
+      '-q',
+      '1',
+      '-t',
+      'cmnd/plug1/POWER',
+      '-C',
+      '1',
+      '-v',
+      '-W',
+      '5',
+    ]).finally(() => {
+      exited = true;
+    });
     // mosquitto_sub subscribes at its own pace (slow on a loaded machine) and exits after one
     // message: repeat the command until it has printed one
     while (!exited) {
@@ -106,7 +157,9 @@ describe('authorization', () => {
     const before = logs.warnings().length;
     expect(await granted(spy, 'cmnd/plug1/POWER')).toBe(128);
     expect(spy.connected).toBe(true);
-    expect(logs.warnings().slice(before)).toEqual(['mqtt: refused subscription to cmnd/plug1/POWER by dev2: command topic owned by dev1']);
+    expect(logs.warnings().slice(before)).toEqual([
+      'mqtt: refused subscription to cmnd/plug1/POWER by dev2: command topic owned by dev1',
+    ]);
     await spy.endAsync();
     // the owner and integration users may
     const owner = await connect(edge, dev1);
@@ -126,12 +179,16 @@ describe('authorization', () => {
     await intruder.publishAsync('cmnd/plug1/POWER', 'ON', { qos: 2 });
     await intruder.publishAsync('cmnd/plug1/POWER', 'ON', { qos: 0 });
     await waitFor(() => logs.warnings().length >= before + 3, 3000, 'the QoS 0 refusal');
-    expect(logs.warnings().slice(before)).toEqual(Array(3).fill('mqtt: refused publish to cmnd/plug1/POWER by dev2: command topic owned by dev1'));
+    expect(logs.warnings().slice(before)).toEqual(
+      Array(3).fill('mqtt: refused publish to cmnd/plug1/POWER by dev2: command topic owned by dev1'),
+    );
     // still connected and still allowed its own topics
     expect(intruder.connected).toBe(true);
     await intruder.publishAsync('stat/dev2thing/POWER', 'ON', { qos: 1 });
     // nor through a last will
-    const willer = await connect(edge, dev2, { will: { topic: 'cmnd/plug1/POWER', payload: Buffer.from('OFF'), qos: 1, retain: false } });
+    const willer = await connect(edge, dev2, {
+      will: { topic: 'cmnd/plug1/POWER', payload: Buffer.from('OFF'), qos: 1, retain: false },
+    });
     willer.stream.destroy();
     await waitFor(() => logs.warnings().length >= before + 4, 3000, 'the will refusal');
     willer.end(true);
@@ -165,7 +222,11 @@ describe('authorization', () => {
     const intruder = await connect(edge, dev2);
     const before = logs.warnings().length;
     await intruder.publishAsync('homeassistant/switch/plug1/config', '', { qos: 1, retain: true });
-    await intruder.publishAsync('homeassistant/switch/evil/config', JSON.stringify({ name: 'Evil', cmd_t: 'cmnd/plug1/POWER' }), { qos: 1 });
+    await intruder.publishAsync(
+      'homeassistant/switch/evil/config',
+      JSON.stringify({ name: 'Evil', cmd_t: 'cmnd/plug1/POWER' }),
+      { qos: 1 },
+    );
     // and the birth topic is the edge's
     await intruder.publishAsync('homeassistant/status', 'offline', { qos: 1, retain: true });
     expect(logs.warnings().slice(before)).toEqual([
@@ -187,8 +248,14 @@ describe('authorization', () => {
     const replacement = await edge.createMqttCredentials({ username: 'plug1-new' });
     const c = await connect(edge, replacement);
     const before = logs.warnings().length;
-    await c.publishAsync('homeassistant/switch/plug1/config', JSON.stringify({ name: 'Plug one', uniq_id: 'plug1', cmd_t: 'cmnd/plug1/POWER', stat_t: 'stat/plug1/POWER' }), { qos: 1, retain: true });
-    expect(logs.warnings().slice(before)).toEqual(['mqtt: refused publish to homeassistant/switch/plug1/config by plug1-new: discovery config owned by dev1']);
+    await c.publishAsync(
+      'homeassistant/switch/plug1/config',
+      JSON.stringify({ name: 'Plug one', uniq_id: 'plug1', cmd_t: 'cmnd/plug1/POWER', stat_t: 'stat/plug1/POWER' }),
+      { qos: 1, retain: true },
+    );
+    expect(logs.warnings().slice(before)).toEqual([
+      'mqtt: refused publish to homeassistant/switch/plug1/config by plug1-new: discovery config owned by dev1',
+    ]);
     expect(c.connected).toBe(true);
     expect(edge.registry.getEntity('switch.plug_one')?.config.owner).toBe('dev1');
     expect(await granted(c, 'cmnd/plug1/POWER')).toBe(128);
@@ -206,8 +273,16 @@ describe('broker features', () => {
     await a.endAsync();
     const b = await connect(edge, dev1);
     const got = new Promise<{ topic: string; payload: string; retain: boolean; qos: number }>((resolve) =>
-      b.on('message', (topic, payload, packet) => { if (topic === 'stat/plug1/RESULT') resolve({ topic, payload: payload.toString(), retain: packet.retain, qos: packet.qos }); }));
-    const birth = new Promise<string>((resolve) => b.on('message', (t, p) => { if (t === 'homeassistant/status') resolve(p.toString()); }));
+      b.on('message', (topic, payload, packet) => {
+        if (topic === 'stat/plug1/RESULT')
+          resolve({ topic, payload: payload.toString(), retain: packet.retain, qos: packet.qos });
+      }),
+    );
+    const birth = new Promise<string>((resolve) =>
+      b.on('message', (t, p) => {
+        if (t === 'homeassistant/status') resolve(p.toString());
+      }),
+    );
     await b.subscribeAsync(['stat/plug1/RESULT', 'homeassistant/status'], { qos: 1 });
     expect(await got).toEqual({ topic: 'stat/plug1/RESULT', payload: 'hello', retain: true, qos: 1 });
     expect(await birth).toBe('online');
@@ -215,7 +290,9 @@ describe('broker features', () => {
   });
 
   it('publishes a last will when a device drops, which makes its entity unavailable', async () => {
-    const c = await connect(edge, dev1, { will: { topic: 'tele/plug1/LWT', payload: Buffer.from('Offline'), qos: 1, retain: true } });
+    const c = await connect(edge, dev1, {
+      will: { topic: 'tele/plug1/LWT', payload: Buffer.from('Offline'), qos: 1, retain: true },
+    });
     await c.publishAsync('tele/plug1/LWT', 'Online', { qos: 1, retain: true });
     await c.publishAsync('stat/plug1/POWER', 'ON', { qos: 1 });
     await waitFor(() => edge.states.get('switch.plug_one')?.state === 'on', 3000, 'on');

@@ -19,7 +19,12 @@ export interface BrokerOptions {
   retained?: RetainedStore;
 }
 
-export type MessageListener = (topic: string, payload: Buffer, user: AuthenticatedUser | null, packet: { retain: boolean; qos: number }) => void;
+export type MessageListener = (
+  topic: string,
+  payload: Buffer,
+  user: AuthenticatedUser | null,
+  packet: { retain: boolean; qos: number },
+) => void;
 
 const USER = Symbol('smarthome.user');
 /** the username a client authenticated as, once that user was deleted (it has no USER then) */
@@ -77,16 +82,24 @@ export class MqttBroker {
   async start(): Promise<number> {
     const { users, acl, log } = this.options;
     const persistence = this.options.retained ? new RetainedOnDiskPersistence(this.options.retained) : undefined;
-    const aedes = await Aedes.createBroker({ id: 'smarthome-edge', heartbeatInterval: 60_000, connectTimeout: 15_000, ...(persistence ? { persistence } : {}) });
+    const aedes = await Aedes.createBroker({
+      id: 'smarthome-edge',
+      heartbeatInterval: 60_000,
+      connectTimeout: 15_000,
+      ...(persistence ? { persistence } : {}),
+    });
     aedes.authenticate = (client: UserClient, username, password, done) => {
-      users.authenticate(username, password).then((user) => {
-        if (!user) return done(authError(4, 'bad user name or password'), false);
-        client[USER] = user;
-        done(null, true);
-      }, (err) => {
-        log.error('mqtt authentication failed', err);
-        done(authError(5, 'not authorized'), false);
-      });
+      users.authenticate(username, password).then(
+        (user) => {
+          if (!user) return done(authError(4, 'bad user name or password'), false);
+          client[USER] = user;
+          done(null, true);
+        },
+        (err) => {
+          log.error('mqtt authentication failed', err);
+          done(authError(5, 'not authorized'), false);
+        },
+      );
     };
     // A refused publish is acknowledged as its QoS requires and then dropped, rather than
     // closing the connection (aedes' answer to an authorizePublish error): MQTT 3.1.1 allows
@@ -110,7 +123,11 @@ export class MqttBroker {
       }
       const user = client[USER];
       const declared = this.options.declaredCommandTopics;
-      const refusal = acl.publishRefusal(user, packet.topic, declared ? () => declared(packet.topic, toBuffer(packet.payload)) : undefined);
+      const refusal = acl.publishRefusal(
+        user,
+        packet.topic,
+        declared ? () => declared(packet.topic, toBuffer(packet.payload)) : undefined,
+      );
       if (refusal !== null) {
         log.warn(`mqtt: refused publish to ${packet.topic} by ${who(client)}: ${refusal}`);
         refused.add(packet);
@@ -125,14 +142,19 @@ export class MqttBroker {
       log.warn(`mqtt: refused subscription to ${sub.topic} by ${who(client)}: ${refusal}`);
       done(null, null); // granted 0x80 (failure); the connection stays
     };
-    aedes.authorizeForward = (client: UserClient, packet) => (acl.canReceive(client[USER], packet.topic) ? packet : null);
+    aedes.authorizeForward = (client: UserClient, packet) =>
+      acl.canReceive(client[USER], packet.topic) ? packet : null;
     aedes.on('publish', (packet, client: UserClient | null) => {
       try {
         if (packet.topic.startsWith('$SYS') || this.listeners.length === 0) return;
         const user = client ? (client[USER] ?? null) : null;
         const payload = toBuffer(packet.payload);
         for (const l of this.listeners) {
-          try { l(packet.topic, payload, user, { retain: packet.retain, qos: packet.qos }); } catch (err) { log.error(`mqtt: handler for ${packet.topic} failed`, err); }
+          try {
+            l(packet.topic, payload, user, { retain: packet.retain, qos: packet.qos });
+          } catch (err) {
+            log.error(`mqtt: handler for ${packet.topic} failed`, err);
+          }
         }
       } finally {
         if (this.unprocessed.delete(packet) && this.unprocessed.size === 0) this.onDrained?.();
@@ -174,7 +196,10 @@ export class MqttBroker {
     await new Promise<void>((resolve) => {
       const timer = setTimeout(done, ms);
       this.onDrained = done;
-      function done() { clearTimeout(timer); resolve(); }
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
     });
     this.onDrained = null;
     this.unprocessed.clear();
@@ -185,21 +210,28 @@ export class MqttBroker {
     const aedes = this.aedes;
     if (!aedes) return Promise.reject(new Error('broker is not running'));
     const packet: PublishPacket = {
-      cmd: 'publish', topic, payload: typeof payload === 'string' ? Buffer.from(payload) : payload,
-      qos: options.qos ?? 0, retain: options.retain ?? false, dup: false,
+      cmd: 'publish',
+      topic,
+      payload: typeof payload === 'string' ? Buffer.from(payload) : payload,
+      qos: options.qos ?? 0,
+      retain: options.retain ?? false,
+      dup: false,
     };
     return new Promise((resolve, reject) => aedes.publish(packet, (err) => (err ? reject(err) : resolve())));
   }
 
   /** The retained message on a topic, if any, with when it was received (epoch ms; null when unknown). */
   async retained(topic: string): Promise<{ payload: Buffer; receivedAt: number | null } | undefined> {
-    const aedes = this.aedes as (Aedes & { persistence?: { createRetainedStream(p: string): AsyncIterable<PublishPacket> } }) | null;
+    const aedes = this.aedes as
+      (Aedes & { persistence?: { createRetainedStream(p: string): AsyncIterable<PublishPacket> } }) | null;
     if (!aedes?.persistence) return undefined;
     let found: Buffer | undefined;
     for await (const packet of aedes.persistence.createRetainedStream(topic)) {
       if (packet.topic === topic) found = toBuffer(packet.payload);
     }
-    return found === undefined ? undefined : { payload: found, receivedAt: this.options.retained?.receivedAt(topic) ?? null };
+    return found === undefined
+      ? undefined
+      : { payload: found, receivedAt: this.options.retained?.receivedAt(topic) ?? null };
   }
 
   /**

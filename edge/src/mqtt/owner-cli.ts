@@ -21,7 +21,10 @@ export function formatOwnership(o: MqttOwnership): string {
  * (reaching the database proves the right to, as for `pnpm edge token create`). Exit code 0, or
  * 1 with one `error: …` line.
  */
-export async function runMqttOwnerCommand(command: { dataDir: string; port: number; action: MqttOwnerAction }, out: CliOutput): Promise<number> {
+export async function runMqttOwnerCommand(
+  command: { dataDir: string; port: number; action: MqttOwnerAction },
+  out: CliOutput,
+): Promise<number> {
   const database = new EdgeDatabase(command.dataDir);
   if (!existsSync(database.file)) {
     out.stderr(`error: no edge database in ${command.dataDir} (pass the running edge's --data-dir)\n`);
@@ -32,21 +35,26 @@ export async function runMqttOwnerCommand(command: { dataDir: string; port: numb
   const { token, id } = tokens.create('mqtt-owner (cli, revoked after use)');
   try {
     const { action } = command;
-    const init: RequestInit = action.kind === 'list'
-      ? { method: 'GET' }
-      : { method: 'PUT', body: JSON.stringify({ ...action.target, username: action.username }) };
+    const init: RequestInit =
+      action.kind === 'list'
+        ? { method: 'GET' }
+        : { method: 'PUT', body: JSON.stringify({ ...action.target, username: action.username }) };
     let res: Response;
     try {
       res = await fetch(`http://127.0.0.1:${command.port}/v1/mqtt/owners`, {
-        ...init, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, signal: AbortSignal.timeout(15_000),
+        ...init,
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        signal: AbortSignal.timeout(15_000),
       });
     } catch {
       out.stderr(`error: no edge answers on 127.0.0.1:${command.port} (start it, or pass its --port)\n`);
       return 1;
     }
-    const body = await res.json().catch(() => null) as { message?: string; error?: string } | MqttOwnership[] | null;
+    const body = (await res.json().catch(() => null)) as { message?: string; error?: string } | MqttOwnership[] | null;
     if (res.status === 401) {
-      out.stderr(`error: the edge on port ${command.port} does not use the data dir ${command.dataDir} (pass its --data-dir)\n`);
+      out.stderr(
+        `error: the edge on port ${command.port} does not use the data dir ${command.dataDir} (pass its --data-dir)\n`,
+      );
       return 1;
     }
     if (!res.ok || !Array.isArray(body)) {

@@ -19,7 +19,16 @@ export class RetainedOnDiskPersistence extends MemoryPersistence {
   override async setup(broker: unknown): Promise<void> {
     await super.setup(broker);
     for (const m of this.store.load()) {
-      await super.storeRetained({ cmd: 'publish', topic: m.topic, payload: m.payload, qos: m.qos, retain: true, dup: false, brokerId: '', brokerCounter: 0 } as unknown as Packet);
+      await super.storeRetained({
+        cmd: 'publish',
+        topic: m.topic,
+        payload: m.payload,
+        qos: m.qos,
+        retain: true,
+        dup: false,
+        brokerId: '',
+        brokerCounter: 0,
+      } as unknown as Packet);
     }
   }
 
@@ -27,6 +36,6 @@ export class RetainedOnDiskPersistence extends MemoryPersistence {
     await super.storeRetained(packet);
     const p = packet as unknown as { topic: string; payload: string | Uint8Array; qos?: number };
     const payload = typeof p.payload === 'string' ? Buffer.from(p.payload) : Buffer.from(p.payload);
-    this.store.put({ topic: p.topic, payload, qos: (p.qos === 1 || p.qos === 2 ? p.qos : 0) });
+    this.store.put({ topic: p.topic, payload, qos: p.qos === 1 || p.qos === 2 ? p.qos : 0 });
   }
 }

@@ -25,19 +25,28 @@ export class RetainedStore {
   /** onWriteError: told of each failed background write (the messages are kept and retried) */
   constructor(database: EdgeDatabase, flushMs = 1000, onWriteError?: (err: unknown) => void) {
     this.database = database;
-    this.messages = new WriteBehind({ delayMs: flushMs, maxBatch: 1000, write: (batch) => this.write(batch), onError: onWriteError });
+    this.messages = new WriteBehind({
+      delayMs: flushMs,
+      maxBatch: 1000,
+      write: (batch) => this.write(batch),
+      onError: onWriteError,
+    });
   }
 
   /** Everything stored, for the broker to serve again; writing starts from here on. */
   load(): RetainedMessage[] {
-    const rows = this.database.sqlite.prepare('SELECT topic, payload, qos, received_at FROM mqtt_retained ORDER BY topic').all() as
-      { topic: string; payload: Buffer; qos: number; received_at: string | null }[];
+    const rows = this.database.sqlite
+      .prepare('SELECT topic, payload, qos, received_at FROM mqtt_retained ORDER BY topic')
+      .all() as { topic: string; payload: Buffer; qos: number; received_at: string | null }[];
     this.messages.start();
     this.receivedTimes.clear();
     return rows.map((r) => {
       const receivedAt = r.received_at === null ? null : Date.parse(r.received_at);
       const message: RetainedMessage = {
-        topic: r.topic, payload: Buffer.from(r.payload), qos: (r.qos === 1 || r.qos === 2 ? r.qos : 0), receivedAt: Number.isNaN(receivedAt) ? null : receivedAt,
+        topic: r.topic,
+        payload: Buffer.from(r.payload),
+        qos: r.qos === 1 || r.qos === 2 ? r.qos : 0,
+        receivedAt: Number.isNaN(receivedAt) ? null : receivedAt,
       };
       this.receivedTimes.set(message.topic, message.receivedAt);
       return message;
@@ -77,13 +86,15 @@ export class RetainedStore {
 
   private write(batch: ReadonlyMap<string, RetainedMessage | null>): void {
     const sqlite = this.database.sqlite;
-    const upsert = sqlite.prepare(`INSERT INTO mqtt_retained (topic, payload, qos, updated_at, received_at) VALUES (?, ?, ?, ?, ?)
+    const upsert =
+      sqlite.prepare(`INSERT INTO mqtt_retained (topic, payload, qos, updated_at, received_at) VALUES (?, ?, ?, ?, ?)
       ON CONFLICT (topic) DO UPDATE SET payload = excluded.payload, qos = excluded.qos, updated_at = excluded.updated_at, received_at = excluded.received_at`);
     const remove = sqlite.prepare('DELETE FROM mqtt_retained WHERE topic = ?');
     const at = new Date().toISOString();
     sqlite.transaction(() => {
       for (const [topic, m] of batch) {
-        if (m) upsert.run(topic, m.payload, m.qos, at, m.receivedAt === null ? null : new Date(m.receivedAt).toISOString());
+        if (m)
+          upsert.run(topic, m.payload, m.qos, at, m.receivedAt === null ? null : new Date(m.receivedAt).toISOString());
         else remove.run(topic);
       }
     })();

@@ -5,13 +5,17 @@ import { connect, startEdge, tempDir, waitFor } from '../test-helpers.ts';
 import type { Edge } from '../edge.ts';
 
 const cleanups: (() => Promise<unknown> | unknown)[] = [];
-afterEach(async () => { for (const c of cleanups.splice(0).reverse()) await c(); });
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
 
 async function retainedOn(edge: Edge, creds: MqttCredentials, filters: string[]): Promise<Record<string, string>> {
   const client: MqttClient = await connect(edge, creds);
   cleanups.push(() => client.endAsync());
   const got: Record<string, string> = {};
-  client.on('message', (topic, payload, packet) => { if (packet.retain) got[topic] = payload.toString(); });
+  client.on('message', (topic, payload, packet) => {
+    if (packet.retain) got[topic] = payload.toString();
+  });
   await client.subscribeAsync(filters, { qos: 1 });
   await new Promise((r) => setTimeout(r, 150));
   return got;
@@ -38,6 +42,10 @@ describe('retained messages', () => {
     cleanups.push(() => second.stop());
     // an integration user may listen to everything; a device not to '#'
     const bridge = await second.createMqttCredentials({ role: 'integration' });
-    expect(await retainedOn(second, bridge, ['#'])).toEqual({ 'garage/door/state': 'open', 'porch/light/state': 'ON', 'homeassistant/status': 'online' });
+    expect(await retainedOn(second, bridge, ['#'])).toEqual({
+      'garage/door/state': 'open',
+      'porch/light/state': 'ON',
+      'homeassistant/status': 'online',
+    });
   });
 });

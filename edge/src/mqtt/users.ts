@@ -9,12 +9,19 @@ import { ConflictError } from '../errors.ts';
 const SCRYPT = { N: 16384, r: 8, p: 1, keylen: 32 };
 
 function scryptAsync(password: string | Buffer, salt: Buffer, keylen: number, opts: ScryptOptions): Promise<Buffer> {
-  return new Promise((resolve, reject) => scrypt(password, salt, keylen, opts, (err, key) => (err ? reject(err) : resolve(key))));
+  return new Promise((resolve, reject) =>
+    scrypt(password, salt, keylen, opts, (err, key) => (err ? reject(err) : resolve(key))),
+  );
 }
 
 export async function hashPassword(password: string): Promise<string> {
   const salt = randomBytes(16);
-  const key = await scryptAsync(password, salt, SCRYPT.keylen, { N: SCRYPT.N, r: SCRYPT.r, p: SCRYPT.p, maxmem: 64 * 1024 * 1024 });
+  const key = await scryptAsync(password, salt, SCRYPT.keylen, {
+    N: SCRYPT.N,
+    r: SCRYPT.r,
+    p: SCRYPT.p,
+    maxmem: 64 * 1024 * 1024,
+  });
   return `scrypt$${SCRYPT.N}$${SCRYPT.r}$${SCRYPT.p}$${salt.toString('base64')}$${key.toString('base64')}`;
 }
 
@@ -22,7 +29,12 @@ export async function verifyPassword(password: string | Buffer, stored: string):
   const [kind, n, r, p, salt, hash] = stored.split('$');
   if (kind !== 'scrypt' || !salt || !hash) return false;
   const expected = Buffer.from(hash, 'base64');
-  const key = await scryptAsync(password, Buffer.from(salt, 'base64'), expected.length, { N: Number(n), r: Number(r), p: Number(p), maxmem: 64 * 1024 * 1024 });
+  const key = await scryptAsync(password, Buffer.from(salt, 'base64'), expected.length, {
+    N: Number(n),
+    r: Number(r),
+    p: Number(p),
+    maxmem: 64 * 1024 * 1024,
+  });
   return key.length === expected.length && timingSafeEqual(key, expected);
 }
 
@@ -55,12 +67,18 @@ export class MqttUserStore {
   /** Sets a user's password to one issued elsewhere (a cloud replica's register-cloud credentials). */
   async put(input: { username: string; password: string; role: MqttRole }): Promise<void> {
     const passwordHash = await hashPassword(input.password);
-    this.database.db.insert(mqttUsers).values({ username: input.username, passwordHash, role: input.role, createdAt: new Date().toISOString() })
-      .onConflictDoUpdate({ target: mqttUsers.username, set: { passwordHash, role: input.role } }).run();
+    this.database.db
+      .insert(mqttUsers)
+      .values({ username: input.username, passwordHash, role: input.role, createdAt: new Date().toISOString() })
+      .onConflictDoUpdate({ target: mqttUsers.username, set: { passwordHash, role: input.role } })
+      .run();
   }
 
   list(): MqttUser[] {
-    return this.database.db.select().from(mqttUsers).all()
+    return this.database.db
+      .select()
+      .from(mqttUsers)
+      .all()
       .map((r) => ({ username: r.username, role: r.role, created_at: r.createdAt }));
   }
 
@@ -79,7 +97,10 @@ export class MqttUserStore {
     const r = this.database.db.select().from(mqttUsers).where(eq(mqttUsers.username, username)).get();
     if (!r) {
       // spend the same time as a real check so usernames cannot be probed by timing
-      await verifyPassword(password, `scrypt$${SCRYPT.N}$${SCRYPT.r}$${SCRYPT.p}$AAAAAAAAAAAAAAAAAAAAAA==$${Buffer.alloc(32).toString('base64')}`);
+      await verifyPassword(
+        password,
+        `scrypt$${SCRYPT.N}$${SCRYPT.r}$${SCRYPT.p}$AAAAAAAAAAAAAAAAAAAAAA==$${Buffer.alloc(32).toString('base64')}`,
+      );
       return null;
     }
     return (await verifyPassword(password, r.passwordHash)) ? { username: r.username, role: r.role } : null;

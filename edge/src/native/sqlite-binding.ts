@@ -39,8 +39,13 @@ export function sqliteNativeBinding(fallbackDir?: string): object | undefined {
   const sea = process.getBuiltinModule('node:sea');
   if (!sea?.isSea()) return undefined;
   const bytes = new Uint8Array(sea.getRawAsset(SQLITE_ADDON_ASSET) as ArrayBuffer);
-  const dirs = [os.tmpdir(), fallbackDir && path.resolve(fallbackDir), process.env.XDG_RUNTIME_DIR, process.cwd(), path.dirname(process.execPath)]
-    .filter((d, i, all): d is string => !!d && all.indexOf(d) === i);
+  const dirs = [
+    os.tmpdir(),
+    fallbackDir && path.resolve(fallbackDir),
+    process.env.XDG_RUNTIME_DIR,
+    process.cwd(),
+    path.dirname(process.execPath),
+  ].filter((d, i, all): d is string => !!d && all.indexOf(d) === i);
   let firstError: unknown;
   for (const dir of dirs) {
     try {
@@ -50,5 +55,7 @@ export function sqliteNativeBinding(fallbackDir?: string): object | undefined {
       firstError ??= err;
     }
   }
-  throw new Error(`cannot load the SQLite addon from ${dirs.join(' or ')}: ${(firstError as Error).message}`, { cause: firstError });
+  throw new Error(`cannot load the SQLite addon from ${dirs.join(' or ')}: ${(firstError as Error).message}`, {
+    cause: firstError,
+  });
 }

@@ -5,17 +5,29 @@ import type { History, LogbookRow } from './queries.ts';
 /** 2026-11-20T12:00:00Z */
 const T0 = Date.UTC(2026, 10, 20, 12) / 1000;
 
-const history = (): History => new Map([
-  ['sensor.temp', [
-    { state: '19', attributes: { unit_of_measurement: '°C' }, last_updated: T0, last_changed: T0 },
-    { state: '19', attributes: { unit_of_measurement: '°C', battery: 5 }, last_updated: T0 + 30.5, last_changed: T0 },
-    { state: '20', attributes: { unit_of_measurement: '°C' }, last_updated: T0 + 60, last_changed: T0 + 60 },
-  ]],
-  ['climate.den', [
-    { state: 'heat', attributes: { temperature: 20 }, last_updated: T0 + 1, last_changed: T0 + 1 },
-    { state: 'heat', attributes: { temperature: 21 }, last_updated: T0 + 2, last_changed: T0 + 1 },
-  ]],
-]);
+const history = (): History =>
+  new Map([
+    [
+      'sensor.temp',
+      [
+        { state: '19', attributes: { unit_of_measurement: '°C' }, last_updated: T0, last_changed: T0 },
+        {
+          state: '19',
+          attributes: { unit_of_measurement: '°C', battery: 5 },
+          last_updated: T0 + 30.5,
+          last_changed: T0,
+        },
+        { state: '20', attributes: { unit_of_measurement: '°C' }, last_updated: T0 + 60, last_changed: T0 + 60 },
+      ],
+    ],
+    [
+      'climate.den',
+      [
+        { state: 'heat', attributes: { temperature: 20 }, last_updated: T0 + 1, last_changed: T0 + 1 },
+        { state: 'heat', attributes: { temperature: 21 }, last_updated: T0 + 2, last_changed: T0 + 1 },
+      ],
+    ],
+  ]);
 
 describe('history shapes', () => {
   it('formats times as HA does', () => {
@@ -38,19 +50,49 @@ describe('history shapes', () => {
 
   it('minimal_response: first item full, then only state changes as {s, lu}; climate keeps full items', () => {
     const out = toCompressedHistory(history(), { minimal_response: true, no_attributes: true });
-    expect(out['sensor.temp']).toEqual([{ s: '19', a: {}, lu: T0 }, { s: '20', lu: T0 + 60 }]);
-    expect(out['climate.den']).toEqual([{ s: 'heat', a: {}, lu: T0 + 1 }, { s: 'heat', a: {}, lu: T0 + 2, lc: T0 + 1 }]);
+    expect(out['sensor.temp']).toEqual([
+      { s: '19', a: {}, lu: T0 },
+      { s: '20', lu: T0 + 60 },
+    ]);
+    expect(out['climate.den']).toEqual([
+      { s: 'heat', a: {}, lu: T0 + 1 },
+      { s: 'heat', a: {}, lu: T0 + 2, lc: T0 + 1 },
+    ]);
   });
 
   it('REST: a list of lists of full states; minimal_response leaves {state, last_changed} after the first', () => {
     expect(toRestHistory(history())[0]).toEqual([
-      { entity_id: 'sensor.temp', state: '19', attributes: { unit_of_measurement: '°C' }, last_changed: '2026-11-20T12:00:00.000000+00:00', last_updated: '2026-11-20T12:00:00.000000+00:00' },
-      { entity_id: 'sensor.temp', state: '19', attributes: { unit_of_measurement: '°C', battery: 5 }, last_changed: '2026-11-20T12:00:00.000000+00:00', last_updated: '2026-11-20T12:00:30.500000+00:00' },
-      { entity_id: 'sensor.temp', state: '20', attributes: { unit_of_measurement: '°C' }, last_changed: '2026-11-20T12:01:00.000000+00:00', last_updated: '2026-11-20T12:01:00.000000+00:00' },
+      {
+        entity_id: 'sensor.temp',
+        state: '19',
+        attributes: { unit_of_measurement: '°C' },
+        last_changed: '2026-11-20T12:00:00.000000+00:00',
+        last_updated: '2026-11-20T12:00:00.000000+00:00',
+      },
+      {
+        entity_id: 'sensor.temp',
+        state: '19',
+        attributes: { unit_of_measurement: '°C', battery: 5 },
+        last_changed: '2026-11-20T12:00:00.000000+00:00',
+        last_updated: '2026-11-20T12:00:30.500000+00:00',
+      },
+      {
+        entity_id: 'sensor.temp',
+        state: '20',
+        attributes: { unit_of_measurement: '°C' },
+        last_changed: '2026-11-20T12:01:00.000000+00:00',
+        last_updated: '2026-11-20T12:01:00.000000+00:00',
+      },
     ]);
     const minimal = toRestHistory(history(), { minimal_response: true });
     expect(minimal[0]).toEqual([
-      { entity_id: 'sensor.temp', state: '19', attributes: { unit_of_measurement: '°C' }, last_changed: '2026-11-20T12:00:00.000000+00:00', last_updated: '2026-11-20T12:00:00.000000+00:00' },
+      {
+        entity_id: 'sensor.temp',
+        state: '19',
+        attributes: { unit_of_measurement: '°C' },
+        last_changed: '2026-11-20T12:00:00.000000+00:00',
+        last_updated: '2026-11-20T12:00:00.000000+00:00',
+      },
       { state: '20', last_changed: '2026-11-20T12:01:00.000000+00:00' },
     ]);
     expect(minimal[1]).toHaveLength(2);
@@ -61,9 +103,20 @@ describe('history shapes', () => {
 describe('logbook shapes', () => {
   const rows: LogbookRow[] = [
     { kind: 'event', when: T0, event_type: 'homeassistant_start', data: {} },
-    { kind: 'state', when: T0 + 1, entity_id: 'binary_sensor.door', state: 'on', attributes: { friendly_name: 'Door', icon: 'mdi:door' } },
+    {
+      kind: 'state',
+      when: T0 + 1,
+      entity_id: 'binary_sensor.door',
+      state: 'on',
+      attributes: { friendly_name: 'Door', icon: 'mdi:door' },
+    },
     { kind: 'state', when: T0 + 2, entity_id: 'light.hall', state: 'off', attributes: {} },
-    { kind: 'event', when: T0 + 3, event_type: 'logbook_entry', data: { name: 'Kitchen', message: 'was cleaned', domain: 'vacuum', entity_id: 'vacuum.robo' } },
+    {
+      kind: 'event',
+      when: T0 + 3,
+      event_type: 'logbook_entry',
+      data: { name: 'Kitchen', message: 'was cleaned', domain: 'vacuum', entity_id: 'vacuum.robo' },
+    },
     { kind: 'event', when: T0 + 4, event_type: 'homeassistant_stop', data: {} },
   ];
 
@@ -79,7 +132,18 @@ describe('logbook shapes', () => {
 
   it('REST: ISO times and entity names', () => {
     const out = toLogbookEntries(rows, { time: 'iso', include_names: true });
-    expect(out[1]).toEqual({ when: '2026-11-20T12:00:01.000000+00:00', state: 'on', entity_id: 'binary_sensor.door', name: 'Door', icon: 'mdi:door' });
-    expect(out[2]).toEqual({ when: '2026-11-20T12:00:02.000000+00:00', state: 'off', entity_id: 'light.hall', name: 'light.hall' });
+    expect(out[1]).toEqual({
+      when: '2026-11-20T12:00:01.000000+00:00',
+      state: 'on',
+      entity_id: 'binary_sensor.door',
+      name: 'Door',
+      icon: 'mdi:door',
+    });
+    expect(out[2]).toEqual({
+      when: '2026-11-20T12:00:02.000000+00:00',
+      state: 'off',
+      entity_id: 'light.hall',
+      name: 'light.hall',
+    });
   });
 });

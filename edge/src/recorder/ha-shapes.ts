@@ -7,7 +7,13 @@ import type { History, LogbookRow, RecordedState } from './queries.ts';
  */
 
 /** Domains whose minimal_response keeps full states (HA's NEED_ATTRIBUTE_DOMAINS). */
-export const NEED_ATTRIBUTE_DOMAINS: ReadonlySet<string> = new Set(['climate', 'humidifier', 'input_datetime', 'thermostat', 'water_heater']);
+export const NEED_ATTRIBUTE_DOMAINS: ReadonlySet<string> = new Set([
+  'climate',
+  'humidifier',
+  'input_datetime',
+  'thermostat',
+  'water_heater',
+]);
 
 export interface HistoryShapeOptions {
   minimal_response?: boolean;
@@ -28,7 +34,10 @@ export interface HaState {
   last_updated: string;
 }
 /** REST minimal_response items after the first */
-export interface MinimalHaState { state: string | null; last_changed: string }
+export interface MinimalHaState {
+  state: string | null;
+  last_changed: string;
+}
 
 /** HA's isoformat for UTC datetimes: "2026-11-23T21:35:10.123000+00:00". */
 export function haIsoTime(epochSeconds: number): string {
@@ -58,14 +67,20 @@ export function toCompressedState(s: RecordedState, noAttributes = false): Compr
 }
 
 /** The WebSocket answer: `{ "<entity_id>": [ {s, a, lu, lc?}, … ] }`. */
-export function toCompressedHistory(history: History, options: HistoryShapeOptions = {}): Record<string, (CompressedState | MinimalCompressedState)[]> {
+export function toCompressedHistory(
+  history: History,
+  options: HistoryShapeOptions = {},
+): Record<string, (CompressedState | MinimalCompressedState)[]> {
   const out: Record<string, (CompressedState | MinimalCompressedState)[]> = {};
   for (const [entityId, states] of history) {
     if (!options.minimal_response || NEED_ATTRIBUTE_DOMAINS.has(domainOf(entityId))) {
       out[entityId] = states.map((s) => toCompressedState(s, options.no_attributes));
       continue;
     }
-    out[entityId] = [toCompressedState(states[0], options.no_attributes), ...minimalTail(states, (s) => ({ s: s.state, lu: s.last_updated }))];
+    out[entityId] = [
+      toCompressedState(states[0], options.no_attributes),
+      ...minimalTail(states, (s) => ({ s: s.state, lu: s.last_updated })),
+    ];
   }
   return out;
 }
@@ -73,8 +88,11 @@ export function toCompressedHistory(history: History, options: HistoryShapeOptio
 export function toHaState(entityId: string, s: RecordedState, noAttributes = false): HaState {
   const lastUpdated = haIsoTime(s.last_updated);
   return {
-    entity_id: entityId, state: s.state, attributes: noAttributes ? {} : s.attributes,
-    last_changed: s.last_changed === s.last_updated ? lastUpdated : haIsoTime(s.last_changed), last_updated: lastUpdated,
+    entity_id: entityId,
+    state: s.state,
+    attributes: noAttributes ? {} : s.attributes,
+    last_changed: s.last_changed === s.last_updated ? lastUpdated : haIsoTime(s.last_changed),
+    last_updated: lastUpdated,
   };
 }
 
@@ -86,7 +104,10 @@ export function toRestHistory(history: History, options: HistoryShapeOptions = {
       out.push(states.map((s) => toHaState(entityId, s, options.no_attributes)));
       continue;
     }
-    out.push([toHaState(entityId, states[0], options.no_attributes), ...minimalTail(states, (s) => ({ state: s.state, last_changed: haIsoTime(s.last_updated) }))]);
+    out.push([
+      toHaState(entityId, states[0], options.no_attributes),
+      ...minimalTail(states, (s) => ({ state: s.state, last_changed: haIsoTime(s.last_updated) })),
+    ]);
   }
   return out;
 }
@@ -116,13 +137,19 @@ export function toLogbookEntries(rows: LogbookRow[], options: LogbookShapeOption
   for (const row of rows) {
     if (row.kind === 'state') {
       const entry: LogbookEntry = { when: when(row.when), state: row.state, entity_id: row.entity_id };
-      if (options.include_names) entry.name = typeof row.attributes.friendly_name === 'string' ? row.attributes.friendly_name : row.entity_id;
+      if (options.include_names)
+        entry.name = typeof row.attributes.friendly_name === 'string' ? row.attributes.friendly_name : row.entity_id;
       if (typeof row.attributes.icon === 'string') entry.icon = row.attributes.icon;
       out.push(entry);
       continue;
     }
     if (row.event_type === 'homeassistant_start' || row.event_type === 'homeassistant_stop') {
-      out.push({ when: when(row.when), name: 'Home Assistant', message: row.event_type === 'homeassistant_start' ? 'started' : 'stopped', domain: 'homeassistant' });
+      out.push({
+        when: when(row.when),
+        name: 'Home Assistant',
+        message: row.event_type === 'homeassistant_start' ? 'started' : 'stopped',
+        domain: 'homeassistant',
+      });
       continue;
     }
     // logbook_entry: what logbook.log was given

@@ -2,7 +2,13 @@ import type { Statement } from 'better-sqlite3';
 import type { EdgeDatabase } from '../db/database.ts';
 
 /** Domains whose attribute-only changes count as significant (HA's SIGNIFICANT_DOMAINS). */
-export const SIGNIFICANT_DOMAINS: ReadonlySet<string> = new Set(['climate', 'device_tracker', 'humidifier', 'thermostat', 'water_heater']);
+export const SIGNIFICANT_DOMAINS: ReadonlySet<string> = new Set([
+  'climate',
+  'device_tracker',
+  'humidifier',
+  'thermostat',
+  'water_heater',
+]);
 
 export interface HistoryQuery {
   /** epoch seconds, inclusive */
@@ -42,7 +48,11 @@ export type LogbookRow =
   | { kind: 'event'; when: number; event_type: string; data: Record<string, unknown> };
 
 /** Events the logbook shows (others are recorded, e.g. call_service, but are not logbook entries). */
-export const LOGBOOK_EVENT_TYPES: ReadonlySet<string> = new Set(['homeassistant_start', 'homeassistant_stop', 'logbook_entry']);
+export const LOGBOOK_EVENT_TYPES: ReadonlySet<string> = new Set([
+  'homeassistant_start',
+  'homeassistant_stop',
+  'logbook_entry',
+]);
 
 /**
  * Read side of the recorder. Every query walks the (metadata_id, last_updated) index one entity
@@ -52,8 +62,13 @@ export const LOGBOOK_EVENT_TYPES: ReadonlySet<string> = new Set(['homeassistant_
 export class RecorderQueries {
   private readonly database: EdgeDatabase;
   private st: {
-    entities: Statement; entity: Statement; startState: Statement; rows: Statement; significantRows: Statement;
-    attributes: Statement; events: Statement;
+    entities: Statement;
+    entity: Statement;
+    startState: Statement;
+    rows: Statement;
+    significantRows: Statement;
+    attributes: Statement;
+    events: Statement;
   } | null = null;
 
   constructor(database: EdgeDatabase) {
@@ -66,14 +81,30 @@ export class RecorderQueries {
     this.st = {
       entities: sqlite.prepare('SELECT entity_id, metadata_id FROM recorder_entities ORDER BY entity_id').raw(),
       entity: sqlite.prepare('SELECT metadata_id FROM recorder_entities WHERE entity_id = ?').pluck(),
-      startState: sqlite.prepare(`SELECT state, attributes_id FROM recorder_states
-        WHERE metadata_id = ? AND last_updated < ? ORDER BY last_updated DESC LIMIT 1`).raw(),
-      rows: sqlite.prepare(`SELECT state, attributes_id, last_updated, last_changed FROM recorder_states
-        WHERE metadata_id = ? AND last_updated >= ? AND last_updated < ? ORDER BY last_updated`).raw(),
-      significantRows: sqlite.prepare(`SELECT state, attributes_id, last_updated, last_changed FROM recorder_states
-        WHERE metadata_id = ? AND last_updated >= ? AND last_updated < ? AND last_changed IS NULL ORDER BY last_updated`).raw(),
+      startState: sqlite
+        .prepare(
+          `SELECT state, attributes_id FROM recorder_states
+        WHERE metadata_id = ? AND last_updated < ? ORDER BY last_updated DESC LIMIT 1`,
+        )
+        .raw(),
+      rows: sqlite
+        .prepare(
+          `SELECT state, attributes_id, last_updated, last_changed FROM recorder_states
+        WHERE metadata_id = ? AND last_updated >= ? AND last_updated < ? ORDER BY last_updated`,
+        )
+        .raw(),
+      significantRows: sqlite
+        .prepare(
+          `SELECT state, attributes_id, last_updated, last_changed FROM recorder_states
+        WHERE metadata_id = ? AND last_updated >= ? AND last_updated < ? AND last_changed IS NULL ORDER BY last_updated`,
+        )
+        .raw(),
       attributes: sqlite.prepare('SELECT shared FROM recorder_attributes WHERE attributes_id = ?').pluck(),
-      events: sqlite.prepare('SELECT event_type, data, time_fired FROM recorder_events WHERE time_fired >= ? AND time_fired < ? ORDER BY time_fired').raw(),
+      events: sqlite
+        .prepare(
+          'SELECT event_type, data, time_fired FROM recorder_events WHERE time_fired >= ? AND time_fired < ? ORDER BY time_fired',
+        )
+        .raw(),
     };
     return this.st;
   }
@@ -94,12 +125,28 @@ export class RecorderQueries {
       const out: RecordedState[] = [];
       if (includeStart) {
         const before = st.startState.get(metadataId, query.start) as [string | null, number | null] | undefined;
-        if (before) out.push({ state: before[0], attributes: attrs(before[1]), last_updated: query.start, last_changed: query.start });
+        if (before)
+          out.push({
+            state: before[0],
+            attributes: attrs(before[1]),
+            last_updated: query.start,
+            last_changed: query.start,
+          });
       }
       const domain = entityId.slice(0, entityId.indexOf('.'));
       const stmt = significantOnly && !SIGNIFICANT_DOMAINS.has(domain) ? st.significantRows : st.rows;
-      for (const [state, attributesId, lastUpdated, lastChanged] of stmt.all(metadataId, query.start, end) as [string | null, number | null, number, number | null][]) {
-        out.push({ state, attributes: attrs(attributesId), last_updated: lastUpdated, last_changed: lastChanged ?? lastUpdated });
+      for (const [state, attributesId, lastUpdated, lastChanged] of stmt.all(metadataId, query.start, end) as [
+        string | null,
+        number | null,
+        number,
+        number | null,
+      ][]) {
+        out.push({
+          state,
+          attributes: attrs(attributesId),
+          last_updated: lastUpdated,
+          last_changed: lastChanged ?? lastUpdated,
+        });
       }
       if (out.length) result.set(entityId, out);
     }
@@ -117,14 +164,20 @@ export class RecorderQueries {
     const rows: LogbookRow[] = [];
     for (const [entityId, metadataId] of this.resolve(query.entity_ids)) {
       const isSensor = entityId.startsWith('sensor.');
-      for (const [state, attributesId, lastUpdated] of st.significantRows.all(metadataId, query.start, end) as [string | null, number | null, number][]) {
+      for (const [state, attributesId, lastUpdated] of st.significantRows.all(metadataId, query.start, end) as [
+        string | null,
+        number | null,
+        number,
+      ][]) {
         const attributes = attrs(attributesId);
         if (isSensor && ('unit_of_measurement' in attributes || 'state_class' in attributes)) continue;
         rows.push({ kind: 'state', when: lastUpdated, entity_id: entityId, state, attributes });
       }
     }
     const wanted = query.entity_ids ? new Set(query.entity_ids) : null;
-    for (const [eventType, data, timeFired] of st.events.iterate(query.start, end) as Iterable<[string, string, number]>) {
+    for (const [eventType, data, timeFired] of st.events.iterate(query.start, end) as Iterable<
+      [string, string, number]
+    >) {
       if (!LOGBOOK_EVENT_TYPES.has(eventType)) continue;
       const parsed = parseObject(data);
       if (wanted && !(typeof parsed.entity_id === 'string' && wanted.has(parsed.entity_id))) continue;

@@ -19,8 +19,23 @@ afterEach(async () => {
 const T0 = Date.UTC(2026, 10, 20, 12) / 1000;
 const iso = (t: number) => new Date(t * 1000).toISOString();
 
-function item(entityId: string, state: string | null, attributes: Record<string, unknown>, updated: number, changed = updated): EntityState {
-  return { entity_id: entityId, name: entityId, domain: entityId.split('.')[0], platform: 'mqtt', state, attributes, last_updated: iso(updated), last_changed: iso(changed) };
+function item(
+  entityId: string,
+  state: string | null,
+  attributes: Record<string, unknown>,
+  updated: number,
+  changed = updated,
+): EntityState {
+  return {
+    entity_id: entityId,
+    name: entityId,
+    domain: entityId.split('.')[0],
+    platform: 'mqtt',
+    state,
+    attributes,
+    last_updated: iso(updated),
+    last_changed: iso(changed),
+  };
 }
 
 function setup(options: Partial<RecorderOptions> = {}, dir?: string, startAt = T0 * 1000) {
@@ -28,9 +43,19 @@ function setup(options: Partial<RecorderOptions> = {}, dir?: string, startAt = T
   if (!dir) tmps.push(tmp as ReturnType<typeof tempDir>);
   const database = new EdgeDatabase(tmp.dir);
   database.open();
-  const bus = new EventBus((err) => { throw err; });
-  const clock = { t: startAt, now() { return this.t; } };
-  const recorder = new Recorder({ database, bus, log: silentLogger, clock }, { historyDays: 10, flushDelayMs: 50, maxBatch: 1000, ...options });
+  const bus = new EventBus((err) => {
+    throw err;
+  });
+  const clock = {
+    t: startAt,
+    now() {
+      return this.t;
+    },
+  };
+  const recorder = new Recorder(
+    { database, bus, log: silentLogger, clock },
+    { historyDays: 10, flushDelayMs: 50, maxBatch: 1000, ...options },
+  );
   recorder.start();
   let stopped = false;
   const stop = async () => {
@@ -40,8 +65,9 @@ function setup(options: Partial<RecorderOptions> = {}, dir?: string, startAt = T
     database.close();
   };
   cleanups.push(stop);
-  const emit = (s: EntityState, old: EntityState | null = null) => bus.emit('state_changed', { entity_id: s.entity_id, old_state: old, new_state: s });
-  const count = (table: string) => (database.sqlite.prepare(`SELECT count(*) FROM ${table}`).pluck().get() as number);
+  const emit = (s: EntityState, old: EntityState | null = null) =>
+    bus.emit('state_changed', { entity_id: s.entity_id, old_state: old, new_state: s });
+  const count = (table: string) => database.sqlite.prepare(`SELECT count(*) FROM ${table}`).pluck().get() as number;
   return { dir: tmp.dir, database, bus, clock, recorder, emit, count, stop };
 }
 
@@ -50,7 +76,8 @@ describe('recording', () => {
     const { database, recorder, emit, count } = setup({ maxBatch: 40 });
     await recorder.purge(); // the start-up purge (never purged before) is done
     const transaction = vi.spyOn(database.sqlite, 'transaction');
-    for (let i = 0; i < 100; i++) emit(item('sensor.power', String(i), { unit_of_measurement: 'W', friendly_name: 'Power' }, T0 + i));
+    for (let i = 0; i < 100; i++)
+      emit(item('sensor.power', String(i), { unit_of_measurement: 'W', friendly_name: 'Power' }, T0 + i));
     emit(item('sensor.power', '100', { unit_of_measurement: 'kW', friendly_name: 'Power' }, T0 + 100));
     emit(item('light.hall', 'on', { unit_of_measurement: 'W', friendly_name: 'Power' }, T0 + 100));
     // nothing written on the emitting path
@@ -66,7 +93,12 @@ describe('recording', () => {
 
   it('records bus events and its own start/stop, and stop flushes what is pending', async () => {
     const { dir, bus, recorder, emit, stop } = setup({ flushDelayMs: 60_000 });
-    bus.emit('call_service', { domain: 'light', service: 'turn_on', entity_ids: ['light.hall'], data: { brightness: 3 } });
+    bus.emit('call_service', {
+      domain: 'light',
+      service: 'turn_on',
+      entity_ids: ['light.hall'],
+      data: { brightness: 3 },
+    });
     emit(item('light.hall', 'on', {}, T0 + 1));
     expect(recorder.pendingRows).toBeGreaterThan(0);
     await stop();
@@ -74,10 +106,20 @@ describe('recording', () => {
     try {
       expect(db.prepare('SELECT event_type, data FROM recorder_events ORDER BY event_id').all()).toEqual([
         { event_type: 'homeassistant_start', data: '{}' },
-        { event_type: 'call_service', data: JSON.stringify({ domain: 'light', service: 'turn_on', entity_ids: ['light.hall'], data: { brightness: 3 } }) },
+        {
+          event_type: 'call_service',
+          data: JSON.stringify({
+            domain: 'light',
+            service: 'turn_on',
+            entity_ids: ['light.hall'],
+            data: { brightness: 3 },
+          }),
+        },
         { event_type: 'homeassistant_stop', data: '{}' },
       ]);
-      expect(db.prepare('SELECT state, last_updated, last_changed FROM recorder_states').all()).toEqual([{ state: 'on', last_updated: T0 + 1, last_changed: null }]);
+      expect(db.prepare('SELECT state, last_updated, last_changed FROM recorder_states').all()).toEqual([
+        { state: 'on', last_updated: T0 + 1, last_changed: null },
+      ]);
     } finally {
       db.close();
     }
@@ -90,10 +132,17 @@ describe('recording', () => {
     const second = setup({}, first.dir);
     second.emit(item('switch.pump', 'off', {}, T0 + 10));
     second.recorder.flush();
-    expect(second.recorder.history({ start: T0 })).toEqual(new Map([['switch.pump', [
-      { state: 'on', attributes: {}, last_updated: T0 + 5, last_changed: T0 + 5 },
-      { state: 'off', attributes: {}, last_updated: T0 + 10, last_changed: T0 + 10 },
-    ]]]));
+    expect(second.recorder.history({ start: T0 })).toEqual(
+      new Map([
+        [
+          'switch.pump',
+          [
+            { state: 'on', attributes: {}, last_updated: T0 + 5, last_changed: T0 + 5 },
+            { state: 'off', attributes: {}, last_updated: T0 + 10, last_changed: T0 + 10 },
+          ],
+        ],
+      ]),
+    );
   });
 });
 
@@ -115,12 +164,31 @@ describe('history query', () => {
 
   it('answers the state at start, then significant changes, per entity in the asked order', () => {
     const { recorder } = seeded();
-    const h = recorder.history({ start: T0, end: T0 + 3600, entity_ids: ['sensor.temp', 'climate.den', 'light.hall', 'light.unknown'] });
+    const h = recorder.history({
+      start: T0,
+      end: T0 + 3600,
+      entity_ids: ['sensor.temp', 'climate.den', 'light.hall', 'light.unknown'],
+    });
     expect([...h.keys()]).toEqual(['sensor.temp', 'climate.den']);
     expect(h.get('sensor.temp')).toEqual([
-      { state: '19', attributes: { friendly_name: 'Temp', unit_of_measurement: '°C', battery: 50 }, last_updated: T0, last_changed: T0 },
-      { state: '20', attributes: { friendly_name: 'Temp', unit_of_measurement: '°C' }, last_updated: T0 + 60, last_changed: T0 + 60 },
-      { state: '21', attributes: { friendly_name: 'Temp', unit_of_measurement: '°C' }, last_updated: T0 + 180, last_changed: T0 + 180 },
+      {
+        state: '19',
+        attributes: { friendly_name: 'Temp', unit_of_measurement: '°C', battery: 50 },
+        last_updated: T0,
+        last_changed: T0,
+      },
+      {
+        state: '20',
+        attributes: { friendly_name: 'Temp', unit_of_measurement: '°C' },
+        last_updated: T0 + 60,
+        last_changed: T0 + 60,
+      },
+      {
+        state: '21',
+        attributes: { friendly_name: 'Temp', unit_of_measurement: '°C' },
+        last_updated: T0 + 180,
+        last_changed: T0 + 180,
+      },
     ]);
     // climate is a significant domain: attribute updates are part of its history
     expect(h.get('climate.den')).toEqual([
@@ -131,7 +199,13 @@ describe('history query', () => {
 
   it('without significant_changes_only, start state or attributes; all entities when none asked', () => {
     const { recorder } = seeded();
-    const h = recorder.history({ start: T0, end: T0 + 3600, significant_changes_only: false, include_start_time_state: false, no_attributes: true });
+    const h = recorder.history({
+      start: T0,
+      end: T0 + 3600,
+      significant_changes_only: false,
+      include_start_time_state: false,
+      no_attributes: true,
+    });
     expect([...h.keys()]).toEqual(['climate.den', 'sensor.temp']);
     expect(h.get('sensor.temp')).toEqual([
       { state: '20', attributes: {}, last_updated: T0 + 60, last_changed: T0 + 60 },
@@ -139,7 +213,12 @@ describe('history query', () => {
       { state: '21', attributes: {}, last_updated: T0 + 180, last_changed: T0 + 180 },
     ]);
     // without end: up to now, including the light
-    expect(recorder.history({ start: T0 + 3600 }).get('light.hall')?.map((s) => s.state)).toEqual(['on']);
+    expect(
+      recorder
+        .history({ start: T0 + 3600 })
+        .get('light.hall')
+        ?.map((s) => s.state),
+    ).toEqual(['on']);
   });
 });
 
@@ -156,11 +235,30 @@ describe('logbook query', () => {
     recorder.flush();
     expect(recorder.logbook({ start: T0 - 1 })).toEqual([
       { kind: 'event', when: T0, event_type: 'homeassistant_start', data: {} },
-      { kind: 'state', when: T0 + 20, entity_id: 'binary_sensor.door', state: 'on', attributes: { friendly_name: 'Door' } },
-      { kind: 'state', when: T0 + 40, entity_id: 'binary_sensor.door', state: 'off', attributes: { friendly_name: 'Door' } },
-      { kind: 'event', when: T0 + 50, event_type: 'logbook_entry', data: { name: 'Kitchen', message: 'was cleaned', entity_id: 'binary_sensor.door' } },
+      {
+        kind: 'state',
+        when: T0 + 20,
+        entity_id: 'binary_sensor.door',
+        state: 'on',
+        attributes: { friendly_name: 'Door' },
+      },
+      {
+        kind: 'state',
+        when: T0 + 40,
+        entity_id: 'binary_sensor.door',
+        state: 'off',
+        attributes: { friendly_name: 'Door' },
+      },
+      {
+        kind: 'event',
+        when: T0 + 50,
+        event_type: 'logbook_entry',
+        data: { name: 'Kitchen', message: 'was cleaned', entity_id: 'binary_sensor.door' },
+      },
     ]);
-    expect(recorder.logbook({ start: T0 + 30, end: T0 + 50, entity_ids: ['binary_sensor.door'] }).map((r) => r.when)).toEqual([T0 + 40]);
+    expect(
+      recorder.logbook({ start: T0 + 30, end: T0 + 50, entity_ids: ['binary_sensor.door'] }).map((r) => r.when),
+    ).toEqual([T0 + 40]);
   });
 });
 
@@ -176,16 +274,24 @@ describe('retention', () => {
     expect(count('recorder_attributes')).toBe(51);
     clock.t = (T0 + 4.05 * day) * 1000; // cutoff: T0 + 2.05 days
     expect(await recorder.purge()).toBe(50 + 21);
-    expect(recorder.history({ start: T0 - day, significant_changes_only: false, include_start_time_state: false }).get('sensor.kept')?.map((s) => s.state))
-      .toEqual(['21', '22', '23', '24', '25', '26', '27', '28', '29']);
+    expect(
+      recorder
+        .history({ start: T0 - day, significant_changes_only: false, include_start_time_state: false })
+        .get('sensor.kept')
+        ?.map((s) => s.state),
+    ).toEqual(['21', '22', '23', '24', '25', '26', '27', '28', '29']);
     expect(count('recorder_states')).toBe(9);
     expect(count('recorder_attributes')).toBe(1);
     expect(count('recorder_events')).toBe(0);
-    expect(database.sqlite.prepare("SELECT value FROM recorder_meta WHERE key = 'last_purge'").pluck().get()).toBe(String(clock.t));
+    expect(database.sqlite.prepare("SELECT value FROM recorder_meta WHERE key = 'last_purge'").pluck().get()).toBe(
+      String(clock.t),
+    );
     // a set whose rows were all purged is written again when it comes back
     emit(item('sensor.old', 'x', { n: 3 }, T0 + 5 * day));
     recorder.flush();
-    expect(recorder.history({ start: T0 + 5 * day, entity_ids: ['sensor.old'] }).get('sensor.old')?.[0].attributes).toEqual({ n: 3 });
+    expect(
+      recorder.history({ start: T0 + 5 * day, entity_ids: ['sensor.old'] }).get('sensor.old')?.[0].attributes,
+    ).toEqual({ n: 3 });
   });
 
   it('purges at start when the last purge is over a day old, not when it is recent', async () => {
@@ -205,25 +311,40 @@ describe('retention', () => {
 
 describe('recorder in the edge', () => {
   it('records what MQTT devices publish; --history-days 0 turns it off', async () => {
-    const tmp = tempDir(); tmps.push(tmp);
+    const tmp = tempDir();
+    tmps.push(tmp);
     const edge = await startEdge(tmp.dir, { stateFlushMs: 20 });
     cleanups.push(() => edge.stop());
     const c = await connect(edge, await edge.createMqttCredentials({ username: 'd' }));
     cleanups.push(() => c.endAsync());
-    await c.publishAsync('homeassistant/switch/heater/config', JSON.stringify({ name: 'Heater', uniq_id: 'heater', cmd_t: 'heater/set', stat_t: 'heater/state' }), { qos: 1, retain: true });
+    await c.publishAsync(
+      'homeassistant/switch/heater/config',
+      JSON.stringify({ name: 'Heater', uniq_id: 'heater', cmd_t: 'heater/set', stat_t: 'heater/state' }),
+      { qos: 1, retain: true },
+    );
     await waitFor(() => edge.registry.getEntity('switch.heater'));
     const start = Date.now() / 1000 - 1;
     for (const s of ['ON', 'OFF', 'ON']) {
       await c.publishAsync('heater/state', s, { qos: 1 });
       await waitFor(() => edge.states.get('switch.heater')?.state === s.toLowerCase());
     }
-    await waitFor(() => edge.recorder!.history({ start, entity_ids: ['switch.heater'] }).get('switch.heater')?.length === 4, 3000, 'recorded history');
+    await waitFor(
+      () => edge.recorder!.history({ start, entity_ids: ['switch.heater'] }).get('switch.heater')?.length === 4,
+      3000,
+      'recorded history',
+    );
     const h = edge.recorder!.history({ start, entity_ids: ['switch.heater'] }).get('switch.heater')!;
     // discovery creates the entity with no state yet, then come the three changes
-    expect(h.map((s) => [s.state, s.attributes.friendly_name])).toEqual([[null, 'Heater'], ['on', 'Heater'], ['off', 'Heater'], ['on', 'Heater']]);
+    expect(h.map((s) => [s.state, s.attributes.friendly_name])).toEqual([
+      [null, 'Heater'],
+      ['on', 'Heater'],
+      ['off', 'Heater'],
+      ['on', 'Heater'],
+    ]);
     expect(h[3].last_updated).toBe(Date.parse(edge.states.get('switch.heater')!.last_updated!) / 1000);
 
-    const off = tempDir(); tmps.push(off);
+    const off = tempDir();
+    tmps.push(off);
     const plain = await startEdge(off.dir, { historyDays: 0 });
     cleanups.push(() => plain.stop());
     expect(plain.recorder).toBeNull();

@@ -26,8 +26,15 @@ export interface RecorderOptions {
 
 const DAY_MS = 86_400_000;
 /** Bus events recorded in recorder_events (state_changed goes to recorder_states). */
-const RECORDED_EVENTS: readonly EdgeEventType[] = ['call_service', 'device_upsert', 'device_remove', 'entity_upsert', 'entity_remove',
-  'config_entry_upsert', 'config_entry_remove'];
+const RECORDED_EVENTS: readonly EdgeEventType[] = [
+  'call_service',
+  'device_upsert',
+  'device_remove',
+  'entity_upsert',
+  'entity_remove',
+  'config_entry_upsert',
+  'config_entry_remove',
+];
 
 /**
  * The edge's recorder: every state change and bus event goes to SQLite, write-behind (the bus
@@ -59,7 +66,8 @@ export class Recorder {
     this.store = new RecorderStore(deps.database);
     this.queries = new RecorderQueries(deps.database);
     this.pending = new WriteBehind({
-      delayMs: options.flushDelayMs ?? 250, maxBatch: options.maxBatch ?? 1000,
+      delayMs: options.flushDelayMs ?? 250,
+      maxBatch: options.maxBatch ?? 1000,
       write: (batch) => this.store.write(batch.values() as Iterable<PendingRow>),
     });
   }
@@ -82,7 +90,10 @@ export class Recorder {
     this.running = false;
     for (const off of this.offs) off();
     this.offs = [];
-    if (this.purgeTimer) { clearTimeout(this.purgeTimer); this.purgeTimer = null; }
+    if (this.purgeTimer) {
+      clearTimeout(this.purgeTimer);
+      this.purgeTimer = null;
+    }
     await this.purging?.catch(() => 0);
     this.recordEvent('homeassistant_stop', {});
     this.pending.stop();
@@ -101,7 +112,12 @@ export class Recorder {
 
   /** Records an event that is not on the bus (e.g. logbook_entry); data must be JSON. */
   recordEvent(eventType: string, data: unknown): void {
-    this.pending.set(String(this.seq++), { kind: 'event', event_type: eventType, data, time_fired: this.clock.now() / 1000 });
+    this.pending.set(String(this.seq++), {
+      kind: 'event',
+      event_type: eventType,
+      data,
+      time_fired: this.clock.now() / 1000,
+    });
   }
 
   history(query: HistoryQuery): History {
@@ -117,10 +133,15 @@ export class Recorder {
     const now = this.clock.now() / 1000;
     const lastUpdated = s?.last_updated ? Date.parse(s.last_updated) / 1000 : now;
     // most updates change the state: one parse, not two
-    const lastChanged = s?.last_changed && s.last_changed !== s.last_updated ? Date.parse(s.last_changed) / 1000 : lastUpdated;
+    const lastChanged =
+      s?.last_changed && s.last_changed !== s.last_updated ? Date.parse(s.last_changed) / 1000 : lastUpdated;
     this.pending.set(String(this.seq++), {
-      kind: 'state', entity_id: e.entity_id, state: s ? s.state : null, attributes: s ? s.attributes : null,
-      last_updated: lastUpdated, last_changed: lastChanged === lastUpdated ? null : lastChanged,
+      kind: 'state',
+      entity_id: e.entity_id,
+      state: s ? s.state : null,
+      attributes: s ? s.attributes : null,
+      last_updated: lastUpdated,
+      last_changed: lastChanged === lastUpdated ? null : lastChanged,
     });
   }
 
@@ -129,7 +150,9 @@ export class Recorder {
    * in between, so ingest goes on. Resolves with the number of history rows deleted.
    */
   purge(): Promise<number> {
-    this.purging ??= this.runPurge().finally(() => { this.purging = null; });
+    this.purging ??= this.runPurge().finally(() => {
+      this.purging = null;
+    });
     return this.purging;
   }
 
@@ -168,15 +191,22 @@ export class Recorder {
     }
     while (this.running && deleteEvents.run(cutoff, batch).changes === batch) await yieldToEventLoop();
     if (this.running) {
-      sqlite.prepare("INSERT INTO recorder_meta (key, value) VALUES ('last_purge', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value")
+      sqlite
+        .prepare(
+          "INSERT INTO recorder_meta (key, value) VALUES ('last_purge', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+        )
         .run(String(this.clock.now()));
-      if (deleted > 0) this.log.info(`recorder: purged ${deleted} state rows older than ${this.options.historyDays} days`);
+      if (deleted > 0)
+        this.log.info(`recorder: purged ${deleted} state rows older than ${this.options.historyDays} days`);
     }
     return deleted;
   }
 
   private lastPurge(): number {
-    const value = this.database.sqlite.prepare("SELECT value FROM recorder_meta WHERE key = 'last_purge'").pluck().get() as string | undefined;
+    const value = this.database.sqlite
+      .prepare("SELECT value FROM recorder_meta WHERE key = 'last_purge'")
+      .pluck()
+      .get() as string | undefined;
     return value ? Number(value) : 0;
   }
 

@@ -36,8 +36,12 @@ export class RecorderStore {
   private readonly attributeIds = new Map<string, number>();
   private readonly lastAttributes = new Map<number, { shared: string; id: number }>();
   private statements: {
-    insertState: Statement; insertEvent: Statement; insertEntity: Statement; findEntity: Statement;
-    findAttributes: Statement; insertAttributes: Statement;
+    insertState: Statement;
+    insertEvent: Statement;
+    insertEntity: Statement;
+    findEntity: Statement;
+    findAttributes: Statement;
+    insertAttributes: Statement;
   } | null = null;
 
   constructor(database: EdgeDatabase) {
@@ -47,11 +51,15 @@ export class RecorderStore {
   open(): void {
     const sqlite = this.database.sqlite;
     this.statements = {
-      insertState: sqlite.prepare('INSERT INTO recorder_states (metadata_id, state, attributes_id, last_updated, last_changed) VALUES (?, ?, ?, ?, ?)'),
+      insertState: sqlite.prepare(
+        'INSERT INTO recorder_states (metadata_id, state, attributes_id, last_updated, last_changed) VALUES (?, ?, ?, ?, ?)',
+      ),
       insertEvent: sqlite.prepare('INSERT INTO recorder_events (event_type, data, time_fired) VALUES (?, ?, ?)'),
       insertEntity: sqlite.prepare('INSERT INTO recorder_entities (entity_id) VALUES (?)'),
       findEntity: sqlite.prepare('SELECT metadata_id FROM recorder_entities WHERE entity_id = ?').pluck(),
-      findAttributes: sqlite.prepare('SELECT attributes_id, shared FROM recorder_attributes WHERE metadata_id = ? AND hash = ?').raw(),
+      findAttributes: sqlite
+        .prepare('SELECT attributes_id, shared FROM recorder_attributes WHERE metadata_id = ? AND hash = ?')
+        .raw(),
       insertAttributes: sqlite.prepare('INSERT INTO recorder_attributes (metadata_id, hash, shared) VALUES (?, ?, ?)'),
     };
     this.metadataIds.clear();
@@ -83,7 +91,8 @@ export class RecorderStore {
     const cached = this.metadataIds.get(entityId);
     if (cached !== undefined) return cached;
     const st = this.statements as NonNullable<typeof this.statements>;
-    const id = (st.findEntity.get(entityId) as number | undefined) ?? Number(st.insertEntity.run(entityId).lastInsertRowid);
+    const id =
+      (st.findEntity.get(entityId) as number | undefined) ?? Number(st.insertEntity.run(entityId).lastInsertRowid);
     this.metadataIds.set(entityId, id);
     return id;
   }
@@ -105,7 +114,10 @@ export class RecorderStore {
     const hash = fnv1a32(shared);
     let id: number | undefined;
     for (const [candidate, text] of st.findAttributes.all(metadataId, hash) as [number, string][]) {
-      if (text === shared) { id = candidate; break; }
+      if (text === shared) {
+        id = candidate;
+        break;
+      }
     }
     id ??= Number(st.insertAttributes.run(metadataId, hash, shared).lastInsertRowid);
     if (this.attributeIds.size >= ATTRIBUTE_CACHE_SIZE) this.attributeIds.clear();

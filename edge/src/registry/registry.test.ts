@@ -5,13 +5,18 @@ import { tempDir } from '../test-helpers.ts';
 import { Registry, slugify } from './registry.ts';
 
 const cleanups: (() => void)[] = [];
-afterEach(() => { while (cleanups.length) cleanups.pop()!(); });
+afterEach(() => {
+  while (cleanups.length) cleanups.pop()!();
+});
 
 function open() {
   const tmp = tempDir();
   const database = new EdgeDatabase(tmp.dir);
   database.open();
-  cleanups.push(() => { database.close(); tmp.cleanup(); });
+  cleanups.push(() => {
+    database.close();
+    tmp.cleanup();
+  });
   const bus = new EventBus();
   const events: string[] = [];
   bus.onAny((type) => events.push(type));
@@ -28,14 +33,38 @@ describe('registry', () => {
 
   it('assigns unique entity_ids once and keeps them on update', () => {
     const { registry, events } = open();
-    const a = registry.upsertEntity({ platform: 'mqtt', unique_id: 'a', domain: 'light', name: 'Lamp', suggested_object_id: 'Lamp' });
-    const b = registry.upsertEntity({ platform: 'mqtt', unique_id: 'b', domain: 'light', name: 'Lamp', suggested_object_id: 'Lamp' });
+    const a = registry.upsertEntity({
+      platform: 'mqtt',
+      unique_id: 'a',
+      domain: 'light',
+      name: 'Lamp',
+      suggested_object_id: 'Lamp',
+    });
+    const b = registry.upsertEntity({
+      platform: 'mqtt',
+      unique_id: 'b',
+      domain: 'light',
+      name: 'Lamp',
+      suggested_object_id: 'Lamp',
+    });
     expect([a.entity_id, b.entity_id]).toEqual(['light.lamp', 'light.lamp_2']);
-    const renamed = registry.upsertEntity({ platform: 'mqtt', unique_id: 'a', domain: 'light', name: 'Desk', suggested_object_id: 'Desk' });
+    const renamed = registry.upsertEntity({
+      platform: 'mqtt',
+      unique_id: 'a',
+      domain: 'light',
+      name: 'Desk',
+      suggested_object_id: 'Desk',
+    });
     expect(renamed).toMatchObject({ entity_id: 'light.lamp', name: 'Desk', id: a.id });
     expect(events).toEqual(['entity_upsert', 'entity_upsert', 'entity_upsert']);
     // unchanged upsert: no event
-    registry.upsertEntity({ platform: 'mqtt', unique_id: 'a', domain: 'light', name: 'Desk', suggested_object_id: 'Desk' });
+    registry.upsertEntity({
+      platform: 'mqtt',
+      unique_id: 'a',
+      domain: 'light',
+      name: 'Desk',
+      suggested_object_id: 'Desk',
+    });
     expect(events).toHaveLength(3);
   });
 
@@ -52,12 +81,22 @@ describe('registry', () => {
     const { registry, database, bus } = open();
     const entry = registry.addConfigEntry({ domain: 'demo', title: 'Demo', source: 'user' });
     const dev = registry.upsertDevice({ identifiers: ['x'], name: 'X', config_entry_id: entry.id });
-    registry.upsertEntity({ platform: 'demo', unique_id: 'u', domain: 'sensor', name: 'T', suggested_object_id: 'T', config_entry_id: entry.id, device_registry_id: dev.id });
+    registry.upsertEntity({
+      platform: 'demo',
+      unique_id: 'u',
+      domain: 'sensor',
+      name: 'T',
+      suggested_object_id: 'T',
+      config_entry_id: entry.id,
+      device_registry_id: dev.id,
+    });
     const reloaded = new Registry(database, bus);
     reloaded.load();
     expect(reloaded.listEntities()).toEqual(registry.listEntities());
     expect(reloaded.listDevices()).toEqual(registry.listDevices());
-    expect(reloaded.listConfigEntries()).toEqual([expect.objectContaining({ domain: 'demo', title: 'Demo', state: 'loaded' })]);
+    expect(reloaded.listConfigEntries()).toEqual([
+      expect.objectContaining({ domain: 'demo', title: 'Demo', state: 'loaded' }),
+    ]);
     expect(registry.removeConfigEntry(entry.id)).toBe(true);
     expect(registry.listEntities()).toEqual([]);
     expect(registry.listDevices()).toEqual([]);

@@ -39,8 +39,12 @@ export interface ConfigEntryInput {
 }
 
 export function slugify(text: string): string {
-  const slug = text.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase()
-    .replace(/[^a-z0-9]+/g, '_').replace(/^_+|_+$/g, '');
+  const slug = text
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '_')
+    .replace(/^_+|_+$/g, '');
   return slug || 'unnamed';
 }
 
@@ -67,9 +71,21 @@ export class Registry {
 
   load(): void {
     const db = this.database.db;
-    this.deviceById.clear(); this.deviceByIdentifier.clear(); this.entityById.clear(); this.entityByUnique.clear(); this.entries.clear();
+    this.deviceById.clear();
+    this.deviceByIdentifier.clear();
+    this.entityById.clear();
+    this.entityByUnique.clear();
+    this.entries.clear();
     for (const row of db.select().from(configEntries).all()) {
-      this.entries.set(row.id, { id: row.id, domain: row.domain, title: row.title, source: row.source, state: row.state, created_at: row.createdAt, data: row.data });
+      this.entries.set(row.id, {
+        id: row.id,
+        domain: row.domain,
+        title: row.title,
+        source: row.source,
+        state: row.state,
+        created_at: row.createdAt,
+        data: row.data,
+      });
     }
     for (const row of db.select().from(devices).all()) this.indexDevice(toDevice(row));
     for (const row of db.select().from(entities).all()) this.indexEntity(toEntity(row));
@@ -86,10 +102,27 @@ export class Registry {
   }
 
   addConfigEntry(input: ConfigEntryInput): ConfigEntry {
-    const row = this.database.db.insert(configEntries).values({
-      domain: input.domain, title: input.title, source: input.source, state: input.state ?? 'loaded', data: input.data ?? {}, createdAt: now(),
-    }).returning().get();
-    const entry = { id: row.id, domain: row.domain, title: row.title, source: row.source, state: row.state, created_at: row.createdAt, data: row.data };
+    const row = this.database.db
+      .insert(configEntries)
+      .values({
+        domain: input.domain,
+        title: input.title,
+        source: input.source,
+        state: input.state ?? 'loaded',
+        data: input.data ?? {},
+        createdAt: now(),
+      })
+      .returning()
+      .get();
+    const entry = {
+      id: row.id,
+      domain: row.domain,
+      title: row.title,
+      source: row.source,
+      state: row.state,
+      created_at: row.createdAt,
+      data: row.data,
+    };
     this.entries.set(entry.id, entry);
     this.bus.emit('config_entry_upsert', { entry: publicEntry(entry) });
     return publicEntry(entry);
@@ -99,7 +132,11 @@ export class Registry {
     const entry = this.entries.get(id);
     if (!entry) return false;
     const next = { ...entry, ...Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) };
-    this.database.db.update(configEntries).set({ state: next.state, data: next.data, title: next.title }).where(eq(configEntries.id, id)).run();
+    this.database.db
+      .update(configEntries)
+      .set({ state: next.state, data: next.data, title: next.title })
+      .where(eq(configEntries.id, id))
+      .run();
     this.entries.set(id, next);
     this.bus.emit('config_entry_upsert', { entry: publicEntry(next) });
     return true;
@@ -156,19 +193,38 @@ export class Registry {
         config_entry_id: input.config_entry_id ?? existing.config_entry_id,
       };
       if (JSON.stringify(merged) === JSON.stringify(existing)) return existing;
-      db.update(devices).set({
-        name: merged.name, manufacturer: merged.manufacturer, model: merged.model, swVersion: merged.sw_version ?? null,
-        identifiers: merged.identifiers ?? [], configEntryId: merged.config_entry_id, updatedAt: now(),
-      }).where(eq(devices.id, existing.id)).run();
+      db.update(devices)
+        .set({
+          name: merged.name,
+          manufacturer: merged.manufacturer,
+          model: merged.model,
+          swVersion: merged.sw_version ?? null,
+          identifiers: merged.identifiers ?? [],
+          configEntryId: merged.config_entry_id,
+          updatedAt: now(),
+        })
+        .where(eq(devices.id, existing.id))
+        .run();
       this.indexDevice(merged);
       this.bus.emit('device_upsert', { device: merged });
       return merged;
     }
     const ts = now();
-    const row = db.insert(devices).values({
-      name: input.name, manufacturer: input.manufacturer ?? null, model: input.model ?? null, swVersion: input.sw_version ?? null,
-      identifiers: input.identifiers, configEntryId: input.config_entry_id ?? null, userId: null, createdAt: ts, updatedAt: ts,
-    }).returning().get();
+    const row = db
+      .insert(devices)
+      .values({
+        name: input.name,
+        manufacturer: input.manufacturer ?? null,
+        model: input.model ?? null,
+        swVersion: input.sw_version ?? null,
+        identifiers: input.identifiers,
+        configEntryId: input.config_entry_id ?? null,
+        userId: null,
+        createdAt: ts,
+        updatedAt: ts,
+      })
+      .returning()
+      .get();
     const device = toDevice(row);
     this.indexDevice(device);
     this.bus.emit('device_upsert', { device });
@@ -191,7 +247,8 @@ export class Registry {
       }
     }
     this.deviceById.delete(id);
-    for (const ident of device.identifiers ?? []) if (this.deviceByIdentifier.get(ident) === id) this.deviceByIdentifier.delete(ident);
+    for (const ident of device.identifiers ?? [])
+      if (this.deviceByIdentifier.get(ident) === id) this.deviceByIdentifier.delete(ident);
     this.bus.emit('device_remove', { id });
     return true;
   }
@@ -235,18 +292,35 @@ export class Registry {
         config,
       };
       if (JSON.stringify(next) === JSON.stringify(existing)) return existing;
-      db.update(entities).set({
-        name: next.name, configEntryId: next.config_entry_id, deviceRegistryId: next.device_registry_id, config,
-      }).where(eq(entities.id, existing.id)).run();
+      db.update(entities)
+        .set({
+          name: next.name,
+          configEntryId: next.config_entry_id,
+          deviceRegistryId: next.device_registry_id,
+          config,
+        })
+        .where(eq(entities.id, existing.id))
+        .run();
       this.indexEntity(next);
       this.bus.emit('entity_upsert', { entity: toRecord(next) });
       return next;
     }
     const entityId = this.freeEntityId(input.domain, input.suggested_object_id);
-    const row = db.insert(entities).values({
-      entityId, uniqueId: input.unique_id, platform: input.platform, domain: input.domain, name: input.name,
-      configEntryId: input.config_entry_id ?? null, deviceRegistryId: input.device_registry_id ?? null, config, createdAt: now(),
-    }).returning().get();
+    const row = db
+      .insert(entities)
+      .values({
+        entityId,
+        uniqueId: input.unique_id,
+        platform: input.platform,
+        domain: input.domain,
+        name: input.name,
+        configEntryId: input.config_entry_id ?? null,
+        deviceRegistryId: input.device_registry_id ?? null,
+        config,
+        createdAt: now(),
+      })
+      .returning()
+      .get();
     const entity = toEntity(row);
     this.indexEntity(entity);
     this.bus.emit('entity_upsert', { entity: toRecord(entity) });
@@ -260,9 +334,11 @@ export class Registry {
   setEntityConfigs(changes: { entity_id: string; config: Record<string, unknown> }[]): void {
     const known = changes.filter((c) => this.entityById.has(c.entity_id));
     this.database.db.transaction((tx) => {
-      for (const c of known) tx.update(entities).set({ config: c.config }).where(eq(entities.entityId, c.entity_id)).run();
+      for (const c of known)
+        tx.update(entities).set({ config: c.config }).where(eq(entities.entityId, c.entity_id)).run();
     });
-    for (const c of known) this.indexEntity({ ...(this.entityById.get(c.entity_id) as RegistryEntity), config: c.config });
+    for (const c of known)
+      this.indexEntity({ ...(this.entityById.get(c.entity_id) as RegistryEntity), config: c.config });
   }
 
   removeEntity(entityId: string): boolean {
@@ -301,21 +377,40 @@ function publicEntry(e: ConfigEntry): ConfigEntry {
 
 function toDevice(row: typeof devices.$inferSelect): Device {
   return {
-    id: row.id, name: row.name, manufacturer: row.manufacturer, model: row.model, sw_version: row.swVersion,
-    identifiers: row.identifiers, config_entry_id: row.configEntryId, user_id: row.userId,
+    id: row.id,
+    name: row.name,
+    manufacturer: row.manufacturer,
+    model: row.model,
+    sw_version: row.swVersion,
+    identifiers: row.identifiers,
+    config_entry_id: row.configEntryId,
+    user_id: row.userId,
   };
 }
 
 function toEntity(row: typeof entities.$inferSelect): RegistryEntity {
   return {
-    id: row.id, entity_id: row.entityId, name: row.name, domain: row.domain, platform: row.platform, unique_id: row.uniqueId,
-    config_entry_id: row.configEntryId, device_registry_id: row.deviceRegistryId, config: row.config,
+    id: row.id,
+    entity_id: row.entityId,
+    name: row.name,
+    domain: row.domain,
+    platform: row.platform,
+    unique_id: row.uniqueId,
+    config_entry_id: row.configEntryId,
+    device_registry_id: row.deviceRegistryId,
+    config: row.config,
   };
 }
 
 export function toRecord(e: RegistryEntity): EntityRecord {
   return {
-    id: e.id, entity_id: e.entity_id, name: e.name, domain: e.domain, platform: e.platform, unique_id: e.unique_id,
-    config_entry_id: e.config_entry_id, device_registry_id: e.device_registry_id,
+    id: e.id,
+    entity_id: e.entity_id,
+    name: e.name,
+    domain: e.domain,
+    platform: e.platform,
+    unique_id: e.unique_id,
+    config_entry_id: e.config_entry_id,
+    device_registry_id: e.device_registry_id,
   };
 }

@@ -56,7 +56,9 @@ export class ServiceRegistry {
 
   registerPlatform(platform: PlatformServices): () => void {
     this.platforms.set(platform.platform, platform);
-    return () => { if (this.platforms.get(platform.platform) === platform) this.platforms.delete(platform.platform); };
+    return () => {
+      if (this.platforms.get(platform.platform) === platform) this.platforms.delete(platform.platform);
+    };
   }
 
   /** Every `domain.service` some platform offers. */
@@ -64,7 +66,8 @@ export class ServiceRegistry {
     const out: Record<string, Set<string>> = {};
     const domains = new Set(this.registry.listEntities().map((e) => e.domain));
     for (const domain of domains) {
-      for (const p of this.platforms.values()) for (const s of p.supportedServices(domain)) (out[domain] ??= new Set()).add(s);
+      for (const p of this.platforms.values())
+        for (const s of p.supportedServices(domain)) (out[domain] ??= new Set()).add(s);
     }
     return Object.fromEntries(Object.entries(out).map(([d, s]) => [d, [...s].sort()]));
   }
@@ -91,7 +94,13 @@ export class ServiceRegistry {
         throw err;
       }
     }
-    this.bus.emit('call_service', { domain, service, entity_ids: entityIds, data, ...(call.cause ? { cause: call.cause } : {}) });
+    this.bus.emit('call_service', {
+      domain,
+      service,
+      entity_ids: entityIds,
+      data,
+      ...(call.cause ? { cause: call.cause } : {}),
+    });
     return targets.map((t) => this.states.get(t.id)).filter((s): s is EntityState => s !== undefined);
   }
 }

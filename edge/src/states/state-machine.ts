@@ -32,7 +32,12 @@ export class StateMachine {
   constructor(database: EdgeDatabase, registry: Registry, bus: EventBus, options: StateMachineOptions = {}) {
     this.registry = registry;
     this.bus = bus;
-    this.writer = new StateWriter(database, options.flushDelayMs ?? 250, options.maxBatch ?? 1000, options.onWriteError);
+    this.writer = new StateWriter(
+      database,
+      options.flushDelayMs ?? 250,
+      options.maxBatch ?? 1000,
+      options.onWriteError,
+    );
   }
 
   /** Restores the last state of every entity from SQLite. */
@@ -68,20 +73,28 @@ export class StateMachine {
   }
 
   all(): EntityState[] {
-    return this.registry.entitiesWithConfig().map((e) => this.toItem(e.entity_id, e.name, e.domain, e.platform, this.current.get(e.entity_id)));
+    return this.registry
+      .entitiesWithConfig()
+      .map((e) => this.toItem(e.entity_id, e.name, e.domain, e.platform, this.current.get(e.entity_id)));
   }
 
   /**
    * Sets state and attributes (attributes replace the previous ones). Returns the new
    * state item, or undefined when the entity is unknown.
    */
-  set(entityId: string, state: string | null, attributes: Record<string, unknown>, options: SetStateOptions = {}): EntityState | undefined {
+  set(
+    entityId: string,
+    state: string | null,
+    attributes: Record<string, unknown>,
+    options: SetStateOptions = {},
+  ): EntityState | undefined {
     const entity = this.registry.getEntity(entityId);
     if (!entity) return undefined;
     const previous = this.current.get(entityId);
     const stateChanged = !previous || previous.state !== state;
     const attrsChanged = !previous || !sameJson(previous.attributes, attributes);
-    if (!stateChanged && !attrsChanged && !options.force) return this.toItem(entityId, entity.name, entity.domain, entity.platform, previous);
+    if (!stateChanged && !attrsChanged && !options.force)
+      return this.toItem(entityId, entity.name, entity.domain, entity.platform, previous);
     const ts = new Date().toISOString();
     const next: StoredState = {
       entity_id: entityId,
@@ -106,16 +119,38 @@ export class StateMachine {
     this.current.delete(entityId);
     this.writer.delete(entityId);
     if (previous && meta) {
-      this.bus.emit('state_changed', { entity_id: entityId, old_state: this.toItem(entityId, meta.name, meta.domain, meta.platform, previous), new_state: null });
+      this.bus.emit('state_changed', {
+        entity_id: entityId,
+        old_state: this.toItem(entityId, meta.name, meta.domain, meta.platform, previous),
+        new_state: null,
+      });
     }
   }
 
-  private toItem(entityId: string, name: string, domain: string, platform: string, stored: StoredState | undefined): EntityState {
+  private toItem(
+    entityId: string,
+    name: string,
+    domain: string,
+    platform: string,
+    stored: StoredState | undefined,
+  ): EntityState {
     if (!stored) {
-      return { entity_id: entityId, name, domain, platform, state: null, attributes: { friendly_name: name }, last_changed: null, last_updated: null };
+      return {
+        entity_id: entityId,
+        name,
+        domain,
+        platform,
+        state: null,
+        attributes: { friendly_name: name },
+        last_changed: null,
+        last_updated: null,
+      };
     }
     return {
-      entity_id: entityId, name, domain, platform,
+      entity_id: entityId,
+      name,
+      domain,
+      platform,
       state: stored.state,
       attributes: { friendly_name: name, ...stored.attributes },
       last_changed: stored.last_changed,

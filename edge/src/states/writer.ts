@@ -28,14 +28,22 @@ export class StateWriter {
   }
 
   loadAll(): StoredState[] {
-    const rows = this.database.sqlite.prepare('SELECT entity_id, state, attributes, last_changed, last_updated FROM states').all() as
-      { entity_id: string; state: string | null; attributes: string; last_changed: string | null; last_updated: string | null }[];
+    const rows = this.database.sqlite
+      .prepare('SELECT entity_id, state, attributes, last_changed, last_updated FROM states')
+      .all() as {
+      entity_id: string;
+      state: string | null;
+      attributes: string;
+      last_changed: string | null;
+      last_updated: string | null;
+    }[];
     return rows.map((r) => ({ ...r, attributes: safeParse(r.attributes) }));
   }
 
   start(): void {
     const sqlite = this.database.sqlite;
-    this.upsert = sqlite.prepare(`INSERT INTO states (entity_id, state, attributes, last_changed, last_updated) VALUES (?, ?, ?, ?, ?)
+    this.upsert =
+      sqlite.prepare(`INSERT INTO states (entity_id, state, attributes, last_changed, last_updated) VALUES (?, ?, ?, ?, ?)
       ON CONFLICT(entity_id) DO UPDATE SET state = excluded.state, attributes = excluded.attributes,
       last_changed = excluded.last_changed, last_updated = excluded.last_updated`);
     this.del = sqlite.prepare('DELETE FROM states WHERE entity_id = ?');

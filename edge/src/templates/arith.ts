@@ -13,9 +13,12 @@ export function arith(ctx: RenderContext, op: string, a: unknown, b: unknown): u
     const fl = isFloat(a) || isFloat(b);
     const out = (n: number) => (fl ? float(n) : n);
     switch (op) {
-      case 'Add': return out(x + y);
-      case 'Sub': return out(x - y);
-      case 'Mul': return out(x * y);
+      case 'Add':
+        return out(x + y);
+      case 'Sub':
+        return out(x - y);
+      case 'Mul':
+        return out(x * y);
       case 'Div':
         if (y === 0) throw new RenderError('division by zero');
         return float(x / y);
@@ -25,7 +28,7 @@ export function arith(ctx: RenderContext, op: string, a: unknown, b: unknown): u
       case 'Mod': {
         if (y === 0) throw new RenderError('integer division or modulo by zero');
         const m = x % y;
-        return out(m !== 0 && (m < 0) !== (y < 0) ? m + y : m);
+        return out(m !== 0 && m < 0 !== y < 0 ? m + y : m);
       }
       case 'Pow': {
         const p = x ** y;

@@ -8,7 +8,20 @@ import { Callable, PyFloat, RenderError, float, isNum, num, type HasAttrs } from
 
 const pad = (n: number, w = 2) => String(Math.trunc(Math.abs(n))).padStart(w, '0');
 const DAYS = ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday'];
-const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+const MONTHS = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
 
 export type Zone = 'local' | number | null;
 
@@ -22,9 +35,19 @@ export class PyTimedelta implements HasAttrs {
   readonly pyType = 'timedelta';
   /** microseconds */
   readonly us: number;
-  constructor(us: number) { this.us = Math.round(us); }
+  constructor(us: number) {
+    this.us = Math.round(us);
+  }
   static of(kw: Record<string, unknown>): PyTimedelta {
-    const units: Record<string, number> = { weeks: 604_800e6, days: 86_400e6, hours: 3_600e6, minutes: 60e6, seconds: 1e6, milliseconds: 1e3, microseconds: 1 };
+    const units: Record<string, number> = {
+      weeks: 604_800e6,
+      days: 86_400e6,
+      hours: 3_600e6,
+      minutes: 60e6,
+      seconds: 1e6,
+      milliseconds: 1e3,
+      microseconds: 1,
+    };
     let us = 0;
     for (const [k, v] of Object.entries(kw)) {
       const unit = units[k];
@@ -42,11 +65,16 @@ export class PyTimedelta implements HasAttrs {
   getAttr(name: string): unknown {
     const p = this.parts();
     switch (name) {
-      case 'days': return p.days;
-      case 'seconds': return p.seconds;
-      case 'microseconds': return p.micro;
-      case 'total_seconds': return new Callable('total_seconds', () => float(this.us / 1e6));
-      default: return undefined;
+      case 'days':
+        return p.days;
+      case 'seconds':
+        return p.seconds;
+      case 'microseconds':
+        return p.micro;
+      case 'total_seconds':
+        return new Callable('total_seconds', () => float(this.us / 1e6));
+      default:
+        return undefined;
     }
   }
   pyStr(): string {
@@ -56,13 +84,23 @@ export class PyTimedelta implements HasAttrs {
   }
   pyRepr(): string {
     const { days, seconds, micro } = this.parts();
-    const parts = [days && `days=${days}`, seconds && `seconds=${seconds}`, micro && `microseconds=${micro}`].filter(Boolean);
+    const parts = [days && `days=${days}`, seconds && `seconds=${seconds}`, micro && `microseconds=${micro}`].filter(
+      Boolean,
+    );
     return `datetime.timedelta(${parts.join(', ')})`;
   }
-  pyBool(): boolean { return this.us !== 0; }
-  pyEquals(o: unknown): boolean { return o instanceof PyTimedelta && o.us === this.us; }
-  pyCompare(o: unknown): number | undefined { return o instanceof PyTimedelta ? this.us - o.us : undefined; }
-  toJSON(): number { return this.us / 1e6; }
+  pyBool(): boolean {
+    return this.us !== 0;
+  }
+  pyEquals(o: unknown): boolean {
+    return o instanceof PyTimedelta && o.us === this.us;
+  }
+  pyCompare(o: unknown): number | undefined {
+    return o instanceof PyTimedelta ? this.us - o.us : undefined;
+  }
+  toJSON(): number {
+    return this.us / 1e6;
+  }
 }
 
 export class PyDateTime implements HasAttrs {
@@ -75,10 +113,30 @@ export class PyDateTime implements HasAttrs {
     this.zone = zone;
   }
   /** Wall-clock fields in the datetime's zone. */
-  fields(): { year: number; month: number; day: number; hour: number; minute: number; second: number; ms: number; dow: number; offset: number | null } {
+  fields(): {
+    year: number;
+    month: number;
+    day: number;
+    hour: number;
+    minute: number;
+    second: number;
+    ms: number;
+    dow: number;
+    offset: number | null;
+  } {
     const offset = offsetMinutes(this.zone, this.ms);
     const d = new Date(this.ms + (offset ?? 0) * 60_000);
-    return { year: d.getUTCFullYear(), month: d.getUTCMonth() + 1, day: d.getUTCDate(), hour: d.getUTCHours(), minute: d.getUTCMinutes(), second: d.getUTCSeconds(), ms: d.getUTCMilliseconds(), dow: (d.getUTCDay() + 6) % 7, offset };
+    return {
+      year: d.getUTCFullYear(),
+      month: d.getUTCMonth() + 1,
+      day: d.getUTCDate(),
+      hour: d.getUTCHours(),
+      minute: d.getUTCMinutes(),
+      second: d.getUTCSeconds(),
+      ms: d.getUTCMilliseconds(),
+      dow: (d.getUTCDay() + 6) % 7,
+      offset,
+    };
   }
   /** Epoch seconds (a naive datetime is taken as local time, as Python's timestamp() does). */
   timestamp(): number {
@@ -96,15 +154,45 @@ export class PyDateTime implements HasAttrs {
     const doy = Math.floor((Date.UTC(f.year, f.month - 1, f.day) - Date.UTC(f.year, 0, 1)) / 86_400_000) + 1;
     const off = f.offset === null ? '' : `${f.offset < 0 ? '-' : '+'}${pad(f.offset / 60)}${pad(f.offset % 60)}`;
     const map: Record<string, () => string> = {
-      Y: () => String(f.year), y: () => pad(f.year % 100), m: () => pad(f.month), d: () => pad(f.day), H: () => pad(f.hour),
-      I: () => pad(f.hour % 12 || 12), M: () => pad(f.minute), S: () => pad(f.second), f: () => pad(f.ms * 1000, 6), p: () => (f.hour < 12 ? 'AM' : 'PM'),
-      A: () => DAYS[f.dow]!, a: () => DAYS[f.dow]!.slice(0, 3), B: () => MONTHS[f.month - 1]!, b: () => MONTHS[f.month - 1]!.slice(0, 3), h: () => MONTHS[f.month - 1]!.slice(0, 3),
-      w: () => String((f.dow + 1) % 7), u: () => String(f.dow + 1), j: () => pad(doy, 3), z: () => off, Z: () => (f.offset === null ? '' : this.zone === 'local' ? localZoneName(this.ms) : f.offset === 0 ? 'UTC' : `UTC${off}`),
-      e: () => String(f.day).padStart(2, ' '), '-d': () => String(f.day), '-m': () => String(f.month), '-H': () => String(f.hour), '-I': () => String(f.hour % 12 || 12), '-M': () => String(f.minute), '-S': () => String(f.second),
-      '-j': () => String(doy), D: () => `${pad(f.month)}/${pad(f.day)}/${pad(f.year % 100)}`, F: () => `${f.year}-${pad(f.month)}-${pad(f.day)}`, T: () => `${pad(f.hour)}:${pad(f.minute)}:${pad(f.second)}`,
-      R: () => `${pad(f.hour)}:${pad(f.minute)}`, s: () => String(Math.floor(this.timestamp())), '%': () => '%',
-      c: () => `${DAYS[f.dow]!.slice(0, 3)} ${MONTHS[f.month - 1]!.slice(0, 3)} ${String(f.day).padStart(2, ' ')} ${pad(f.hour)}:${pad(f.minute)}:${pad(f.second)} ${f.year}`,
-      x: () => `${pad(f.month)}/${pad(f.day)}/${pad(f.year % 100)}`, X: () => `${pad(f.hour)}:${pad(f.minute)}:${pad(f.second)}`,
+      Y: () => String(f.year),
+      y: () => pad(f.year % 100),
+      m: () => pad(f.month),
+      d: () => pad(f.day),
+      H: () => pad(f.hour),
+      I: () => pad(f.hour % 12 || 12),
+      M: () => pad(f.minute),
+      S: () => pad(f.second),
+      f: () => pad(f.ms * 1000, 6),
+      p: () => (f.hour < 12 ? 'AM' : 'PM'),
+      A: () => DAYS[f.dow]!,
+      a: () => DAYS[f.dow]!.slice(0, 3),
+      B: () => MONTHS[f.month - 1]!,
+      b: () => MONTHS[f.month - 1]!.slice(0, 3),
+      h: () => MONTHS[f.month - 1]!.slice(0, 3),
+      w: () => String((f.dow + 1) % 7),
+      u: () => String(f.dow + 1),
+      j: () => pad(doy, 3),
+      z: () => off,
+      Z: () =>
+        f.offset === null ? '' : this.zone === 'local' ? localZoneName(this.ms) : f.offset === 0 ? 'UTC' : `UTC${off}`,
+      e: () => String(f.day).padStart(2, ' '),
+      '-d': () => String(f.day),
+      '-m': () => String(f.month),
+      '-H': () => String(f.hour),
+      '-I': () => String(f.hour % 12 || 12),
+      '-M': () => String(f.minute),
+      '-S': () => String(f.second),
+      '-j': () => String(doy),
+      D: () => `${pad(f.month)}/${pad(f.day)}/${pad(f.year % 100)}`,
+      F: () => `${f.year}-${pad(f.month)}-${pad(f.day)}`,
+      T: () => `${pad(f.hour)}:${pad(f.minute)}:${pad(f.second)}`,
+      R: () => `${pad(f.hour)}:${pad(f.minute)}`,
+      s: () => String(Math.floor(this.timestamp())),
+      '%': () => '%',
+      c: () =>
+        `${DAYS[f.dow]!.slice(0, 3)} ${MONTHS[f.month - 1]!.slice(0, 3)} ${String(f.day).padStart(2, ' ')} ${pad(f.hour)}:${pad(f.minute)}:${pad(f.second)} ${f.year}`,
+      x: () => `${pad(f.month)}/${pad(f.day)}/${pad(f.year % 100)}`,
+      X: () => `${pad(f.hour)}:${pad(f.minute)}:${pad(f.second)}`,
     };
     return fmt.replace(/%(-?[a-zA-Z%])/g, (m, k: string) => map[k]?.() ?? m);
   }
@@ -116,55 +204,115 @@ export class PyDateTime implements HasAttrs {
       if (!isNum(v)) throw new RenderError(`replace(): ${k} must be an integer`);
       return num(v);
     };
-    const wall = Date.UTC(get('year', f.year), get('month', f.month) - 1, get('day', f.day), get('hour', f.hour), get('minute', f.minute), get('second', f.second), Math.floor(get('microsecond', f.ms * 1000) / 1000));
+    const wall = Date.UTC(
+      get('year', f.year),
+      get('month', f.month) - 1,
+      get('day', f.day),
+      get('hour', f.hour),
+      get('minute', f.minute),
+      get('second', f.second),
+      Math.floor(get('microsecond', f.ms * 1000) / 1000),
+    );
     return fromWall(wall, this.zone);
   }
   getAttr(name: string): unknown {
     const f = this.fields();
     switch (name) {
-      case 'year': return f.year;
-      case 'month': return f.month;
-      case 'day': return f.day;
-      case 'hour': return f.hour;
-      case 'minute': return f.minute;
-      case 'second': return f.second;
-      case 'microsecond': return f.ms * 1000;
-      case 'tzinfo': return f.offset === null ? null : this.zone === 'local' ? localZoneName(this.ms) : 'UTC';
-      case 'weekday': return new Callable('weekday', () => f.dow);
-      case 'isoweekday': return new Callable('isoweekday', () => f.dow + 1);
-      case 'timestamp': return new Callable('timestamp', () => float(this.timestamp()));
-      case 'isoformat': return new Callable('isoformat', (a) => this.isoformat(typeof a[0] === 'string' ? a[0] : 'T'));
-      case 'strftime': return new Callable('strftime', (a) => this.strftime(typeof a[0] === 'string' ? a[0] : ''));
-      case 'replace': return new Callable('replace', (_a, kw) => this.replace(kw));
-      case 'date': return new Callable('date', () => new PyDate(f.year, f.month, f.day));
-      case 'astimezone': return new Callable('astimezone', () => new PyDateTime(this.zone === null ? this.timestamp() * 1000 : this.ms, 'local'));
-      case 'isocalendar': return new Callable('isocalendar', () => isoCalendar(f.year, f.month, f.day));
-      default: return undefined;
+      case 'year':
+        return f.year;
+      case 'month':
+        return f.month;
+      case 'day':
+        return f.day;
+      case 'hour':
+        return f.hour;
+      case 'minute':
+        return f.minute;
+      case 'second':
+        return f.second;
+      case 'microsecond':
+        return f.ms * 1000;
+      case 'tzinfo':
+        return f.offset === null ? null : this.zone === 'local' ? localZoneName(this.ms) : 'UTC';
+      case 'weekday':
+        return new Callable('weekday', () => f.dow);
+      case 'isoweekday':
+        return new Callable('isoweekday', () => f.dow + 1);
+      case 'timestamp':
+        return new Callable('timestamp', () => float(this.timestamp()));
+      case 'isoformat':
+        return new Callable('isoformat', (a) => this.isoformat(typeof a[0] === 'string' ? a[0] : 'T'));
+      case 'strftime':
+        return new Callable('strftime', (a) => this.strftime(typeof a[0] === 'string' ? a[0] : ''));
+      case 'replace':
+        return new Callable('replace', (_a, kw) => this.replace(kw));
+      case 'date':
+        return new Callable('date', () => new PyDate(f.year, f.month, f.day));
+      case 'astimezone':
+        return new Callable(
+          'astimezone',
+          () => new PyDateTime(this.zone === null ? this.timestamp() * 1000 : this.ms, 'local'),
+        );
+      case 'isocalendar':
+        return new Callable('isocalendar', () => isoCalendar(f.year, f.month, f.day));
+      default:
+        return undefined;
     }
   }
-  pyStr(): string { return this.isoformat(' '); }
-  pyRepr(): string { return `datetime.datetime(${this.isoformat(' ')})`; }
-  pyEquals(o: unknown): boolean { return o instanceof PyDateTime && o.timestamp() === this.timestamp(); }
-  pyCompare(o: unknown): number | undefined { return o instanceof PyDateTime ? this.timestamp() - o.timestamp() : undefined; }
-  toJSON(): string { return this.isoformat(); }
+  pyStr(): string {
+    return this.isoformat(' ');
+  }
+  pyRepr(): string {
+    return `datetime.datetime(${this.isoformat(' ')})`;
+  }
+  pyEquals(o: unknown): boolean {
+    return o instanceof PyDateTime && o.timestamp() === this.timestamp();
+  }
+  pyCompare(o: unknown): number | undefined {
+    return o instanceof PyDateTime ? this.timestamp() - o.timestamp() : undefined;
+  }
+  toJSON(): string {
+    return this.isoformat();
+  }
 }
 
 /** A date (as `.date()` gives): prints as 2026-01-05. */
 export class PyDate implements HasAttrs {
   readonly pyType = 'date';
-  readonly year: number; readonly month: number; readonly day: number;
-  constructor(year: number, month: number, day: number) { this.year = year; this.month = month; this.day = day; }
+  readonly year: number;
+  readonly month: number;
+  readonly day: number;
+  constructor(year: number, month: number, day: number) {
+    this.year = year;
+    this.month = month;
+    this.day = day;
+  }
   getAttr(name: string): unknown {
     if (name === 'year' || name === 'month' || name === 'day') return this[name];
-    if (name === 'weekday') return new Callable('weekday', () => (new Date(Date.UTC(this.year, this.month - 1, this.day)).getUTCDay() + 6) % 7);
+    if (name === 'weekday')
+      return new Callable(
+        'weekday',
+        () => (new Date(Date.UTC(this.year, this.month - 1, this.day)).getUTCDay() + 6) % 7,
+      );
     if (name === 'isoformat') return new Callable('isoformat', () => this.pyStr());
-    if (name === 'strftime') return new Callable('strftime', (a) => new PyDateTime(Date.UTC(this.year, this.month - 1, this.day), null).strftime(String(a[0] ?? '')));
+    if (name === 'strftime')
+      return new Callable('strftime', (a) =>
+        new PyDateTime(Date.UTC(this.year, this.month - 1, this.day), null).strftime(String(a[0] ?? '')),
+      );
     return undefined;
   }
-  pyStr(): string { return `${pad(this.year, 4)}-${pad(this.month)}-${pad(this.day)}`; }
-  pyEquals(o: unknown): boolean { return o instanceof PyDate && o.pyStr() === this.pyStr(); }
-  pyCompare(o: unknown): number | undefined { return o instanceof PyDate ? (this.pyStr() < o.pyStr() ? -1 : this.pyStr() > o.pyStr() ? 1 : 0) : undefined; }
-  toJSON(): string { return this.pyStr(); }
+  pyStr(): string {
+    return `${pad(this.year, 4)}-${pad(this.month)}-${pad(this.day)}`;
+  }
+  pyEquals(o: unknown): boolean {
+    return o instanceof PyDate && o.pyStr() === this.pyStr();
+  }
+  pyCompare(o: unknown): number | undefined {
+    return o instanceof PyDate ? (this.pyStr() < o.pyStr() ? -1 : this.pyStr() > o.pyStr() ? 1 : 0) : undefined;
+  }
+  toJSON(): string {
+    return this.pyStr();
+  }
 }
 
 function isoCalendar(y: number, m: number, d: number): number[] {
@@ -172,12 +320,17 @@ function isoCalendar(y: number, m: number, d: number): number[] {
   const dow = (date.getUTCDay() + 6) % 7;
   date.setUTCDate(date.getUTCDate() - dow + 3);
   const week1 = new Date(Date.UTC(date.getUTCFullYear(), 0, 4));
-  const week = 1 + Math.round((date.getTime() - week1.getTime()) / 86_400_000 / 7 - ((week1.getUTCDay() + 6) % 7 - 3) / 7);
+  const week =
+    1 + Math.round((date.getTime() - week1.getTime()) / 86_400_000 / 7 - (((week1.getUTCDay() + 6) % 7) - 3) / 7);
   return [date.getUTCFullYear(), week, dow + 1];
 }
 
 function localZoneName(ms: number): string {
-  return Intl.DateTimeFormat('en-US', { timeZoneName: 'short' }).formatToParts(new Date(ms)).find((p) => p.type === 'timeZoneName')?.value ?? '';
+  return (
+    Intl.DateTimeFormat('en-US', { timeZoneName: 'short' })
+      .formatToParts(new Date(ms))
+      .find((p) => p.type === 'timeZoneName')?.value ?? ''
+  );
 }
 
 /** A datetime from wall-clock fields (given as a UTC epoch) in a zone. */
@@ -185,19 +338,46 @@ export function fromWall(wallMs: number, zone: Zone): PyDateTime {
   if (zone === null) return new PyDateTime(wallMs, null);
   if (zone !== 'local') return new PyDateTime(wallMs - zone * 60_000, zone);
   const d = new Date(wallMs);
-  return new PyDateTime(new Date(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate(), d.getUTCHours(), d.getUTCMinutes(), d.getUTCSeconds(), d.getUTCMilliseconds()).getTime(), 'local');
+  return new PyDateTime(
+    new Date(
+      d.getUTCFullYear(),
+      d.getUTCMonth(),
+      d.getUTCDate(),
+      d.getUTCHours(),
+      d.getUTCMinutes(),
+      d.getUTCSeconds(),
+      d.getUTCMilliseconds(),
+    ).getTime(),
+    'local',
+  );
 }
 
-const ISO = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,6}))?)?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
+const ISO =
+  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,6}))?)?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
 
 /** HA's dt_util.parse_datetime: ISO 8601 (space or T); naive without an offset; null if not a date. */
 export function parseDateTime(text: string): PyDateTime | null {
   const m = ISO.exec(text.trim());
   if (!m) return null;
   const [, y, mo, d, h = '0', mi = '0', s = '0', frac = '', tz] = m;
-  const wall = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s), Math.floor(Number(frac.padEnd(6, '0')) / 1000));
+  const wall = Date.UTC(
+    Number(y),
+    Number(mo) - 1,
+    Number(d),
+    Number(h),
+    Number(mi),
+    Number(s),
+    Math.floor(Number(frac.padEnd(6, '0')) / 1000),
+  );
   const check = new Date(wall);
-  if (check.getUTCMonth() !== Number(mo) - 1 || check.getUTCDate() !== Number(d) || Number(h) > 23 || Number(mi) > 59 || Number(s) > 59) return null;
+  if (
+    check.getUTCMonth() !== Number(mo) - 1 ||
+    check.getUTCDate() !== Number(d) ||
+    Number(h) > 23 ||
+    Number(mi) > 59 ||
+    Number(s) > 59
+  )
+    return null;
   if (!tz) return new PyDateTime(wall, null);
   if (tz.toUpperCase() === 'Z') return new PyDateTime(wall, 0);
   const sign = tz[0] === '-' ? -1 : 1;
@@ -208,13 +388,16 @@ export function parseDateTime(text: string): PyDateTime | null {
 
 /** datetime ± timedelta, datetime - datetime; undefined when neither side is a date or duration. */
 export function dateArith(op: '+' | '-', a: unknown, b: unknown): unknown {
-  if (a instanceof PyDateTime && b instanceof PyTimedelta) return fromWall(wallOf(a) + (op === '+' ? 1 : -1) * b.us / 1000, a.zone);
+  if (a instanceof PyDateTime && b instanceof PyTimedelta)
+    return fromWall(wallOf(a) + ((op === '+' ? 1 : -1) * b.us) / 1000, a.zone);
   if (op === '+' && a instanceof PyTimedelta && b instanceof PyDateTime) return dateArith('+', b, a);
   if (a instanceof PyDateTime && b instanceof PyDateTime && op === '-') {
-    if ((a.zone === null) !== (b.zone === null)) throw new RenderError("can't subtract offset-naive and offset-aware datetimes");
+    if ((a.zone === null) !== (b.zone === null))
+      throw new RenderError("can't subtract offset-naive and offset-aware datetimes");
     return new PyTimedelta((a.ms - b.ms) * 1000);
   }
-  if (a instanceof PyTimedelta && b instanceof PyTimedelta) return new PyTimedelta(op === '+' ? a.us + b.us : a.us - b.us);
+  if (a instanceof PyTimedelta && b instanceof PyTimedelta)
+    return new PyTimedelta(op === '+' ? a.us + b.us : a.us - b.us);
   return undefined;
 }
 
@@ -232,5 +415,6 @@ function wallOf(dt: PyDateTime): number {
   return Date.UTC(f.year, f.month - 1, f.day, f.hour, f.minute, f.second, f.ms);
 }
 
-export const isDateLike = (v: unknown): boolean => v instanceof PyDateTime || v instanceof PyTimedelta || v instanceof PyDate;
+export const isDateLike = (v: unknown): boolean =>
+  v instanceof PyDateTime || v instanceof PyTimedelta || v instanceof PyDate;
 export { PyFloat };

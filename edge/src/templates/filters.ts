@@ -4,13 +4,38 @@ import { PyDate, PyDateTime, PyTimedelta } from './datetime.ts';
 import { compileRegex } from './regex.ts';
 import { percentFormat } from './format.ts';
 import {
-  Callable, RenderError, tuple, compare, contains, dict, equals, float, floatRepr, isDict, isFloat, isList, isNum, iterate, length, num, repr, str, toJs, truthy, typeName,
+  Callable,
+  RenderError,
+  tuple,
+  compare,
+  contains,
+  dict,
+  equals,
+  float,
+  floatRepr,
+  isDict,
+  isFloat,
+  isList,
+  isNum,
+  iterate,
+  length,
+  num,
+  repr,
+  str,
+  toJs,
+  truthy,
+  typeName,
 } from './values.ts';
 
 /** Jinja's built-in filters and tests, with Python semantics. HA's own are in ha-filters.ts. */
 
 function attrGetter(ctx: RenderContext, attribute: unknown): (v: unknown) => unknown {
-  const path = typeof attribute === 'number' ? [attribute] : String(attribute).split('.').map((p) => (/^\d+$/.test(p) ? Number(p) : p));
+  const path =
+    typeof attribute === 'number'
+      ? [attribute]
+      : String(attribute)
+          .split('.')
+          .map((p) => (/^\d+$/.test(p) ? Number(p) : p));
   return (v) => path.reduce<unknown>((o, p) => (o === undefined ? undefined : ctx.getItem(o, p)), v);
 }
 
@@ -50,7 +75,8 @@ function minMax(ctx: RenderContext, value: unknown, kw: Record<string, unknown>,
   return items.reduce((best, v) => (compare(key(v), key(best), '<') * sign < 0 ? v : best));
 }
 
-const arg = (args: unknown[], kw: Record<string, unknown>, i: number, name: string, dflt?: unknown) => (i < args.length ? args[i] : Object.hasOwn(kw, name) ? kw[name] : dflt);
+const arg = (args: unknown[], kw: Record<string, unknown>, i: number, name: string, dflt?: unknown) =>
+  i < args.length ? args[i] : Object.hasOwn(kw, name) ? kw[name] : dflt;
 
 export const jinjaFilters: Record<string, Filter> = {
   default: (_c, v, a, kw) => {
@@ -64,7 +90,10 @@ export const jinjaFilters: Record<string, Filter> = {
   },
   join: (ctx, v, a, kw) => {
     const get = kw.attribute !== undefined ? attrGetter(ctx, kw.attribute) : (x: unknown) => x;
-    return ctx.join(iterate(v).map((x) => str(get(x))), str(arg(a, kw, 0, 'd', '')));
+    return ctx.join(
+      iterate(v).map((x) => str(get(x))),
+      str(arg(a, kw, 0, 'd', '')),
+    );
   },
   map: (ctx, v, a, kw) => {
     const items = iterate(v);
@@ -78,7 +107,10 @@ export const jinjaFilters: Record<string, Filter> = {
     if (!a.length) throw new RenderError('map: a filter name or attribute= is required');
     const name = String(a[0]);
     const rest = dict(Object.entries(kw));
-    return items.map((x) => { ctx.countIteration(); return ctx.filter(name, x, a.slice(1), rest); });
+    return items.map((x) => {
+      ctx.countIteration();
+      return ctx.filter(name, x, a.slice(1), rest);
+    });
   },
   select: (ctx, v, a) => selectOrReject(ctx, v, a, true, false),
   reject: (ctx, v, a) => selectOrReject(ctx, v, a, false, false),
@@ -102,18 +134,46 @@ export const jinjaFilters: Record<string, Filter> = {
     if (isList(v) && isList(b)) return [...v, ...b];
     throw new RenderError(`unsupported operand type(s) for +: '${typeName(v)}' and '${typeName(b)}'`);
   },
-  sort: (ctx, v, a, kw) => sorted(ctx, [...iterate(v)], sortKey(ctx, { attribute: arg(a, kw, 2, 'attribute') }, truthy(arg(a, kw, 1, 'case_sensitive', false))), truthy(arg(a, kw, 0, 'reverse', false))),
+  sort: (ctx, v, a, kw) =>
+    sorted(
+      ctx,
+      [...iterate(v)],
+      sortKey(ctx, { attribute: arg(a, kw, 2, 'attribute') }, truthy(arg(a, kw, 1, 'case_sensitive', false))),
+      truthy(arg(a, kw, 0, 'reverse', false)),
+    ),
   dictsort: (ctx, v, a, kw) => {
     if (!isDict(v)) throw new RenderError('dictsort: a mapping is required');
     const byValue = arg(a, kw, 1, 'by', 'key') === 'value';
     const cs = truthy(arg(a, kw, 0, 'case_sensitive', false));
-    return sorted(ctx, Object.entries(v).map((e) => tuple(e)), (e) => { const k = (e as unknown[])[byValue ? 1 : 0]; return !cs && typeof k === 'string' ? k.toLowerCase() : k; }, truthy(arg(a, kw, 2, 'reverse', false)));
+    return sorted(
+      ctx,
+      Object.entries(v).map((e) => tuple(e)),
+      (e) => {
+        const k = (e as unknown[])[byValue ? 1 : 0];
+        return !cs && typeof k === 'string' ? k.toLowerCase() : k;
+      },
+      truthy(arg(a, kw, 2, 'reverse', false)),
+    );
   },
-  items: (_c, v) => (v === undefined ? [] : isDict(v) ? Object.entries(v).map((e) => tuple(e)) : (() => { throw new RenderError('items: a mapping is required'); })()),
+  items: (_c, v) =>
+    v === undefined
+      ? []
+      : isDict(v)
+        ? Object.entries(v).map((e) => tuple(e))
+        : (() => {
+            throw new RenderError('items: a mapping is required');
+          })(),
   unique: (ctx, v, _a, kw) => {
     const out: unknown[] = [];
     const key = sortKey(ctx, kw, truthy(kw.case_sensitive));
-    for (const x of iterate(v)) if (!out.some((y) => { ctx.tick(); return equals(key(y), key(x)); })) out.push(x);
+    for (const x of iterate(v))
+      if (
+        !out.some((y) => {
+          ctx.tick();
+          return equals(key(y), key(x));
+        })
+      )
+        out.push(x);
     return out;
   },
   reverse: (_c, v) => (typeof v === 'string' ? [...v].reverse().join('') : [...iterate(v)].reverse()),
@@ -128,9 +188,20 @@ export const jinjaFilters: Record<string, Filter> = {
   lower: (_c, v) => str(v).toLowerCase(),
   upper: (_c, v) => str(v).toUpperCase(),
   title: (_c, v) => str(v).replace(/([\w]+)/g, (w) => w[0]!.toUpperCase() + w.slice(1).toLowerCase()),
-  capitalize: (_c, v) => { const s = str(v); return s ? s[0]!.toUpperCase() + s.slice(1).toLowerCase() : s; },
-  trim: (_c, v, a) => (a[0] === undefined ? str(v).trim() : str(v).replace(new RegExp(`^[${escapeClass(str(a[0]))}]+|[${escapeClass(str(a[0]))}]+$`, 'g'), '')),
-  center: (_c, v, a) => { const s = str(v); const w = Math.min(isNum(a[0]) ? num(a[0]) : 80, 10_000); const t = Math.max(w - s.length, 0); return ' '.repeat(Math.floor(t / 2)) + s + ' '.repeat(t - Math.floor(t / 2)); },
+  capitalize: (_c, v) => {
+    const s = str(v);
+    return s ? s[0]!.toUpperCase() + s.slice(1).toLowerCase() : s;
+  },
+  trim: (_c, v, a) =>
+    a[0] === undefined
+      ? str(v).trim()
+      : str(v).replace(new RegExp(`^[${escapeClass(str(a[0]))}]+|[${escapeClass(str(a[0]))}]+$`, 'g'), ''),
+  center: (_c, v, a) => {
+    const s = str(v);
+    const w = Math.min(isNum(a[0]) ? num(a[0]) : 80, 10_000);
+    const t = Math.max(w - s.length, 0);
+    return ' '.repeat(Math.floor(t / 2)) + s + ' '.repeat(t - Math.floor(t / 2));
+  },
   truncate: (_c, v, a, kw) => {
     const s = str(v);
     const n = Number(arg(a, kw, 0, 'length', 255));
@@ -159,14 +230,34 @@ export const jinjaFilters: Record<string, Filter> = {
     const pad = typeof width === 'string' ? width : ' '.repeat(Math.min(Number(num(width as number)), 100));
     const lines = str(v).split('\n');
     const first = truthy(arg(a, kw, 1, 'first', false));
-    return lines.map((l, i) => ((i === 0 && !first) || (l === '' && !truthy(arg(a, kw, 2, 'blank', false))) ? l : pad + l)).join('\n');
+    return lines
+      .map((l, i) => ((i === 0 && !first) || (l === '' && !truthy(arg(a, kw, 2, 'blank', false))) ? l : pad + l))
+      .join('\n');
   },
-  urlencode: (_c, v) => (isDict(v) ? Object.entries(v).map(([k, x]) => `${encodeURIComponent(k)}=${encodeURIComponent(str(x))}`).join('&') : encodeURIComponent(str(v)).replace(/%2F/g, '/')),
-  random: (_c, v) => { const items = iterate(v); return items[Math.floor(Math.random() * items.length)]; },
+  urlencode: (_c, v) =>
+    isDict(v)
+      ? Object.entries(v)
+          .map(([k, x]) => `${encodeURIComponent(k)}=${encodeURIComponent(str(x))}`)
+          .join('&')
+      : encodeURIComponent(str(v)).replace(/%2F/g, '/'),
+  random: (_c, v) => {
+    const items = iterate(v);
+    return items[Math.floor(Math.random() * items.length)];
+  },
   tojson: (_c, v, a, kw) => pyJson(toJs(v), a[0] ?? kw.indent, 0),
   safe: (_c, v) => v,
-  e: (_c, v) => str(v).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&#34;').replace(/'/g, '&#39;'),
-  striptags: (_c, v) => str(v).replace(/<[^>]*>/g, '').replace(/\s+/g, ' ').trim(),
+  e: (_c, v) =>
+    str(v)
+      .replace(/&/g, '&amp;')
+      .replace(/</g, '&lt;')
+      .replace(/>/g, '&gt;')
+      .replace(/"/g, '&#34;')
+      .replace(/'/g, '&#39;'),
+  striptags: (_c, v) =>
+    str(v)
+      .replace(/<[^>]*>/g, '')
+      .replace(/\s+/g, ' ')
+      .trim(),
 };
 jinjaFilters.d = jinjaFilters.default!;
 jinjaFilters.escape = jinjaFilters.e!;
@@ -178,15 +269,24 @@ function pyJson(v: unknown, indent: unknown, depth: number): string {
   const nl = (d: number) => (ind === undefined ? '' : `\n${ind.repeat(d)}`);
   const sep = ind === undefined ? ', ' : ',';
   let out: string;
-  if (Array.isArray(v)) out = v.length ? `[${nl(depth + 1)}${v.map((x) => pyJson(x, indent, depth + 1)).join(sep + nl(depth + 1))}${nl(depth)}]` : '[]';
+  if (Array.isArray(v))
+    out = v.length
+      ? `[${nl(depth + 1)}${v.map((x) => pyJson(x, indent, depth + 1)).join(sep + nl(depth + 1))}${nl(depth)}]`
+      : '[]';
   else if (v && typeof v === 'object') {
     const e = Object.entries(v as Record<string, unknown>);
-    out = e.length ? `{${nl(depth + 1)}${e.map(([k, x]) => `${pyJson(k, indent, depth + 1)}: ${pyJson(x, indent, depth + 1)}`).join(sep + nl(depth + 1))}${nl(depth)}}` : '{}';
+    out = e.length
+      ? `{${nl(depth + 1)}${e.map(([k, x]) => `${pyJson(k, indent, depth + 1)}: ${pyJson(x, indent, depth + 1)}`).join(sep + nl(depth + 1))}${nl(depth)}}`
+      : '{}';
   } else if (typeof v === 'number') out = Number.isInteger(v) ? String(v) : floatRepr(v);
   else out = JSON.stringify(v ?? null);
   if (depth > 0) return out;
-  return out.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
-    .replace(/</g, '\\u003c').replace(/>/g, '\\u003e').replace(/&/g, '\\u0026').replace(/'/g, '\\u0027');
+  return out
+    .replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+    .replace(/</g, '\\u003c')
+    .replace(/>/g, '\\u003e')
+    .replace(/&/g, '\\u0026')
+    .replace(/'/g, '\\u0027');
 }
 
 function escapeClass(s: string): string {
@@ -198,12 +298,19 @@ export function toJson(v: unknown, kw: Record<string, unknown> = {}): string {
   let data = toJs(v);
   if (truthy(kw.sort_keys)) data = sortKeys(data);
   const out = JSON.stringify(data === undefined ? null : data, null, truthy(kw.pretty_print) ? 2 : undefined) ?? 'null';
-  return truthy(kw.ensure_ascii) ? out.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`) : out;
+  return truthy(kw.ensure_ascii)
+    ? out.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+    : out;
 }
 
 function sortKeys(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(sortKeys);
-  if (v && typeof v === 'object') return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sortKeys((v as Record<string, unknown>)[k])]));
+  if (v && typeof v === 'object')
+    return Object.fromEntries(
+      Object.keys(v)
+        .sort()
+        .map((k) => [k, sortKeys((v as Record<string, unknown>)[k])]),
+    );
   return v;
 }
 
@@ -227,7 +334,8 @@ export const jinjaTests: Record<string, Test> = {
   string: (_c, v) => typeof v === 'string',
   mapping: (_c, v) => isDict(v) || isNamespace(v),
   sequence: (_c, v) => typeof v === 'string' || isList(v) || isDict(v),
-  iterable: (_c, v) => typeof v === 'string' || isList(v) || isDict(v) || typeof (v as { pyIter?: unknown } | null)?.pyIter === 'function',
+  iterable: (_c, v) =>
+    typeof v === 'string' || isList(v) || isDict(v) || typeof (v as { pyIter?: unknown } | null)?.pyIter === 'function',
   callable: (_c, v) => v instanceof Callable,
   odd: (_c, v) => isNum(v) && Math.abs(num(v) % 2) === 1,
   even: (_c, v) => isNum(v) && num(v) % 2 === 0,
@@ -236,9 +344,21 @@ export const jinjaTests: Record<string, Test> = {
   upper: (_c, v) => typeof v === 'string' && v === v.toUpperCase(),
   sameas: (_c, v, a) => v === a[0],
   in: (_c, v, a) => contains(a[0], v),
-  eq: cmpTest('=='), equalto: cmpTest('=='), '==': cmpTest('=='), ne: cmpTest('!='), '!=': cmpTest('!='),
-  lt: cmpTest('<'), lessthan: cmpTest('<'), '<': cmpTest('<'), gt: cmpTest('>'), greaterthan: cmpTest('>'), '>': cmpTest('>'),
-  le: cmpTest('<='), '<=': cmpTest('<='), ge: cmpTest('>='), '>=': cmpTest('>='),
+  eq: cmpTest('=='),
+  equalto: cmpTest('=='),
+  '==': cmpTest('=='),
+  ne: cmpTest('!='),
+  '!=': cmpTest('!='),
+  lt: cmpTest('<'),
+  lessthan: cmpTest('<'),
+  '<': cmpTest('<'),
+  gt: cmpTest('>'),
+  greaterthan: cmpTest('>'),
+  '>': cmpTest('>'),
+  le: cmpTest('<='),
+  '<=': cmpTest('<='),
+  ge: cmpTest('>='),
+  '>=': cmpTest('>='),
   // Home Assistant's tests
   match: (_c, v, a) => compileRegex(a[0], a[1]).exec(str(v))?.index === 0,
   search: (_c, v, a) => compileRegex(a[0], a[1]).test(str(v)),

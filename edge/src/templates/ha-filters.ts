@@ -36,7 +36,10 @@ export function toFloat(v: unknown, dflt: unknown = NO_DEFAULT, name = 'float'):
 /** HA's int filter (Jinja's do_int): int(str, base), else int(float(value)), else the default. */
 export function toInt(v: unknown, dflt: unknown = NO_DEFAULT, base = 10): unknown {
   if (typeof v === 'string' && base !== 10) {
-    const s = v.trim().toLowerCase().replace(/^0[xob]/, '');
+    const s = v
+      .trim()
+      .toLowerCase()
+      .replace(/^0[xob]/, '');
     const n = parseInt(s, base);
     if (Number.isFinite(n) && s !== '' && [...s].every((c) => parseInt(c, base) >= 0)) return n;
   }
@@ -66,7 +69,12 @@ export function pyRound(x: number, digits: number): number {
   return x < 0 ? -out : out;
 }
 
-export function haRound(v: unknown, precision: unknown = 0, method: unknown = 'common', dflt: unknown = NO_DEFAULT): unknown {
+export function haRound(
+  v: unknown,
+  precision: unknown = 0,
+  method: unknown = 'common',
+  dflt: unknown = NO_DEFAULT,
+): unknown {
   const x = pyFloat(v);
   const p = isNum(precision) ? Math.trunc(num(precision)) : 0;
   if (x === undefined) return dflt === NO_DEFAULT ? noDefault('round', v) : dflt;
@@ -108,7 +116,10 @@ function math(name: string, fn: (x: number) => number): Filter {
 }
 
 function slugify(v: unknown, sep: unknown = '_'): string {
-  const s = str(v).normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase();
+  const s = str(v)
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase();
   const d = typeof sep === 'string' ? sep : '_';
   return s.replace(/[^a-z0-9]+/g, d).replace(new RegExp(`^${escape(d)}+|${escape(d)}+$`, 'g'), '') || 'unknown';
 }
@@ -116,7 +127,7 @@ const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 function ordinal(v: unknown): string {
   const n = Math.trunc(Number(toInt(v)));
-  const suffix = [11, 12, 13].includes(n % 100) ? 'th' : ['th', 'st', 'nd', 'rd'][n % 10] ?? 'th';
+  const suffix = [11, 12, 13].includes(n % 100) ? 'th' : (['th', 'st', 'nd', 'rd'][n % 10] ?? 'th');
   return `${n}${suffix}`;
 }
 
@@ -134,26 +145,41 @@ function average(ctx: RenderContext, values: unknown[], dflt: unknown): unknown 
 
 export const haFilters: Record<string, Filter> = {
   float: (_c, v, a, kw) => toFloat(v, a[0] ?? kw.default ?? NO_DEFAULT),
-  int: (_c, v, a, kw) => toInt(v, a.length > 0 ? a[0] : Object.hasOwn(kw, 'default') ? kw.default : NO_DEFAULT, Number(a[1] ?? kw.base ?? 10)),
-  round: (_c, v, a, kw) => haRound(v, a[0] ?? kw.precision ?? 0, a[1] ?? kw.method ?? 'common', a.length > 2 ? a[2] : Object.hasOwn(kw, 'default') ? kw.default : NO_DEFAULT),
+  int: (_c, v, a, kw) =>
+    toInt(
+      v,
+      a.length > 0 ? a[0] : Object.hasOwn(kw, 'default') ? kw.default : NO_DEFAULT,
+      Number(a[1] ?? kw.base ?? 10),
+    ),
+  round: (_c, v, a, kw) =>
+    haRound(
+      v,
+      a[0] ?? kw.precision ?? 0,
+      a[1] ?? kw.method ?? 'common',
+      a.length > 2 ? a[2] : Object.hasOwn(kw, 'default') ? kw.default : NO_DEFAULT,
+    ),
   bool: (_c, v, a, kw) => toBool(v, a.length ? a[0] : Object.hasOwn(kw, 'default') ? kw.default : NO_DEFAULT),
   multiply: (_c, v, a, kw) => {
-    const x = floatArg('multiply')(v, a.length > 1 ? a[1] : kw.default ?? NO_DEFAULT);
+    const x = floatArg('multiply')(v, a.length > 1 ? a[1] : (kw.default ?? NO_DEFAULT));
     if (typeof x !== 'number') return x;
     const m = a[0] ?? kw.amount;
     if (!isNum(m)) throw new RenderError(`multiply: the amount must be a number, not ${typeName(m)}`);
     return float(x * num(m)); // float(value) * amount
   },
   log: (_c, v, a, kw) => {
-    const x = floatArg('log')(v, a.length > 1 ? a[1] : kw.default ?? NO_DEFAULT);
+    const x = floatArg('log')(v, a.length > 1 ? a[1] : (kw.default ?? NO_DEFAULT));
     if (typeof x !== 'number') return x;
     const base = a[0] === undefined ? Math.E : pyFloat(a[0]);
     if (base === undefined) throw new RenderError('log: invalid base');
     if (x <= 0 || base <= 0 || base === 1) throw new RenderError('log: math domain error');
     return float(Math.log(x) / Math.log(base));
   },
-  sin: math('sin', Math.sin), cos: math('cos', Math.cos), tan: math('tan', Math.tan),
-  asin: math('asin', Math.asin), acos: math('acos', Math.acos), atan: math('atan', Math.atan),
+  sin: math('sin', Math.sin),
+  cos: math('cos', Math.cos),
+  tan: math('tan', Math.tan),
+  asin: math('asin', Math.asin),
+  acos: math('acos', Math.acos),
+  atan: math('atan', Math.atan),
   sqrt: math('sqrt', (x) => {
     if (x < 0) throw new RenderError('sqrt: math domain error');
     return Math.sqrt(x);
@@ -188,7 +214,8 @@ export const haFilters: Record<string, Filter> = {
       throw new RenderError(`from_json got invalid input '${str(v).slice(0, 100)}'`);
     }
   },
-  regex_match: (_c, v, a, kw) => compileRegex(a[0] ?? kw.find ?? '', a[1] ?? kw.ignorecase).exec(subject(v))?.index === 0,
+  regex_match: (_c, v, a, kw) =>
+    compileRegex(a[0] ?? kw.find ?? '', a[1] ?? kw.ignorecase).exec(subject(v))?.index === 0,
   regex_search: (_c, v, a, kw) => compileRegex(a[0] ?? kw.find ?? '', a[1] ?? kw.ignorecase).test(subject(v)),
   regex_replace: (ctx, v, a, kw) => {
     const text = subject(v);
@@ -196,7 +223,9 @@ export const haFilters: Record<string, Filter> = {
     const rep = translateReplacement(str(a[1] ?? kw.replace ?? ''));
     // refuse before building: every match may add the replacement (and its groups) once
     let matches = 0;
-    if (rep.length * (text.length + 1) > ctx.limits.maxOutput) for (const _m of text.matchAll(re)) if (++matches * rep.length > ctx.limits.maxOutput) throw new RenderError('regex_replace: result too long');
+    if (rep.length * (text.length + 1) > ctx.limits.maxOutput)
+      for (const _m of text.matchAll(re))
+        if (++matches * rep.length > ctx.limits.maxOutput) throw new RenderError('regex_replace: result too long');
     re.lastIndex = 0;
     return ctx.checkString(text.replace(re, rep));
   },
@@ -229,7 +258,7 @@ export const haFilters: Record<string, Filter> = {
     walk(iterate(v), 0);
     return out;
   },
-  contains: (_c, v, a) => iterate(v).some((x) => x === a[0] || str(x) === str(a[0]) && typeof x === typeof a[0]),
+  contains: (_c, v, a) => iterate(v).some((x) => x === a[0] || (str(x) === str(a[0]) && typeof x === typeof a[0])),
   typeof: (_c, v) => typeName(v),
   shuffle: (_c, v) => [...iterate(v)].sort(() => Math.random() - 0.5),
 };

@@ -3,7 +3,24 @@ import type { RenderContext } from './interpreter.ts';
 import { Namespace } from './objects.ts';
 import { PyDateTime, parseDateTime } from './datetime.ts';
 import { NO_DEFAULT, haRound, pyFloat, toBool, toFloat, toInt } from './ha-filters.ts';
-import { Callable, RenderError, type HasAttrs, tuple, compare, dict, equals, float, isDict, isList, isNum, iterate, num, repr, str, truthy } from './values.ts';
+import {
+  Callable,
+  RenderError,
+  type HasAttrs,
+  tuple,
+  compare,
+  dict,
+  equals,
+  float,
+  isDict,
+  isList,
+  isNum,
+  iterate,
+  num,
+  repr,
+  str,
+  truthy,
+} from './values.ts';
 
 /**
  * Home Assistant's state globals: states('x'), states.domain.object_id, iteration over
@@ -24,20 +41,36 @@ const SLUG = /^[a-z0-9_]+$/;
 export class TemplateState {
   readonly pyType = 'TemplateState';
   private readonly s: EntityState;
-  constructor(s: EntityState) { this.s = s; }
-  get entityId(): string { return this.s.entity_id; }
-  get state(): string { return this.s.state ?? 'unknown'; }
+  constructor(s: EntityState) {
+    this.s = s;
+  }
+  get entityId(): string {
+    return this.s.entity_id;
+  }
+  get state(): string {
+    return this.s.state ?? 'unknown';
+  }
   getAttr(name: string): unknown {
     const s = this.s;
     const [domain, objectId] = s.entity_id.split('.') as [string, string];
     switch (name) {
-      case 'entity_id': return s.entity_id;
-      case 'state': return this.state;
-      case 'domain': return domain;
-      case 'object_id': return objectId;
-      case 'name': return typeof s.attributes.friendly_name === 'string' ? s.attributes.friendly_name : (s.name || objectId.replace(/_/g, ' '));
-      case 'attributes': return copy(s.attributes);
-      case 'last_changed': case 'last_updated': case 'last_reported': {
+      case 'entity_id':
+        return s.entity_id;
+      case 'state':
+        return this.state;
+      case 'domain':
+        return domain;
+      case 'object_id':
+        return objectId;
+      case 'name':
+        return typeof s.attributes.friendly_name === 'string'
+          ? s.attributes.friendly_name
+          : s.name || objectId.replace(/_/g, ' ');
+      case 'attributes':
+        return copy(s.attributes);
+      case 'last_changed':
+      case 'last_updated':
+      case 'last_reported': {
         const at = (s as unknown as Record<string, unknown>)[name] ?? s.last_updated;
         const d = typeof at === 'string' ? parseDateTime(at) : null;
         return d ? new PyDateTime(d.ms, 0) : null;
@@ -46,17 +79,37 @@ export class TemplateState {
         const unit = s.attributes.unit_of_measurement;
         return typeof unit === 'string' && unit ? `${this.state} ${unit}` : this.state;
       }
-      case 'context': return dict([['id', null], ['parent_id', null], ['user_id', null]]);
-      default: return undefined;
+      case 'context':
+        return dict([
+          ['id', null],
+          ['parent_id', null],
+          ['user_id', null],
+        ]);
+      default:
+        return undefined;
     }
   }
   pyStr(): string {
-    const attrs = Object.entries(this.s.attributes).map(([k, v]) => `${k}=${str(v)}`).join(', ');
+    const attrs = Object.entries(this.s.attributes)
+      .map(([k, v]) => `${k}=${str(v)}`)
+      .join(', ');
     return `<template TemplateState(<state ${this.s.entity_id}=${this.state}${attrs ? `; ${attrs}` : ''} @ ${this.s.last_changed ?? ''}>)>`;
   }
-  pyRepr(): string { return this.pyStr(); }
-  pyEquals(o: unknown): boolean { return o instanceof TemplateState && o.s === this.s; }
-  toJSON(): unknown { return { entity_id: this.s.entity_id, state: this.state, attributes: this.s.attributes, last_changed: this.s.last_changed, last_updated: this.s.last_updated }; }
+  pyRepr(): string {
+    return this.pyStr();
+  }
+  pyEquals(o: unknown): boolean {
+    return o instanceof TemplateState && o.s === this.s;
+  }
+  toJSON(): unknown {
+    return {
+      entity_id: this.s.entity_id,
+      state: this.state,
+      attributes: this.s.attributes,
+      last_changed: this.s.last_changed,
+      last_updated: this.s.last_updated,
+    };
+  }
 }
 
 /** JSON-like copy into the template's dict type (no shared references with the state machine). */
@@ -74,7 +127,11 @@ class DomainStates {
   private readonly ctx: RenderContext;
   private readonly states: TemplateStates;
   private readonly domain: string;
-  constructor(ctx: RenderContext, states: TemplateStates, domain: string) { this.ctx = ctx; this.states = states; this.domain = domain; }
+  constructor(ctx: RenderContext, states: TemplateStates, domain: string) {
+    this.ctx = ctx;
+    this.states = states;
+    this.domain = domain;
+  }
   getAttr(objectId: string): unknown {
     if (!SLUG.test(objectId)) return undefined;
     const id = `${this.domain}.${objectId}`;
@@ -85,9 +142,15 @@ class DomainStates {
   }
   pyIter(): TemplateState[] {
     this.ctx.info.domains.add(this.domain);
-    return this.states.all().filter((s) => s.entity_id.startsWith(`${this.domain}.`)).map((s) => new TemplateState(s)).sort(byId);
+    return this.states
+      .all()
+      .filter((s) => s.entity_id.startsWith(`${this.domain}.`))
+      .map((s) => new TemplateState(s))
+      .sort(byId);
   }
-  pyStr(): string { return `<template DomainStates('${this.domain}')>`; }
+  pyStr(): string {
+    return `<template DomainStates('${this.domain}')>`;
+  }
 }
 
 /** `states`: callable (states('x')), attribute access by domain, iterable over all states. */
@@ -116,9 +179,14 @@ class AllStates extends Callable {
   }
   pyIter(): TemplateState[] {
     this.ctx.info.allStates = true;
-    return this.states.all().map((s) => new TemplateState(s)).sort(byId);
+    return this.states
+      .all()
+      .map((s) => new TemplateState(s))
+      .sort(byId);
   }
-  pyStr(): string { return '<template AllStates>'; }
+  pyStr(): string {
+    return '<template AllStates>';
+  }
 }
 
 /** One entity's state by id (a string or a TemplateState), recorded as read. */
@@ -138,14 +206,18 @@ function expand(ctx: RenderContext, states: TemplateStates, args: unknown[]): Te
   while (queue.length) {
     ctx.countIteration();
     const item = queue.shift();
-    if (isList(item) || item instanceof DomainStates || item instanceof AllStates) { queue.push(...iterate(item)); continue; }
+    if (isList(item) || item instanceof DomainStates || item instanceof AllStates) {
+      queue.push(...iterate(item));
+      continue;
+    }
     const id = item instanceof TemplateState ? item.entityId : typeof item === 'string' ? item : undefined;
     if (!id || seen.has(id)) continue;
     seen.add(id);
     const s = read(ctx, states, id);
     if (!s) continue;
     const members = s.attributes.entity_id;
-    if (Array.isArray(members) && (s.entity_id.startsWith('group.') || s.domain === 'group' || members.length)) queue.push(...members);
+    if (Array.isArray(members) && (s.entity_id.startsWith('group.') || s.domain === 'group' || members.length))
+      queue.push(...members);
     else found.set(s.entity_id, new TemplateState(s));
   }
   return [...found.values()].sort(byId);
@@ -158,23 +230,29 @@ export function stateGlobals(ctx: RenderContext, states: TemplateStates, maxRang
     const s = read(ctx, states, id);
     return s && typeof name === 'string' && Object.hasOwn(s.attributes, name) ? copy(s.attributes[name]) : null;
   };
-  const dflt = (a: unknown[], i: number, kw: Record<string, unknown>) => (a.length > i ? a[i] : Object.hasOwn(kw, 'default') ? kw.default : NO_DEFAULT);
-  const minmax = (sign: number) => fn(sign < 0 ? 'min' : 'max', (a) => {
-    const items = a.length === 1 ? iterate(a[0]) : a;
-    if (!items.length) throw new RenderError(`${sign < 0 ? 'min' : 'max'}() arg is an empty sequence`);
-    return items.reduce((best, v) => (compare(v, best, '<') * sign > 0 ? v : best));
-  });
+  const dflt = (a: unknown[], i: number, kw: Record<string, unknown>) =>
+    a.length > i ? a[i] : Object.hasOwn(kw, 'default') ? kw.default : NO_DEFAULT;
+  const minmax = (sign: number) =>
+    fn(sign < 0 ? 'min' : 'max', (a) => {
+      const items = a.length === 1 ? iterate(a[0]) : a;
+      if (!items.length) throw new RenderError(`${sign < 0 ? 'min' : 'max'}() arg is an empty sequence`);
+      return items.reduce((best, v) => (compare(v, best, '<') * sign > 0 ? v : best));
+    });
   return {
     states: new AllStates(ctx, states),
     is_state: fn('is_state', (a) => {
       const s = read(ctx, states, a[0]);
       const want = a[1];
-      return !!s && (isList(want) ? want.some((w) => equals(w, s.state ?? 'unknown')) : equals(want, s.state ?? 'unknown'));
+      return (
+        !!s && (isList(want) ? want.some((w) => equals(w, s.state ?? 'unknown')) : equals(want, s.state ?? 'unknown'))
+      );
     }),
     state_attr: fn('state_attr', (a) => attrOf(a[0], a[1])),
     is_state_attr: fn('is_state_attr', (a) => {
       const s = read(ctx, states, a[0]);
-      return !!s && typeof a[1] === 'string' && Object.hasOwn(s.attributes, a[1]) && equals(copy(s.attributes[a[1]]), a[2]);
+      return (
+        !!s && typeof a[1] === 'string' && Object.hasOwn(s.attributes, a[1]) && equals(copy(s.attributes[a[1]]), a[2])
+      );
     }),
     has_value: fn('has_value', (a) => {
       const s = read(ctx, states, a[0]);
@@ -195,10 +273,14 @@ export function stateGlobals(ctx: RenderContext, states: TemplateStates, maxRang
     sqrt: fn('sqrt', (a) => ctx.filter('sqrt', a[0], a.slice(1))),
     min: minmax(-1),
     max: minmax(1),
-    pi: float(Math.PI), e: float(Math.E), tau: float(2 * Math.PI), inf: float(Infinity),
+    pi: float(Math.PI),
+    e: float(Math.E),
+    tau: float(2 * Math.PI),
+    inf: float(Infinity),
     range: fn('range', (a) => {
       const ints = a.map((x) => {
-        if (!isNum(x) || !Number.isInteger(num(x))) throw new RenderError(`range() integer argument expected, got ${repr(x)}`);
+        if (!isNum(x) || !Number.isInteger(num(x)))
+          throw new RenderError(`range() integer argument expected, got ${repr(x)}`);
         return num(x);
       });
       const [start, stop, step] = ints.length === 1 ? [0, ints[0]!, 1] : [ints[0]!, ints[1]!, ints[2] ?? 1];
@@ -218,7 +300,16 @@ export function stateGlobals(ctx: RenderContext, states: TemplateStates, maxRang
 }
 
 const pairsToDict = (v: unknown): Record<string, unknown> =>
-  dict(isDict(v) ? Object.entries(v) : isList(v) || v !== undefined ? iterate(v).map((p) => { const [k, val] = iterate(p); return [str(k), val] as [string, unknown]; }) : []);
+  dict(
+    isDict(v)
+      ? Object.entries(v)
+      : isList(v) || v !== undefined
+        ? iterate(v).map((p) => {
+            const [k, val] = iterate(p);
+            return [str(k), val] as [string, unknown];
+          })
+        : [],
+  );
 
 /**
  * dict(): Jinja's global, plus `dict.fromkeys(keys, value=None)` (Python) and
@@ -236,7 +327,10 @@ class DictBuiltin extends Callable implements HasAttrs {
 
   getAttr(name: string): unknown {
     if (name === 'from_keys') return new Callable('dict.from_keys', (a) => pairsToDict(a[0]));
-    if (name === 'fromkeys') return new Callable('dict.fromkeys', (a) => dict(iterate(a[0]).map((k) => [str(k), a[1] ?? null] as [string, unknown])));
+    if (name === 'fromkeys')
+      return new Callable('dict.fromkeys', (a) =>
+        dict(iterate(a[0]).map((k) => [str(k), a[1] ?? null] as [string, unknown])),
+      );
     return undefined;
   }
 }

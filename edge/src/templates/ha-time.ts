@@ -32,7 +32,13 @@ export function asDatetimeValue(v: unknown): PyDateTime | undefined {
 export function relativeTime(nowMs: number, thenSeconds: number): string | null {
   let seconds = Math.floor(nowMs / 1000 - thenSeconds);
   if (seconds < 0) return null;
-  const units: [string, number][] = [['year', 365 * 86400], ['month', 30 * 86400], ['day', 86400], ['hour', 3600], ['minute', 60]];
+  const units: [string, number][] = [
+    ['year', 365 * 86400],
+    ['month', 30 * 86400],
+    ['day', 86400],
+    ['hour', 3600],
+    ['minute', 60],
+  ];
   for (const [unit, size] of units) {
     const n = Math.floor(seconds / size);
     if (n > 0) return n === 1 ? `1 ${unit}` : `${n} ${unit}s`;
@@ -54,7 +60,25 @@ function timestampArg(name: string, v: unknown, dflt: unknown): number | undefin
 function strptime(text: string, fmt: string): PyDateTime | undefined {
   const months = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
   const fields: Record<string, string> = {};
-  const parts: Record<string, string> = { Y: '(\\d{4})', m: '(\\d{1,2})', d: '(\\d{1,2})', H: '(\\d{1,2})', M: '(\\d{1,2})', S: '(\\d{1,2})', f: '(\\d{1,6})', z: '([+-]\\d{2}:?\\d{2}|Z)', b: '([A-Za-z]{3})', B: '([A-Za-z]+)', y: '(\\d{2})', p: '(AM|PM|am|pm)', I: '(\\d{1,2})', j: '(\\d{1,3})', a: '[A-Za-z]{3}', A: '[A-Za-z]+', '%': '%' };
+  const parts: Record<string, string> = {
+    Y: '(\\d{4})',
+    m: '(\\d{1,2})',
+    d: '(\\d{1,2})',
+    H: '(\\d{1,2})',
+    M: '(\\d{1,2})',
+    S: '(\\d{1,2})',
+    f: '(\\d{1,6})',
+    z: '([+-]\\d{2}:?\\d{2}|Z)',
+    b: '([A-Za-z]{3})',
+    B: '([A-Za-z]+)',
+    y: '(\\d{2})',
+    p: '(AM|PM|am|pm)',
+    I: '(\\d{1,2})',
+    j: '(\\d{1,3})',
+    a: '[A-Za-z]{3}',
+    A: '[A-Za-z]+',
+    '%': '%',
+  };
   const order: string[] = [];
   const re = fmt.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/%([a-zA-Z%])/g, (_m, k: string) => {
     const p = parts[k];
@@ -64,12 +88,30 @@ function strptime(text: string, fmt: string): PyDateTime | undefined {
   });
   const m = new RegExp(`^${re}$`).exec(text.trim());
   if (!m) return undefined;
-  order.forEach((k, i) => { fields[k] = m[i + 1]!; });
-  const month = fields.m ? Number(fields.m) : fields.b || fields.B ? months.indexOf((fields.b ?? fields.B)!.slice(0, 3).toLowerCase()) + 1 : 1;
+  order.forEach((k, i) => {
+    fields[k] = m[i + 1]!;
+  });
+  const month = fields.m
+    ? Number(fields.m)
+    : fields.b || fields.B
+      ? months.indexOf((fields.b ?? fields.B)!.slice(0, 3).toLowerCase()) + 1
+      : 1;
   let hour = Number(fields.H ?? fields.I ?? 0);
   if (fields.p) hour = (hour % 12) + (fields.p.toLowerCase() === 'pm' ? 12 : 0);
-  const year = fields.Y ? Number(fields.Y) : fields.y ? 2000 + Number(fields.y) - (Number(fields.y) >= 69 ? 100 : 0) : 1900;
-  const wall = Date.UTC(year, month - 1, fields.j ? Number(fields.j) : Number(fields.d ?? 1), hour, Number(fields.M ?? 0), Number(fields.S ?? 0), Math.floor(Number((fields.f ?? '').padEnd(6, '0')) / 1000));
+  const year = fields.Y
+    ? Number(fields.Y)
+    : fields.y
+      ? 2000 + Number(fields.y) - (Number(fields.y) >= 69 ? 100 : 0)
+      : 1900;
+  const wall = Date.UTC(
+    year,
+    month - 1,
+    fields.j ? Number(fields.j) : Number(fields.d ?? 1),
+    hour,
+    Number(fields.M ?? 0),
+    Number(fields.S ?? 0),
+    Math.floor(Number((fields.f ?? '').padEnd(6, '0')) / 1000),
+  );
   if (!fields.z) return new PyDateTime(wall, null);
   if (fields.z === 'Z') return new PyDateTime(wall, 0);
   const z = fields.z.replace(':', '');
@@ -77,7 +119,8 @@ function strptime(text: string, fmt: string): PyDateTime | undefined {
   return new PyDateTime(wall - offset * 60_000, offset);
 }
 
-const dfl = (a: unknown[], i: number, kw: Record<string, unknown>) => (a.length > i ? a[i] : Object.hasOwn(kw, 'default') ? kw.default : NO_DEFAULT);
+const dfl = (a: unknown[], i: number, kw: Record<string, unknown>) =>
+  a.length > i ? a[i] : Object.hasOwn(kw, 'default') ? kw.default : NO_DEFAULT;
 
 export function timeFilters(): Record<string, Filter> {
   return {
@@ -100,8 +143,10 @@ export function timeFilters(): Record<string, Filter> {
     timestamp_custom: (_c, v, a, kw) => {
       const ts = timestampArg('timestamp_custom', v, dfl(a, 2, kw));
       if (ts === undefined) return dfl(a, 2, kw);
-      const local = a.length > 1 ? a[1] : kw.local ?? true;
-      return new PyDateTime(ts * 1000, local ? 'local' : 0).strftime(str(a[0] ?? kw.format_string ?? '%Y-%m-%d %H:%M:%S'));
+      const local = a.length > 1 ? a[1] : (kw.local ?? true);
+      return new PyDateTime(ts * 1000, local ? 'local' : 0).strftime(
+        str(a[0] ?? kw.format_string ?? '%Y-%m-%d %H:%M:%S'),
+      );
     },
     timestamp_local: (_c, v, a, kw) => {
       const ts = timestampArg('timestamp_local', v, dfl(a, 0, kw));
@@ -115,7 +160,11 @@ export function timeFilters(): Record<string, Filter> {
 }
 
 /** The time globals: now(), utcnow(), today_at(), timedelta(), relative_time(), strptime(), … */
-export function timeGlobals(clock: TemplateClock, filters: Record<string, Filter>, call: (f: Filter, v: unknown, a: unknown[], kw: Record<string, unknown>) => unknown): Record<string, unknown> {
+export function timeGlobals(
+  clock: TemplateClock,
+  filters: Record<string, Filter>,
+  call: (f: Filter, v: unknown, a: unknown[], kw: Record<string, unknown>) => unknown,
+): Record<string, unknown> {
   const fn = (name: string, f: (a: unknown[], kw: Record<string, unknown>) => unknown) => new Callable(name, f);
   const asFn = (name: string) => fn(name, (a, kw) => call(filters[name]!, a[0], a.slice(1), kw));
   return {
@@ -124,14 +173,28 @@ export function timeGlobals(clock: TemplateClock, filters: Record<string, Filter
     today_at: fn('today_at', (a) => {
       const text = a[0] === undefined ? '00:00' : str(a[0]);
       const m = /^(\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d{1,6}))?)?$/.exec(text.trim());
-      if (!m || Number(m[1]) > 23 || Number(m[2]) > 59 || Number(m[3] ?? 0) > 59) throw new RenderError(`today_at: invalid time '${text}'`);
+      if (!m || Number(m[1]) > 23 || Number(m[2]) > 59 || Number(m[3] ?? 0) > 59)
+        throw new RenderError(`today_at: invalid time '${text}'`);
       const d = new Date(clock.now());
-      return new PyDateTime(new Date(d.getFullYear(), d.getMonth(), d.getDate(), Number(m[1]), Number(m[2]), Number(m[3] ?? 0), Math.floor(Number((m[4] ?? '').padEnd(6, '0')) / 1000)).getTime(), 'local');
+      return new PyDateTime(
+        new Date(
+          d.getFullYear(),
+          d.getMonth(),
+          d.getDate(),
+          Number(m[1]),
+          Number(m[2]),
+          Number(m[3] ?? 0),
+          Math.floor(Number((m[4] ?? '').padEnd(6, '0')) / 1000),
+        ).getTime(),
+        'local',
+      );
     }),
     timedelta: fn('timedelta', (a, kw) => {
       const names = ['days', 'seconds', 'microseconds', 'milliseconds', 'minutes', 'hours', 'weeks'];
       const all: Record<string, unknown> = { ...kw };
-      a.forEach((v, i) => { all[names[i]!] = v; });
+      a.forEach((v, i) => {
+        all[names[i]!] = v;
+      });
       return PyTimedelta.of(all);
     }),
     // HA: only a datetime has an age; anything else (a string too) comes back as it is

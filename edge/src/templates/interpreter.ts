@@ -3,8 +3,26 @@ import { arith } from './arith.ts';
 import { Loop, Namespace } from './objects.ts';
 import { methodOf } from './methods.ts';
 import {
-  Callable, RenderError, compare, contains, dict, equals, float, hasAttrs, index, isDict, isFloat, isList, isNum, iterate,
-  num, slice, str, truthy, tuple, typeName,
+  Callable,
+  RenderError,
+  compare,
+  contains,
+  dict,
+  equals,
+  float,
+  hasAttrs,
+  index,
+  isDict,
+  isFloat,
+  isList,
+  isNum,
+  iterate,
+  num,
+  slice,
+  str,
+  truthy,
+  tuple,
+  typeName,
 } from './values.ts';
 
 /**
@@ -44,7 +62,12 @@ export class RenderContext {
   private ops = 0;
   private iterations = 0;
   private depth = 0;
-  constructor(globals: Record<string, unknown>, filters: Record<string, Filter>, tests: Record<string, Test>, limits: RenderLimits) {
+  constructor(
+    globals: Record<string, unknown>,
+    filters: Record<string, Filter>,
+    tests: Record<string, Test>,
+    limits: RenderLimits,
+  ) {
     this.globals = globals;
     this.filters = filters;
     this.tests = tests;
@@ -52,11 +75,13 @@ export class RenderContext {
   }
 
   tick(): void {
-    if ((++this.ops & 255) === 0 && Date.now() > this.limits.deadline) throw new RenderError('template took too long to render');
+    if ((++this.ops & 255) === 0 && Date.now() > this.limits.deadline)
+      throw new RenderError('template took too long to render');
   }
 
   countIteration(): void {
-    if (++this.iterations > this.limits.maxIterations) throw new RenderError(`loops ran more than ${this.limits.maxIterations} times`);
+    if (++this.iterations > this.limits.maxIterations)
+      throw new RenderError(`loops ran more than ${this.limits.maxIterations} times`);
     this.tick();
   }
 
@@ -69,7 +94,8 @@ export class RenderContext {
   }
 
   checkString(s: string): string {
-    if (s.length > this.limits.maxOutput) throw new RenderError(`template output longer than ${this.limits.maxOutput} characters`);
+    if (s.length > this.limits.maxOutput)
+      throw new RenderError(`template output longer than ${this.limits.maxOutput} characters`);
     return s;
   }
 
@@ -112,7 +138,7 @@ export class RenderContext {
   getItem(obj: unknown, key: unknown): unknown {
     if (obj === undefined) throw new RenderError(`item ${str(key)} accessed on an undefined value`);
     if (isList(obj) || typeof obj === 'string') {
-      if (isNum(key) && !isFloat(key) || typeof key === 'boolean') {
+      if ((isNum(key) && !isFloat(key)) || typeof key === 'boolean') {
         const items = isList(obj) ? obj : [...obj];
         const i = index(items.length, Number(typeof key === 'boolean' ? Number(key) : num(key as number)));
         return i < 0 ? undefined : items[i];
@@ -150,7 +176,8 @@ function args(ctx: RenderContext, scope: Scope, list: Node | undefined): [unknow
   const kwargs = dict();
   for (const child of list?.children ?? []) {
     if (child.typename === 'KeywordArgs') {
-      for (const pair of child.children ?? []) kwargs[String((pair.key as Node).value)] = evaluate(ctx, scope, pair.value as Node);
+      for (const pair of child.children ?? [])
+        kwargs[String((pair.key as Node).value)] = evaluate(ctx, scope, pair.value as Node);
     } else {
       positional.push(evaluate(ctx, scope, child));
     }
@@ -184,7 +211,8 @@ export function evaluate(ctx: RenderContext, scope: Scope, n: Node): unknown {
       for (const pair of n.children ?? []) {
         const key = pair.key as Node;
         const k = key.typename === 'Symbol' ? evaluate(ctx, scope, key) : evaluate(ctx, scope, key);
-        if (typeof k !== 'string' && !isNum(k) && typeof k !== 'boolean' && k !== null) throw new RenderError(`unhashable type: '${typeName(k)}'`);
+        if (typeof k !== 'string' && !isNum(k) && typeof k !== 'boolean' && k !== null)
+          throw new RenderError(`unhashable type: '${typeName(k)}'`);
         d[str(k)] = evaluate(ctx, scope, pair.value as Node);
       }
       return d;
@@ -226,9 +254,11 @@ export function evaluate(ctx: RenderContext, scope: Scope, n: Node): unknown {
       return contains(evaluate(ctx, scope, n.right as Node), evaluate(ctx, scope, n.left as Node));
     case 'Not':
       return !truthy(evaluate(ctx, scope, n.target as Node));
-    case 'Neg': case 'Pos': {
+    case 'Neg':
+    case 'Pos': {
       const v = evaluate(ctx, scope, n.target as Node);
-      if (!isNum(v) && typeof v !== 'boolean') throw new RenderError(`bad operand type for unary ${t === 'Neg' ? '-' : '+'}: '${typeName(v)}'`);
+      if (!isNum(v) && typeof v !== 'boolean')
+        throw new RenderError(`bad operand type for unary ${t === 'Neg' ? '-' : '+'}: '${typeName(v)}'`);
       const x = typeof v === 'boolean' ? Number(v) : num(v);
       const r = t === 'Neg' ? -x : x;
       return isFloat(v) ? float(r) : r;
@@ -269,7 +299,10 @@ function describe(n: Node): string {
   if (n.typename === 'Symbol') return String(n.value);
   if (n.typename === 'LookupVal') {
     const val = n.val as Node;
-    if (val.typename === 'Literal') return n.dot ? `${describe(n.target as Node)}.${String(val.value)}` : `${describe(n.target as Node)}[${JSON.stringify(val.value)}]`;
+    if (val.typename === 'Literal')
+      return n.dot
+        ? `${describe(n.target as Node)}.${String(val.value)}`
+        : `${describe(n.target as Node)}[${JSON.stringify(val.value)}]`;
     return `${describe(n.target as Node)}[…]`;
   }
   return 'expression';
@@ -277,13 +310,20 @@ function describe(n: Node): string {
 
 function compareOp(op: string, a: unknown, b: unknown): boolean {
   switch (op) {
-    case '==': return equals(a, b);
-    case '!=': return !equals(a, b);
-    case '<': return compare(a, b, op) < 0;
-    case '>': return compare(a, b, op) > 0;
-    case '<=': return compare(a, b, op) <= 0;
-    case '>=': return compare(a, b, op) >= 0;
-    default: throw new RenderError(`unsupported comparison ${op}`);
+    case '==':
+      return equals(a, b);
+    case '!=':
+      return !equals(a, b);
+    case '<':
+      return compare(a, b, op) < 0;
+    case '>':
+      return compare(a, b, op) > 0;
+    case '<=':
+      return compare(a, b, op) <= 0;
+    case '>=':
+      return compare(a, b, op) >= 0;
+    default:
+      throw new RenderError(`unsupported comparison ${op}`);
   }
 }
 
@@ -306,11 +346,13 @@ function assign(ctx: RenderContext, scope: Scope, target: Node, value: unknown):
 export function execute(ctx: RenderContext, scope: Scope, n: Node, out: string[]): void {
   ctx.tick();
   switch (n.typename) {
-    case 'Root': case 'NodeList':
+    case 'Root':
+    case 'NodeList':
       for (const c of n.children ?? []) execute(ctx, scope, c, out);
       return;
     case 'Output':
-      for (const c of n.children ?? []) write(ctx, out, c.typename === 'TemplateData' ? String(c.value) : str(evaluate(ctx, scope, c)));
+      for (const c of n.children ?? [])
+        write(ctx, out, c.typename === 'TemplateData' ? String(c.value) : str(evaluate(ctx, scope, c)));
       return;
     case 'If':
       if (truthy(evaluate(ctx, scope, n.cond as Node))) execute(ctx, scope, n.body as Node, out);
@@ -326,7 +368,8 @@ export function execute(ctx: RenderContext, scope: Scope, n: Node, out: string[]
         assign(ctx, scope, targets[0]!, value);
       } else {
         const items = iterate(value);
-        if (items.length !== targets.length) throw new RenderError(`expected ${targets.length} values to unpack, got ${items.length}`);
+        if (items.length !== targets.length)
+          throw new RenderError(`expected ${targets.length} values to unpack, got ${items.length}`);
         targets.forEach((tg, i) => assign(ctx, scope, tg, items[i]));
       }
       return;
@@ -348,7 +391,8 @@ function write(ctx: RenderContext, out: string[], s: string): void {
   out.push(s);
   const total = ((out as { total?: number }).total ?? 0) + s.length;
   (out as { total?: number }).total = total;
-  if (total > ctx.limits.maxOutput) throw new RenderError(`template output longer than ${ctx.limits.maxOutput} characters`);
+  if (total > ctx.limits.maxOutput)
+    throw new RenderError(`template output longer than ${ctx.limits.maxOutput} characters`);
 }
 
 function forLoop(ctx: RenderContext, scope: Scope, n: Node, out: string[]): void {
@@ -363,9 +407,13 @@ function forLoop(ctx: RenderContext, scope: Scope, n: Node, out: string[]): void
   const names = name.typename === 'Array' ? (name.children ?? []).map((c) => String(c.value)) : [String(name.value)];
   let items = iterate(evaluate(ctx, scope, arrNode));
   const bind = (frame: Map<string, unknown>, item: unknown) => {
-    if (names.length === 1) { frame.set(names[0]!, item); return; }
+    if (names.length === 1) {
+      frame.set(names[0]!, item);
+      return;
+    }
     const parts = isList(item) ? item : iterate(item);
-    if (parts.length !== names.length) throw new RenderError(`expected ${names.length} values to unpack, got ${parts.length}`);
+    if (parts.length !== names.length)
+      throw new RenderError(`expected ${names.length} values to unpack, got ${parts.length}`);
     names.forEach((nm, i) => frame.set(nm, parts[i]));
   };
   if (cond) {
@@ -400,13 +448,21 @@ function macro(ctx: RenderContext, scope: Scope, n: Node): Callable {
   const name = String((n.name as Node).value);
   const params: { name: string; dflt?: Node }[] = [];
   for (const a of (n.args as Node).children ?? []) {
-    if (a.typename === 'KeywordArgs') for (const p of a.children ?? []) params.push({ name: String((p.key as Node).value), dflt: p.value as Node });
+    if (a.typename === 'KeywordArgs')
+      for (const p of a.children ?? []) params.push({ name: String((p.key as Node).value), dflt: p.value as Node });
     else params.push({ name: String(a.value) });
   }
   return new Callable(name, (positional, kwargs) => {
     const frame = new Map<string, unknown>();
     params.forEach((p, i) => {
-      const v = i < positional.length ? positional[i] : Object.hasOwn(kwargs, p.name) ? kwargs[p.name] : p.dflt ? evaluate(ctx, scope, p.dflt) : undefined;
+      const v =
+        i < positional.length
+          ? positional[i]
+          : Object.hasOwn(kwargs, p.name)
+            ? kwargs[p.name]
+            : p.dflt
+              ? evaluate(ctx, scope, p.dflt)
+              : undefined;
       frame.set(p.name, v);
     });
     frame.set('varargs', tuple(positional.slice(params.length)));
@@ -415,4 +471,3 @@ function macro(ctx: RenderContext, scope: Scope, n: Node): Callable {
     return out.join('');
   });
 }
-

@@ -22,7 +22,8 @@ function literal(n: Node): unknown {
       if (n.value === 'False') return false;
       if (n.value === 'None') return null;
       throw new NotLiteral();
-    case 'Array': case 'Group':
+    case 'Array':
+    case 'Group':
       if (n.typename === 'Group' && n.children?.length === 1) return literal(n.children[0]!);
       return (n.children ?? []).map(literal);
     case 'Dict': {
@@ -34,7 +35,8 @@ function literal(n: Node): unknown {
       }
       return out;
     }
-    case 'Neg': case 'Pos': {
+    case 'Neg':
+    case 'Pos': {
       const v = literal(n.target as Node);
       const x = typeof v === 'number' ? v : (v as { v?: unknown } | null)?.v;
       if (typeof x !== 'number') throw new NotLiteral();
@@ -47,7 +49,16 @@ function literal(n: Node): unknown {
 
 export function toNative(out: string): unknown {
   const s = out.trim();
-  if (s === '' || s.length > 65_536 || s.includes('{{') || s.includes('{%') || s.includes('}}') || s.includes('%}') || s.includes('{#')) return out;
+  if (
+    s === '' ||
+    s.length > 65_536 ||
+    s.includes('{{') ||
+    s.includes('{%') ||
+    s.includes('}}') ||
+    s.includes('%}') ||
+    s.includes('{#')
+  )
+    return out;
   let value: unknown;
   try {
     const root = parseTemplate(`{{ ${s} }}`);

@@ -22,7 +22,12 @@ export interface Node {
   [field: string]: unknown;
 }
 
-interface Token { type: string; value: string; lineno: number; colno: number }
+interface Token {
+  type: string;
+  value: string;
+  lineno: number;
+  colno: number;
+}
 interface ParserLike {
   tokens: { index: number; lineno: number; colno: number };
   peeked: Token | null | false;
@@ -44,7 +49,16 @@ interface ParserLike {
 }
 type NodeCtor = new (lineno: number, colno: number, ...args: unknown[]) => Node;
 
-const lexer = lexerModule as { lex(src: string, opts: object): unknown; TOKEN_OPERATOR: string; TOKEN_COLON: string; TOKEN_RIGHT_BRACKET: string; TOKEN_LEFT_BRACKET: string; TOKEN_LEFT_PAREN: string; TOKEN_FLOAT: string; TOKEN_BLOCK_END: string };
+const lexer = lexerModule as {
+  lex(src: string, opts: object): unknown;
+  TOKEN_OPERATOR: string;
+  TOKEN_COLON: string;
+  TOKEN_RIGHT_BRACKET: string;
+  TOKEN_LEFT_BRACKET: string;
+  TOKEN_LEFT_PAREN: string;
+  TOKEN_FLOAT: string;
+  TOKEN_BLOCK_END: string;
+};
 const nodes = nodesModule as Record<string, NodeCtor>;
 const { Parser } = parserModule as { Parser: new (tokens: unknown) => ParserLike };
 const base = Parser.prototype as unknown as Record<string, (this: ParserLike, ...a: unknown[]) => Node>;
@@ -56,13 +70,17 @@ function node(typename: string, lineno: number, colno: number, fields: Record<st
 
 class JinjaParser extends (Parser as unknown as new (tokens: unknown) => ParserLike) {
   // Jinja's levels: `+ -` below `~` below `* / // %` (so `1 + 2 ~ 3` is `1 + (2 ~ 3)`)
-  parseConcat(): Node { return this.parseAdd(); }
+  parseConcat(): Node {
+    return this.parseAdd();
+  }
 
   parseAdd(): Node {
     let left = this.parseTilde();
     for (;;) {
-      if (this.skipValue(lexer.TOKEN_OPERATOR, '+')) left = new nodes.Add!(left.lineno, left.colno, left, this.parseTilde());
-      else if (this.skipValue(lexer.TOKEN_OPERATOR, '-')) left = new nodes.Sub!(left.lineno, left.colno, left, this.parseTilde());
+      if (this.skipValue(lexer.TOKEN_OPERATOR, '+'))
+        left = new nodes.Add!(left.lineno, left.colno, left, this.parseTilde());
+      else if (this.skipValue(lexer.TOKEN_OPERATOR, '-'))
+        left = new nodes.Sub!(left.lineno, left.colno, left, this.parseTilde());
       else return left;
     }
   }
@@ -74,11 +92,18 @@ class JinjaParser extends (Parser as unknown as new (tokens: unknown) => ParserL
   }
 
   // nunjucks chains parseAdd → parseSub → parseMul; parseSub is folded into parseAdd above
-  parseSub(): Node { return this.parseMul(); }
+  parseSub(): Node {
+    return this.parseMul();
+  }
 
   override parseMul(): Node {
     let left = this.parsePow();
-    const ops: [string, string][] = [['*', 'Mul'], ['/', 'Div'], ['//', 'FloorDiv'], ['%', 'Mod']];
+    const ops: [string, string][] = [
+      ['*', 'Mul'],
+      ['/', 'Div'],
+      ['//', 'FloorDiv'],
+      ['%', 'Mod'],
+    ];
     for (;;) {
       const op = ops.find(([sym]) => this.skipValue(lexer.TOKEN_OPERATOR, sym));
       if (!op) return left;
@@ -99,7 +124,8 @@ class JinjaParser extends (Parser as unknown as new (tokens: unknown) => ParserL
       } else if (tok.type === lexer.TOKEN_OPERATOR && tok.value === '.') {
         this.nextToken();
         const name = this.nextToken();
-        if (name?.type !== 'symbol') this.fail(`expected name as lookup value, got ${name?.value}`, tok.lineno, tok.colno);
+        if (name?.type !== 'symbol')
+          this.fail(`expected name as lookup value, got ${name?.value}`, tok.lineno, tok.colno);
         n = new nodes.LookupVal!(tok.lineno, tok.colno, n, new nodes.Literal!(name.lineno, name.colno, name.value));
         n.dot = true;
       } else {
@@ -141,29 +167,38 @@ class JinjaParser extends (Parser as unknown as new (tokens: unknown) => ParserL
         parts[part] = this.parseExpression();
       }
       if (!isSlice) throw err;
-      return new nodes.Array!(tok.lineno, tok.colno, [node('Slice', tok.lineno, tok.colno, { start: parts[0], stop: parts[1], step: parts[2] })]);
+      return new nodes.Array!(tok.lineno, tok.colno, [
+        node('Slice', tok.lineno, tok.colno, { start: parts[0], stop: parts[1], step: parts[2] }),
+      ]);
     }
   }
 }
 
 /** Home Assistant's Jinja extensions: loopcontrols (break, continue) and do. */
-const extensions = [{
-  tags: ['break', 'continue', 'do'],
-  parse(parser: ParserLike): Node {
-    const tok = parser.nextToken();
-    if (tok.value === 'do') {
-      const expr = parser.parseExpression();
+const extensions = [
+  {
+    tags: ['break', 'continue', 'do'],
+    parse(parser: ParserLike): Node {
+      const tok = parser.nextToken();
+      if (tok.value === 'do') {
+        const expr = parser.parseExpression();
+        parser.advanceAfterBlockEnd(tok.value);
+        return node('Do', tok.lineno, tok.colno, { expr });
+      }
       parser.advanceAfterBlockEnd(tok.value);
-      return node('Do', tok.lineno, tok.colno, { expr });
-    }
-    parser.advanceAfterBlockEnd(tok.value);
-    return node('LoopControl', tok.lineno, tok.colno, { kind: tok.value });
+      return node('LoopControl', tok.lineno, tok.colno, { kind: tok.value });
+    },
   },
-}];
+];
 
 interface TokenizerLike {
-  str: string; index: number; in_code: boolean; lineno: number; colno: number;
-  nextToken(): Token | null; forward(): void;
+  str: string;
+  index: number;
+  in_code: boolean;
+  lineno: number;
+  colno: number;
+  nextToken(): Token | null;
+  forward(): void;
 }
 
 /**
@@ -183,7 +218,8 @@ function jinjaTokens(source: string): TokenizerLike {
       return { type: 'right-curly', value: '}', lineno, colno };
     }
     const quote = t.str[t.index];
-    if (t.in_code && (quote === '"' || quote === "'")) return { type: 'string', value: pythonString(t, quote), lineno, colno };
+    if (t.in_code && (quote === '"' || quote === "'"))
+      return { type: 'string', value: pythonString(t, quote), lineno, colno };
     if (t.in_code && t.str[t.index] === 'r' && t.str[t.index + 1] === '/' && !/\w/.test(t.str[t.index - 1] ?? '')) {
       t.forward();
       return { type: 'symbol', value: 'r', lineno, colno };
@@ -210,7 +246,20 @@ function jinjaTokens(source: string): TokenizerLike {
   return t;
 }
 
-const ESCAPES: Record<string, string> = { n: '\n', t: '\t', r: '\r', '\\': '\\', "'": "'", '"': '"', a: '\x07', b: '\b', f: '\f', v: '\v', '0': '\0', '\n': '' };
+const ESCAPES: Record<string, string> = {
+  n: '\n',
+  t: '\t',
+  r: '\r',
+  '\\': '\\',
+  "'": "'",
+  '"': '"',
+  a: '\x07',
+  b: '\b',
+  f: '\f',
+  v: '\v',
+  '0': '\0',
+  '\n': '',
+};
 
 /** A string literal as Python reads it: unknown escapes such as `\d` keep their backslash (regexes rely on it). */
 function pythonString(t: TokenizerLike, quote: string): string {
@@ -218,7 +267,11 @@ function pythonString(t: TokenizerLike, quote: string): string {
   let out = '';
   while (t.index < t.str.length && t.str[t.index] !== quote) {
     const c = t.str[t.index]!;
-    if (c !== '\\') { out += c; t.forward(); continue; }
+    if (c !== '\\') {
+      out += c;
+      t.forward();
+      continue;
+    }
     const n = t.str[t.index + 1] ?? '';
     const hex = n === 'x' ? 2 : n === 'u' ? 4 : n === 'U' ? 8 : 0;
     const digits = hex ? t.str.slice(t.index + 2, t.index + 2 + hex) : '';
@@ -227,10 +280,12 @@ function pythonString(t: TokenizerLike, quote: string): string {
       for (let i = 0; i < hex + 2; i++) t.forward();
     } else if (Object.hasOwn(ESCAPES, n)) {
       out += ESCAPES[n];
-      t.forward(); t.forward();
+      t.forward();
+      t.forward();
     } else {
       out += c + n;
-      t.forward(); t.forward();
+      t.forward();
+      t.forward();
     }
   }
   if (t.index >= t.str.length) throw new ParseError('unterminated string');
@@ -247,6 +302,11 @@ export function parseTemplate(source: string): Node {
   try {
     return p.parseAsRoot();
   } catch (err) {
-    throw new ParseError((err as Error).message.replace(/^\(unknown path\)\s*/, '').replace(/\s+/g, ' ').trim());
+    throw new ParseError(
+      (err as Error).message
+        .replace(/^\(unknown path\)\s*/, '')
+        .replace(/\s+/g, ' ')
+        .trim(),
+    );
   }
 }

@@ -31,7 +31,11 @@ function translate(pattern: string): { source: string; ignoreCase: boolean } {
     if (flags.includes('i')) ignoreCase = true;
     return '';
   });
-  source = source.replace(/\(\?P<([A-Za-z_]\w*)>/g, '(?<$1>').replace(/\(\?P=([A-Za-z_]\w*)\)/g, '\\k<$1>').replace(/\\A/g, '^').replace(/\\Z/g, '$');
+  source = source
+    .replace(/\(\?P<([A-Za-z_]\w*)>/g, '(?<$1>')
+    .replace(/\(\?P=([A-Za-z_]\w*)\)/g, '\\k<$1>')
+    .replace(/\\A/g, '^')
+    .replace(/\\Z/g, '$');
   return { source, ignoreCase };
 }
 
@@ -41,7 +45,10 @@ export function mayBacktrack(source: string): boolean {
   const stack: { quantified: boolean; alternates: boolean }[] = [];
   for (let i = 0; i < source.length; i++) {
     const c = source[i];
-    if (c === '\\') { i++; continue; }
+    if (c === '\\') {
+      i++;
+      continue;
+    }
     if (c === '[') {
       for (i++; i < source.length && source[i] !== ']'; i++) if (source[i] === '\\') i++;
       continue;
@@ -72,7 +79,8 @@ export function compileRegex(pattern: unknown, ignoreCase: unknown, global = fal
   const t = translate(pattern);
   let flags = `${ignoreCase || t.ignoreCase ? 'i' : ''}${global ? 'g' : ''}`;
   if (linear) flags += 'l';
-  else if (mayBacktrack(t.source)) throw new RenderError('regex refused: it could backtrack without bound (nested repetition or a backreference)');
+  else if (mayBacktrack(t.source))
+    throw new RenderError('regex refused: it could backtrack without bound (nested repetition or a backreference)');
   let re: RegExp;
   try {
     re = new RegExp(t.source, flags);
@@ -99,5 +107,10 @@ export function subject(value: unknown): string {
 
 /** Python's re.sub replacement (`\1`, `\g<name>`) → JavaScript's (`$1`, `$<name>`). */
 export function translateReplacement(rep: string): string {
-  return rep.replace(/\$/g, '$$$$').replace(/\\g<(\w+)>/g, (_m, g: string) => (/^\d+$/.test(g) ? `$${g}` : `$<${g}>`)).replace(/\\(\d{1,2})/g, '$$$1').replace(/\\n/g, '\n').replace(/\\\\/g, '\\');
+  return rep
+    .replace(/\$/g, '$$$$')
+    .replace(/\\g<(\w+)>/g, (_m, g: string) => (/^\d+$/.test(g) ? `$${g}` : `$<${g}>`))
+    .replace(/\\(\d{1,2})/g, '$$$1')
+    .replace(/\\n/g, '\n')
+    .replace(/\\\\/g, '\\');
 }

@@ -36,15 +36,19 @@ describe('TemplateEngine', () => {
       "{{ ''.constructor.constructor('return process')() }}",
       "{{ ''['constructor']['constructor']('return process')() }}",
       "{{ [].map.constructor('return process')() }}",
-      "{{ (0).toFixed.call }}",
-      "{{ x.fn() }}",
-      "{{ cycler.__init__.__globals__ }}",
+      '{{ (0).toFixed.call }}',
+      '{{ x.fn() }}',
+      '{{ cycler.__init__.__globals__ }}',
       "{{ now.__proto__.constructor('return 1')() }}",
       "{{ ''.__class__.__mro__[1].__subclasses__() }}",
-      "{{ range.__globals__ }}{{ states.__class__ }}{{ namespace.__init__ }}",
+      '{{ range.__globals__ }}{{ states.__class__ }}{{ namespace.__init__ }}',
     ]) {
       let out: string | undefined;
-      try { out = t.render(src, { x: { fn: () => 'host function called' } }); } catch (err) { expect(err).toBeInstanceOf(TemplateError); }
+      try {
+        out = t.render(src, { x: { fn: () => 'host function called' } });
+      } catch (err) {
+        expect(err).toBeInstanceOf(TemplateError);
+      }
       expect(out ?? '', src).not.toMatch(/process|host function|function|Object|class/);
     }
     expect(() => t.render('{{ x.fn() }}', { x: { fn: () => 'called' } })).toThrow(/not callable|undefined/);
@@ -55,10 +59,10 @@ describe('TemplateEngine', () => {
     const loaded = Object.keys(createRequire(import.meta.url).cache).filter((k) => /nunjucks[\\/]src[\\/]/.test(k));
     expect(loaded.some((k) => k.endsWith('parser.js'))).toBe(true);
     expect(loaded.filter((k) => /(compiler|environment|runtime|precompile)\.js$/.test(k))).toEqual([]);
-    const evil = "{% macro a\"]=1;process.exit(1);//(x) %}{% endmacro %}";
+    const evil = '{% macro a"]=1;process.exit(1);//(x) %}{% endmacro %}';
     expect(() => t.render(evil, {})).toThrow(TemplateError);
     expect(t.render("{% macro constructor(x) %}[{{ x }}]{% endmacro %}{{ constructor('ok') }}", {})).toBe('[ok]');
-    expect(t.render("{% macro __proto__() %}p{% endmacro %}{{ __proto__() }}", {})).toBe('p');
+    expect(t.render('{% macro __proto__() %}p{% endmacro %}{{ __proto__() }}', {})).toBe('p');
     expect(t.render("{% set toString = 'v' %}{{ toString }}{% set valueOf = 2 %}{{ valueOf + 1 }}", {})).toBe('v3');
     expect(() => t.render('{{ 1 | constructor }}', {})).toThrow(/no filter named/);
     expect(() => t.render('{{ 1 is constructor }}', {})).toThrow(/no test named/);
@@ -70,13 +74,25 @@ describe('TemplateEngine', () => {
     expect(() => small.render('{{ "x" }}'.repeat(10), {})).toThrow(/longer than 20/);
     const bounded = new TemplateEngine({ renderMs: 20, maxIterations: 1e9 });
     const started = Date.now();
-    expect(() => bounded.render('{% for a in range(1000) %}{% for b in range(1000) %}{% for c in range(100) %}x{% endfor %}{% endfor %}{% endfor %}', {})).toThrow(/too long/);
+    expect(() =>
+      bounded.render(
+        '{% for a in range(1000) %}{% for b in range(1000) %}{% for c in range(100) %}x{% endfor %}{% endfor %}{% endfor %}',
+        {},
+      ),
+    ).toThrow(/too long/);
     expect(Date.now() - started).toBeLessThan(2000);
-    expect(() => new TemplateEngine({ renderMs: 10_000 }).render('{% for a in range(1000) %}{% for b in range(1000) %}{% endfor %}{% endfor %}', {})).toThrow(/loops ran more than 100000/);
+    expect(() =>
+      new TemplateEngine({ renderMs: 10_000 }).render(
+        '{% for a in range(1000) %}{% for b in range(1000) %}{% endfor %}{% endfor %}',
+        {},
+      ),
+    ).toThrow(/loops ran more than 100000/);
     expect(() => t.render('{{ range(100001) | list }}', {})).toThrow(/range/);
-    expect(() => new TemplateEngine({ maxOutput: 100 }).render('{% for i in range(60) %}ab{% endfor %}', {})).toThrow(/output longer than 100/);
+    expect(() => new TemplateEngine({ maxOutput: 100 }).render('{% for i in range(60) %}ab{% endfor %}', {})).toThrow(
+      /output longer than 100/,
+    );
     expect(() => t.render('{{ "ab" * 10000000 }}', {})).toThrow(TemplateError);
-    expect(() => t.render("{% macro r(n) %}{{ r(n + 1) }}{% endmacro %}{{ r(0) }}", {})).toThrow(/nested too deeply/);
+    expect(() => t.render('{% macro r(n) %}{{ r(n + 1) }}{% endmacro %}{{ r(0) }}', {})).toThrow(/nested too deeply/);
     // values built from shared pieces cannot grow without bound either
     const bombs = [
       '{% set ns = namespace(l=[1]) %}{% for i in range(40) %}{% set ns.l = ns.l + ns.l %}{% endfor %}{{ ns.l | length }}',
@@ -87,7 +103,7 @@ describe('TemplateEngine', () => {
       "{{ ('x' * 60000) | regex_replace('', 'y' * 60000) | length }}",
       "{{ ('y' * 60000).join('x' * 60000) | length }}",
       "{{ 'x'.zfill(1000000000) | length }}{{ '{:>1000000000}'.format(1) }}",
-      "{{ range(10) | batch(1000000000, 0) | list }}",
+      '{{ range(10) | batch(1000000000, 0) | list }}',
     ];
     for (const src of bombs) {
       const began = Date.now();
@@ -105,13 +121,17 @@ describe('TemplateEngine', () => {
     expect(Date.now() - started).toBeLessThan(1000);
     expect(t.render("{{ 'Temp: 21.5C' | regex_findall_index('[\\d.]+') }}", {})).toBe('21.5');
     expect(t.render("{{ 'abc' | regex_replace('(b)', '[\\\\1]') }}", {})).toBe('a[b]c');
-    expect(t.render("{{ 'x=1 y=2' | regex_findall('(\\w)=(\\d)') }}", {})).toBe("[('x', '1'), ('y', '2')]".replace(/\(/g, '[').replace(/\)/g, ']'));
+    expect(t.render("{{ 'x=1 y=2' | regex_findall('(\\w)=(\\d)') }}", {})).toBe(
+      "[('x', '1'), ('y', '2')]".replace(/\(/g, '[').replace(/\)/g, ']'),
+    );
     expect(t.render("{{ 'Kitchen' is match('kit', true) }}|{{ 'Kitchen' is search('chen') }}", {})).toBe('True|True');
   });
 
   it('without the linear engine, patterns that can backtrack without bound are recognised', () => {
-    for (const p of ['(a+)+$', '(a|aa)*b', '(\\w+\\s?)*$', '(.*a){5}', '(a)\\1', '(?<x>a)\\k<x>']) expect(mayBacktrack(p), p).toBe(true);
-    for (const p of ['^\\d+\\.\\d+$', '[a-z]+\\d*', '(ab)+', '(on|off)', '(\\d{1,3})\\.(\\d{1,3})', '[(+]+']) expect(mayBacktrack(p), p).toBe(false);
+    for (const p of ['(a+)+$', '(a|aa)*b', '(\\w+\\s?)*$', '(.*a){5}', '(a)\\1', '(?<x>a)\\k<x>'])
+      expect(mayBacktrack(p), p).toBe(true);
+    for (const p of ['^\\d+\\.\\d+$', '[a-z]+\\d*', '(ab)+', '(on|off)', '(\\d{1,3})\\.(\\d{1,3})', '[(+]+'])
+      expect(mayBacktrack(p), p).toBe(false);
   });
 
   it('parses Jinja the way Jinja does, refusing what the sandbox has no use for', () => {
@@ -134,19 +154,54 @@ describe('TemplateEngine', () => {
     const e = new TemplateEngine({}, { states, clock: { now: () => Date.UTC(2026, 0, 5, 12) } });
 
     it('states(), is_state, state_attr, states.domain.object_id, iteration, expand', () => {
-      expect(e.render("{{ states('sensor.temp') }}|{{ states('sensor.nope') }}|{{ states('sensor.temp', with_unit=true) }}")).toBe('21.46|unknown|21.46 °C');
-      expect(e.render("{{ is_state('light.kitchen', 'on') }}|{{ is_state('light.kitchen', ['off', 'on']) }}|{{ state_attr('light.kitchen', 'brightness') }}|{{ is_state_attr('light.kitchen', 'brightness', 200) }}")).toBe('True|True|200|True');
-      expect(e.render('{{ states.light.kitchen.state }}|{{ states.light.kitchen.name }}|{{ states.light.kitchen.attributes.brightness }}|{{ states.light.kitchen.last_changed }}')).toBe('on|Kitchen light|200|2026-01-05 12:00:00+00:00');
-      expect(e.render("{{ states.light | selectattr('state', 'eq', 'on') | map(attribute='entity_id') | list }}")).toBe("['light.kitchen']");
-      expect(e.render('{{ states.light | count }}|{{ states | count }}|{{ has_value("light.hall") }}|{{ has_value("light.x") }}')).toBe('2|4|True|False');
-      expect(e.render("{{ expand('group.downstairs') | map(attribute='entity_id') | join(',') }}")).toBe('light.hall,light.kitchen');
-      expect(e.render("{% for s in states.light %}{{ s.object_id }}={{ s.state }};{% endfor %}")).toBe('hall=off;kitchen=on;');
+      expect(
+        e.render("{{ states('sensor.temp') }}|{{ states('sensor.nope') }}|{{ states('sensor.temp', with_unit=true) }}"),
+      ).toBe('21.46|unknown|21.46 °C');
+      expect(
+        e.render(
+          "{{ is_state('light.kitchen', 'on') }}|{{ is_state('light.kitchen', ['off', 'on']) }}|{{ state_attr('light.kitchen', 'brightness') }}|{{ is_state_attr('light.kitchen', 'brightness', 200) }}",
+        ),
+      ).toBe('True|True|200|True');
+      expect(
+        e.render(
+          '{{ states.light.kitchen.state }}|{{ states.light.kitchen.name }}|{{ states.light.kitchen.attributes.brightness }}|{{ states.light.kitchen.last_changed }}',
+        ),
+      ).toBe('on|Kitchen light|200|2026-01-05 12:00:00+00:00');
+      expect(e.render("{{ states.light | selectattr('state', 'eq', 'on') | map(attribute='entity_id') | list }}")).toBe(
+        "['light.kitchen']",
+      );
+      expect(
+        e.render(
+          '{{ states.light | count }}|{{ states | count }}|{{ has_value("light.hall") }}|{{ has_value("light.x") }}',
+        ),
+      ).toBe('2|4|True|False');
+      expect(e.render("{{ expand('group.downstairs') | map(attribute='entity_id') | join(',') }}")).toBe(
+        'light.hall,light.kitchen',
+      );
+      expect(e.render('{% for s in states.light %}{{ s.object_id }}={{ s.state }};{% endfor %}')).toBe(
+        'hall=off;kitchen=on;',
+      );
     });
 
     it('reports what a render read', () => {
-      expect(e.renderWithInfo("{{ states('sensor.temp') | float + 1 }}")).toEqual({ result: '22.46', entities: ['sensor.temp'], domains: [], allStates: false });
-      expect(e.renderWithInfo("{{ is_state('light.kitchen', 'on') and states.sensor.temp.state }}")).toEqual({ result: '21.46', entities: ['light.kitchen', 'sensor.temp'], domains: [], allStates: false });
-      expect(e.renderWithInfo('{{ states.light | list | count }}')).toEqual({ result: '2', entities: [], domains: ['light'], allStates: false });
+      expect(e.renderWithInfo("{{ states('sensor.temp') | float + 1 }}")).toEqual({
+        result: '22.46',
+        entities: ['sensor.temp'],
+        domains: [],
+        allStates: false,
+      });
+      expect(e.renderWithInfo("{{ is_state('light.kitchen', 'on') and states.sensor.temp.state }}")).toEqual({
+        result: '21.46',
+        entities: ['light.kitchen', 'sensor.temp'],
+        domains: [],
+        allStates: false,
+      });
+      expect(e.renderWithInfo('{{ states.light | list | count }}')).toEqual({
+        result: '2',
+        entities: [],
+        domains: ['light'],
+        allStates: false,
+      });
       expect(e.renderWithInfo('{{ states | count }}')).toMatchObject({ result: '4', allStates: true });
       expect(e.renderWithInfo('{{ 1 + 1 }}')).toEqual({ result: '2', entities: [], domains: [], allStates: false });
       // only what this render read: a branch not taken reads nothing

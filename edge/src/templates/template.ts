@@ -37,7 +37,14 @@ export interface TemplateLimits {
   maxRange: number;
 }
 
-export const DEFAULT_LIMITS: TemplateLimits = { maxSource: 8192, renderMs: 50, memory: 1_000_000, maxOutput: 65_536, maxIterations: 100_000, maxRange: 100_000 };
+export const DEFAULT_LIMITS: TemplateLimits = {
+  maxSource: 8192,
+  renderMs: 50,
+  memory: 1_000_000,
+  maxOutput: 65_536,
+  maxIterations: 100_000,
+  maxRange: 100_000,
+};
 
 export interface TemplateEnv {
   /** the state machine states(), is_state(), states.light… read; none = no entities */
@@ -56,20 +63,75 @@ export interface RenderResult {
 
 /** Node types the interpreter runs; anything else (include, extends, import, block…) is refused when parsed. */
 const ALLOWED = new Set([
-  'Root', 'NodeList', 'Output', 'TemplateData', 'Literal', 'Symbol', 'Group', 'Array', 'Dict', 'Pair', 'LookupVal', 'Slice', 'FunCall', 'Filter',
-  'KeywordArgs', 'Is', 'In', 'Not', 'Neg', 'Pos', 'And', 'Or', 'Concat', 'Compare', 'CompareOperand', 'InlineIf', 'Capture', 'If', 'For', 'Set',
-  'Macro', 'Do', 'LoopControl', 'Add', 'Sub', 'Mul', 'Div', 'FloorDiv', 'Mod', 'Pow',
+  'Root',
+  'NodeList',
+  'Output',
+  'TemplateData',
+  'Literal',
+  'Symbol',
+  'Group',
+  'Array',
+  'Dict',
+  'Pair',
+  'LookupVal',
+  'Slice',
+  'FunCall',
+  'Filter',
+  'KeywordArgs',
+  'Is',
+  'In',
+  'Not',
+  'Neg',
+  'Pos',
+  'And',
+  'Or',
+  'Concat',
+  'Compare',
+  'CompareOperand',
+  'InlineIf',
+  'Capture',
+  'If',
+  'For',
+  'Set',
+  'Macro',
+  'Do',
+  'LoopControl',
+  'Add',
+  'Sub',
+  'Mul',
+  'Div',
+  'FloorDiv',
+  'Mod',
+  'Pow',
 ]);
-const NAMES: Record<string, string> = { Include: 'include', Extends: 'extends', Import: 'import', FromImport: 'from … import', Block: 'block', Switch: 'switch', Caller: 'call', CallExtension: 'extension' };
+const NAMES: Record<string, string> = {
+  Include: 'include',
+  Extends: 'extends',
+  Import: 'import',
+  FromImport: 'from … import',
+  Block: 'block',
+  Switch: 'switch',
+  Caller: 'call',
+  CallExtension: 'extension',
+};
 
 function check(n: unknown, inLoop: boolean, depth = 0): void {
   if (!n || typeof n !== 'object') return;
   if (depth > 200) throw new ParseError('template nested too deeply');
-  if (Array.isArray(n)) { for (const c of n) check(c, inLoop, depth + 1); return; }
+  if (Array.isArray(n)) {
+    for (const c of n) check(c, inLoop, depth + 1);
+    return;
+  }
   const node = n as Node;
   if (typeof node.typename !== 'string') return;
-  if (!ALLOWED.has(node.typename)) throw new ParseError(`{% ${NAMES[node.typename] ?? node.typename} %} is not supported`);
-  if (node.typename === 'Literal' && node.value !== null && !['string', 'number', 'boolean'].includes(typeof node.value)) throw new ParseError('regular expression literals are not supported');
+  if (!ALLOWED.has(node.typename))
+    throw new ParseError(`{% ${NAMES[node.typename] ?? node.typename} %} is not supported`);
+  if (
+    node.typename === 'Literal' &&
+    node.value !== null &&
+    !['string', 'number', 'boolean'].includes(typeof node.value)
+  )
+    throw new ParseError('regular expression literals are not supported');
   if (node.typename === 'LoopControl' && !inLoop) throw new ParseError(`{% ${String(node.kind)} %} outside a for loop`);
   for (const [k, v] of Object.entries(node)) {
     if (k === 'typename' || k === 'lineno' || k === 'colno' || k === 'value') continue;
@@ -93,8 +155,11 @@ export class TemplateEngine {
     // the globals are made once; they reach the render in progress (renders are synchronous) through this
     const current = this.current;
     const live = {
-      get info() { return current.ctx!.info; },
-      filter: (name: string, value: unknown, args?: unknown[], kwargs?: Record<string, unknown>) => current.ctx!.filter(name, value, args, kwargs),
+      get info() {
+        return current.ctx!.info;
+      },
+      filter: (name: string, value: unknown, args?: unknown[], kwargs?: Record<string, unknown>) =>
+        current.ctx!.filter(name, value, args, kwargs),
       countIteration: () => current.ctx!.countIteration(),
       tick: () => current.ctx!.tick(),
     } as unknown as RenderContext;
@@ -110,7 +175,8 @@ export class TemplateEngine {
   private compile(source: string): Node {
     const hit = this.cache.get(source);
     if (hit) return hit;
-    if (source.length > this.limits.maxSource) throw new TemplateError(`template longer than ${this.limits.maxSource} characters`);
+    if (source.length > this.limits.maxSource)
+      throw new TemplateError(`template longer than ${this.limits.maxSource} characters`);
     let tree: Node;
     try {
       tree = parseTemplate(source);
@@ -137,7 +203,10 @@ export class TemplateEngine {
   renderWithInfo(source: string, vars: Record<string, unknown> = {}): RenderResult {
     const tree = this.compile(source);
     const ctx = new RenderContext(this.globals, this.filters, jinjaTests, {
-      deadline: Date.now() + this.limits.renderMs, maxOutput: this.limits.maxOutput, maxIterations: this.limits.maxIterations, maxRange: this.limits.maxRange,
+      deadline: Date.now() + this.limits.renderMs,
+      maxOutput: this.limits.maxOutput,
+      maxIterations: this.limits.maxIterations,
+      maxRange: this.limits.maxRange,
     });
     const outer = this.current.ctx;
     this.current.ctx = ctx;
@@ -151,7 +220,12 @@ export class TemplateEngine {
     } finally {
       this.current.ctx = outer;
     }
-    return { result: out.join('').trim(), entities: [...ctx.info.entities].sort(), domains: [...ctx.info.domains].sort(), allStates: ctx.info.allStates };
+    return {
+      result: out.join('').trim(),
+      entities: [...ctx.info.entities].sort(),
+      domains: [...ctx.info.domains].sort(),
+      allStates: ctx.info.allStates,
+    };
   }
 
   /** MQTT payload variables: `value` (the raw text) and `value_json` (parsed, when JSON). */
@@ -172,6 +246,20 @@ export function asTimestamp(v: unknown): number | null {
 
 export function parseJsonOrUndefined(text: string): unknown {
   const c = text.trimStart()[0];
-  if (c !== '{' && c !== '[' && c !== '"' && !(c !== undefined && c >= '0' && c <= '9') && c !== '-' && c !== 't' && c !== 'f' && c !== 'n') return undefined;
-  try { return JSON.parse(text); } catch { return undefined; }
+  if (
+    c !== '{' &&
+    c !== '[' &&
+    c !== '"' &&
+    !(c !== undefined && c >= '0' && c <= '9') &&
+    c !== '-' &&
+    c !== 't' &&
+    c !== 'f' &&
+    c !== 'n'
+  )
+    return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }

@@ -12,7 +12,9 @@ export class RenderError extends Error {}
 /** A float whose value is integral (others are plain numbers). */
 export class PyFloat {
   readonly v: number;
-  constructor(v: number) { this.v = v; }
+  constructor(v: number) {
+    this.v = v;
+  }
 }
 
 /** Something a template may call: runtime functions, macros, bound methods. */
@@ -29,16 +31,20 @@ export class Callable {
 export interface HasAttrs {
   getAttr(name: string): unknown;
 }
-export const hasAttrs = (v: unknown): v is HasAttrs => v instanceof Object && !isDict(v) && !Array.isArray(v) && typeof (v as Partial<HasAttrs>).getAttr === 'function';
+export const hasAttrs = (v: unknown): v is HasAttrs =>
+  v instanceof Object && !isDict(v) && !Array.isArray(v) && typeof (v as Partial<HasAttrs>).getAttr === 'function';
 
-export const isNum = (v: unknown): v is number | PyFloat => (typeof v === 'number' || v instanceof PyFloat);
+export const isNum = (v: unknown): v is number | PyFloat => typeof v === 'number' || v instanceof PyFloat;
 export const num = (v: number | PyFloat): number => (typeof v === 'number' ? v : v.v);
 export const isFloat = (v: unknown): boolean => v instanceof PyFloat || (typeof v === 'number' && !Number.isInteger(v));
 /** A float result: boxed when integral so it keeps printing as a float. */
 export const float = (n: number): number | PyFloat => (Number.isInteger(n) ? new PyFloat(n) : n);
 export const isList = (v: unknown): v is unknown[] => Array.isArray(v);
 export const isDict = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v) && (Object.getPrototypeOf(v) === Object.prototype || Object.getPrototypeOf(v) === null);
+  typeof v === 'object' &&
+  v !== null &&
+  !Array.isArray(v) &&
+  (Object.getPrototypeOf(v) === Object.prototype || Object.getPrototypeOf(v) === null);
 
 export function dict(entries: Iterable<[string, unknown]> = []): Record<string, unknown> {
   const d = Object.create(null) as Record<string, unknown>;
@@ -113,9 +119,13 @@ export function repr(v: unknown, depth = 0, budget = { left: MAX_VALUE_SIZE }): 
   if ((budget.left -= 2) < 0) throw new RenderError('value too large to print');
   if (typeof v === 'string') return strRepr(v);
   if (typeof v === 'string' && (budget.left -= v.length) < 0) throw new RenderError('value too large to print');
-  if (isList(v) && tuples.has(v)) return `(${v.map((x) => repr(x, depth + 1, budget)).join(', ')}${v.length === 1 ? ',' : ''})`;
+  if (isList(v) && tuples.has(v))
+    return `(${v.map((x) => repr(x, depth + 1, budget)).join(', ')}${v.length === 1 ? ',' : ''})`;
   if (isList(v)) return `[${v.map((x) => repr(x, depth + 1, budget)).join(', ')}]`;
-  if (isDict(v)) return `{${Object.entries(v).map(([k, x]) => `${strRepr(k)}: ${repr(x, depth + 1, budget)}`).join(', ')}}`;
+  if (isDict(v))
+    return `{${Object.entries(v)
+      .map(([k, x]) => `${strRepr(k)}: ${repr(x, depth + 1, budget)}`)
+      .join(', ')}}`;
   const r = (v as { pyRepr?: () => string } | null)?.pyRepr;
   if (typeof r === 'function') return r.call(v);
   return str(v);
@@ -128,7 +138,8 @@ export function str(v: unknown): string {
   if (v === true) return 'True';
   if (v === false) return 'False';
   if (typeof v === 'string') return v;
-  if (typeof v === 'number') return Number.isInteger(v) ? (Math.abs(v) < 1e21 ? String(v) : BigInt(v).toString()) : floatRepr(v);
+  if (typeof v === 'number')
+    return Number.isInteger(v) ? (Math.abs(v) < 1e21 ? String(v) : BigInt(v).toString()) : floatRepr(v);
   if (v instanceof PyFloat) return floatRepr(v.v);
   if (isList(v) || isDict(v)) return repr(v);
   if (v instanceof Callable) return `<function ${v.name}>`;
@@ -184,7 +195,8 @@ export function iterate(v: unknown): unknown[] {
 
 export function contains(container: unknown, item: unknown): boolean {
   if (typeof container === 'string') {
-    if (typeof item !== 'string') throw new RenderError(`'in <string>' requires string as left operand, not ${typeName(item)}`);
+    if (typeof item !== 'string')
+      throw new RenderError(`'in <string>' requires string as left operand, not ${typeName(item)}`);
     return container.includes(item);
   }
   if (isDict(container)) return typeof item === 'string' || isNum(item) ? Object.hasOwn(container, str(item)) : false;
@@ -220,7 +232,8 @@ export function slice<T>(items: T[], start: unknown, stop: unknown, step: unknow
   if (st > 0) {
     for (let i = norm(start, 0, 0, len), e = norm(stop, len, 0, len); i < e; i += st) out.push(items[i]!);
   } else {
-    for (let i = norm(start, len - 1, -1, len - 1), e = norm(stop, -1, -1, len - 1); i > e; i += st) out.push(items[i]!);
+    for (let i = norm(start, len - 1, -1, len - 1), e = norm(stop, -1, -1, len - 1); i > e; i += st)
+      out.push(items[i]!);
   }
   return out;
 }
@@ -234,10 +247,16 @@ function toInt(v: unknown): number {
 /** A JSON-safe copy for to_json and callers (floats unboxed, undefined dropped). */
 export function toJs(v: unknown, depth = 0, budget = { left: MAX_VALUE_SIZE }): unknown {
   if (depth > 64) throw new RenderError('value nested too deeply');
-  if (--budget.left < 0 || (typeof v === 'string' && (budget.left -= v.length) < 0)) throw new RenderError('value too large to convert');
+  if (--budget.left < 0 || (typeof v === 'string' && (budget.left -= v.length) < 0))
+    throw new RenderError('value too large to convert');
   if (v instanceof PyFloat) return v.v;
   if (isList(v)) return v.map((x) => toJs(x, depth + 1, budget));
-  if (isDict(v)) return Object.fromEntries(Object.entries(v).filter(([, x]) => x !== undefined).map(([k, x]) => [k, toJs(x, depth + 1, budget)]));
+  if (isDict(v))
+    return Object.fromEntries(
+      Object.entries(v)
+        .filter(([, x]) => x !== undefined)
+        .map(([k, x]) => [k, toJs(x, depth + 1, budget)]),
+    );
   const j = (v as { toJSON?: () => unknown } | null)?.toJSON;
   if (typeof j === 'function') return j.call(v);
   return v;

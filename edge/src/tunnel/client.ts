@@ -21,7 +21,9 @@ export interface TunnelClientDeps {
   /** every change after start, in order */
   onDelta(listener: (delta: tunnel.Delta) => void): () => void;
   /** an RPC from the cloud into the local API */
-  handleRequest(req: tunnel.TunnelRequest): Promise<{ status: number; body: unknown; headers?: Record<string, string>; encoding?: 'base64' }>;
+  handleRequest(
+    req: tunnel.TunnelRequest,
+  ): Promise<{ status: number; body: unknown; headers?: Record<string, string>; encoding?: 'base64' }>;
   /** called with the edge id the cloud assigned, on every welcome */
   onWelcome?(edgeId: number): void;
   backoff?: Backoff;
@@ -104,7 +106,10 @@ export class TunnelClient {
       await new Promise<void>((resolve) => {
         socket.once('close', () => resolve());
         socket.close(1001, 'edge shutting down');
-        setTimeout(() => { socket.terminate(); resolve(); }, 1000).unref();
+        setTimeout(() => {
+          socket.terminate();
+          resolve();
+        }, 1000).unref();
       });
     }
   }
@@ -130,13 +135,22 @@ export class TunnelClient {
     if (this.stopped) return;
     const url = new URL('/v1/edge/connect', this.deps.cloudUrl);
     url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
-    const socket = new WebSocket(url, { headers: { authorization: `Bearer ${this.deps.token}` }, handshakeTimeout: 10_000 });
+    const socket = new WebSocket(url, {
+      headers: { authorization: `Bearer ${this.deps.token}` },
+      handshakeTimeout: 10_000,
+    });
     this.socket = socket;
     this.ready = false;
     this.refused = false;
     socket.on('open', () => {
       this.connected = true;
-      this.send({ type: 'hello', protocol: tunnel.TUNNEL_PROTOCOL_VERSION, edge_version: this.deps.edgeVersion, hostname: this.deps.hostname ?? os.hostname(), resume_from: this.acked });
+      this.send({
+        type: 'hello',
+        protocol: tunnel.TUNNEL_PROTOCOL_VERSION,
+        edge_version: this.deps.edgeVersion,
+        hostname: this.deps.hostname ?? os.hostname(),
+        resume_from: this.acked,
+      });
     });
     socket.on('message', (data) => this.receive(data.toString()));
     socket.on('unexpected-response', (_req, res) => {
@@ -169,7 +183,10 @@ export class TunnelClient {
       this.deps.log.warn('malformed message from cloud', { reason: (err as Error).message });
       return;
     }
-    if (!parsed.success) { this.deps.log.warn('invalid message from cloud', { issues: parsed.error.issues.length }); return; }
+    if (!parsed.success) {
+      this.deps.log.warn('invalid message from cloud', { issues: parsed.error.issues.length });
+      return;
+    }
     const msg = parsed.data;
     switch (msg.type) {
       case 'welcome':
@@ -248,7 +265,14 @@ export class TunnelClient {
       this.deps.log.error('tunnel request failed', err, { path: req.path });
       res = { status: 500, body: { error: 'internal_error' } };
     }
-    this.send({ type: 'response', id: req.id, status: res.status, body: res.body ?? null, headers: res.headers, encoding: res.encoding });
+    this.send({
+      type: 'response',
+      id: req.id,
+      status: res.status,
+      body: res.body ?? null,
+      headers: res.headers,
+      encoding: res.encoding,
+    });
   }
 
   private send(msg: tunnel.EdgeToCloud): void {

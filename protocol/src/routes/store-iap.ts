@@ -7,6 +7,15 @@ import { StoreNotificationBody, StoreNotificationResult } from '../store-iap.ts'
  * The receiver reads the body itself (a missing body or signedPayload is its own 400 `{error}`).
  */
 export const storeIapNotificationRoute = defineRoute({
-  method: 'post', path: '/v1/webhooks/store-iap', summary: 'Receiver of app-store subscription notifications (signed JWS in signedPayload)', tag: 'billing', auth: 'none',
-  body: StoreNotificationBody, readBody: 'manual', status: 200, response: StoreNotificationResult, errors: [400, 413], errorShapes: { 400: 'error' },
+  method: 'post',
+  path: '/v1/webhooks/store-iap',
+  summary: 'Receiver of app-store subscription notifications (signed JWS in signedPayload)',
+  tag: 'billing',
+  auth: 'none',
+  body: StoreNotificationBody,
+  readBody: 'manual',
+  status: 200,
+  response: StoreNotificationResult,
+  errors: [400, 413],
+  errorShapes: { 400: 'error' },
 });

@@ -25,19 +25,34 @@ describe('installErrorHandling logging (issue #13)', () => {
       error: (msg, err) => lines.push({ level: 'error', msg, err }),
       info: (msg, fields) => lines.push({ level: 'info', msg, fields }),
     });
-    app.get('/offline', () => { throw edgeOffline(); });
-    app.get('/timeout', () => { throw gatewayTimeout(); });
+    app.get('/offline', () => {
+      throw edgeOffline();
+    });
+    app.get('/timeout', () => {
+      throw gatewayTimeout();
+    });
     // as the database layer raises it: wrapped by drizzle ("Failed query …"), the driver's error as its cause
-    const unavailable = new HttpError(503, 'database_unavailable', { cause: new Error('connect ECONNREFUSED 127.0.0.1:5432'), headers: { 'Retry-After': '1' } });
-    app.get('/db', () => { throw new Error('Failed query: select 1', { cause: unavailable }); });
-    app.get('/boom', () => { throw new TypeError('boom'); });
+    const unavailable = new HttpError(503, 'database_unavailable', {
+      cause: new Error('connect ECONNREFUSED 127.0.0.1:5432'),
+      headers: { 'Retry-After': '1' },
+    });
+    app.get('/db', () => {
+      throw new Error('Failed query: select 1', { cause: unavailable });
+    });
+    app.get('/boom', () => {
+      throw new TypeError('boom');
+    });
     const statuses = [];
     for (const path of ['/offline', '/timeout', '/db', '/boom']) statuses.push((await app.request(path)).status);
     expect(statuses).toEqual([503, 504, 503, 500]);
     expect(lines.slice(0, 3)).toEqual([
       { level: 'info', msg: 'GET /offline answered 503 edge_offline', fields: {} },
       { level: 'info', msg: 'GET /timeout answered 504 edge_timeout', fields: {} },
-      { level: 'info', msg: 'GET /db answered 503 database_unavailable', fields: { cause: 'connect ECONNREFUSED 127.0.0.1:5432' } },
+      {
+        level: 'info',
+        msg: 'GET /db answered 503 database_unavailable',
+        fields: { cause: 'connect ECONNREFUSED 127.0.0.1:5432' },
+      },
     ]);
     expect(lines[3]).toMatchObject({ level: 'error', msg: 'GET /boom failed' });
     expect((lines[3].err as Error).stack).toContain('TypeError: boom');

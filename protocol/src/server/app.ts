@@ -20,13 +20,18 @@ const isExpectedUnavailability = (httpError: HttpError) => httpError.status === 
 export function toHttpError(err: unknown): HttpError {
   if (err instanceof HttpError) return err;
   // A library that wraps what it called (drizzle's "Failed query" around a driver's error) keeps it as the cause.
-  for (let cause = (err as { cause?: unknown } | null)?.cause, depth = 0; cause && depth < 3; cause = (cause as { cause?: unknown }).cause, depth++) {
+  for (
+    let cause = (err as { cause?: unknown } | null)?.cause, depth = 0;
+    cause && depth < 3;
+    cause = (cause as { cause?: unknown }).cause, depth++
+  ) {
     if (cause instanceof HttpError) return cause;
   }
   if (err instanceof HTTPException) {
     if (err.status === 413) return new HttpError(413, 'body too large', { cause: err });
     if (err.status === 401) return new HttpError(401, 'unauthorized', { cause: err });
-    if (err.status < 500) return new HttpError(err.status, err.status === 404 ? 'not found' : err.message || 'bad request', { cause: err });
+    if (err.status < 500)
+      return new HttpError(err.status, err.status === 404 ? 'not found' : err.message || 'bad request', { cause: err });
   }
   return new HttpError(500, 'internal_error', { cause: err });
 }

@@ -17,7 +17,10 @@ export async function readBodyBytes(c: Context, limit = DEFAULT_BODY_LIMIT): Pro
 }
 
 /** Reads a whole stream, or stops (cancelling it) and answers null once it exceeds `limit` bytes. */
-export async function readStreamLimited(stream: ReadableStream<Uint8Array> | null, limit: number): Promise<Uint8Array | null> {
+export async function readStreamLimited(
+  stream: ReadableStream<Uint8Array> | null,
+  limit: number,
+): Promise<Uint8Array | null> {
   if (!stream) return new Uint8Array(0);
   const reader = stream.getReader();
   const chunks: Uint8Array[] = [];
@@ -34,7 +37,10 @@ export async function readStreamLimited(stream: ReadableStream<Uint8Array> | nul
   }
   const out = new Uint8Array(total);
   let offset = 0;
-  for (const chunk of chunks) { out.set(chunk, offset); offset += chunk.byteLength; }
+  for (const chunk of chunks) {
+    out.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
   return out;
 }
 
@@ -54,6 +60,7 @@ export async function readJsonObject(c: Context, limit = DEFAULT_BODY_LIMIT): Pr
   if (bytes.byteLength === 0) return {};
   if (!isJsonContentType(c.req.header('content-type'))) throw unsupportedMediaType();
   const value = parseJsonBody(bytes);
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw badRequest('body must be a JSON object');
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw badRequest('body must be a JSON object');
   return value as Record<string, unknown>;
 }

@@ -24,12 +24,15 @@ export class HttpError extends Error {
   }
   /** The spec's body for this status: `{message}` or `{error}` (or the forced `shape`). */
   body(): Record<string, string> {
-    return (this.shape ?? errorShapeByStatus[this.status] ?? 'error') === 'message' ? { message: this.expose } : { error: this.expose };
+    return (this.shape ?? errorShapeByStatus[this.status] ?? 'error') === 'message'
+      ? { message: this.expose }
+      : { error: this.expose };
   }
 }
 
 export const badRequest = (message = 'validation error', cause?: unknown) => new HttpError(400, message, { cause });
-export const unauthorized = (error = 'unauthorized') => new HttpError(401, error, { headers: { 'WWW-Authenticate': 'Bearer' } });
+export const unauthorized = (error = 'unauthorized') =>
+  new HttpError(401, error, { headers: { 'WWW-Authenticate': 'Bearer' } });
 export const forbidden = (error = 'forbidden') => new HttpError(403, error);
 export const notFound = (message = 'not found') => new HttpError(404, message);
 export const conflict = (message: string) => new HttpError(409, message);

@@ -22,11 +22,18 @@ describe('bounded JSON', () => {
   });
   it('answers a request body with 400 {message}: too deep, malformed, or not UTF-8', () => {
     const fail = (bytes: Uint8Array) => {
-      try { parseJsonBody(bytes); } catch (err) { return err instanceof HttpError ? [err.status, err.body()] : err; }
+      try {
+        parseJsonBody(bytes);
+      } catch (err) {
+        return err instanceof HttpError ? [err.status, err.body()] : err;
+      }
       return 'parsed';
     };
     const utf8 = (s: string) => new TextEncoder().encode(s);
-    expect(fail(utf8(`{"a":${nest(5000, '{"b":', '}').replace(/\{"b":\}/g, '{"b":1}')}}`))).toEqual([400, { message: 'JSON body nested deeper than 64 levels' }]);
+    expect(fail(utf8(`{"a":${nest(5000, '{"b":', '}').replace(/\{"b":\}/g, '{"b":1}')}}`))).toEqual([
+      400,
+      { message: 'JSON body nested deeper than 64 levels' },
+    ]);
     expect(fail(utf8('{"a":'))).toEqual([400, { message: 'malformed JSON body' }]);
     expect(fail(new Uint8Array([0x7b, 0xff, 0x7d]))).toEqual([400, { message: 'malformed JSON body' }]);
     expect(parseJsonBody(utf8('{"a":[1,{"b":"]]]]"}]}'))).toEqual({ a: [1, { b: ']]]]' }] });

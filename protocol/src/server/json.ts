@@ -30,7 +30,8 @@ export function jsonDeeperThan(text: string, maxDepth: number): boolean {
   for (let i = 0; i < text.length; i++) {
     const ch = text.charCodeAt(i);
     if (inString) {
-      if (ch === 0x5c) i++; // backslash: skip the escaped character
+      if (ch === 0x5c)
+        i++; // backslash: skip the escaped character
       else if (ch === 0x22) inString = false;
     } else if (ch === 0x22) {
       inString = true;
@@ -68,7 +69,8 @@ export function parseJsonBody(bytes: Uint8Array, maxDepth = MAX_JSON_DEPTH): unk
     throw badRequest('malformed JSON body', err);
   }
   // JSON can carry NUL only as the escape \u0000: without one in the text, no walk is needed.
-  if (text.includes('\\u0000') && containsNul(value)) throw badRequest('JSON body strings may not contain NUL (U+0000)');
+  if (text.includes('\\u0000') && containsNul(value))
+    throw badRequest('JSON body strings may not contain NUL (U+0000)');
   return value;
 }
 

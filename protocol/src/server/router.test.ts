@@ -10,17 +10,39 @@ import { SpecRouter } from './router.ts';
 const Body = z.object({ name: z.string() }).meta({ id: 'RouterTestBody' });
 
 const routerBodyRoute = defineRoute({
-  method: 'post', path: '/router', summary: 'router reads the body', tag: 't', auth: 'none',
-  body: Body, status: 200, response: z.object({ name: z.string() }), errors: [400],
+  method: 'post',
+  path: '/router',
+  summary: 'router reads the body',
+  tag: 't',
+  auth: 'none',
+  body: Body,
+  status: 200,
+  response: z.object({ name: z.string() }),
+  errors: [400],
 });
 const optionalBodyRoute = defineRoute({
-  method: 'post', path: '/optional', summary: 'every body field is optional', tag: 't', auth: 'none',
-  body: z.object({ name: z.string().optional() }), status: 200, response: z.object({ name: z.string() }), errors: [400],
+  method: 'post',
+  path: '/optional',
+  summary: 'every body field is optional',
+  tag: 't',
+  auth: 'none',
+  body: z.object({ name: z.string().optional() }),
+  status: 200,
+  response: z.object({ name: z.string() }),
+  errors: [400],
 });
 const manualBodyRoute = defineRoute({
-  method: 'post', path: '/manual', summary: 'handler reads the body', tag: 't', auth: 'none',
+  method: 'post',
+  path: '/manual',
+  summary: 'handler reads the body',
+  tag: 't',
+  auth: 'none',
   query: z.object({ gate: z.enum(['open', 'closed']) }),
-  body: Body, readBody: 'manual', status: 200, response: z.object({ got: z.unknown() }), errors: [400, 404],
+  body: Body,
+  readBody: 'manual',
+  status: 200,
+  response: z.object({ got: z.unknown() }),
+  errors: [400, 404],
   errorShapes: { 400: 'error' },
 });
 
@@ -40,10 +62,15 @@ function app() {
     if (typeof read.name !== 'string') throw badRequest('name required');
     return { got: read };
   });
-  const post = (path: string, body: string) => hono.request(path, { method: 'POST', body, headers: { 'content-type': 'application/json' } });
+  const post = (path: string, body: string) =>
+    hono.request(path, { method: 'POST', body, headers: { 'content-type': 'application/json' } });
   /** `contentType` null: no Content-Type header at all (a byte body gets none by default) */
   const postAs = (path: string, body: string, contentType: string | null) =>
-    hono.request(path, { method: 'POST', body: new TextEncoder().encode(body), headers: contentType === null ? {} : { 'content-type': contentType } });
+    hono.request(path, {
+      method: 'POST',
+      body: new TextEncoder().encode(body),
+      headers: contentType === null ? {} : { 'content-type': contentType },
+    });
   return { router, post, postAs };
 }
 
@@ -75,11 +102,27 @@ describe('SpecRouter readBody / errorShapes', () => {
 
   it('answers 415 {message} for a body not declared as JSON; an empty body needs no Content-Type (issue #13)', async () => {
     const { postAs } = app();
-    for (const contentType of ['text/plain', 'text/plain;charset=UTF-8', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/jsonp', null]) {
+    for (const contentType of [
+      'text/plain',
+      'text/plain;charset=UTF-8',
+      'application/x-www-form-urlencoded',
+      'multipart/form-data; boundary=x',
+      'application/jsonp',
+      null,
+    ]) {
       const res = await postAs('/router', '{"name":"a"}', contentType);
-      expect([contentType, res.status, await res.json()]).toEqual([contentType, 415, { message: 'Content-Type must be application/json' }]);
+      expect([contentType, res.status, await res.json()]).toEqual([
+        contentType,
+        415,
+        { message: 'Content-Type must be application/json' },
+      ]);
     }
-    for (const contentType of ['application/json', 'application/json; charset=utf-8', 'Application/JSON', 'application/merge-patch+json']) {
+    for (const contentType of [
+      'application/json',
+      'application/json; charset=utf-8',
+      'Application/JSON',
+      'application/merge-patch+json',
+    ]) {
       const res = await postAs('/router', '{"name":"a"}', contentType);
       expect([contentType, res.status, await res.json()]).toEqual([contentType, 200, { name: 'a' }]);
     }
@@ -96,11 +139,17 @@ describe('SpecRouter readBody / errorShapes', () => {
     expect(manual.requestBody.content['application/json'].schema.$ref).toBe('#/components/schemas/RouterTestBody');
     expect(manual.responses['400'].content['application/json'].schema.$ref).toBe('#/components/schemas/ErrorCode');
     expect(manual.responses['404'].content['application/json'].schema.$ref).toBe('#/components/schemas/ErrorMessage');
-    expect(doc.paths['/router'].post.responses['400'].content['application/json'].schema.$ref).toBe('#/components/schemas/ErrorMessage');
+    expect(doc.paths['/router'].post.responses['400'].content['application/json'].schema.$ref).toBe(
+      '#/components/schemas/ErrorMessage',
+    );
     // the router refuses a body not declared as JSON; a manual reader decides for itself
-    expect(doc.paths['/router'].post.responses['415'].content['application/json'].schema.$ref).toBe('#/components/schemas/ErrorMessage');
+    expect(doc.paths['/router'].post.responses['415'].content['application/json'].schema.$ref).toBe(
+      '#/components/schemas/ErrorMessage',
+    );
     expect(manual.responses['415']).toBeUndefined();
     // every body is read within a byte limit, documented or not in the route's own errors
-    expect(doc.paths['/router'].post.responses['413'].content['application/json'].schema.$ref).toBe('#/components/schemas/ErrorMessage');
+    expect(doc.paths['/router'].post.responses['413'].content['application/json'].schema.$ref).toBe(
+      '#/components/schemas/ErrorMessage',
+    );
   });
 });

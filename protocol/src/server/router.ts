@@ -29,7 +29,10 @@ export interface RouterOptions<A> {
 export function describeZodError(error: z.ZodError): string {
   const issue = error.issues[0];
   if (!issue) return 'validation error';
-  const path = issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : String(p))).join('.').replace(/\.\[/g, '[');
+  const path = issue.path
+    .map((p) => (typeof p === 'number' ? `[${p}]` : String(p)))
+    .join('.')
+    .replace(/\.\[/g, '[');
   return path ? `${path}: ${issue.message}` : issue.message;
 }
 
@@ -57,9 +60,17 @@ export class SpecRouter<A> {
     this.options = options;
   }
 
-  add<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, R extends z.ZodType, M extends BodyReading = BodyReading>(
+  add<
+    P extends z.ZodType,
+    Q extends z.ZodType,
+    B extends z.ZodType,
+    R extends z.ZodType,
+    M extends BodyReading = BodyReading,
+  >(
     spec: RouteSpec<P, Q, B, R, M>,
-    handler: (h: Handled<In<P>, In<Q>, BodyIn<B, M>, A>) => Promise<Out<R> | Response | void> | Out<R> | Response | void,
+    handler: (
+      h: Handled<In<P>, In<Q>, BodyIn<B, M>, A>,
+    ) => Promise<Out<R> | Response | void> | Out<R> | Response | void,
   ): void {
     this.routes.push(spec as unknown as RouteSpec);
     const readsBody = spec.body !== undefined && spec.readBody !== 'manual';
@@ -70,16 +81,28 @@ export class SpecRouter<A> {
         return await this.handle(c, spec, readsBody, handler);
       } catch (err) {
         if (!(err instanceof HttpError) || err.shape || !errorShapes[err.status]) throw err;
-        throw new HttpError(err.status, err.expose, { cause: err.cause, headers: err.headers, shape: errorShapeOf(spec, err.status) });
+        throw new HttpError(err.status, err.expose, {
+          cause: err.cause,
+          headers: err.headers,
+          shape: errorShapeOf(spec, err.status),
+        });
       }
     });
   }
 
-  private async handle<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, R extends z.ZodType, M extends BodyReading>(
+  private async handle<
+    P extends z.ZodType,
+    Q extends z.ZodType,
+    B extends z.ZodType,
+    R extends z.ZodType,
+    M extends BodyReading,
+  >(
     c: Context,
     spec: RouteSpec<P, Q, B, R, M>,
     readsBody: boolean,
-    handler: (h: Handled<In<P>, In<Q>, BodyIn<B, M>, A>) => Promise<Out<R> | Response | void> | Out<R> | Response | void,
+    handler: (
+      h: Handled<In<P>, In<Q>, BodyIn<B, M>, A>,
+    ) => Promise<Out<R> | Response | void> | Out<R> | Response | void,
   ): Promise<Response> {
     const { authenticate, bodyLimit = DEFAULT_BODY_LIMIT, validateResponses = true } = this.options;
     const auth = await authenticate(c, spec as unknown as RouteSpec);
@@ -92,7 +115,8 @@ export class SpecRouter<A> {
       params = result.data;
     }
     const rawQuery = c.req.query();
-    if (Object.values(rawQuery).some((v) => v.includes('\0'))) throw badRequest('query parameters may not contain NUL (U+0000)');
+    if (Object.values(rawQuery).some((v) => v.includes('\0')))
+      throw badRequest('query parameters may not contain NUL (U+0000)');
     const query = spec.query ? parseOr400(spec.query, rawQuery, 'query') : undefined;
     const body = readsBody && spec.body ? parseOr400(spec.body, await readJsonObject(c, bodyLimit), '') : undefined;
     const out = await handler({ c, params, query, body, auth } as Handled<In<P>, In<Q>, BodyIn<B, M>, A>);

@@ -30,16 +30,33 @@ export async function probeUpgrade(
   const chunks: Buffer[] = [];
   socket.on('data', (d: Buffer) => chunks.push(d));
   socket.on('error', () => {});
-  const upgradeHeaders = opts.upgrade === 'websocket'
-    ? { Connection: 'Upgrade', Upgrade: 'websocket', 'Sec-WebSocket-Key': 'dGhlIHNhbXBsZSBub25jZQ==', 'Sec-WebSocket-Version': '13' }
-    : { Connection: 'Upgrade, HTTP2-Settings', Upgrade: 'h2c', 'HTTP2-Settings': 'AAMAAABkAARAAAAAAAIAAAAA' };
+  const upgradeHeaders =
+    opts.upgrade === 'websocket'
+      ? {
+          Connection: 'Upgrade',
+          Upgrade: 'websocket',
+          'Sec-WebSocket-Key': 'dGhlIHNhbXBsZSBub25jZQ==',
+          'Sec-WebSocket-Version': '13',
+        }
+      : { Connection: 'Upgrade, HTTP2-Settings', Upgrade: 'h2c', 'HTTP2-Settings': 'AAMAAABkAARAAAAAAAIAAAAA' };
   const headers = { Host: `${hostname}:${port}`, ...upgradeHeaders, ...opts.headers };
-  socket.write(`GET ${path} HTTP/1.1\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}`).join('\r\n')}\r\n\r\n`);
+  socket.write(
+    `GET ${path} HTTP/1.1\r\n${Object.entries(headers)
+      .map(([k, v]) => `${k}: ${v}`)
+      .join('\r\n')}\r\n\r\n`,
+  );
   let poke: NodeJS.Timeout | undefined;
-  socket.once('end', () => { poke = setInterval(() => { if (!socket.destroyed) socket.write('x'); }, 20); });
+  socket.once('end', () => {
+    poke = setInterval(() => {
+      if (!socket.destroyed) socket.write('x');
+    }, 20);
+  });
   const closed = await new Promise<boolean>((resolve) => {
     const timer = setTimeout(() => resolve(false), opts.waitMs ?? 2000);
-    socket.once('close', () => { clearTimeout(timer); resolve(true); });
+    socket.once('close', () => {
+      clearTimeout(timer);
+      resolve(true);
+    });
   });
   clearInterval(poke);
   socket.destroy();
@@ -58,6 +75,10 @@ function parseResponse(raw: string): Omit<UpgradeProbe, 'closed'> {
   let text = raw.slice(end + 4);
   if (headers['content-length'] !== undefined) text = text.slice(0, Number(headers['content-length']));
   let body: unknown;
-  try { body = JSON.parse(text); } catch { body = undefined; }
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = undefined;
+  }
   return { status: Number(statusLine.split(' ')[1]) || 0, headers, body, text };
 }

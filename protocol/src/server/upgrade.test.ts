@@ -6,7 +6,11 @@ import { probeUpgrade } from './upgrade-probe.ts';
 
 const servers: http.Server[] = [];
 afterEach(async () => {
-  for (const s of servers.splice(0)) await new Promise<void>((r) => { s.closeAllConnections(); s.close(() => r()); });
+  for (const s of servers.splice(0))
+    await new Promise<void>((r) => {
+      s.closeAllConnections();
+      s.close(() => r());
+    });
 });
 
 /** A server owned by a dispatcher; `tellNode: false` is a Node that cannot be told which upgrades to take (before 24.9). */
@@ -22,21 +26,36 @@ async function serve(dispatcher: UpgradeDispatcher, tellNode: boolean): Promise<
 }
 
 const errors: unknown[] = [];
-const log = { error: (_msg: string, err: unknown) => { errors.push(err); } };
+const log = {
+  error: (_msg: string, err: unknown) => {
+    errors.push(err);
+  },
+};
 
 describe('UpgradeDispatcher', () => {
   it('gives a WebSocket upgrade on a registered path to its handler, and only that', async () => {
     const d = new UpgradeDispatcher(log);
     const seen: string[] = [];
-    d.register('/ws', (req, socket) => { seen.push(req.url!); rejectUpgrade(socket, 403, { error: 'forbidden' }); });
+    d.register('/ws', (req, socket) => {
+      seen.push(req.url!);
+      rejectUpgrade(socket, 403, { error: 'forbidden' });
+    });
     const url = await serve(d, true);
     const res = await probeUpgrade(url, '/ws?x=1', { upgrade: 'websocket' });
     expect([res.status, res.body, res.closed]).toEqual([403, { error: 'forbidden' }, true]);
     expect(seen).toEqual(['/ws?x=1']);
     // h2c on the same path, and a WebSocket upgrade elsewhere, are plain requests, closed after the answer
-    for (const [path, upgrade] of [['/ws', 'h2c'], ['/other', 'websocket']] as const) {
+    for (const [path, upgrade] of [
+      ['/ws', 'h2c'],
+      ['/other', 'websocket'],
+    ] as const) {
       const plain = await probeUpgrade(url, path, { upgrade });
-      expect([plain.status, plain.body, plain.headers.connection, plain.closed]).toEqual([200, { served: true }, 'close', true]);
+      expect([plain.status, plain.body, plain.headers.connection, plain.closed]).toEqual([
+        200,
+        { served: true },
+        'close',
+        true,
+      ]);
     }
     expect(seen).toHaveLength(1);
     d.unregister('/ws');
@@ -47,7 +66,11 @@ describe('UpgradeDispatcher', () => {
     const d = new UpgradeDispatcher(log);
     d.register('/ws', (_req, socket) => rejectUpgrade(socket, 401, { error: 'unauthorized' }));
     const url = await serve(d, false);
-    for (const [path, upgrade] of [['/healthz', 'websocket'], ['/ws', 'h2c'], ['/nope', 'h2c']] as const) {
+    for (const [path, upgrade] of [
+      ['/healthz', 'websocket'],
+      ['/ws', 'h2c'],
+      ['/nope', 'h2c'],
+    ] as const) {
       const res = await probeUpgrade(url, path, { upgrade });
       expect([path, res.status, res.body, res.closed]).toEqual([path, 404, { message: 'not found' }, true]);
     }
@@ -56,8 +79,12 @@ describe('UpgradeDispatcher', () => {
 
   it('answers 500 {error} and closes when a handler fails, and logs why', async () => {
     const d = new UpgradeDispatcher(log);
-    d.register('/sync', () => { throw new Error('sync failure'); });
-    d.register('/async', async () => { throw new Error('async failure'); });
+    d.register('/sync', () => {
+      throw new Error('sync failure');
+    });
+    d.register('/async', async () => {
+      throw new Error('async failure');
+    });
     const url = await serve(d, true);
     for (const path of ['/sync', '/async']) {
       const res = await probeUpgrade(url, path, { upgrade: 'websocket' });

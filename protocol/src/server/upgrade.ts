@@ -74,7 +74,10 @@ export class UpgradeDispatcher implements UpgradeRegistry {
   private dispatch(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     socket.on('error', () => socket.destroy());
     const handler = this.claims(req) ? this.handlers.get(pathOf(req)) : undefined;
-    if (!handler) { rejectUpgrade(socket, 404, { message: 'not found' }); return; }
+    if (!handler) {
+      rejectUpgrade(socket, 404, { message: 'not found' });
+      return;
+    }
     let pending: void | Promise<void>;
     try {
       pending = handler(req, socket, head);
@@ -88,20 +91,34 @@ export class UpgradeDispatcher implements UpgradeRegistry {
   }
 }
 
-const REASONS: Record<number, string> = { 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 500: 'Internal Server Error', 503: 'Service Unavailable' };
+const REASONS: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  500: 'Internal Server Error',
+  503: 'Service Unavailable',
+};
 
 /**
  * Answers an upgrade request that will not be switched with a JSON error, then destroys the
  * socket once the answer is written: `end()` alone would leave it half-open for as long as the
  * client keeps its side open (HTTP servers allow half-open sockets).
  */
-export function rejectUpgrade(socket: Duplex, status: number, body: object, headers: Record<string, string> = {}): void {
+export function rejectUpgrade(
+  socket: Duplex,
+  status: number,
+  body: object,
+  headers: Record<string, string> = {},
+): void {
   if (socket.destroyed) return;
   const text = JSON.stringify(body);
-  const extra = Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+  const extra = Object.entries(headers)
+    .map(([k, v]) => `${k}: ${v}\r\n`)
+    .join('');
   socket.once('finish', () => socket.destroy());
   socket.end(
     `HTTP/1.1 ${status} ${REASONS[status] ?? 'Error'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\n` +
-    `${extra}Connection: close\r\n\r\n${text}`,
+      `${extra}Connection: close\r\n\r\n${text}`,
   );
 }

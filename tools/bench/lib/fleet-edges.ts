@@ -12,7 +12,11 @@ import { readFileSync } from 'node:fs';
 import { tunnel } from '@smarthome/protocol';
 import { TunnelClient } from '@smarthome/edge/tunnel/client';
 
-interface FleetConfig { cloudUrl: string; tokens: string[]; entities: number }
+interface FleetConfig {
+  cloudUrl: string;
+  tokens: string[];
+  entities: number;
+}
 
 // a file, not the environment: ten thousand tokens exceed one variable's size limit
 const config = JSON.parse(readFileSync(process.env.FLEET_CONFIG_FILE!, 'utf8')) as FleetConfig;
@@ -23,26 +27,54 @@ let errors = 0;
 
 function home(edgeIndex: number, entities: number): tunnel.Snapshot {
   const devices = Array.from({ length: entities }, (_, i) => ({
-    id: i + 1, name: `Lamp ${i + 1}`, manufacturer: 'Acme', model: 'L1', config_entry_id: 1, user_id: null,
+    id: i + 1,
+    name: `Lamp ${i + 1}`,
+    manufacturer: 'Acme',
+    model: 'L1',
+    config_entry_id: 1,
+    user_id: null,
   }));
   const records = devices.map((d) => ({
-    id: d.id, entity_id: `light.e${edgeIndex}_lamp_${d.id}`, name: d.name, domain: 'light', platform: 'mqtt', unique_id: `e${edgeIndex}-lamp-${d.id}`,
-    config_entry_id: 1, device_registry_id: d.id,
+    id: d.id,
+    entity_id: `light.e${edgeIndex}_lamp_${d.id}`,
+    name: d.name,
+    domain: 'light',
+    platform: 'mqtt',
+    unique_id: `e${edgeIndex}-lamp-${d.id}`,
+    config_entry_id: 1,
+    device_registry_id: d.id,
   }));
   return {
     devices,
     entities: records,
     states: records.map((e) => ({
-      entity_id: e.entity_id, name: e.name, domain: 'light', platform: 'mqtt', state: 'off',
-      attributes: { brightness: 0, color_mode: 'brightness', supported_color_modes: ['brightness'], friendly_name: e.name, sent_at: 0 },
-      last_changed: new Date().toISOString(), last_updated: new Date().toISOString(),
+      entity_id: e.entity_id,
+      name: e.name,
+      domain: 'light',
+      platform: 'mqtt',
+      state: 'off',
+      attributes: {
+        brightness: 0,
+        color_mode: 'brightness',
+        supported_color_modes: ['brightness'],
+        friendly_name: e.name,
+        sent_at: 0,
+      },
+      last_changed: new Date().toISOString(),
+      last_updated: new Date().toISOString(),
     })),
-    config_entries: [{ id: 1, domain: 'mqtt', title: 'MQTT', source: 'user', state: 'loaded', created_at: new Date().toISOString() }],
+    config_entries: [
+      { id: 1, domain: 'mqtt', title: 'MQTT', source: 'user', state: 'loaded', created_at: new Date().toISOString() },
+    ],
     automations: [],
   };
 }
 
-interface FleetEdge { client: TunnelClient; snapshot: tunnel.Snapshot; emit: ((d: tunnel.Delta) => void) | null }
+interface FleetEdge {
+  client: TunnelClient;
+  snapshot: tunnel.Snapshot;
+  emit: ((d: tunnel.Delta) => void) | null;
+}
 
 const log = {
   info: () => {},
@@ -51,15 +83,30 @@ const log = {
     if (/handshake has timed out/i.test(err)) handshakeTimeouts += 1;
     else if (err) errors += 1;
   },
-  error: () => { errors += 1; },
+  error: () => {
+    errors += 1;
+  },
 };
 
 const edges: FleetEdge[] = config.tokens.map((token, index) => {
-  const edge: FleetEdge = { client: null as unknown as TunnelClient, snapshot: home(index, config.entities), emit: null };
+  const edge: FleetEdge = {
+    client: null as unknown as TunnelClient,
+    snapshot: home(index, config.entities),
+    emit: null,
+  };
   edge.client = new TunnelClient({
-    cloudUrl: config.cloudUrl, token, edgeVersion: 'fleet-bench', hostname: 'fleet', log,
+    cloudUrl: config.cloudUrl,
+    token,
+    edgeVersion: 'fleet-bench',
+    hostname: 'fleet',
+    log,
     snapshot: () => edge.snapshot,
-    onDelta: (listener) => { edge.emit = listener; return () => { edge.emit = null; }; },
+    onDelta: (listener) => {
+      edge.emit = listener;
+      return () => {
+        edge.emit = null;
+      };
+    },
     handleRequest: async (req) => {
       rpcs += 1;
       const m = /^\/v1\/services\/([a-z_]+)\/([a-z_]+)$/.exec(req.path);
@@ -75,7 +122,13 @@ function change(edge: FleetEdge): void {
   const i = Math.floor(Math.random() * edge.snapshot.states.length);
   const old = edge.snapshot.states[i];
   const now = Date.now();
-  const state = { ...old, state: old.state === 'on' ? 'off' : 'on', attributes: { ...old.attributes, brightness: Math.floor(Math.random() * 255), sent_at: now }, last_changed: new Date(now).toISOString(), last_updated: new Date(now).toISOString() };
+  const state = {
+    ...old,
+    state: old.state === 'on' ? 'off' : 'on',
+    attributes: { ...old.attributes, brightness: Math.floor(Math.random() * 255), sent_at: now },
+    last_changed: new Date(now).toISOString(),
+    last_updated: new Date(now).toISOString(),
+  };
   edge.snapshot.states[i] = state;
   deltas += 1;
   edge.emit?.({ kind: 'state', state });
@@ -91,7 +144,13 @@ function startDeltas(everyMs: number): void {
   quiet();
   edges.forEach((edge, index) => {
     const next = () => {
-      timers[index] = setTimeout(() => { change(edge); next(); }, -Math.log(1 - Math.random()) * everyMs);
+      timers[index] = setTimeout(
+        () => {
+          change(edge);
+          next();
+        },
+        -Math.log(1 - Math.random()) * everyMs,
+      );
     };
     next();
   });

@@ -5,10 +5,24 @@ import mqtt from 'mqtt';
  * Publishes `messages` QoS messages round-robin over `topics` with at most `window` in flight,
  * in its own thread so the broker under test does not share an event loop with its load.
  */
-interface Job { url: string; username?: string; password?: string; topics: string[]; messages: number; window: number; qos: 0 | 1; offset: number }
+interface Job {
+  url: string;
+  username?: string;
+  password?: string;
+  topics: string[];
+  messages: number;
+  window: number;
+  qos: 0 | 1;
+  offset: number;
+}
 const job = workerData as Job;
 
-const client = await mqtt.connectAsync(job.url, { username: job.username, password: job.password, reconnectPeriod: 0, clean: true });
+const client = await mqtt.connectAsync(job.url, {
+  username: job.username,
+  password: job.password,
+  reconnectPeriod: 0,
+  clean: true,
+});
 parentPort!.postMessage({ type: 'connected' });
 await new Promise<void>((resolve) => parentPort!.once('message', () => resolve()));
 

@@ -27,19 +27,34 @@ async function run(options: BenchOptions): Promise<BenchResult> {
     for (let i = 0; i < ENTITIES; i++) {
       h.states.set(`sensor.s${i}`, '0');
       await h.create({
-        alias: `bench ${i}`, mode: 'parallel', max: 100,
+        alias: `bench ${i}`,
+        mode: 'parallel',
+        max: 100,
         trigger: { platform: 'state', entity_id: `sensor.s${i}` },
         condition: [{ condition: 'template', value_template: '{{ trigger.to_state.state != "x" }}' }],
-        action: [{ service: 'light.turn_on', target: { entity_id: `light.l${i}` }, data: { brightness: '{{ trigger.to_state.state | int }}' } }],
+        action: [
+          {
+            service: 'light.turn_on',
+            target: { entity_id: `light.l${i}` },
+            data: { brightness: '{{ trigger.to_state.state | int }}' },
+          },
+        ],
       });
-      await h.create({ alias: `idle ${i}`, trigger: { platform: 'state', entity_id: `sensor.other${i}`, to: 'on' }, action: [{ service: 'light.turn_off' }] });
+      await h.create({
+        alias: `idle ${i}`,
+        trigger: { platform: 'state', entity_id: `sensor.other${i}`, to: 'on' },
+        action: [{ service: 'light.turn_off' }],
+      });
     }
     const sentAt = new Map<string, number>();
     const latencies: number[] = [];
     h.services.onCall = (call) => {
       const key = `${call.data.entity_id}:${call.data.brightness}`;
       const t0 = sentAt.get(key);
-      if (t0 !== undefined) { latencies.push(performance.now() - t0); sentAt.delete(key); }
+      if (t0 !== undefined) {
+        latencies.push(performance.now() - t0);
+        sentAt.delete(key);
+      }
     };
     const total = RATE * seconds;
     let sent = 0;
@@ -54,7 +69,8 @@ async function run(options: BenchOptions): Promise<BenchResult> {
           h.states.set(`sensor.s${i}`, String(value));
           sent++;
         }
-        if (sent >= total) resolve(); else setTimeout(tick, 1);
+        if (sent >= total) resolve();
+        else setTimeout(tick, 1);
       };
       tick();
     });
@@ -68,7 +84,17 @@ async function run(options: BenchOptions): Promise<BenchResult> {
     options.log(`${latencies.length}/${total} actions observed`);
     return {
       columns: ['state changes', 'rate (/s)', 'actions', 'p50 (ms)', 'p90 (ms)', 'p99 (ms)', 'max (ms)'],
-      rows: [[total, Math.round(total / elapsed), latencies.length, p50.toFixed(3), pct(latencies, 90).toFixed(3), p99.toFixed(3), latencies[latencies.length - 1].toFixed(3)]],
+      rows: [
+        [
+          total,
+          Math.round(total / elapsed),
+          latencies.length,
+          p50.toFixed(3),
+          pct(latencies, 90).toFixed(3),
+          p99.toFixed(3),
+          latencies[latencies.length - 1].toFixed(3),
+        ],
+      ],
       summary: `p99 ${p99.toFixed(3)} ms at ${Math.round(total / elapsed)} state changes/s (target p99 < ${TARGET_P99_MS} ms): ${ok ? 'met' : 'MISSED'}`,
       ok,
     };

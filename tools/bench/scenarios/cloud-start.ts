@@ -23,7 +23,10 @@ const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, (info
 process.on('SIGTERM', () => server.close(() => process.exit(0)));
 `;
 
-interface Sample { readyMs: number; rssMb: number }
+interface Sample {
+  readyMs: number;
+  rssMb: number;
+}
 
 function rssMb(pid: number): number {
   const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -37,9 +40,15 @@ async function startOnce(script: string, args: string[]): Promise<Sample> {
   const readyMs = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${script}: no ready line within 120 s`)), 120_000);
     readline.createInterface({ input: child.stdout! }).on('line', (line) => {
-      if (line.startsWith('ready ')) { clearTimeout(timer); resolve(performance.now() - started); }
+      if (line.startsWith('ready ')) {
+        clearTimeout(timer);
+        resolve(performance.now() - started);
+      }
     });
-    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`${script} exited ${code} before ready`)); });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${script} exited ${code} before ready`));
+    });
   });
   await new Promise((r) => setTimeout(r, 1000));
   const rss = rssMb(child.pid!);
@@ -50,7 +59,12 @@ async function startOnce(script: string, args: string[]): Promise<Sample> {
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
-async function measure(name: string, runs: number, start: () => Promise<Sample>, log: (m: string) => void): Promise<Sample> {
+async function measure(
+  name: string,
+  runs: number,
+  start: () => Promise<Sample>,
+  log: (m: string) => void,
+): Promise<Sample> {
   const samples: Sample[] = [];
   for (let i = 0; i < runs; i++) {
     samples.push(await start());
@@ -61,7 +75,8 @@ async function measure(name: string, runs: number, start: () => Promise<Sample>,
 
 export const scenario: BenchScenario = {
   name: 'cloud-start',
-  description: 'cloud process start (SQLite, empty data dir): ready time and RSS, sources vs bundle vs Hono hello-world',
+  description:
+    'cloud process start (SQLite, empty data dir): ready time and RSS, sources vs bundle vs Hono hello-world',
   async run({ quick, log }: BenchOptions): Promise<BenchResult> {
     const runs = quick ? 1 : 5;
     const work = fs.mkdtempSync(path.join(REPO_ROOT, 'cloud', '.bundle-test-'));
@@ -71,7 +86,11 @@ export const scenario: BenchScenario = {
       fs.writeFileSync(hello, HELLO);
       const withData = (script: string) => async () => {
         const data = fs.mkdtempSync(path.join(os.tmpdir(), 'cloud-start-'));
-        try { return await startOnce(script, ['--port', '0', '--data-dir', data]); } finally { fs.rmSync(data, { recursive: true, force: true }); }
+        try {
+          return await startOnce(script, ['--port', '0', '--data-dir', data]);
+        } finally {
+          fs.rmSync(data, { recursive: true, force: true });
+        }
       };
       // hello.mjs lives in cloud/, which resolves hono and @hono/node-server like the cloud does
       const base = await measure('hello-world', runs, () => startOnce(hello, []), log);

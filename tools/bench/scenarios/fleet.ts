@@ -22,18 +22,32 @@ const DELTA_EVERY_MS = 10_000;
 const TARGETS = { rssMb10k: 1024, p99EventMs: 20, stormS: 30, stallMs: 100 };
 const CLK_TCK = 100;
 
-interface FleetStats { type: 'stats'; online: number; synced: number; deltas: number; rpcs: number; handshakeTimeouts: number; errors: number }
+interface FleetStats {
+  type: 'stats';
+  online: number;
+  synced: number;
+  deltas: number;
+  rpcs: number;
+  handshakeTimeouts: number;
+  errors: number;
+}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const pct = (xs: number[], p: number) => (xs.length ? [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))] : NaN);
+const pct = (xs: number[], p: number) =>
+  xs.length ? [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))] : NaN;
 
 /** Runs `fn` over `items` with at most `limit` in flight. */
 async function pool<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
   const out: R[] = new Array(items.length);
   let next = 0;
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) { const i = next++; out[i] = await fn(items[i]); }
-  }));
+  await Promise.all(
+    Array.from({ length: Math.min(limit, items.length) }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        out[i] = await fn(items[i]);
+      }
+    }),
+  );
   return out;
 }
 
@@ -51,7 +65,9 @@ class CloudProcess {
   /** Starts and answers the ms from spawn to the ready line. */
   async start(port: number): Promise<number> {
     const started = performance.now();
-    this.child = spawn(NODE, ['--inspect=127.0.0.1:0', this.bundle, '--port', String(port), ...this.args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    this.child = spawn(NODE, ['--inspect=127.0.0.1:0', this.bundle, '--port', String(port), ...this.args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     readline.createInterface({ input: this.child.stderr! }).on('line', (line) => {
       const m = /Debugger listening on (ws:\/\/\S+)/.exec(line);
       if (m) this.inspector = m[1];
@@ -66,7 +82,9 @@ class CloudProcess {
     return performance.now() - started;
   }
 
-  get url(): string { return `http://127.0.0.1:${this.port}`; }
+  get url(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
 
   rssMb(): number {
     return Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${this.child.pid}/status`, 'utf8'))?.[1] ?? NaN) / 1024;
@@ -82,9 +100,14 @@ class CloudProcess {
   async collectGarbage(): Promise<void> {
     if (!this.inspector) return;
     const ws = new WebSocket(this.inspector);
-    await new Promise((resolve, reject) => { ws.once('open', resolve); ws.once('error', reject); });
+    await new Promise((resolve, reject) => {
+      ws.once('open', resolve);
+      ws.once('error', reject);
+    });
     await new Promise<void>((resolve) => {
-      ws.on('message', (d) => { if ((JSON.parse(d.toString()) as { id?: number }).id === 1) resolve(); });
+      ws.on('message', (d) => {
+        if ((JSON.parse(d.toString()) as { id?: number }).id === 1) resolve();
+      });
       ws.send(JSON.stringify({ id: 1, method: 'HeapProfiler.collectGarbage' }));
     });
     ws.close();
@@ -104,17 +127,31 @@ function stallProbe(url: () => string) {
   const loop = (async () => {
     while (running) {
       const t = performance.now();
-      try { await fetch(`${url()}/healthz`, { signal: AbortSignal.timeout(30_000) }); } catch { /* down during a restart */ }
+      try {
+        await fetch(`${url()}/healthz`, { signal: AbortSignal.timeout(30_000) });
+      } catch {
+        /* down during a restart */
+      }
       max = Math.max(max, performance.now() - t);
       await sleep(100);
     }
   })();
-  return { async stop() { running = false; await loop; return max; }, reset() { max = 0; } };
+  return {
+    async stop() {
+      running = false;
+      await loop;
+      return max;
+    },
+    reset() {
+      max = 0;
+    },
+  };
 }
 
 async function api(base: string, method: string, pathName: string, body?: unknown, token?: string): Promise<any> {
   const res = await fetch(`${base}${pathName}`, {
-    method, headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    method,
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await res.text();
@@ -122,7 +159,12 @@ async function api(base: string, method: string, pathName: string, body?: unknow
   return text ? JSON.parse(text) : null;
 }
 
-async function fleetRun(n: number, bundle: string, quick: boolean, log: (m: string) => void): Promise<Record<string, number>> {
+async function fleetRun(
+  n: number,
+  bundle: string,
+  quick: boolean,
+  log: (m: string) => void,
+): Promise<Record<string, number>> {
   const data = fs.mkdtempSync(path.join(os.tmpdir(), 'fleet-'));
   const dbArgs = process.env.FLEET_DATABASE_URL ? ['--database-url', process.env.FLEET_DATABASE_URL] : [];
   const cloud = new CloudProcess(bundle, ['--data-dir', data, ...dbArgs]);
@@ -132,20 +174,40 @@ async function fleetRun(n: number, bundle: string, quick: boolean, log: (m: stri
     await cloud.start(0);
     const port = cloud.port;
     // owners: one per 10 homes
-    const owners = await pool(Array.from({ length: Math.ceil(n / 10) }, (_, i) => i), 8, async (i) => {
-      const email = `owner${i}-${Date.now()}@fleet.test`;
-      await api(cloud.url, 'POST', '/v1/auth/register', { email, password: 'fleet-password' });
-      const login = await api(cloud.url, 'POST', '/v1/auth/token', { grant_type: 'password', email, password: 'fleet-password' });
-      return login.access_token as string;
-    });
-    const tokens = await pool(Array.from({ length: n }, (_, i) => i), 16, async (i) =>
-      (await api(cloud.url, 'POST', '/v1/edges', { name: `Home ${i}` }, owners[Math.floor(i / 10)])).token as string);
+    const owners = await pool(
+      Array.from({ length: Math.ceil(n / 10) }, (_, i) => i),
+      8,
+      async (i) => {
+        const email = `owner${i}-${Date.now()}@fleet.test`;
+        await api(cloud.url, 'POST', '/v1/auth/register', { email, password: 'fleet-password' });
+        const login = await api(cloud.url, 'POST', '/v1/auth/token', {
+          grant_type: 'password',
+          email,
+          password: 'fleet-password',
+        });
+        return login.access_token as string;
+      },
+    );
+    const tokens = await pool(
+      Array.from({ length: n }, (_, i) => i),
+      16,
+      async (i) =>
+        (await api(cloud.url, 'POST', '/v1/edges', { name: `Home ${i}` }, owners[Math.floor(i / 10)])).token as string,
+    );
     log(`${n} edges: ${owners.length} owners and their edges created`);
 
     const configFile = path.join(data, 'fleet.json');
     fs.writeFileSync(configFile, JSON.stringify({ cloudUrl: cloud.url, tokens, entities: ENTITIES }));
-    fleet = fork(path.join(REPO_ROOT, 'tools/bench/lib/fleet-edges.ts'), [], { env: { ...process.env, FLEET_CONFIG_FILE: configFile }, execPath: NODE, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
-    const ask = () => new Promise<FleetStats>((resolve) => { fleet!.once('message', (m) => resolve(m as FleetStats)); fleet!.send({ cmd: 'stats' }); });
+    fleet = fork(path.join(REPO_ROOT, 'tools/bench/lib/fleet-edges.ts'), [], {
+      env: { ...process.env, FLEET_CONFIG_FILE: configFile },
+      execPath: NODE,
+      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    });
+    const ask = () =>
+      new Promise<FleetStats>((resolve) => {
+        fleet!.once('message', (m) => resolve(m as FleetStats));
+        fleet!.send({ cmd: 'stats' });
+      });
     await new Promise((r) => fleet!.once('message', r)); // started
     const until = async (what: (s: FleetStats) => boolean, ms: number) => {
       const end = Date.now() + ms;
@@ -174,7 +236,8 @@ async function fleetRun(n: number, bundle: string, quick: boolean, log: (m: stri
         ws.on('message', (raw) => {
           const m = JSON.parse(raw.toString()) as any;
           if (m.type === 'auth_required') ws.send(JSON.stringify({ type: 'auth', access_token: token }));
-          else if (m.type === 'auth_ok') ws.send(JSON.stringify({ id: 1, type: 'subscribe_events', event_type: 'state_changed' }));
+          else if (m.type === 'auth_ok')
+            ws.send(JSON.stringify({ id: 1, type: 'subscribe_events', event_type: 'state_changed' }));
           else if (m.type === 'result' && m.id === 1) resolve();
           else if (m.type === 'event' && measuring) {
             const sentAt = m.event?.data?.new_state?.attributes?.sent_at;
@@ -205,7 +268,13 @@ async function fleetRun(n: number, bundle: string, quick: boolean, log: (m: stri
     for (let i = 0; i < (quick ? 50 : 200); i++) {
       const t = performance.now();
       try {
-        await api(cloud.url, 'POST', '/v1/services/light/turn_on', { entity_id: `light.e0_lamp_${1 + (i % ENTITIES)}` }, owners[0]);
+        await api(
+          cloud.url,
+          'POST',
+          '/v1/services/light/turn_on',
+          { entity_id: `light.e0_lamp_${1 + (i % ENTITIES)}` },
+          owners[0],
+        );
         calls.push(performance.now() - t);
       } catch {
         failedCalls += 1;
@@ -228,10 +297,21 @@ async function fleetRun(n: number, bundle: string, quick: boolean, log: (m: stri
     const stormStall = await stormProbe.stop();
     const final = await ask();
     return {
-      n, rssAfterSnapshots, rssAfterGc, cpuPer1000, deltasPerS: deltas / (quick ? 10 : 30),
-      eventP50: pct(latencies, 0.5), eventP99: pct(latencies, 0.99), events: latencies.length,
-      callP50: pct(calls, 0.5), callP99: pct(calls, 0.99), failedCalls, steadyStall,
-      stormOnlineS: online ? onlineS : NaN, stormSyncedS: synced ? syncedS : NaN, stormStall,
+      n,
+      rssAfterSnapshots,
+      rssAfterGc,
+      cpuPer1000,
+      deltasPerS: deltas / (quick ? 10 : 30),
+      eventP50: pct(latencies, 0.5),
+      eventP99: pct(latencies, 0.99),
+      events: latencies.length,
+      callP50: pct(calls, 0.5),
+      callP99: pct(calls, 0.99),
+      failedCalls,
+      steadyStall,
+      stormOnlineS: online ? onlineS : NaN,
+      stormSyncedS: synced ? syncedS : NaN,
+      stormStall,
       handshakeTimeouts: final.handshakeTimeouts - timeoutsBefore,
     };
   } finally {
@@ -249,7 +329,8 @@ async function fleetRun(n: number, bundle: string, quick: boolean, log: (m: stri
 
 export const scenario: BenchScenario = {
   name: 'fleet',
-  description: 'one cloud replica carrying N simulated edges (real tunnel client, 100 entities each): memory, CPU, latency, reconnect storm',
+  description:
+    'one cloud replica carrying N simulated edges (real tunnel client, 100 entities each): memory, CPU, latency, reconnect storm',
   async run({ quick, log }: BenchOptions): Promise<BenchResult> {
     const sizes = quick ? [100] : (process.env.FLEET_SIZES ?? '1000,5000,10000').split(',').map(Number);
     const work = fs.mkdtempSync(path.join(REPO_ROOT, 'cloud', '.bundle-test-'));
@@ -260,15 +341,41 @@ export const scenario: BenchScenario = {
       for (const n of sizes) {
         const r = await fleetRun(n, bundle, quick, log);
         const f = (x: number, d = 1) => (Number.isFinite(x) ? x.toFixed(d) : 'not reached');
-        rows.push([n, `${f(r.rssAfterSnapshots, 0)} / ${f(r.rssAfterGc, 0)}`, f(r.cpuPer1000, 0), f(r.deltasPerS, 0),
-          `${f(r.eventP50)} / ${f(r.eventP99)}`, `${f(r.callP50)} / ${f(r.callP99)}${r.failedCalls ? ` (${r.failedCalls} failed)` : ''}`, f(r.steadyStall, 0),
-          `${f(r.stormOnlineS)} / ${f(r.stormSyncedS)}`, f(r.stormStall, 0), r.handshakeTimeouts]);
+        rows.push([
+          n,
+          `${f(r.rssAfterSnapshots, 0)} / ${f(r.rssAfterGc, 0)}`,
+          f(r.cpuPer1000, 0),
+          f(r.deltasPerS, 0),
+          `${f(r.eventP50)} / ${f(r.eventP99)}`,
+          `${f(r.callP50)} / ${f(r.callP99)}${r.failedCalls ? ` (${r.failedCalls} failed)` : ''}`,
+          f(r.steadyStall, 0),
+          `${f(r.stormOnlineS)} / ${f(r.stormSyncedS)}`,
+          f(r.stormStall, 0),
+          r.handshakeTimeouts,
+        ]);
         if (n >= 10_000 && r.rssAfterSnapshots > TARGETS.rssMb10k) ok = false;
-        if (r.failedCalls > 0 || !(r.eventP99 <= TARGETS.p99EventMs) || !(r.stormSyncedS <= TARGETS.stormS) || r.stormStall > TARGETS.stallMs || r.handshakeTimeouts > 0) ok = false;
+        if (
+          r.failedCalls > 0 ||
+          !(r.eventP99 <= TARGETS.p99EventMs) ||
+          !(r.stormSyncedS <= TARGETS.stormS) ||
+          r.stormStall > TARGETS.stallMs ||
+          r.handshakeTimeouts > 0
+        )
+          ok = false;
       }
       return {
-        columns: ['edges', 'RSS MB (after GC)', 'CPU ms / 1,000 deltas', 'deltas/s', 'delta→event ms p50 / p99', 'service call ms p50 / p99',
-          'longest stall ms', 'storm: online / synced s', 'storm: longest stall ms', 'handshake timeouts'],
+        columns: [
+          'edges',
+          'RSS MB (after GC)',
+          'CPU ms / 1,000 deltas',
+          'deltas/s',
+          'delta→event ms p50 / p99',
+          'service call ms p50 / p99',
+          'longest stall ms',
+          'storm: online / synced s',
+          'storm: longest stall ms',
+          'handshake timeouts',
+        ],
         rows,
         summary: `targets (#19): 10,000 edges ≤ ${TARGETS.rssMb10k} MB; delta→event p99 ≤ ${TARGETS.p99EventMs} ms; storm settled ≤ ${TARGETS.stormS} s with no handshake timeout and no stall > ${TARGETS.stallMs} ms`,
         ok,

@@ -15,7 +15,14 @@ import type { BenchOptions, BenchResult, BenchScenario } from '../lib/types.ts';
  * from publisher threads. The edge's time includes flushing the last states to disk.
  */
 
-export interface Target { name: string; url: string; username?: string; password?: string; stop: () => Promise<void>; settle: () => Promise<void> }
+export interface Target {
+  name: string;
+  url: string;
+  username?: string;
+  password?: string;
+  stop: () => Promise<void>;
+  settle: () => Promise<void>;
+}
 
 const ENTITIES = 200;
 const PUBLISHERS = 4;
@@ -40,24 +47,52 @@ async function bareAedes(): Promise<Target> {
 }
 
 /** An edge with ENTITIES discovered sensors; `extra` config and `name` let other scenarios vary it. */
-export async function edgeTarget(log: (m: string) => void, extra: Partial<EdgeConfig> = {}, name = 'edge (persisted states)'): Promise<Target> {
+export async function edgeTarget(
+  log: (m: string) => void,
+  extra: Partial<EdgeConfig> = {},
+  name = 'edge (persisted states)',
+): Promise<Target> {
   const dir = mkdtempSync(path.join(tmpdir(), 'bench-edge-'));
-  const edge: Edge = createEdge({ port: 0, mqttPort: 0, dataDir: dir, host: '127.0.0.1', logger: silentLogger, ...extra });
+  const edge: Edge = createEdge({
+    port: 0,
+    mqttPort: 0,
+    dataDir: dir,
+    host: '127.0.0.1',
+    logger: silentLogger,
+    ...extra,
+  });
   await edge.start();
   const creds = await edge.createMqttCredentials({ username: 'bench' });
   const url = `mqtt://127.0.0.1:${edge.ports.mqtt}`;
   const c = await mqtt.connectAsync(url, { ...creds, reconnectPeriod: 0 });
   const topics = topicsFor(ENTITIES);
-  await Promise.all(topics.map((t, i) => c.publishAsync(`homeassistant/sensor/bench/s${i}/config`, JSON.stringify({
-    name: `Bench ${i}`, uniq_id: `bench-${i}`, stat_t: t, val_tpl: '{{ value_json.value }}', unit_of_meas: 'W', json_attr_t: t,
-  }), { qos: 1, retain: true })));
+  await Promise.all(
+    topics.map((t, i) =>
+      c.publishAsync(
+        `homeassistant/sensor/bench/s${i}/config`,
+        JSON.stringify({
+          name: `Bench ${i}`,
+          uniq_id: `bench-${i}`,
+          stat_t: t,
+          val_tpl: '{{ value_json.value }}',
+          unit_of_meas: 'W',
+          json_attr_t: t,
+        }),
+        { qos: 1, retain: true },
+      ),
+    ),
+  );
   await c.endAsync();
   while (edge.discovery.entityCount() < ENTITIES) await new Promise((r) => setTimeout(r, 10));
   log(`edge: ${ENTITIES} sensor entities discovered`);
   return {
     name,
-    url, ...creds,
-    settle: async () => { edge.states.flush(); edge.recorder?.flush(); },
+    url,
+    ...creds,
+    settle: async () => {
+      edge.states.flush();
+      edge.recorder?.flush();
+    },
     stop: async () => {
       await edge.stop();
       rmSync(dir, { recursive: true, force: true });
@@ -68,18 +103,39 @@ export async function edgeTarget(log: (m: string) => void, extra: Partial<EdgeCo
 async function drive(target: Target, messages: number): Promise<number> {
   const per = Math.ceil(messages / PUBLISHERS);
   const topics = topicsFor(ENTITIES);
-  const workers = Array.from({ length: PUBLISHERS }, (_, w) => new Worker(new URL('../lib/publisher-worker.ts', import.meta.url), {
-    workerData: { url: target.url, username: target.username, password: target.password, topics: topics.filter((_, i) => i % PUBLISHERS === w), messages: per, window: WINDOW, qos: 1, offset: w * 1e6 },
-  }));
-  const connected = workers.map((w) => new Promise<void>((resolve, reject) => {
-    w.once('message', () => resolve());
-    w.once('error', reject);
-  }));
+  const workers = Array.from(
+    { length: PUBLISHERS },
+    (_, w) =>
+      new Worker(new URL('../lib/publisher-worker.ts', import.meta.url), {
+        workerData: {
+          url: target.url,
+          username: target.username,
+          password: target.password,
+          topics: topics.filter((_, i) => i % PUBLISHERS === w),
+          messages: per,
+          window: WINDOW,
+          qos: 1,
+          offset: w * 1e6,
+        },
+      }),
+  );
+  const connected = workers.map(
+    (w) =>
+      new Promise<void>((resolve, reject) => {
+        w.once('message', () => resolve());
+        w.once('error', reject);
+      }),
+  );
   await Promise.all(connected);
-  const done = workers.map((w) => new Promise<void>((resolve, reject) => {
-    w.on('message', (m: { type: string }) => { if (m.type === 'done') resolve(); });
-    w.once('error', reject);
-  }));
+  const done = workers.map(
+    (w) =>
+      new Promise<void>((resolve, reject) => {
+        w.on('message', (m: { type: string }) => {
+          if (m.type === 'done') resolve();
+        });
+        w.once('error', reject);
+      }),
+  );
   const started = performance.now();
   for (const w of workers) w.postMessage('go');
   await Promise.all(done);
@@ -89,7 +145,12 @@ async function drive(target: Target, messages: number): Promise<number> {
   return (per * PUBLISHERS) / seconds;
 }
 
-export async function measure(make: () => Promise<Target>, messages: number, rounds: number, log: (m: string) => void): Promise<{ name: string; rates: number[] }> {
+export async function measure(
+  make: () => Promise<Target>,
+  messages: number,
+  rounds: number,
+  log: (m: string) => void,
+): Promise<{ name: string; rates: number[] }> {
   const target = await make();
   try {
     await drive(target, Math.min(5000, messages)); // warm-up
@@ -121,7 +182,14 @@ export const scenario: BenchScenario = {
       columns: ['target', 'messages/round', 'rounds', 'median msg/s', 'best msg/s', '% of bare'],
       rows: [
         [bare.name, messages, rounds, Math.round(bareRate), Math.round(Math.max(...bare.rates)), 100],
-        [edge.name, messages, rounds, Math.round(edgeRate), Math.round(Math.max(...edge.rates)), Math.round(ratio * 1000) / 10],
+        [
+          edge.name,
+          messages,
+          rounds,
+          Math.round(edgeRate),
+          Math.round(Math.max(...edge.rates)),
+          Math.round(ratio * 1000) / 10,
+        ],
       ],
       summary: `edge ingests ${Math.round(ratio * 100)}% of bare Aedes at QoS 1 (target ≥ 60%)`,
       ok: ratio >= 0.6,

@@ -14,7 +14,11 @@ import type { BenchOptions, BenchResult, BenchScenario } from '../lib/types.ts';
 const CASES: [string, string, string][] = [
   ['value_json.x', '{{ value_json.temperature }}', '{"temperature": 21.5, "humidity": 40}'],
   ['float | round(1)', '{{ value_json.temperature | float | round(1) }}', '{"temperature": "21.456"}'],
-  ['z2m action map', "{% set values = {None:None,'idle':'idle','heat':'heating','cool':'cooling'} %}{{ values[value_json.running_state] }}", '{"running_state": "heat"}'],
+  [
+    'z2m action map',
+    "{% set values = {None:None,'idle':'idle','heat':'heating','cool':'cooling'} %}{{ values[value_json.running_state] }}",
+    '{"running_state": "heat"}',
+  ],
   ['fan mode map', "{{ {'off':0,'low':1,'high':2}[value_json.fan_mode] | default('None') }}", '{"fan_mode": "low"}'],
   ['Tasmota HSBColor', "{{ value_json.HSBColor.split(',')[0:2] | join(',') }}", '{"HSBColor": "120,80,40"}'],
   ['if/else', "{{ 'ON' if value_json.state == 'on' else 'OFF' }}", '{"state": "on"}'],

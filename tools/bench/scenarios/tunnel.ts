@@ -37,7 +37,14 @@ interface LoadSpec {
   durationMs?: number;
 }
 
-interface LoadResult { latencies: number[]; requests: number; bytes: number; errors: number; statuses: Record<string, number>; elapsedMs: number }
+interface LoadResult {
+  latencies: number[];
+  requests: number;
+  bytes: number;
+  errors: number;
+  statuses: Record<string, number>;
+  elapsedMs: number;
+}
 
 /** autocannon-style client on node:http keep-alive agents (plain JS: the worker is eval'd). */
 const WORKER = `
@@ -81,7 +88,10 @@ function once() {
 function load(spec: LoadSpec): Promise<LoadResult> {
   return new Promise((resolve, reject) => {
     const worker = new Worker(WORKER, { eval: true, workerData: spec });
-    worker.once('message', (m: LoadResult) => { resolve(m); void worker.terminate(); });
+    worker.once('message', (m: LoadResult) => {
+      resolve(m);
+      void worker.terminate();
+    });
     worker.once('error', reject);
   });
 }
@@ -90,7 +100,9 @@ function pct(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
 
-async function system(cleanups: Array<() => Promise<unknown> | unknown>): Promise<{ cloud: TestCloud; edge: Edge; owner: string; local: string; device: MqttClient }> {
+async function system(
+  cleanups: Array<() => Promise<unknown> | unknown>,
+): Promise<{ cloud: TestCloud; edge: Edge; owner: string; local: string; device: MqttClient }> {
   const cloud = await startTestCloud();
   cleanups.push(() => cloud.stop());
   const owner = await cloud.user();
@@ -101,9 +113,17 @@ async function system(cleanups: Array<() => Promise<unknown> | unknown>): Promis
   cleanups.push(() => edge.stop());
   const device = await connect(edge, await edge.createMqttCredentials({ role: 'device' }));
   cleanups.push(() => device.endAsync(true));
-  await device.publishAsync('homeassistant/light/desk/config', JSON.stringify({
-    name: 'Desk', uniq_id: 'desk', cmd_t: 'desk/set', stat_t: 'desk/state', dev: { ids: 'desk-1', name: 'Desk lamp' },
-  }), { qos: 1, retain: true });
+  await device.publishAsync(
+    'homeassistant/light/desk/config',
+    JSON.stringify({
+      name: 'Desk',
+      uniq_id: 'desk',
+      cmd_t: 'desk/set',
+      stat_t: 'desk/state',
+      dev: { ids: 'desk-1', name: 'Desk lamp' },
+    }),
+    { qos: 1, retain: true },
+  );
   await device.publishAsync('desk/state', 'OFF', { qos: 1 });
   const end = Date.now() + 10_000;
   while ((await cloud.get(`/v1/entities/states/${ENTITY}`, { token: owner.token })).status !== 200) {
@@ -122,7 +142,13 @@ async function helloWorld(cleanups: Array<() => Promise<unknown> | unknown>, big
   const server = await new Promise<Server>((resolve) => {
     const s = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s as Server)) as Server;
   });
-  cleanups.push(() => new Promise<void>((r) => { server.close(() => r()); server.closeAllConnections(); }));
+  cleanups.push(
+    () =>
+      new Promise<void>((r) => {
+        server.close(() => r());
+        server.closeAllConnections();
+      }),
+  );
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
 }
 
@@ -137,18 +163,34 @@ async function run(options: BenchOptions): Promise<BenchResult> {
     const body = JSON.stringify({ entity_id: ENTITY, brightness: 128 });
     const json = { 'content-type': 'application/json' };
     const direct = await load({
-      mode: 'latency', url: `http://127.0.0.1:${edge.ports.http}/v1/services/light/turn_on`, method: 'POST',
-      headers: { ...json, authorization: `Bearer ${local}` }, body, calls, warmup: 200,
+      mode: 'latency',
+      url: `http://127.0.0.1:${edge.ports.http}/v1/services/light/turn_on`,
+      method: 'POST',
+      headers: { ...json, authorization: `Bearer ${local}` },
+      body,
+      calls,
+      warmup: 200,
     });
     const relayed = await load({
-      mode: 'latency', url: `${cloud.url}/v1/services/light/turn_on`, method: 'POST',
-      headers: { ...json, authorization: `Bearer ${owner}` }, body, calls, warmup: 200,
+      mode: 'latency',
+      url: `${cloud.url}/v1/services/light/turn_on`,
+      method: 'POST',
+      headers: { ...json, authorization: `Bearer ${owner}` },
+      body,
+      calls,
+      warmup: 200,
     });
     // The cloud's own share without the tunnel: auth + access check + a mirror read of one entity.
     const cloudOnly = await load({
-      mode: 'latency', url: `${cloud.url}/v1/entities/states/${ENTITY}`, method: 'GET', headers: { authorization: `Bearer ${owner}` }, calls, warmup: 200,
+      mode: 'latency',
+      url: `${cloud.url}/v1/entities/states/${ENTITY}`,
+      method: 'GET',
+      headers: { authorization: `Bearer ${owner}` },
+      calls,
+      warmup: 200,
     });
-    for (const r of [direct, relayed, cloudOnly]) if (r.errors) throw new Error(`service calls failed: ${JSON.stringify(r.statuses)}`);
+    for (const r of [direct, relayed, cloudOnly])
+      if (r.errors) throw new Error(`service calls failed: ${JSON.stringify(r.statuses)}`);
     const d = [...direct.latencies].sort((a, b) => a - b);
     const c = [...relayed.latencies].sort((a, b) => a - b);
     const o = [...cloudOnly.latencies].sort((a, b) => a - b);
@@ -162,26 +204,49 @@ async function run(options: BenchOptions): Promise<BenchResult> {
     const edgeId = (await cloud.cloud.services.edges.create(scope, { name: 'Big' })).edge.id;
     await cloud.cloud.services.mirror.replaceSnapshot(edgeId, sampleSnapshot({ devices: 10_000 }), 1);
     const check = await cloud.get('/v1/entities/states', { token: reader.token });
-    if (check.status !== 200 || check.body.length !== 10_000) throw new Error(`expected 10,000 states, got ${check.status} ${check.body?.length}`);
+    if (check.status !== 200 || check.body.length !== 10_000)
+      throw new Error(`expected 10,000 states, got ${check.status} ${check.body?.length}`);
     const hello = await helloWorld(cleanups, JSON.stringify(check.body));
     const bare = await load({ mode: 'throughput', url: hello, method: 'GET', headers: {}, concurrency, durationMs });
     const states = await load({
-      mode: 'throughput', url: `${cloud.url}/v1/entities/states`, method: 'GET', headers: { authorization: `Bearer ${reader.token}` }, concurrency, durationMs,
+      mode: 'throughput',
+      url: `${cloud.url}/v1/entities/states`,
+      method: 'GET',
+      headers: { authorization: `Bearer ${reader.token}` },
+      concurrency,
+      durationMs,
     });
     // What fetch, browsers and the mobile HTTP stacks send by default.
     const statesGzip = await load({
-      mode: 'throughput', url: `${cloud.url}/v1/entities/states`, method: 'GET',
-      headers: { authorization: `Bearer ${reader.token}`, 'accept-encoding': 'gzip, deflate, br' }, concurrency, durationMs,
+      mode: 'throughput',
+      url: `${cloud.url}/v1/entities/states`,
+      method: 'GET',
+      headers: { authorization: `Bearer ${reader.token}`, 'accept-encoding': 'gzip, deflate, br' },
+      concurrency,
+      durationMs,
     });
     // A polling app that keeps the ETag: 304 while nothing it may see has changed.
     const unchanged = await load({
-      mode: 'throughput', url: `${cloud.url}/v1/entities/states`, method: 'GET',
-      headers: { authorization: `Bearer ${reader.token}`, 'if-none-match': check.headers.get('etag') ?? '' }, concurrency, durationMs,
+      mode: 'throughput',
+      url: `${cloud.url}/v1/entities/states`,
+      method: 'GET',
+      headers: { authorization: `Bearer ${reader.token}`, 'if-none-match': check.headers.get('etag') ?? '' },
+      concurrency,
+      durationMs,
     });
-    if (unchanged.statuses['304'] !== unchanged.requests) throw new Error(`expected only 304s, got ${JSON.stringify(unchanged.statuses)}`);
+    if (unchanged.statuses['304'] !== unchanged.requests)
+      throw new Error(`expected only 304s, got ${JSON.stringify(unchanged.statuses)}`);
     unchanged.errors = 0;
-    const ceiling = await load({ mode: 'throughput', url: `${hello}big`, method: 'GET', headers: {}, concurrency, durationMs });
-    for (const r of [bare, states, statesGzip, ceiling]) if (r.errors) throw new Error(`requests failed: ${JSON.stringify(r.statuses)}`);
+    const ceiling = await load({
+      mode: 'throughput',
+      url: `${hello}big`,
+      method: 'GET',
+      headers: {},
+      concurrency,
+      durationMs,
+    });
+    for (const r of [bare, states, statesGzip, ceiling])
+      if (r.errors) throw new Error(`requests failed: ${JSON.stringify(r.statuses)}`);
     const rps = (r: LoadResult) => r.requests / (r.elapsedMs / 1000);
     const ratio = rps(states) / rps(bare);
     const bytesPer = states.bytes / states.requests;
@@ -192,26 +257,87 @@ async function run(options: BenchOptions): Promise<BenchResult> {
     return {
       columns: ['measurement', 'requests', 'p50 (ms)', 'p99 (ms)', 'req/s', 'bytes/resp'],
       rows: [
-        ['service call, edge local API', calls, ms(pct(d, 50)), ms(pct(d, 99)), Math.round(rps(direct)), Math.round(direct.bytes / direct.requests)],
-        ['service call, app→cloud→edge→cloud→app', calls, ms(pct(c, 50)), ms(pct(c, 99)), Math.round(rps(relayed)), Math.round(relayed.bytes / relayed.requests)],
+        [
+          'service call, edge local API',
+          calls,
+          ms(pct(d, 50)),
+          ms(pct(d, 99)),
+          Math.round(rps(direct)),
+          Math.round(direct.bytes / direct.requests),
+        ],
+        [
+          'service call, app→cloud→edge→cloud→app',
+          calls,
+          ms(pct(c, 50)),
+          ms(pct(c, 99)),
+          Math.round(rps(relayed)),
+          Math.round(relayed.bytes / relayed.requests),
+        ],
         ['added by the tunnel', '', ms(addedP50), ms(addedP99), '', ''],
-        ['(cloud alone: GET one mirrored state)', calls, ms(pct(o, 50)), ms(pct(o, 99)), Math.round(rps(cloudOnly)), Math.round(cloudOnly.bytes / cloudOnly.requests)],
-        [`Hono hello-world (c=${concurrency})`, bare.requests, '', '', Math.round(rps(bare)), Math.round(bare.bytes / bare.requests)],
-        [`GET /v1/entities/states, 10k (c=${concurrency})`, states.requests, '', '', Math.round(rps(states)), Math.round(bytesPer)],
-        [`GET /v1/entities/states, 10k, Accept-Encoding: gzip`, statesGzip.requests, '', '', Math.round(rps(statesGzip)), Math.round(statesGzip.bytes / statesGzip.requests)],
-        [`(ceiling: same bytes pre-serialized on bare Hono)`, ceiling.requests, '', '', Math.round(rps(ceiling)), Math.round(ceiling.bytes / ceiling.requests)],
-        [`GET /v1/entities/states, 10k, If-None-Match → 304`, unchanged.requests, '', '', Math.round(rps(unchanged)), 0],
+        [
+          '(cloud alone: GET one mirrored state)',
+          calls,
+          ms(pct(o, 50)),
+          ms(pct(o, 99)),
+          Math.round(rps(cloudOnly)),
+          Math.round(cloudOnly.bytes / cloudOnly.requests),
+        ],
+        [
+          `Hono hello-world (c=${concurrency})`,
+          bare.requests,
+          '',
+          '',
+          Math.round(rps(bare)),
+          Math.round(bare.bytes / bare.requests),
+        ],
+        [
+          `GET /v1/entities/states, 10k (c=${concurrency})`,
+          states.requests,
+          '',
+          '',
+          Math.round(rps(states)),
+          Math.round(bytesPer),
+        ],
+        [
+          `GET /v1/entities/states, 10k, Accept-Encoding: gzip`,
+          statesGzip.requests,
+          '',
+          '',
+          Math.round(rps(statesGzip)),
+          Math.round(statesGzip.bytes / statesGzip.requests),
+        ],
+        [
+          `(ceiling: same bytes pre-serialized on bare Hono)`,
+          ceiling.requests,
+          '',
+          '',
+          Math.round(rps(ceiling)),
+          Math.round(ceiling.bytes / ceiling.requests),
+        ],
+        [
+          `GET /v1/entities/states, 10k, If-None-Match → 304`,
+          unchanged.requests,
+          '',
+          '',
+          Math.round(rps(unchanged)),
+          0,
+        ],
       ],
-      summary: `tunnel adds ${ms(addedP50)} ms p50 / ${ms(addedP99)} ms p99 to a service call (target < ${TARGET_ADDED_P50_MS} ms p50): ${okLatency ? 'met' : 'MISSED'}; `
-        + `10k-entity states reach ${(ratio * 100).toFixed(1)}% of hello-world req/s (target ≥ ${TARGET_RPS_RATIO * 100}%): ${okRps ? 'met' : 'MISSED'}; `
-        + `a pre-serialized ${(bytesPer / 1e6).toFixed(1)} MB body alone reaches ${((rps(ceiling) / rps(bare)) * 100).toFixed(1)}%, `
-        + `the endpoint ${((rps(states) / rps(ceiling)) * 100).toFixed(0)}% of that; gzip-accepting clients ${((rps(statesGzip) / rps(bare)) * 100).toFixed(1)}%; `
-        + `with If-None-Match (304) ${((rps(unchanged) / rps(bare)) * 100).toFixed(1)}% of hello-world`,
+      summary:
+        `tunnel adds ${ms(addedP50)} ms p50 / ${ms(addedP99)} ms p99 to a service call (target < ${TARGET_ADDED_P50_MS} ms p50): ${okLatency ? 'met' : 'MISSED'}; ` +
+        `10k-entity states reach ${(ratio * 100).toFixed(1)}% of hello-world req/s (target ≥ ${TARGET_RPS_RATIO * 100}%): ${okRps ? 'met' : 'MISSED'}; ` +
+        `a pre-serialized ${(bytesPer / 1e6).toFixed(1)} MB body alone reaches ${((rps(ceiling) / rps(bare)) * 100).toFixed(1)}%, ` +
+        `the endpoint ${((rps(states) / rps(ceiling)) * 100).toFixed(0)}% of that; gzip-accepting clients ${((rps(statesGzip) / rps(bare)) * 100).toFixed(1)}%; ` +
+        `with If-None-Match (304) ${((rps(unchanged) / rps(bare)) * 100).toFixed(1)}% of hello-world`,
       ok: okLatency && okRps,
     };
   } finally {
     for (const c of cleanups.reverse()) {
-      try { await c(); } catch { /* best effort */ }
+      try {
+        await c();
+      } catch {
+        /* best effort */
+      }
     }
   }
 }

@@ -32,7 +32,10 @@ function portalFromRepo(outFile: string): esbuild.Plugin {
     setup(build) {
       build.onLoad({ filter: /[\\/]web[\\/]serve[\\/]index\.ts$/ }, (args) => {
         const fromBundle = path.relative(path.dirname(outFile), serveDir);
-        const source = readFileSync(args.path, 'utf8').replaceAll('import.meta.dirname', `path.join(import.meta.dirname, ${JSON.stringify(fromBundle)})`);
+        const source = readFileSync(args.path, 'utf8').replaceAll(
+          'import.meta.dirname',
+          `path.join(import.meta.dirname, ${JSON.stringify(fromBundle)})`,
+        );
         return { contents: source, loader: 'ts' };
       });
     },
@@ -45,7 +48,10 @@ export interface CloudBuildResult {
   ms: number;
 }
 
-export async function buildCloud(outFile = CLOUD_BUNDLE, log: (line: string) => void = () => {}): Promise<CloudBuildResult> {
+export async function buildCloud(
+  outFile = CLOUD_BUNDLE,
+  log: (line: string) => void = () => {},
+): Promise<CloudBuildResult> {
   const started = performance.now();
   const result = await esbuild.build({
     entryPoints: [path.join(ROOT, 'cloud/src/main.ts')],
@@ -61,12 +67,15 @@ export async function buildCloud(outFile = CLOUD_BUNDLE, log: (line: string) => 
     legalComments: 'none',
     logLevel: 'silent',
     // bundled CommonJS dependencies call require(); an ES module has none of its own
-    banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
+    banner: {
+      js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
+    },
     plugins: [portalFromRepo(outFile)],
   });
   for (const w of result.warnings) log(`  esbuild warning: ${w.text} (${w.location?.file}:${w.location?.line})`);
   mkdirSync(path.dirname(outFile), { recursive: true });
-  for (const file of RUNTIME_FILES) copyFileSync(path.join(ROOT, file), path.join(path.dirname(outFile), path.basename(file)));
+  for (const file of RUNTIME_FILES)
+    copyFileSync(path.join(ROOT, file), path.join(path.dirname(outFile), path.basename(file)));
   return { file: outFile, bytes: statSync(outFile).size, ms: Math.round(performance.now() - started) };
 }
 
@@ -75,7 +84,9 @@ if (import.meta.main) {
   const out = values.out ? path.resolve(values.out) : CLOUD_BUNDLE;
   try {
     const built = await buildCloud(out, (line) => process.stderr.write(`${line}\n`));
-    process.stdout.write(`built ${path.relative(process.cwd(), built.file)} (${(built.bytes / 1024 / 1024).toFixed(1)} MB) in ${built.ms} ms\n`);
+    process.stdout.write(
+      `built ${path.relative(process.cwd(), built.file)} (${(built.bytes / 1024 / 1024).toFixed(1)} MB) in ${built.ms} ms\n`,
+    );
   } catch (err) {
     process.stderr.write(`error: ${(err as Error).message}\n`);
     process.exit(1);

@@ -22,7 +22,8 @@ afterAll(() => {
   fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
-const postJson = (url: string, body: unknown) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+const postJson = (url: string, body: unknown) =>
+  fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 
 describe('pnpm build:cloud', () => {
   it('writes one module and the files the cloud reads at run time', () => {
@@ -34,13 +35,22 @@ describe('pnpm build:cloud', () => {
     const script = path.relative(REPO_ROOT, built.file);
     const p = await spawnReady(script, ['--port', '0', '--data-dir', dataDir], {}, 60_000);
     const base = `http://127.0.0.1:${p.ready.http}`;
-    expect((await postJson(`${base}/v1/auth/register`, { email: 'bundle@example.test', password: 'password123' })).status).toBe(201);
-    const login = await postJson(`${base}/v1/auth/token`, { grant_type: 'password', email: 'bundle@example.test', password: 'password123' });
+    expect(
+      (await postJson(`${base}/v1/auth/register`, { email: 'bundle@example.test', password: 'password123' })).status,
+    ).toBe(201);
+    const login = await postJson(`${base}/v1/auth/token`, {
+      grant_type: 'password',
+      email: 'bundle@example.test',
+      password: 'password123',
+    });
     expect(login.status).toBe(200);
-    const { access_token } = await login.json() as { access_token: string };
+    const { access_token } = (await login.json()) as { access_token: string };
     const account = await fetch(`${base}/v1/account`, { headers: { authorization: `Bearer ${access_token}` } });
     expect(await account.json()).toMatchObject({ email: 'bundle@example.test' });
-    const openapi = await (await fetch(`${base}/openapi.json`)).json() as { openapi: string; paths: Record<string, unknown> };
+    const openapi = (await (await fetch(`${base}/openapi.json`)).json()) as {
+      openapi: string;
+      paths: Record<string, unknown>;
+    };
     expect(openapi.openapi).toMatch(/^3\.1/);
     expect(Object.keys(openapi.paths)).toContain('/v1/account');
     // the portal, found in web/dist from the bundle (the test command builds web/dist first)

@@ -27,7 +27,22 @@ export async function archiveBinary(binary: string, outDir = path.dirname(binary
   const name = path.basename(binary);
   const file = path.join(outDir, `${name}.tar.xz`);
   // -T0: every core; -6: xz's default preset (higher ones cost minutes for about 1 % less)
-  const r = spawnSync('tar', ['--create', '--owner=0', '--group=0', '--numeric-owner', '--use-compress-program=xz -6 -T0', '--file', file, '--directory', path.dirname(binary), name], { encoding: 'utf8' });
+  const r = spawnSync(
+    'tar',
+    [
+      '--create',
+      '--owner=0',
+      '--group=0',
+      '--numeric-owner',
+      '--use-compress-program=xz -6 -T0',
+      '--file',
+      file,
+      '--directory',
+      path.dirname(binary),
+      name,
+    ],
+    { encoding: 'utf8' },
+  );
   if (r.error) throw new Error(`tar: ${r.error.message}`, { cause: r.error });
   if (r.status !== 0) throw new Error(`tar failed (exit ${r.status}): ${r.stderr}`);
   const digest = await sha256(file);

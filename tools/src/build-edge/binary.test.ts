@@ -21,10 +21,17 @@ beforeAll(async () => {
   if (!canRun) return;
   tmp = mkdtempSync(path.join(os.tmpdir(), 'edge-binary-test-'));
   const out = path.join(tmp, 'build');
-  const child = spawn(NODE24, [BUILD, '--arch', 'x64', '--out', out, '--archive', 'off'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(NODE24, [BUILD, '--arch', 'x64', '--out', out, '--archive', 'off'], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let log = '';
-  child.stdout.on('data', (d) => { log += d; });
-  child.stderr.on('data', (d) => { log += d; });
+  child.stdout.on('data', (d) => {
+    log += d;
+  });
+  child.stderr.on('data', (d) => {
+    log += d;
+  });
   const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
   if (code !== 0) throw new Error(`pnpm build:edge failed (${code}):\n${log}`);
   console.log(log.trim());
@@ -43,8 +50,12 @@ function start(bin: string, dir: string, args: string[], env: Record<string, str
   children.push(child);
   let stdout = '';
   let stderr = '';
-  child.stdout.on('data', (d) => { stdout += d; });
-  child.stderr.on('data', (d) => { stderr += d; });
+  child.stdout.on('data', (d) => {
+    stdout += d;
+  });
+  child.stderr.on('data', (d) => {
+    stderr += d;
+  });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const ready = new Promise<{ http: number; mqtt: number; ms: number }>((resolve, reject) => {
     child.stdout.on('data', () => {
@@ -100,32 +111,51 @@ describe.skipIf(!canRun)('one-file edge executable (linux-x64)', () => {
     expect((await js.text()).length).toBeGreaterThan(10_000);
 
     // the executable's own CLI, while the edge runs
-    const created = spawnSync(bin, ['token', 'create', '--name', 'binary-test', '--data-dir', data], { cwd: dir, env, encoding: 'utf8' });
+    const created = spawnSync(bin, ['token', 'create', '--name', 'binary-test', '--data-dir', data], {
+      cwd: dir,
+      env,
+      encoding: 'utf8',
+    });
     expect(created.status, created.stderr).toBe(0);
     const token = created.stdout.trim();
     expect(token).toMatch(/^sht_[A-Za-z0-9_-]{43}$/);
     const auth = { authorization: `Bearer ${token}` };
 
-    const credsRes = await fetch(`${base}/v1/mqtt/credentials`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: '{}' });
+    const credsRes = await fetch(`${base}/v1/mqtt/credentials`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(credsRes.status).toBe(201);
     const creds = (await credsRes.json()) as { username: string; password: string };
 
-    const client = await mqtt.connectAsync(`mqtt://127.0.0.1:${ports.mqtt}`, { ...creds, reconnectPeriod: 0, clientId: 'binary-test' });
+    const client = await mqtt.connectAsync(`mqtt://127.0.0.1:${ports.mqtt}`, {
+      ...creds,
+      reconnectPeriod: 0,
+      clientId: 'binary-test',
+    });
     try {
-      await client.publishAsync('homeassistant/sensor/binary_test/temperature/config', JSON.stringify({
-        name: 'Temperature',
-        unique_id: 'binary_test_temperature',
-        default_entity_id: 'sensor.binary_test_temperature',
-        state_topic: 'binary_test/temperature',
-        device_class: 'temperature',
-        unit_of_measurement: '°C',
-        device: { identifiers: ['binary_test'], name: 'Binary test probe' },
-      }), { qos: 1, retain: true });
+      await client.publishAsync(
+        'homeassistant/sensor/binary_test/temperature/config',
+        JSON.stringify({
+          name: 'Temperature',
+          unique_id: 'binary_test_temperature',
+          default_entity_id: 'sensor.binary_test_temperature',
+          state_topic: 'binary_test/temperature',
+          device_class: 'temperature',
+          unit_of_measurement: '°C',
+          device: { identifiers: ['binary_test'], name: 'Binary test probe' },
+        }),
+        { qos: 1, retain: true },
+      );
       const url = `${base}/v1/entities/states/sensor.binary_test_temperature`;
       await poll(async () => ((await fetch(url, { headers: auth })).status === 200 ? true : undefined));
       await client.publishAsync('binary_test/temperature', '21.5', { qos: 1 });
       const state = await poll(async () => {
-        const s = (await (await fetch(url, { headers: auth })).json()) as { state: string; attributes: Record<string, unknown> };
+        const s = (await (await fetch(url, { headers: auth })).json()) as {
+          state: string;
+          attributes: Record<string, unknown>;
+        };
         return s.state === '21.5' ? s : undefined;
       });
       expect(state.attributes).toMatchObject({ unit_of_measurement: '°C', device_class: 'temperature' });
@@ -141,7 +171,11 @@ describe.skipIf(!canRun)('one-file edge executable (linux-x64)', () => {
     // the state is on disk: a second start reads it back
     const again = start(bin, dir, args, env);
     const ports2 = await again.ready;
-    const kept = (await (await fetch(`http://127.0.0.1:${ports2.http}/v1/entities/states/sensor.binary_test_temperature`, { headers: auth })).json()) as { state: string };
+    const kept = (await (
+      await fetch(`http://127.0.0.1:${ports2.http}/v1/entities/states/sensor.binary_test_temperature`, {
+        headers: auth,
+      })
+    ).json()) as { state: string };
     expect(kept.state).toBe('21.5');
     again.child.kill('SIGTERM');
     expect(await again.exited).toBe(0);

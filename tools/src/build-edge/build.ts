@@ -17,7 +17,19 @@
  * --archive on|off (default on: <binary>.tar.xz and .tar.xz.sha256 beside each binary).
  */
 import { spawnSync } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -75,7 +87,9 @@ function which(cmd: string): string | null {
     const file = path.join(dir || '.', cmd);
     try {
       if (statSync(file).isFile()) return file;
-    } catch { /* not here */ }
+    } catch {
+      /* not here */
+    }
   }
   return null;
 }
@@ -87,7 +101,8 @@ function betterSqlite3Dir(): string {
 }
 
 function nodeVersion(): string {
-  return (JSON.parse(readFileSync(path.join(ROOT, 'node_modules/node/package.json'), 'utf8')) as { version: string }).version;
+  return (JSON.parse(readFileSync(path.join(ROOT, 'node_modules/node/package.json'), 'utf8')) as { version: string })
+    .version;
 }
 
 /**
@@ -102,7 +117,9 @@ const sqliteAddonPlugin: esbuild.Plugin = {
     build.onLoad({ filter: /[\\/]better-sqlite3[\\/]lib[\\/]binding\.js$/ }, (args) => {
       const original = readFileSync(args.path, 'utf8');
       if (!original.includes('exports.getBinding = getBinding')) {
-        throw new Error(`better-sqlite3 changed its binding loader (${args.path}); update tools/src/build-edge/build.ts`);
+        throw new Error(
+          `better-sqlite3 changed its binding loader (${args.path}); update tools/src/build-edge/build.ts`,
+        );
       }
       const hook = `
 ;{
@@ -118,37 +135,39 @@ const sqliteAddonPlugin: esbuild.Plugin = {
 
 /** Step 1: one CommonJS file. */
 async function bundle(entry: string, outfile: string, log: (l: string) => void): Promise<void> {
-  const result = await esbuild.build({
-    entryPoints: [entry],
-    outfile,
-    bundle: true,
-    platform: 'node',
-    target: 'node24',
-    format: 'cjs',
-    // ws' optional native helpers (it falls back to JS); .node addons never bundle
-    external: ['bufferutil', 'utf-8-validate', '*.node'],
-    // ESM code that reads import.meta gets the CommonJS equivalents (the executable's path)
-    define: {
-      'import.meta.url': '__sea_import_meta_url',
-      'import.meta.dirname': '__dirname',
-      'import.meta.filename': '__filename',
-    },
-    banner: { js: 'var __sea_import_meta_url = require("node:url").pathToFileURL(__filename).href;' },
-    plugins: [sqliteAddonPlugin],
-    legalComments: 'none',
-    minifySyntax: true,
-    keepNames: true,
-    sourcemap: false,
-    metafile: true,
-    logLevel: 'silent',
-  }).catch((err: unknown) => {
-    const failure = err as esbuild.BuildFailure;
-    if (failure.errors?.some((e) => /top-level await/i.test(e.text))) {
-      const where = failure.errors.map((e) => `${e.location?.file}:${e.location?.line}`).join(', ');
-      throw new Error(`top-level await cannot be bundled to CommonJS (a SEA main script): ${where}`, { cause: err });
-    }
-    throw err;
-  });
+  const result = await esbuild
+    .build({
+      entryPoints: [entry],
+      outfile,
+      bundle: true,
+      platform: 'node',
+      target: 'node24',
+      format: 'cjs',
+      // ws' optional native helpers (it falls back to JS); .node addons never bundle
+      external: ['bufferutil', 'utf-8-validate', '*.node'],
+      // ESM code that reads import.meta gets the CommonJS equivalents (the executable's path)
+      define: {
+        'import.meta.url': '__sea_import_meta_url',
+        'import.meta.dirname': '__dirname',
+        'import.meta.filename': '__filename',
+      },
+      banner: { js: 'var __sea_import_meta_url = require("node:url").pathToFileURL(__filename).href;' },
+      plugins: [sqliteAddonPlugin],
+      legalComments: 'none',
+      minifySyntax: true,
+      keepNames: true,
+      sourcemap: false,
+      metafile: true,
+      logLevel: 'silent',
+    })
+    .catch((err: unknown) => {
+      const failure = err as esbuild.BuildFailure;
+      if (failure.errors?.some((e) => /top-level await/i.test(e.text))) {
+        const where = failure.errors.map((e) => `${e.location?.file}:${e.location?.line}`).join(', ');
+        throw new Error(`top-level await cannot be bundled to CommonJS (a SEA main script): ${where}`, { cause: err });
+      }
+      throw err;
+    });
   for (const w of result.warnings) {
     // better-sqlite3's dynamic require of a compiled addon is never reached (the plugin hands it the addon)
     if (w.location?.file.includes('better-sqlite3') && /require/.test(w.text)) continue;
@@ -166,14 +185,33 @@ function baseNode(arch: Arch, version: string, log: (l: string) => void): string
     mkdirSync(dir, { recursive: true });
     writeFileSync(path.join(dir, 'package.json'), '{"private":true}\n');
     const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-    run(npm, ['install', '--force', '--ignore-scripts', '--no-audit', '--no-fund', '--no-package-lock', '--prefix', dir, `node-linux-${arch}@${version}`], `npm install node-linux-${arch}`);
+    run(
+      npm,
+      [
+        'install',
+        '--force',
+        '--ignore-scripts',
+        '--no-audit',
+        '--no-fund',
+        '--no-package-lock',
+        '--prefix',
+        dir,
+        `node-linux-${arch}@${version}`,
+      ],
+      `npm install node-linux-${arch}`,
+    );
     if (!existsSync(bin)) throw new Error(`node-linux-${arch}@${version} has no bin/node`);
   }
   return bin;
 }
 
 function strip(file: string, arch: Arch): boolean {
-  const candidates = arch === process.arch ? ['strip', 'llvm-strip'] : arch === 'arm64' ? ['aarch64-linux-gnu-strip', 'llvm-strip'] : ['x86_64-linux-gnu-strip', 'llvm-strip'];
+  const candidates =
+    arch === process.arch
+      ? ['strip', 'llvm-strip']
+      : arch === 'arm64'
+        ? ['aarch64-linux-gnu-strip', 'llvm-strip']
+        : ['x86_64-linux-gnu-strip', 'llvm-strip'];
   for (const tool of candidates) {
     if (!which(tool)) continue;
     const r = spawnSync(tool, [file], { stdio: 'ignore' });
@@ -183,7 +221,16 @@ function strip(file: string, arch: Arch): boolean {
 }
 
 /** Steps 2 and 3 for one target. */
-function makeExecutable(arch: Arch, bundleFile: string, work: string, outDir: string, codeCache: boolean, version: string, portal: Record<string, string>, log: (l: string) => void): BuiltBinary {
+function makeExecutable(
+  arch: Arch,
+  bundleFile: string,
+  work: string,
+  outDir: string,
+  codeCache: boolean,
+  version: string,
+  portal: Record<string, string>,
+  log: (l: string) => void,
+): BuiltBinary {
   const addon = path.join(betterSqlite3Dir(), 'prebuilds', `linux-${arch}.node`);
   if (!existsSync(addon)) throw new Error(`better-sqlite3 has no prebuilt addon for linux-${arch} (${addon})`);
   const useCodeCache = codeCache && arch === process.arch;
@@ -263,7 +310,9 @@ export async function buildEdge(options: BuildOptions = {}): Promise<BuildResult
       t = performance.now();
       const b = makeExecutable(arch, bundleFile, work, outDir, options.codeCache ?? false, version, portal, log);
       binaries.push(b);
-      log(`${arch.padEnd(8)} ${show(b.file)}  ${mb(b.bytes)}  (Node ${version}${b.stripped ? ', stripped' : ''}${b.codeCache ? ', code cache' : ''})  ${((performance.now() - t) / 1000).toFixed(1)} s`);
+      log(
+        `${arch.padEnd(8)} ${show(b.file)}  ${mb(b.bytes)}  (Node ${version}${b.stripped ? ', stripped' : ''}${b.codeCache ? ', code cache' : ''})  ${((performance.now() - t) / 1000).toFixed(1)} s`,
+      );
     }
     const ms = performance.now() - started;
     log(`done in ${(ms / 1000).toFixed(1)} s`);
@@ -275,19 +324,32 @@ export async function buildEdge(options: BuildOptions = {}): Promise<BuildResult
 
 if (import.meta.main) {
   const { values } = parseArgs({
-    options: { arch: { type: 'string' }, entry: { type: 'string' }, out: { type: 'string' }, 'code-cache': { type: 'string' }, archive: { type: 'string' } },
+    options: {
+      arch: { type: 'string' },
+      entry: { type: 'string' },
+      out: { type: 'string' },
+      'code-cache': { type: 'string' },
+      archive: { type: 'string' },
+    },
   });
   const arches = values.arch ? values.arch.split(',').map((a) => a.trim()) : ARCHES;
   try {
     for (const a of arches) if (!ARCHES.includes(a as Arch)) throw new Error(`unknown arch ${a} (x64, arm64)`);
     if (process.platform !== 'linux') throw new Error('the edge executable is built on Linux');
     if (!existsSync(NODE24)) throw new Error(`${NODE24} is missing: run pnpm install first`);
-    const built = await buildEdge({ arches: arches as Arch[], entry: values.entry, outDir: values.out, codeCache: values['code-cache'] === 'on' });
+    const built = await buildEdge({
+      arches: arches as Arch[],
+      entry: values.entry,
+      outDir: values.out,
+      codeCache: values['code-cache'] === 'on',
+    });
     if (values.archive !== 'off') {
       for (const b of built.binaries) {
         const t = performance.now();
         const a = await archiveBinary(b.file);
-        process.stdout.write(`archive  ${show(a.file)}  ${mb(a.bytes)}  sha256 ${a.sha256.slice(0, 16)}…  ${((performance.now() - t) / 1000).toFixed(1)} s\n`);
+        process.stdout.write(
+          `archive  ${show(a.file)}  ${mb(a.bytes)}  sha256 ${a.sha256.slice(0, 16)}…  ${((performance.now() - t) / 1000).toFixed(1)} s\n`,
+        );
       }
     }
   } catch (err) {

@@ -18,7 +18,8 @@ import { failoverProxy, until } from './support.ts';
  * Edges reach the restarted cloud through a TCP proxy (the load balancer's stand-in).
  */
 const redis = await redisReachable();
-if (!redis) console.warn(`SKIPPED the Redis half of tools/src/e2e/cloud-restart.test.ts: no Redis at ${TEST_REDIS_URL}`);
+if (!redis)
+  console.warn(`SKIPPED the Redis half of tools/src/e2e/cloud-restart.test.ts: no Redis at ${TEST_REDIS_URL}`);
 
 const cleanups: Array<() => Promise<unknown> | unknown> = [];
 const processes: Spawned[] = [];
@@ -31,11 +32,20 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await Promise.resolve(c()).catch(() => {});
 });
 
-async function api(base: string, method: string, urlPath: string, opts: { token?: string; body?: unknown } = {}): Promise<{ status: number; body: any }> {
+async function api(
+  base: string,
+  method: string,
+  urlPath: string,
+  opts: { token?: string; body?: unknown } = {},
+): Promise<{ status: number; body: any }> {
   const headers: Record<string, string> = {};
   if (opts.token) headers.authorization = `Bearer ${opts.token}`;
   if (opts.body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(base + urlPath, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) });
+  const res = await fetch(base + urlPath, {
+    method,
+    headers,
+    body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
+  });
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : null };
 }
@@ -51,7 +61,11 @@ async function kill(p: Spawned): Promise<void> {
   await p.exit;
 }
 
-interface CloudSetup { dataDir: string; databaseUrl?: string; redisPrefix?: string }
+interface CloudSetup {
+  dataDir: string;
+  databaseUrl?: string;
+  redisPrefix?: string;
+}
 
 async function cloudSetup(withRedis: boolean): Promise<CloudSetup> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cloud-restart-'));
@@ -84,7 +98,18 @@ async function createEdge(base: string, token: string, name: string): Promise<{ 
 async function edgeProcess(cloudUrl: string, token: string): Promise<Spawned> {
   const data = tempDir();
   cleanups.push(data.cleanup);
-  return spawn('edge/src/main.ts', ['--port', '0', '--mqtt-port', '0', '--data-dir', data.dir, '--cloud-url', cloudUrl, '--token', token]);
+  return spawn('edge/src/main.ts', [
+    '--port',
+    '0',
+    '--mqtt-port',
+    '0',
+    '--data-dir',
+    data.dir,
+    '--cloud-url',
+    cloudUrl,
+    '--token',
+    token,
+  ]);
 }
 
 /** An edge in this process (it only has to stay alive and reconnect). */
@@ -107,7 +132,12 @@ async function probe(base: string, token: string, edgeId: number): Promise<{ sta
  * Watches a live edge after a restart until it reads online: while it does not, calls to it
  * may fail; once it does, they must work. Returns how long that took.
  */
-async function watchReconnect(base: string, token: string, edgeId: number, others: () => Promise<void> = async () => {}): Promise<number> {
+async function watchReconnect(
+  base: string,
+  token: string,
+  edgeId: number,
+  others: () => Promise<void> = async () => {},
+): Promise<number> {
   const from = Date.now();
   const seen: string[] = [];
   for (;;) {
@@ -131,21 +161,35 @@ describe('edge status after the cloud is killed and restarted', () => {
     const proxy = await failoverProxy(() => [cloud.port]);
     cleanups.push(() => proxy.close());
     const viaProxy = `http://127.0.0.1:${proxy.port}`;
-    const owner = (await api(cloud.url, 'POST', '/v1/auth/register', { body: { email: `o${Date.now()}@example.test`, password: 'correct horse battery' } })).body.access_token as string;
+    const owner = (
+      await api(cloud.url, 'POST', '/v1/auth/register', {
+        body: { email: `o${Date.now()}@example.test`, password: 'correct horse battery' },
+      })
+    ).body.access_token as string;
     const [live, dead] = [await createEdge(cloud.url, owner, 'Live'), await createEdge(cloud.url, owner, 'Dead')];
     await liveEdge(viaProxy, live.token);
     const deadProc = await edgeProcess(viaProxy, dead.token);
-    await until(async () => (await probe(cloud.url, owner, live.id)).status === 'online' && (await probe(cloud.url, owner, dead.id)).status === 'online', 20_000, 'both edges online');
+    await until(
+      async () =>
+        (await probe(cloud.url, owner, live.id)).status === 'online' &&
+        (await probe(cloud.url, owner, dead.id)).status === 'online',
+      20_000,
+      'both edges online',
+    );
 
     await kill(cloud.proc);
     await kill(deadProc);
     await new Promise((r) => setTimeout(r, 2000)); // the cloud stays down a while: the live edge backs off
     cloud = await startCloud(setup);
 
-    const deadStatus = await until(async () => {
-      const s = (await api(cloud.url, 'GET', `/v1/edges/${dead.id}`, { token: owner })).body.status as string;
-      return s === 'offline' ? s : null;
-    }, 3000, 'the dead edge to read offline');
+    const deadStatus = await until(
+      async () => {
+        const s = (await api(cloud.url, 'GET', `/v1/edges/${dead.id}`, { token: owner })).body.status as string;
+        return s === 'offline' ? s : null;
+      },
+      3000,
+      'the dead edge to read offline',
+    );
     expect(deadStatus).toBe('offline');
     const back = await watchReconnect(cloud.url, owner, live.id, async () => {
       expect((await api(cloud.url, 'GET', `/v1/edges/${dead.id}`, { token: owner })).body.status).toBe('offline');
@@ -154,35 +198,56 @@ describe('edge status after the cloud is killed and restarted', () => {
     expect((await probe(cloud.url, owner, dead.id)).call).toBe(503);
   }, 120_000);
 
-  it.skipIf(!redis)('with Redis: the restarted replica marks the dead replica\'s edges offline at once, leaves the live replica\'s alone', async () => {
-    const setup = await cloudSetup(true);
-    let a = await startCloud(setup);
-    const b = await startCloud(setup);
-    const proxy = await failoverProxy(() => [a.port]);
-    cleanups.push(() => proxy.close());
-    const viaProxy = `http://127.0.0.1:${proxy.port}`;
-    const owner = (await api(a.url, 'POST', '/v1/auth/register', { body: { email: `o${Date.now()}@example.test`, password: 'correct horse battery' } })).body.access_token as string;
-    const [live, dead, onB] = [await createEdge(a.url, owner, 'Live'), await createEdge(a.url, owner, 'Dead'), await createEdge(a.url, owner, 'On B')];
-    await liveEdge(viaProxy, live.token);
-    const deadProc = await edgeProcess(viaProxy, dead.token);
-    await liveEdge(b.url, onB.token);
-    await until(async () => {
-      const all = await Promise.all([live.id, dead.id, onB.id].map((id) => probe(a.url, owner, id)));
-      return all.every((p) => p.status === 'online');
-    }, 20_000, 'three edges online');
+  it.skipIf(!redis)(
+    "with Redis: the restarted replica marks the dead replica's edges offline at once, leaves the live replica's alone",
+    async () => {
+      const setup = await cloudSetup(true);
+      let a = await startCloud(setup);
+      const b = await startCloud(setup);
+      const proxy = await failoverProxy(() => [a.port]);
+      cleanups.push(() => proxy.close());
+      const viaProxy = `http://127.0.0.1:${proxy.port}`;
+      const owner = (
+        await api(a.url, 'POST', '/v1/auth/register', {
+          body: { email: `o${Date.now()}@example.test`, password: 'correct horse battery' },
+        })
+      ).body.access_token as string;
+      const [live, dead, onB] = [
+        await createEdge(a.url, owner, 'Live'),
+        await createEdge(a.url, owner, 'Dead'),
+        await createEdge(a.url, owner, 'On B'),
+      ];
+      await liveEdge(viaProxy, live.token);
+      const deadProc = await edgeProcess(viaProxy, dead.token);
+      await liveEdge(b.url, onB.token);
+      await until(
+        async () => {
+          const all = await Promise.all([live.id, dead.id, onB.id].map((id) => probe(a.url, owner, id)));
+          return all.every((p) => p.status === 'online');
+        },
+        20_000,
+        'three edges online',
+      );
 
-    await kill(a.proc);
-    await kill(deadProc);
-    await new Promise((r) => setTimeout(r, 2000));
-    a = await startCloud(setup);
+      await kill(a.proc);
+      await kill(deadProc);
+      await new Promise((r) => setTimeout(r, 2000));
+      a = await startCloud(setup);
 
-    await until(async () => (await api(a.url, 'GET', `/v1/edges/${dead.id}`, { token: owner })).body.status === 'offline', 3000, 'the dead edge to read offline');
-    const onBStaysOnline = async () => {
-      for (const base of [a.url, b.url]) expect(await probe(base, owner, onB.id)).toEqual({ status: 'online', call: 200 });
-    };
-    const back = await watchReconnect(a.url, owner, live.id, onBStaysOnline);
-    expect(back).toBeLessThan(15_000);
-    await onBStaysOnline();
-    expect(await probe(b.url, owner, dead.id)).toEqual({ status: 'offline', call: 503 });
-  }, 120_000);
+      await until(
+        async () => (await api(a.url, 'GET', `/v1/edges/${dead.id}`, { token: owner })).body.status === 'offline',
+        3000,
+        'the dead edge to read offline',
+      );
+      const onBStaysOnline = async () => {
+        for (const base of [a.url, b.url])
+          expect(await probe(base, owner, onB.id)).toEqual({ status: 'online', call: 200 });
+      };
+      const back = await watchReconnect(a.url, owner, live.id, onBStaysOnline);
+      expect(back).toBeLessThan(15_000);
+      await onBStaysOnline();
+      expect(await probe(b.url, owner, dead.id)).toEqual({ status: 'offline', call: 503 });
+    },
+    120_000,
+  );
 });

@@ -36,11 +36,16 @@ beforeAll(async () => {
   edge = await startEdge(data.dir, { cloudUrl: cloud.url, token: created.body.token });
   edgeUrl = `http://127.0.0.1:${edge.ports.http}`;
   edgeToken = edge.tokens.create('test').token;
-  await until(async () => edge.link?.connected && (await cloud.get(`/v1/edges/${edgeId}`, { token })).body?.status === 'online');
+  await until(
+    async () => edge.link?.connected && (await cloud.get(`/v1/edges/${edgeId}`, { token })).body?.status === 'online',
+  );
   const flow = await cloud.post('/v1/config_flow', { token, body: { handler: 'demo', edge_id: edgeId } });
   await cloud.post(`/v1/config_flow/${flow.body.flowId}/advance`, { token, body: { name: 'Demo' } });
   await until(async () => (await cloud.get(`/v1/entities/states/${DEMO_LAMP}`, { token })).status === 200);
-  const hook = await cloud.post('/v1/automations', { token, body: { edge_id: edgeId, alias: 'hook', trigger: [{ platform: 'webhook' }], action: [{ delay: '00:00:00' }] } });
+  const hook = await cloud.post('/v1/automations', {
+    token,
+    body: { edge_id: edgeId, alias: 'hook', trigger: [{ platform: 'webhook' }], action: [{ delay: '00:00:00' }] },
+  });
   webhookId = hook.body.webhook_id;
 }, 30_000);
 afterAll(async () => {
@@ -50,7 +55,11 @@ afterAll(async () => {
 });
 
 async function post(base: string, path: string, raw: string, auth?: string, method = 'POST') {
-  const res = await fetch(base + path, { method, headers: { 'content-type': 'application/json', ...(auth ? { authorization: `Bearer ${auth}` } : {}) }, body: raw });
+  const res = await fetch(base + path, {
+    method,
+    headers: { 'content-type': 'application/json', ...(auth ? { authorization: `Bearer ${auth}` } : {}) },
+    body: raw,
+  });
   const text = await res.text();
   return { status: res.status, body: JSON.parse(text) as unknown };
 }
@@ -62,8 +71,24 @@ describe('JSON nested 5,000 levels deep', () => {
       ['POST', `/v1/services/light/turn_on`, token, `{"entity_id":"${DEMO_LAMP}","data":${deep(5000)}}`],
       ['POST', `/v1/config_flow/${flow.body.flowId}/advance`, token, `{"name":${deep(5000)}}`],
       ['POST', `/v1/automations/webhook/${webhookId}`, undefined, `{"x":${deep(5000)}}`],
-      ['PUT', '/v1/ui-dashboard', token, JSON.stringify({ name: 'deep', config: { views: [{ title: 'v', cards: [JSON.parse(deep(3000))] }] } })],
-      ['POST', '/v1/automations', token, JSON.stringify({ edge_id: edgeId, alias: 'deep', trigger: [{ platform: 'webhook' }], condition: [deepConditions(1000)], action: [] })],
+      [
+        'PUT',
+        '/v1/ui-dashboard',
+        token,
+        JSON.stringify({ name: 'deep', config: { views: [{ title: 'v', cards: [JSON.parse(deep(3000))] }] } }),
+      ],
+      [
+        'POST',
+        '/v1/automations',
+        token,
+        JSON.stringify({
+          edge_id: edgeId,
+          alias: 'deep',
+          trigger: [{ platform: 'webhook' }],
+          condition: [deepConditions(1000)],
+          action: [],
+        }),
+      ],
       ['POST', '/v1/auth/register', undefined, deep(5000)],
     ];
     for (const [method, path, auth, raw] of cases) {
@@ -83,7 +108,16 @@ describe('JSON nested 5,000 levels deep', () => {
       [`/v1/services/light/turn_on`, edgeToken, `{"entity_id":"${DEMO_LAMP}","data":${deep(5000)}}`],
       [`/v1/config_flow/${(flow.body as { flowId: string }).flowId}/advance`, edgeToken, `{"name":${deep(5000)}}`],
       [`/v1/automations/webhook/${webhookId}`, undefined, `{"x":${deep(5000)}}`],
-      ['/v1/automations', edgeToken, JSON.stringify({ alias: 'deep', trigger: [{ platform: 'webhook' }], condition: [deepConditions(1000)], action: [] })],
+      [
+        '/v1/automations',
+        edgeToken,
+        JSON.stringify({
+          alias: 'deep',
+          trigger: [{ platform: 'webhook' }],
+          condition: [deepConditions(1000)],
+          action: [],
+        }),
+      ],
     ];
     for (const [path, auth, raw] of cases) {
       const res = await post(edgeUrl, path, raw, auth);
@@ -99,7 +133,9 @@ describe('JSON nested 5,000 levels deep', () => {
       await until(async () => inbox.find((m) => m.type === 'auth_required'));
       ws.send(JSON.stringify({ type: 'auth', access_token: token }));
       await until(async () => inbox.find((m) => m.type === 'auth_ok'));
-      ws.send(`{"id":1,"type":"call_service","domain":"light","service":"turn_on","target":{"entity_id":"${DEMO_LAMP}"},"service_data":{"x":${deep(5000)}}}`);
+      ws.send(
+        `{"id":1,"type":"call_service","domain":"light","service":"turn_on","target":{"entity_id":"${DEMO_LAMP}"},"service_data":{"x":${deep(5000)}}}`,
+      );
       const result = await until(async () => inbox.find((m) => m.type === 'result' && m.success === false));
       expect(result.error).toEqual({ code: 'invalid_format', message: expect.stringContaining('nested') });
       ws.send(JSON.stringify({ id: 2, type: 'ping' }));
@@ -110,7 +146,10 @@ describe('JSON nested 5,000 levels deep', () => {
   });
 
   it('leaves ordinary nesting alone (a dashboard 20 levels deep is stored)', async () => {
-    const res = await cloud.put('/v1/ui-dashboard', { token, body: { name: 'fine', config: { views: [{ title: 'v', cards: [JSON.parse(deep(20))] }] } } });
+    const res = await cloud.put('/v1/ui-dashboard', {
+      token,
+      body: { name: 'fine', config: { views: [{ title: 'v', cards: [JSON.parse(deep(20))] }] } },
+    });
     expect(res.status).toBe(200);
   });
 });

@@ -11,9 +11,14 @@ import { until } from './support.ts';
  */
 const redis = await redisReachable();
 const cleanups: Array<() => Promise<unknown> | unknown> = [];
-afterEach(async () => { for (const c of cleanups.splice(0).reverse()) await Promise.resolve(c()).catch(() => {}); });
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await Promise.resolve(c()).catch(() => {});
+});
 
-async function cloud(overrides: Parameters<typeof startTestCloud>[0] = {}, opts: Parameters<typeof startTestCloud>[1] = {}): Promise<TestCloud> {
+async function cloud(
+  overrides: Parameters<typeof startTestCloud>[0] = {},
+  opts: Parameters<typeof startTestCloud>[1] = {},
+): Promise<TestCloud> {
   const t = await startTestCloud(overrides, opts);
   cleanups.push(() => t.stop());
   return t;
@@ -32,16 +37,20 @@ describe('edge status', () => {
     await first.delete(`/v1/edges/${revoked.edge.id}`, { token: u.token });
     // What a SIGKILL leaves behind: the row still says online.
     await first.sql("UPDATE edges SET status = 'online' WHERE id = ?", [created.edge.id]);
-    const second = await cloud(first.cloud.config.databaseUrl ? { databaseUrl: first.cloud.config.databaseUrl } : {}, { dataDir: first.dataDir });
+    const second = await cloud(first.cloud.config.databaseUrl ? { databaseUrl: first.cloud.config.databaseUrl } : {}, {
+      dataDir: first.dataDir,
+    });
     expect((await second.get(`/v1/edges/${created.edge.id}`, { token: u.token })).body.status).toBe('offline');
     expect(await edgeStatus(second, revoked.edge.id)).toBe('revoked');
   });
 
-  it.skipIf(!redis)('a replica holding an edge\'s tunnel marks it online again when it reads offline', async () => {
+  it.skipIf(!redis)("a replica holding an edge's tunnel marks it online again when it reads offline", async () => {
     const prefix = testRedisPrefix();
     cleanups.push(() => deleteTestPrefix(prefix));
     process.env.REDIS_PREFIX = prefix;
-    const t = await cloud({ redisUrl: TEST_REDIS_URL }).finally(() => { delete process.env.REDIS_PREFIX; });
+    const t = await cloud({ redisUrl: TEST_REDIS_URL }).finally(() => {
+      delete process.env.REDIS_PREFIX;
+    });
     const u = await t.user();
     const created = (await t.post('/v1/edges', { token: u.token, body: { name: 'Home' } })).body;
     const data = tempDir();
@@ -51,7 +60,11 @@ describe('edge status', () => {
     await until(async () => (await edgeStatus(t, created.edge.id)) === 'online', 10_000, 'online');
     // A sweeper's mistake (e.g. while Redis had lost the ownership keys).
     await t.sql("UPDATE edges SET status = 'offline' WHERE id = ?", [created.edge.id]);
-    await until(async () => (await edgeStatus(t, created.edge.id)) === 'online', 12_000, 'online again (the ownership heartbeat runs every 5 s)');
+    await until(
+      async () => (await edgeStatus(t, created.edge.id)) === 'online',
+      12_000,
+      'online again (the ownership heartbeat runs every 5 s)',
+    );
     expect((await t.get(`/v1/config_flow/handlers?edge_id=${created.edge.id}`, { token: u.token })).status).toBe(200);
   });
 });

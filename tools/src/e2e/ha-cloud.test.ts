@@ -1,8 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import {
-  callService, createConnection, createLongLivedTokenAuth, getConfig, getServices, getStates, subscribeEntities,
-  type Connection, type HassEntities,
+  callService,
+  createConnection,
+  createLongLivedTokenAuth,
+  getConfig,
+  getServices,
+  getStates,
+  subscribeEntities,
+  type Connection,
+  type HassEntities,
 } from 'home-assistant-js-websocket';
 import { addMember } from '@smarthome/cloud/edges/testing';
 import { TestCloud, startTestCloud } from '@smarthome/cloud/testing/harness';
@@ -45,19 +52,33 @@ beforeAll(async () => {
   await addMember(cloud, org, v.id, 'member');
   ({ edge } = await pairEdge(cloud, cleanups, a.token, 'House'));
   lamp = await mqttLamp(edge, cleanups, 'desk', 'Desk lamp');
-  await until(async () => (await cloud.get(`/v1/entities/states/${DESK}`, { token: a.token })).body?.state === 'off', 10_000, 'lamp mirrored');
-  const share = await cloud.post(`/v1/organizations/${org}/shares`, { token: a.token, body: { resource_type: 'entity', resource_id: DESK, can_view: true, user_id: v.id } });
+  await until(
+    async () => (await cloud.get(`/v1/entities/states/${DESK}`, { token: a.token })).body?.state === 'off',
+    10_000,
+    'lamp mirrored',
+  );
+  const share = await cloud.post(`/v1/organizations/${org}/shares`, {
+    token: a.token,
+    body: { resource_type: 'entity', resource_id: DESK, can_view: true, user_id: v.id },
+  });
   expect(share.status, share.text).toBe(201);
   pat = (await cloud.post('/v1/account/tokens', { token: a.token, body: { name: 'home assistant' } })).body;
 }, 60_000);
-afterAll(async () => { for (const c of cleanups.splice(0).reverse()) await Promise.resolve(c()).catch(() => {}); });
+afterAll(async () => {
+  for (const c of cleanups.splice(0).reverse()) await Promise.resolve(c()).catch(() => {});
+});
 
 describe('home-assistant-js-websocket against the cloud', () => {
   it('getStates, getConfig, getServices with a PAT', async () => {
     const conn = await haConnect(pat.token);
     expect(conn.haVersion).toBe('2026.11.0');
     const desk = (await getStates(conn)).find((s) => s.entity_id === DESK);
-    expect(desk).toMatchObject({ entity_id: DESK, state: 'off', attributes: { friendly_name: 'Desk lamp Desk' }, context: { parent_id: null, user_id: null } });
+    expect(desk).toMatchObject({
+      entity_id: DESK,
+      state: 'off',
+      attributes: { friendly_name: 'Desk lamp Desk' },
+      context: { parent_id: null, user_id: null },
+    });
     expect(desk!.context.id).toMatch(/^[0-9A-HJKMNP-TV-Z]{26}$/);
     const config = await getConfig(conn);
     expect(config).toMatchObject({ version: '2026.11.0', state: 'RUNNING', unit_system: { temperature: '°C' } });
@@ -68,42 +89,58 @@ describe('home-assistant-js-websocket against the cloud', () => {
   it('subscribeEntities: the initial state, then a live update after the device publishes over MQTT', async () => {
     const conn = await haConnect(a.token);
     let entities: HassEntities = {};
-    const unsubscribe = subscribeEntities(conn, (e) => { entities = e; });
+    const unsubscribe = subscribeEntities(conn, (e) => {
+      entities = e;
+    });
     await until(() => entities[DESK]?.state === 'off', 5000, 'initial entities');
     await lamp.client.publishAsync('desk/state', 'ON', { qos: 1 });
     await until(() => entities[DESK]?.state === 'on', 5000, 'live update');
     unsubscribe();
     await lamp.client.publishAsync('desk/state', 'OFF', { qos: 1 });
-    await until(async () => (await cloud.get(`/v1/entities/states/${DESK}`, { token: a.token })).body?.state === 'off', 5000, 'lamp off again');
+    await until(
+      async () => (await cloud.get(`/v1/entities/states/${DESK}`, { token: a.token })).body?.state === 'off',
+      5000,
+      'lamp off again',
+    );
   });
 
   it('callService: relayed through the tunnel, the lamp receives its command', async () => {
     const conn = await haConnect(pat.token);
     lamp.commands.length = 0;
     await callService(conn, 'light', 'turn_on', undefined, { entity_id: DESK });
-    await until(() => lamp.commands.includes('desk/set ON'), 5000, 'the lamp\'s command');
+    await until(() => lamp.commands.includes('desk/set ON'), 5000, "the lamp's command");
     expect(lamp.commands).toEqual(['desk/set ON']);
   });
 
   it('fire_event goes to the edge through the tunnel and comes back to the subscribers of that event type', async () => {
     const conn = await haConnect(pat.token);
     const received: { event_type: string; data: unknown; origin: string }[] = [];
-    const unsubscribe = await conn.subscribeEvents<{ event_type: string; data: unknown; origin: string }>((e) => { received.push(e); }, 'doorbell');
+    const unsubscribe = await conn.subscribeEvents<{ event_type: string; data: unknown; origin: string }>((e) => {
+      received.push(e);
+    }, 'doorbell');
     await conn.sendMessagePromise({ type: 'fire_event', event_type: 'doorbell', event_data: { door: 'front' } });
     const rest = await cloud.post('/api/events/doorbell', { token: pat.token, body: { door: 'back' } });
     expect([rest.status, rest.body]).toEqual([200, { message: 'Event doorbell fired.' }]);
     await until(() => received.length === 2, 5000, 'both events');
-    expect(received.map((e) => [e.event_type, e.data, e.origin])).toEqual([['doorbell', { door: 'front' }, 'REMOTE'], ['doorbell', { door: 'back' }, 'REMOTE']]);
+    expect(received.map((e) => [e.event_type, e.data, e.origin])).toEqual([
+      ['doorbell', { door: 'front' }, 'REMOTE'],
+      ['doorbell', { door: 'back' }, 'REMOTE'],
+    ]);
     await unsubscribe();
     // the edge refuses to let anyone fake its own events
-    await expect(conn.sendMessagePromise({ type: 'fire_event', event_type: 'state_changed' })).rejects.toMatchObject({ code: 'invalid_format' });
+    await expect(conn.sendMessagePromise({ type: 'fire_event', event_type: 'state_changed' })).rejects.toMatchObject({
+      code: 'invalid_format',
+    });
   });
 
   it('a view-only share sees the lamp but cannot control it', async () => {
     const conn = await haConnect(v.token);
     expect((await getStates(conn)).map((s) => s.entity_id)).toEqual([DESK]);
     lamp.commands.length = 0;
-    await expect(callService(conn, 'light', 'turn_on', undefined, { entity_id: DESK })).rejects.toEqual({ code: 'unauthorized', message: 'Not allowed to control this entity (view-only).' });
+    await expect(callService(conn, 'light', 'turn_on', undefined, { entity_id: DESK })).rejects.toEqual({
+      code: 'unauthorized',
+      message: 'Not allowed to control this entity (view-only).',
+    });
     expect(lamp.commands).toEqual([]);
   });
 
@@ -111,7 +148,9 @@ describe('home-assistant-js-websocket against the cloud', () => {
     const conn = await haConnect(b.token);
     expect(await getStates(conn)).toEqual([]);
     expect(await getServices(conn)).toEqual({});
-    await expect(callService(conn, 'light', 'turn_on', undefined, { entity_id: DESK })).rejects.toMatchObject({ code: 'not_found' });
+    await expect(callService(conn, 'light', 'turn_on', undefined, { entity_id: DESK })).rejects.toMatchObject({
+      code: 'not_found',
+    });
     const rest = await cloud.get(`/api/states/${DESK}`, { token: b.token });
     expect(rest.status).toBe(404);
   });
@@ -131,27 +170,38 @@ describe('home-assistant-js-websocket against the cloud', () => {
   });
 });
 
-describe.skipIf(!redis)('home-assistant-js-websocket on one cloud replica, the edge\'s tunnel on another (in-process replicas over Redis)', () => {
-  it('live updates, service calls and fired events cross replicas', async () => {
-    const [A, B] = await startReplicaPair(cleanups, 'ha-replicas');
-    const owner = await A.user();
-    // the edge pairs with B; the HA client talks to A
-    const { edge: edgeB } = await pairEdge(B, cleanups, owner.token, 'Cabin');
-    const cabin = await mqttLamp(edgeB, cleanups, 'desk', 'Desk lamp');
-    await until(async () => (await A.get(`/v1/entities/states/${DESK}`, { token: owner.token })).body?.state === 'off', 10_000, 'lamp mirrored');
-    const conn = await createConnection({ auth: createLongLivedTokenAuth(A.url, owner.token) });
-    cleanups.push(() => conn.close());
-    let entities: HassEntities = {};
-    subscribeEntities(conn, (e) => { entities = e; });
-    await until(() => entities[DESK]?.state === 'off', 5000, 'initial entities');
-    await cabin.client.publishAsync('desk/state', 'ON', { qos: 1 });
-    await until(() => entities[DESK]?.state === 'on', 5000, 'the live update from B');
-    await callService(conn, 'light', 'turn_off', undefined, { entity_id: DESK });
-    await until(() => cabin.commands.includes('desk/set OFF'), 5000, 'the command relayed through B');
-    const fired: unknown[] = [];
-    await conn.subscribeEvents((e: { data: unknown }) => { fired.push(e.data); }, 'doorbell');
-    await conn.sendMessagePromise({ type: 'fire_event', event_type: 'doorbell', event_data: { door: 'cabin' } });
-    await until(() => fired.length === 1, 5000, 'the event back from B');
-    expect(fired).toEqual([{ door: 'cabin' }]);
-  }, 60_000);
-});
+describe.skipIf(!redis)(
+  "home-assistant-js-websocket on one cloud replica, the edge's tunnel on another (in-process replicas over Redis)",
+  () => {
+    it('live updates, service calls and fired events cross replicas', async () => {
+      const [A, B] = await startReplicaPair(cleanups, 'ha-replicas');
+      const owner = await A.user();
+      // the edge pairs with B; the HA client talks to A
+      const { edge: edgeB } = await pairEdge(B, cleanups, owner.token, 'Cabin');
+      const cabin = await mqttLamp(edgeB, cleanups, 'desk', 'Desk lamp');
+      await until(
+        async () => (await A.get(`/v1/entities/states/${DESK}`, { token: owner.token })).body?.state === 'off',
+        10_000,
+        'lamp mirrored',
+      );
+      const conn = await createConnection({ auth: createLongLivedTokenAuth(A.url, owner.token) });
+      cleanups.push(() => conn.close());
+      let entities: HassEntities = {};
+      subscribeEntities(conn, (e) => {
+        entities = e;
+      });
+      await until(() => entities[DESK]?.state === 'off', 5000, 'initial entities');
+      await cabin.client.publishAsync('desk/state', 'ON', { qos: 1 });
+      await until(() => entities[DESK]?.state === 'on', 5000, 'the live update from B');
+      await callService(conn, 'light', 'turn_off', undefined, { entity_id: DESK });
+      await until(() => cabin.commands.includes('desk/set OFF'), 5000, 'the command relayed through B');
+      const fired: unknown[] = [];
+      await conn.subscribeEvents((e: { data: unknown }) => {
+        fired.push(e.data);
+      }, 'doorbell');
+      await conn.sendMessagePromise({ type: 'fire_event', event_type: 'doorbell', event_data: { door: 'cabin' } });
+      await until(() => fired.length === 1, 5000, 'the event back from B');
+      expect(fired).toEqual([{ door: 'cabin' }]);
+    }, 60_000);
+  },
+);

@@ -23,7 +23,6 @@ const SECRET = 'a-secret-marker';
 
 const cleanups: Cleanups = [];
 
-
 /** A raw GET whose path reaches the cloud byte for byte (fetch would resolve dot segments first). */
 function rawGet(base: string, path: string): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
@@ -31,7 +30,9 @@ function rawGet(base: string, path: string): Promise<{ status: number; text: str
     const req = http.request({ host: u.hostname, port: u.port, path, method: 'GET' }, (res) => {
       let text = '';
       res.setEncoding('utf8');
-      res.on('data', (c: string) => { text += c; });
+      res.on('data', (c: string) => {
+        text += c;
+      });
       res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
     });
     req.on('error', reject);
@@ -43,7 +44,10 @@ function rawGet(base: string, path: string): Promise<{ status: number; text: str
 async function appSocket(cloud: TestCloud, token: string) {
   const socket = await openAppSocket(cloud.url, token, cleanups);
   expect((await socket.ask({ type: 'subscribe_events', event_type: 'state_changed' })).success).toBe(true);
-  const events = () => socket.inbox.filter((m) => m.type === 'event').map((m) => m.event.data as { entity_id: string; new_state: { state: string; edge_id?: number } | null });
+  const events = () =>
+    socket.inbox
+      .filter((m) => m.type === 'event')
+      .map((m) => m.event.data as { entity_id: string; new_state: { state: string; edge_id?: number } | null });
   return { ask: socket.ask, events };
 }
 
@@ -53,9 +57,15 @@ interface World {
   b: Awaited<ReturnType<TestCloud['user']>>;
   m: Awaited<ReturnType<TestCloud['user']>>;
   orgId: string;
-  edgeA: number; edgeB: number; edgeO: number;
-  a1: Edge; b1: Edge; o1: Edge;
-  lampA: Awaited<ReturnType<typeof mqttLamp>>; lampB: Awaited<ReturnType<typeof mqttLamp>>; lampO: Awaited<ReturnType<typeof mqttLamp>>;
+  edgeA: number;
+  edgeB: number;
+  edgeO: number;
+  a1: Edge;
+  b1: Edge;
+  o1: Edge;
+  lampA: Awaited<ReturnType<typeof mqttLamp>>;
+  lampB: Awaited<ReturnType<typeof mqttLamp>>;
+  lampO: Awaited<ReturnType<typeof mqttLamp>>;
   entryA: number;
   autoA: { id: string; webhook_id: string };
   autoO: { id: string; webhook_id: string };
@@ -66,7 +76,10 @@ interface World {
 let w: World;
 
 async function signedMedia(cloud: TestCloud, token: string, edgeId: number): Promise<{ token: string; file: string }> {
-  const res = await cloud.post('/v1/media-source/resolve', { token, body: { uri: 'media-source://demo/tones/a4-440hz.wav', edge_id: edgeId } });
+  const res = await cloud.post('/v1/media-source/resolve', {
+    token,
+    body: { uri: 'media-source://demo/tones/a4-440hz.wav', edge_id: edgeId },
+  });
   expect(res.status).toBe(200);
   const m = new RegExp(`/v1/edges/${edgeId}/media/([^/]+)/([^/]+)$`).exec(new URL(res.body.url).pathname);
   expect(m).not.toBeNull();
@@ -80,14 +93,26 @@ beforeAll(async () => {
   const org = await cloud.post('/v1/organizations', { token: a.token, body: { name: 'Family O' } });
   expect(org.status).toBe(201);
   const orgId = org.body.id as string;
-  const inv = await cloud.post(`/v1/organizations/${orgId}/invitations`, { token: a.token, body: { email: m.email, role: 'member' } });
+  const inv = await cloud.post(`/v1/organizations/${orgId}/invitations`, {
+    token: a.token,
+    body: { email: m.email, role: 'member' },
+  });
   expect((await cloud.post(`/v1/invitations/${inv.body.token}/accept`, { token: m.token })).status).toBe(200);
 
-  const [pa, pb, po] = await Promise.all([pairEdge(cloud, cleanups, a.token, 'A home'), pairEdge(cloud, cleanups, b.token, 'B home'), pairEdge(cloud, cleanups, a.token, 'Org home', orgId)]);
-  await until(async () => pa.edge.link?.connected && pb.edge.link?.connected && po.edge.link?.connected
-    && (await cloud.get('/v1/edges', { token: a.token })).body[0]?.status === 'online'
-    && (await cloud.get('/v1/edges', { token: b.token })).body[0]?.status === 'online'
-    && (await cloud.get('/v1/edges', { token: a.token, org: orgId })).body[0]?.status === 'online');
+  const [pa, pb, po] = await Promise.all([
+    pairEdge(cloud, cleanups, a.token, 'A home'),
+    pairEdge(cloud, cleanups, b.token, 'B home'),
+    pairEdge(cloud, cleanups, a.token, 'Org home', orgId),
+  ]);
+  await until(
+    async () =>
+      pa.edge.link?.connected &&
+      pb.edge.link?.connected &&
+      po.edge.link?.connected &&
+      (await cloud.get('/v1/edges', { token: a.token })).body[0]?.status === 'online' &&
+      (await cloud.get('/v1/edges', { token: b.token })).body[0]?.status === 'online' &&
+      (await cloud.get('/v1/edges', { token: a.token, org: orgId })).body[0]?.status === 'online',
+  );
 
   // Same device and entity names on A's and B's edges: same entity_id, same device id 1.
   const [lampA, lampB, lampO] = await Promise.all([
@@ -95,44 +120,99 @@ beforeAll(async () => {
     mqttLamp(pb.edge, cleanups, 'desk', 'Desk lamp', { manufacturer: 'Bcme' }),
     mqttLamp(po.edge, cleanups, 'hall', 'Hall lamp', { manufacturer: 'Ocme' }),
   ]);
-  await until(async () => (await cloud.get(`/v1/entities/states/${DESK}`, { token: a.token })).body?.state === 'off'
-    && (await cloud.get(`/v1/entities/states/${DESK}`, { token: b.token })).body?.state === 'off'
-    && (await cloud.get(`/v1/entities/states/${HALL}`, { token: m.token })).body?.state === 'off');
+  await until(
+    async () =>
+      (await cloud.get(`/v1/entities/states/${DESK}`, { token: a.token })).body?.state === 'off' &&
+      (await cloud.get(`/v1/entities/states/${DESK}`, { token: b.token })).body?.state === 'off' &&
+      (await cloud.get(`/v1/entities/states/${HALL}`, { token: m.token })).body?.state === 'off',
+  );
 
   // A: the demo integration on the personal edge (a config entry and more devices).
   const start = await cloud.post('/v1/config_flow', { token: a.token, body: { handler: 'demo', edge_id: pa.id } });
   expect(start.body).toMatchObject({ type: 'form', handler: 'demo', stepId: 'user' });
-  const done = await cloud.post(`/v1/config_flow/${start.body.flowId}/advance`, { token: a.token, body: { name: 'A demo' } });
+  const done = await cloud.post(`/v1/config_flow/${start.body.flowId}/advance`, {
+    token: a.token,
+    body: { name: 'A demo' },
+  });
   expect(done.body).toMatchObject({ type: 'create_entry', stepId: 'done' });
   const entryA = done.body.result.config_entry_id as number;
   await until(async () => (await cloud.get(`/v1/entities/states/${DEMO_LAMP}`, { token: a.token })).status === 200);
 
   // A's automations: personal and organization, both with webhooks and a secret header.
   const automation = (alias: string, edgeId: number) => ({
-    edge_id: edgeId, alias, trigger: [{ platform: 'webhook' }],
-    action: [{ call_url: { method: 'POST', url: 'http://127.0.0.1:9/hook', headers: { Authorization: `Bearer ${SECRET}` } } }],
+    edge_id: edgeId,
+    alias,
+    trigger: [{ platform: 'webhook' }],
+    action: [
+      { call_url: { method: 'POST', url: 'http://127.0.0.1:9/hook', headers: { Authorization: `Bearer ${SECRET}` } } },
+    ],
   });
   const autoA = await cloud.post('/v1/automations', { token: a.token, body: automation('A secret automation', pa.id) });
-  const autoO = await cloud.post('/v1/automations', { token: a.token, org: orgId, body: automation('Org secret automation', po.id) });
+  const autoO = await cloud.post('/v1/automations', {
+    token: a.token,
+    org: orgId,
+    body: automation('Org secret automation', po.id),
+  });
   expect([autoA.status, autoO.status]).toEqual([201, 201]);
 
   // A starts a flow on the organization's edge and leaves it open.
-  const flowO = await cloud.post('/v1/config_flow', { token: a.token, org: orgId, body: { handler: 'demo', edge_id: po.id } });
+  const flowO = await cloud.post('/v1/config_flow', {
+    token: a.token,
+    org: orgId,
+    body: { handler: 'demo', edge_id: po.id },
+  });
   expect(flowO.body).toMatchObject({ type: 'form', flowId: expect.stringMatching(/^[0-9a-f]{32}$/) });
 
   w = {
-    cloud, a, b, m, orgId, edgeA: pa.id, edgeB: pb.id, edgeO: po.id, a1: pa.edge, b1: pb.edge, o1: po.edge, lampA, lampB, lampO, entryA,
-    autoA: autoA.body, autoO: autoO.body, flowO: flowO.body.flowId,
-    mediaA: await signedMedia(cloud, a.token, pa.id), mediaB: await signedMedia(cloud, b.token, pb.id),
+    cloud,
+    a,
+    b,
+    m,
+    orgId,
+    edgeA: pa.id,
+    edgeB: pb.id,
+    edgeO: po.id,
+    a1: pa.edge,
+    b1: pb.edge,
+    o1: po.edge,
+    lampA,
+    lampB,
+    lampO,
+    entryA,
+    autoA: autoA.body,
+    autoO: autoO.body,
+    flowO: flowO.body.flowId,
+    mediaA: await signedMedia(cloud, a.token, pa.id),
+    mediaB: await signedMedia(cloud, b.token, pb.id),
   };
 }, 30_000);
 
-afterAll(async () => { for (const c of cleanups.splice(0).reverse()) await c(); });
+afterAll(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
 
 /** Strings only A's (or O's) data contains. */
 function markers(): string[] {
-  return ['A home', 'Org home', 'A secret automation', 'Org secret automation', SECRET, w.autoA.id, w.autoO.id, w.autoA.webhook_id, w.autoO.webhook_id,
-    HALL, 'light.demo_', 'Acme', 'Ocme', 'Hall lamp', 'Smarthome Demo', 'A demo', w.flowO, w.mediaA.token];
+  return [
+    'A home',
+    'Org home',
+    'A secret automation',
+    'Org secret automation',
+    SECRET,
+    w.autoA.id,
+    w.autoO.id,
+    w.autoA.webhook_id,
+    w.autoO.webhook_id,
+    HALL,
+    'light.demo_',
+    'Acme',
+    'Ocme',
+    'Hall lamp',
+    'Smarthome Demo',
+    'A demo',
+    w.flowO,
+    w.mediaA.token,
+  ];
 }
 function expectNoLeak(res: ApiResponse, what: string): void {
   for (const marker of markers()) expect(res.text.includes(marker), `${what} leaks ${marker}`).toBe(false);
@@ -147,11 +227,14 @@ describe('tenant isolation on the tunnel-backed routes', () => {
       '/v1/config_entries': (r) => expect(r.body.every((e: any) => e.edge_id === edgeB)).toBe(true),
       '/v1/automations': (r) => expect(r.body).toEqual([]),
       '/v1/voice-assistant/endpoints': (r) => expect(r.body.map((e: any) => e.entity_id)).toEqual([DESK]),
-      '/v2/smarthomes': (r) => expect(r.body.items.map((i: any) => [i.id, i.devices, i.entities])).toEqual([[edgeB, 1, 1]]),
-      '/v1/billing/usage': (r) => expect([r.body.usage.devices.current, r.body.usage.automations.current]).toEqual([1, 0]),
+      '/v2/smarthomes': (r) =>
+        expect(r.body.items.map((i: any) => [i.id, i.devices, i.entities])).toEqual([[edgeB, 1, 1]]),
+      '/v1/billing/usage': (r) =>
+        expect([r.body.usage.devices.current, r.body.usage.automations.current]).toEqual([1, 0]),
       '/v1/edges': (r) => expect(r.body.map((e: any) => e.id)).toEqual([edgeB]),
       '/v1/automation/cloud-bootstrap': (r) => expect(r.body).toEqual({ organization_id: null, automations: [] }),
-      '/v1/config_flow/handlers': (r) => expect(r.body).toEqual(expect.arrayContaining([{ domain: 'demo', name: 'Demo' }])),
+      '/v1/config_flow/handlers': (r) =>
+        expect(r.body).toEqual(expect.arrayContaining([{ domain: 'demo', name: 'Demo' }])),
       '/v1/media-source/browse': (r) => expect(r.body.media_content_id).toBe('media-source://'),
       [`/v1/devices?edge_id=${w.edgeA}`]: (r) => expect(r.body).toEqual([]),
       [`/v1/config_entries?edge_id=${w.edgeA}`]: (r) => expect(r.body).toEqual([]),
@@ -167,14 +250,34 @@ describe('tenant isolation on the tunnel-backed routes', () => {
 
     // O's header: B is not a member.
     const scoped: [string, string, unknown?][] = [
-      ['GET', '/v1/devices'], ['GET', '/v1/entities/states'], ['GET', '/v1/config_entries'], ['GET', '/v1/voice-assistant/endpoints'],
-      ['GET', '/v1/config_flow/handlers'], ['POST', '/v1/config_flow', { handler: 'demo', edge_id: w.edgeO }],
-      ['DELETE', '/v1/config_entries/1'], [`DELETE`, `/v1/config_entries/1?edge_id=${w.edgeO}`],
-      ['GET', '/v1/media-source/browse'], ['POST', '/v1/media-source/resolve', { uri: 'media-source://demo/tones/a4-440hz.wav', edge_id: w.edgeO }],
-      ['GET', '/v1/automations'], ['POST', '/v1/automations', { edge_id: w.edgeO, alias: 'x', trigger: [{ platform: 'webhook' }], action: [{ event: 'x' }] }],
-      ['GET', `/v1/automations/${w.autoO.id}`], ['PUT', `/v1/automations/${w.autoO.id}`, { alias: 'x', trigger: [{ platform: 'webhook' }], action: [{ event: 'x' }] }],
-      ['DELETE', `/v1/automations/${w.autoO.id}`], ['GET', `/v1/automations/${w.autoO.id}/traces`], ['GET', '/v1/automation/cloud-bootstrap'],
-      ['GET', '/v2/smarthomes'], ['GET', '/v1/billing/usage'], ['GET', '/v1/edges'],
+      ['GET', '/v1/devices'],
+      ['GET', '/v1/entities/states'],
+      ['GET', '/v1/config_entries'],
+      ['GET', '/v1/voice-assistant/endpoints'],
+      ['GET', '/v1/config_flow/handlers'],
+      ['POST', '/v1/config_flow', { handler: 'demo', edge_id: w.edgeO }],
+      ['DELETE', '/v1/config_entries/1'],
+      [`DELETE`, `/v1/config_entries/1?edge_id=${w.edgeO}`],
+      ['GET', '/v1/media-source/browse'],
+      ['POST', '/v1/media-source/resolve', { uri: 'media-source://demo/tones/a4-440hz.wav', edge_id: w.edgeO }],
+      ['GET', '/v1/automations'],
+      [
+        'POST',
+        '/v1/automations',
+        { edge_id: w.edgeO, alias: 'x', trigger: [{ platform: 'webhook' }], action: [{ event: 'x' }] },
+      ],
+      ['GET', `/v1/automations/${w.autoO.id}`],
+      [
+        'PUT',
+        `/v1/automations/${w.autoO.id}`,
+        { alias: 'x', trigger: [{ platform: 'webhook' }], action: [{ event: 'x' }] },
+      ],
+      ['DELETE', `/v1/automations/${w.autoO.id}`],
+      ['GET', `/v1/automations/${w.autoO.id}/traces`],
+      ['GET', '/v1/automation/cloud-bootstrap'],
+      ['GET', '/v2/smarthomes'],
+      ['GET', '/v1/billing/usage'],
+      ['GET', '/v1/edges'],
     ];
     for (const [method, path, body] of scoped) {
       const res = await cloud.request(method, path, { token: b.token, org: orgId, body });
@@ -191,8 +294,12 @@ describe('tenant isolation on the tunnel-backed routes', () => {
     const { cloud, b, a, edgeA, edgeO } = w;
     const resolve = { uri: 'media-source://demo/tones/a4-440hz.wav' };
     // B has no entry with A's id, so "without ?edge_id=" really asks for A's.
-    expect((await cloud.get('/v1/config_entries', { token: b.token })).body.map((e: any) => e.id)).not.toContain(w.entryA);
-    const demoDevice = (await cloud.get(`/v1/devices?edge_id=${edgeA}`, { token: a.token })).body.find((d: any) => d.manufacturer === 'Smarthome Demo');
+    expect((await cloud.get('/v1/config_entries', { token: b.token })).body.map((e: any) => e.id)).not.toContain(
+      w.entryA,
+    );
+    const demoDevice = (await cloud.get(`/v1/devices?edge_id=${edgeA}`, { token: a.token })).body.find(
+      (d: any) => d.manufacturer === 'Smarthome Demo',
+    );
     expect(demoDevice.id).toBeGreaterThan(1);
     const probes: [string, string, number, unknown?][] = [
       ['GET', `/v1/devices/1?edge_id=${edgeA}`, 404],
@@ -226,12 +333,27 @@ describe('tenant isolation on the tunnel-backed routes', () => {
       ['GET', `/v1/edges/${w.edgeB}/media/${w.mediaA.token}/${w.mediaA.file}`, 403],
       ['GET', `/v1/automations/${w.autoA.id}`, 404],
       ['GET', `/v1/automations/${w.autoO.id}`, 404],
-      ['PUT', `/v1/automations/${w.autoA.id}`, 404, { alias: 'mine now', trigger: [{ platform: 'webhook' }], action: [{ event: 'x' }] }],
+      [
+        'PUT',
+        `/v1/automations/${w.autoA.id}`,
+        404,
+        { alias: 'mine now', trigger: [{ platform: 'webhook' }], action: [{ event: 'x' }] },
+      ],
       ['DELETE', `/v1/automations/${w.autoA.id}`, 404],
       ['DELETE', `/v1/automations/${w.autoO.id}`, 404],
       ['GET', `/v1/automations/${w.autoA.id}/traces`, 404],
-      ['POST', '/v1/automations', 404, { edge_id: edgeA, alias: 'x', trigger: [{ platform: 'webhook' }], action: [{ event: 'x' }] }],
-      ['POST', '/v1/automations', 404, { edge_id: edgeO, alias: 'x', trigger: [{ platform: 'webhook' }], action: [{ event: 'x' }] }],
+      [
+        'POST',
+        '/v1/automations',
+        404,
+        { edge_id: edgeA, alias: 'x', trigger: [{ platform: 'webhook' }], action: [{ event: 'x' }] },
+      ],
+      [
+        'POST',
+        '/v1/automations',
+        404,
+        { edge_id: edgeO, alias: 'x', trigger: [{ platform: 'webhook' }], action: [{ event: 'x' }] },
+      ],
     ];
     for (const [method, path, status, body] of probes) {
       const res = await cloud.request(method, path, { token: b.token, body });
@@ -242,11 +364,18 @@ describe('tenant isolation on the tunnel-backed routes', () => {
     expect([...w.lampA.commands, ...w.lampO.commands]).toEqual([]);
     expect(w.a1.features.automations.get(w.autoA.id)?.alias).toBe('A secret automation');
     expect(w.o1.features.automations.get(w.autoO.id)?.alias).toBe('Org secret automation');
-    expect((await cloud.get(`/v1/config_entries?edge_id=${edgeA}`, { token: a.token })).body.map((e: any) => e.id)).toContain(w.entryA);
+    expect(
+      (await cloud.get(`/v1/config_entries?edge_id=${edgeA}`, { token: a.token })).body.map((e: any) => e.id),
+    ).toContain(w.entryA);
 
     // WebSocket: B's call_service on O's entity is not found
     const ws = await appSocket(cloud, b.token);
-    const call = await ws.ask({ type: 'call_service', domain: 'light', service: 'turn_on', target: { entity_id: HALL } });
+    const call = await ws.ask({
+      type: 'call_service',
+      domain: 'light',
+      service: 'turn_on',
+      target: { entity_id: HALL },
+    });
     expect(call).toMatchObject({ success: false, error: { code: 'not_found' } });
     expect(w.lampO.commands).toEqual([]);
   });
@@ -254,11 +383,29 @@ describe('tenant isolation on the tunnel-backed routes', () => {
   it('device and entity ids collide across edges: each caller gets (and controls) its own', async () => {
     const { cloud, a, b, m, edgeA, edgeB, edgeO } = w;
     const mine = async (token: string, path: string) => (await cloud.get(path, { token })).body;
-    expect((await mine(b.token, '/v1/devices/1')).device).toMatchObject({ id: 1, name: 'Desk lamp', manufacturer: 'Bcme', user_id: b.id });
+    expect((await mine(b.token, '/v1/devices/1')).device).toMatchObject({
+      id: 1,
+      name: 'Desk lamp',
+      manufacturer: 'Bcme',
+      user_id: b.id,
+    });
     expect((await mine(b.token, '/v1/devices/1')).entities.map((e: any) => e.entity_id)).toEqual([DESK]);
-    expect((await mine(a.token, `/v1/devices/1?edge_id=${edgeA}`)).device).toMatchObject({ id: 1, manufacturer: 'Acme', user_id: a.id });
-    expect((await mine(a.token, `/v1/devices/1?edge_id=${edgeO}`)).device).toMatchObject({ id: 1, manufacturer: 'Ocme', user_id: a.id });
-    expect((await mine(m.token, '/v1/devices/1')).device).toMatchObject({ id: 1, name: 'Hall lamp', manufacturer: 'Ocme', user_id: a.id }); // A created O
+    expect((await mine(a.token, `/v1/devices/1?edge_id=${edgeA}`)).device).toMatchObject({
+      id: 1,
+      manufacturer: 'Acme',
+      user_id: a.id,
+    });
+    expect((await mine(a.token, `/v1/devices/1?edge_id=${edgeO}`)).device).toMatchObject({
+      id: 1,
+      manufacturer: 'Ocme',
+      user_id: a.id,
+    });
+    expect((await mine(m.token, '/v1/devices/1')).device).toMatchObject({
+      id: 1,
+      name: 'Hall lamp',
+      manufacturer: 'Ocme',
+      user_id: a.id,
+    }); // A created O
     expect((await mine(b.token, `/v1/entities/states/${DESK}`)).edge_id).toBe(edgeB);
     expect((await mine(a.token, `/v1/entities/states/${DESK}`)).edge_id).toBe(edgeA);
 
@@ -274,7 +421,9 @@ describe('tenant isolation on the tunnel-backed routes', () => {
     for (const org of [undefined, orgId]) {
       const states = await cloud.get('/v1/entities/states', { token: m.token, org });
       expect(states.body.map((s: any) => [s.entity_id, s.edge_id])).toEqual([[HALL, edgeO]]);
-      expect((await cloud.get('/v1/automations', { token: m.token, org })).body.map((x: any) => x.id)).toEqual([w.autoO.id]);
+      expect((await cloud.get('/v1/automations', { token: m.token, org })).body.map((x: any) => x.id)).toEqual([
+        w.autoO.id,
+      ]);
     }
     // the admin's personal edge (no share): invisible
     for (const [method, path, body] of [
@@ -292,8 +441,13 @@ describe('tenant isolation on the tunnel-backed routes', () => {
     expect(w.lampA.commands).toEqual([]);
 
     // the organization's edge: view and control
-    expect((await cloud.get(`/v1/entities/states/${HALL}`, { token: m.token })).body).toMatchObject({ entity_id: HALL, edge_id: edgeO });
-    expect((await cloud.post('/v1/services/light/turn_on', { token: m.token, body: { entity_id: HALL } })).status).toBe(200);
+    expect((await cloud.get(`/v1/entities/states/${HALL}`, { token: m.token })).body).toMatchObject({
+      entity_id: HALL,
+      edge_id: edgeO,
+    });
+    expect((await cloud.post('/v1/services/light/turn_on', { token: m.token, body: { entity_id: HALL } })).status).toBe(
+      200,
+    );
     await until(() => w.lampO.commands.includes('hall/set ON'));
     const viewed = await cloud.get(`/v1/automations/${w.autoO.id}`, { token: m.token, org: orgId });
     expect(viewed.status).toBe(200);
@@ -303,9 +457,17 @@ describe('tenant isolation on the tunnel-backed routes', () => {
     // ... but no edits: automations, config flows, MQTT credentials
     for (const org of [undefined, orgId]) {
       for (const [method, path, body] of [
-        ['PUT', `/v1/automations/${w.autoO.id}`, { alias: 'member edit', trigger: [{ platform: 'webhook' }], action: [{ event: 'x' }] }],
+        [
+          'PUT',
+          `/v1/automations/${w.autoO.id}`,
+          { alias: 'member edit', trigger: [{ platform: 'webhook' }], action: [{ event: 'x' }] },
+        ],
         ['DELETE', `/v1/automations/${w.autoO.id}`],
-        ['POST', '/v1/automations', { edge_id: edgeO, alias: 'x', trigger: [{ platform: 'webhook' }], action: [{ event: 'x' }] }],
+        [
+          'POST',
+          '/v1/automations',
+          { edge_id: edgeO, alias: 'x', trigger: [{ platform: 'webhook' }], action: [{ event: 'x' }] },
+        ],
         ['POST', '/v1/config_flow', { handler: 'demo', edge_id: edgeO }],
         ['POST', `/v1/edges/${edgeO}/mqtt-credentials`],
       ] as [string, string, unknown?][]) {
@@ -322,7 +484,11 @@ describe('tenant isolation on the tunnel-backed routes', () => {
     const done = await cloud.post(`/v1/config_flow/${w.flowO}/advance`, { token: a.token, body: { name: 'Org demo' } });
     expect(done.body).toMatchObject({ type: 'create_entry', stepId: 'done' });
     const entryO = done.body.result.config_entry_id as number;
-    await until(async () => (await cloud.get('/v1/config_entries', { token: m.token })).body.some((e: any) => e.id === entryO && e.edge_id === edgeO));
+    await until(async () =>
+      (await cloud.get('/v1/config_entries', { token: m.token })).body.some(
+        (e: any) => e.id === entryO && e.edge_id === edgeO,
+      ),
+    );
     for (const path of [`/v1/config_entries/${entryO}`, `/v1/config_entries/${entryO}?edge_id=${edgeO}`]) {
       for (const org of [undefined, orgId]) {
         const res = await cloud.delete(path, { token: m.token, org });
@@ -334,21 +500,36 @@ describe('tenant isolation on the tunnel-backed routes', () => {
     expect(w.o1.features.automations.get(w.autoO.id)?.alias).toBe('Org secret automation');
   });
 
-  it('state_changed of one tenant never reaches another tenant\'s socket', async () => {
+  it("state_changed of one tenant never reaches another tenant's socket", async () => {
     const { cloud, a, b, m, edgeB } = w;
-    const [sa, sb, sm] = [await appSocket(cloud, a.token), await appSocket(cloud, b.token), await appSocket(cloud, m.token)];
+    const [sa, sb, sm] = [
+      await appSocket(cloud, a.token),
+      await appSocket(cloud, b.token),
+      await appSocket(cloud, m.token),
+    ];
     await w.lampA.client.publishAsync('desk/state', 'ON', { qos: 1 });
     await w.lampO.client.publishAsync('hall/state', 'ON', { qos: 1 });
     // A sees both (its personal edge and the organization's): both fan-outs are done
-    await until(() => sa.events().some((e) => e.entity_id === DESK && e.new_state?.state === 'on') && sa.events().some((e) => e.entity_id === HALL && e.new_state?.state === 'on'));
+    await until(
+      () =>
+        sa.events().some((e) => e.entity_id === DESK && e.new_state?.state === 'on') &&
+        sa.events().some((e) => e.entity_id === HALL && e.new_state?.state === 'on'),
+    );
     await until(() => sm.events().some((e) => e.entity_id === HALL));
     // then B's own lamp changes: the only event B ever gets
     await w.lampB.client.publishAsync('desk/state', 'ON', { qos: 1 });
     await until(() => sb.events().length > 0);
     await new Promise((r) => setTimeout(r, 200));
-    expect(sb.events().map((e) => [e.entity_id, e.new_state?.state, e.new_state?.edge_id ?? edgeB])).toEqual([[DESK, 'on', edgeB]]);
+    expect(sb.events().map((e) => [e.entity_id, e.new_state?.state, e.new_state?.edge_id ?? edgeB])).toEqual([
+      [DESK, 'on', edgeB],
+    ]);
     // the member: the organization's lamp only, never the admin's personal edge
-    expect(sm.events().map((e) => e.entity_id).filter((id) => id !== HALL)).toEqual([]);
+    expect(
+      sm
+        .events()
+        .map((e) => e.entity_id)
+        .filter((id) => id !== HALL),
+    ).toEqual([]);
     expect(sb.events().some((e) => e.entity_id.startsWith('light.demo_') || e.entity_id === HALL)).toBe(false);
   });
 
@@ -393,8 +574,12 @@ describe('tenant isolation on the tunnel-backed routes', () => {
     }
     // Raw dot segments (fetch would resolve them before sending): never relayed as a path on the edge.
     for (const path of [
-      `/v1/edges/${edgeA}/media/%2e%2e/automations`, `/v1/edges/${edgeA}/media/../automations`, `/v1/edges/${edgeA}/media/.%2E/devices`,
-      `/v1/edges/${edgeA}/media/%2e%2e/%2e%2e`, `/v1/edges/${edgeA}/media/${w.mediaA.token}/%2e%2e`, `/v1/edges/${edgeA}/media/%2e/config_entries`,
+      `/v1/edges/${edgeA}/media/%2e%2e/automations`,
+      `/v1/edges/${edgeA}/media/../automations`,
+      `/v1/edges/${edgeA}/media/.%2E/devices`,
+      `/v1/edges/${edgeA}/media/%2e%2e/%2e%2e`,
+      `/v1/edges/${edgeA}/media/${w.mediaA.token}/%2e%2e`,
+      `/v1/edges/${edgeA}/media/%2e/config_entries`,
     ]) {
       const res = await rawGet(cloud.url, path);
       expect([400, 404], `${path} → ${res.status} ${res.text}`).toContain(res.status);
@@ -402,21 +587,37 @@ describe('tenant isolation on the tunnel-backed routes', () => {
       expect(res.text).not.toContain('Acme');
     }
     // The signed URL itself still works for anyone holding it (the signature is the authorization).
-    const media = await fetch(`${cloud.url}/v1/edges/${edgeA}/media/${w.mediaA.token}/${w.mediaA.file}`, { headers: { range: 'bytes=0-3' } });
+    const media = await fetch(`${cloud.url}/v1/edges/${edgeA}/media/${w.mediaA.token}/${w.mediaA.file}`, {
+      headers: { range: 'bytes=0-3' },
+    });
     expect(media.status).toBe(206);
     expect(Buffer.from(await media.arrayBuffer()).toString('latin1')).toBe('RIFF');
 
     // The app WebSocket's domain and service are path segments on the edge too: a member who may
     // control one entity of the organization's edge must not reach its other routes with them.
     const ws = await appSocket(cloud, m.token);
-    for (const [domain, service] of [['light', '../../mqtt/credentials'], ['..', '../mqtt/credentials'], ['x', '../../automations'], ['light', 'turn_on?x=1'], ['light', 'turn_on#x']]) {
-      const res = await ws.ask({ type: 'call_service', domain, service, target: { entity_id: HALL }, service_data: { alias: 'injected', trigger: [{ platform: 'webhook' }], action: [{ event: 'x' }] } });
+    for (const [domain, service] of [
+      ['light', '../../mqtt/credentials'],
+      ['..', '../mqtt/credentials'],
+      ['x', '../../automations'],
+      ['light', 'turn_on?x=1'],
+      ['light', 'turn_on#x'],
+    ]) {
+      const res = await ws.ask({
+        type: 'call_service',
+        domain,
+        service,
+        target: { entity_id: HALL },
+        service_data: { alias: 'injected', trigger: [{ platform: 'webhook' }], action: [{ event: 'x' }] },
+      });
       expect(res, `${domain}/${service}`).toMatchObject({ success: false, error: { code: 'invalid_format' } });
     }
     expect(mqttUsers()).toEqual(before);
     expect(w.o1.features.automations.list().map((x) => x.id)).toEqual([w.autoO.id]);
     expect((await cloud.get('/v1/automations', { token: a.token })).body.length).toBe(automationsBefore);
-    expect((await cloud.get('/v1/automations', { token: a.token, org: w.orgId })).body.map((x: any) => x.id)).toEqual([w.autoO.id]);
+    expect((await cloud.get('/v1/automations', { token: a.token, org: w.orgId })).body.map((x: any) => x.id)).toEqual([
+      w.autoO.id,
+    ]);
     expect(edgeO).toBeGreaterThan(0);
   });
 });

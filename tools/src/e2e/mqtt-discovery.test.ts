@@ -48,22 +48,38 @@ beforeAll(async () => {
   device.on('message', (topic, payload) => received.push(`${topic} ${payload}`));
   for (const e of ENTRIES.filter((x) => !x.needsJinja)) {
     await device.publishAsync(e.topic, JSON.stringify(e.config), { qos: 1, retain: true });
-    for (const c of e.commands ?? []) for (const p of c.publish) await device.subscribeAsync(p.slice(0, p.indexOf(' ')), { qos: 1 });
-    for (const s of e.steps ?? []) await device.publishAsync(s.topic, typeof s.payload === 'string' ? s.payload : JSON.stringify(s.payload), { qos: 1 });
+    for (const c of e.commands ?? [])
+      for (const p of c.publish) await device.subscribeAsync(p.slice(0, p.indexOf(' ')), { qos: 1 });
+    for (const s of e.steps ?? [])
+      await device.publishAsync(s.topic, typeof s.payload === 'string' ? s.payload : JSON.stringify(s.payload), {
+        qos: 1,
+      });
   }
 });
-afterAll(async () => { for (const c of cleanups.splice(0).reverse()) await Promise.resolve(c()).catch(() => {}); });
+afterAll(async () => {
+  for (const c of cleanups.splice(0).reverse()) await Promise.resolve(c()).catch(() => {});
+});
 
 describe('MQTT discovery through the cloud', () => {
   for (const e of ENTRIES) {
-    if (e.needsJinja) { it.skip(`${e.id} [needs Jinja templates: issue #18 template engine]`, () => {}); continue; }
+    if (e.needsJinja) {
+      it.skip(`${e.id} [needs Jinja templates: issue #18 template engine]`, () => {});
+      continue;
+    }
     it(`${e.id}: every service call from the cloud publishes HA's command`, async () => {
       const domain = (e.entity_id as string).split('.')[0];
       // the cloud knows the entity once the edge's mirror has it
-      await until(async () => (await cloud.get(`/v1/entities/states/${e.entity_id}`, { token })).status === 200, 10_000, `${e.entity_id} in the cloud`);
+      await until(
+        async () => (await cloud.get(`/v1/entities/states/${e.entity_id}`, { token })).status === 200,
+        10_000,
+        `${e.entity_id} in the cloud`,
+      );
       for (const c of e.commands ?? []) {
         const before = received.length;
-        const res = await cloud.post(`/v1/services/${domain}/${c.service}`, { token, body: { entity_id: e.entity_id, ...c.data } });
+        const res = await cloud.post(`/v1/services/${domain}/${c.service}`, {
+          token,
+          body: { entity_id: e.entity_id, ...c.data },
+        });
         expect(res.status, `${c.service}: ${res.text}`).toBe(200);
         await until(() => received.length >= before + c.publish.length, 5000, `${c.service} commands`);
         expect(received.slice(before, before + c.publish.length)).toEqual(c.publish);

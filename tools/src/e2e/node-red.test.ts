@@ -33,10 +33,27 @@ function flow(key: 'edge' | 'cloud') {
     { id: `tab-${key}`, type: 'tab', label: key },
     {
       // the node's current config (version 6), as the editor saves it
-      id: `state-${key}`, type: 'server-state-changed', z: `tab-${key}`, server: `srv-${key}`, name: `${key} desk`, version: 6,
-      entities: { entity: [DESK], substring: [], regex: [] }, outputInitially: false, stateType: 'str', ifState: '', ifStateType: 'str',
-      ifStateOperator: 'is', outputOnlyOnStateChange: true, for: '0', forType: 'num', forUnits: 'minutes',
-      ignorePrevStateNull: false, ignorePrevStateUnknown: false, ignorePrevStateUnavailable: false, ignoreCurrentStateUnknown: false, ignoreCurrentStateUnavailable: false,
+      id: `state-${key}`,
+      type: 'server-state-changed',
+      z: `tab-${key}`,
+      server: `srv-${key}`,
+      name: `${key} desk`,
+      version: 6,
+      entities: { entity: [DESK], substring: [], regex: [] },
+      outputInitially: false,
+      stateType: 'str',
+      ifState: '',
+      ifStateType: 'str',
+      ifStateOperator: 'is',
+      outputOnlyOnStateChange: true,
+      for: '0',
+      forType: 'num',
+      forUnits: 'minutes',
+      ignorePrevStateNull: false,
+      ignorePrevStateUnknown: false,
+      ignorePrevStateUnavailable: false,
+      ignoreCurrentStateUnknown: false,
+      ignoreCurrentStateUnavailable: false,
       outputProperties: [
         { property: 'payload', propertyType: 'msg', value: '', valueType: 'entityState' },
         { property: 'data', propertyType: 'msg', value: '', valueType: 'eventData' },
@@ -44,14 +61,37 @@ function flow(key: 'edge' | 'cloud') {
       wires: [[`sink-${key}`]],
     },
     {
-      id: `sink-${key}`, type: 'function', z: `tab-${key}`, name: 'sink',
-      func: `global.get('sink')(${JSON.stringify(key)}, msg); return null;`, outputs: 0, wires: [],
+      id: `sink-${key}`,
+      type: 'function',
+      z: `tab-${key}`,
+      name: 'sink',
+      func: `global.get('sink')(${JSON.stringify(key)}, msg); return null;`,
+      outputs: 0,
+      wires: [],
     },
     {
       // version 7, as the editor saves it
-      id: `action-${key}`, type: 'api-call-service', z: `tab-${key}`, server: `srv-${key}`, name: `${key} turn on`, version: 7,
-      action: 'light.turn_on', domain: 'light', service: 'turn_on', floorId: [], areaId: [], deviceId: [], entityId: [DESK], labelId: [],
-      data: '', dataType: 'jsonata', mergeContext: '', mustacheAltTags: false, outputProperties: [], queue: 'none', blockInputOverrides: false,
+      id: `action-${key}`,
+      type: 'api-call-service',
+      z: `tab-${key}`,
+      server: `srv-${key}`,
+      name: `${key} turn on`,
+      version: 7,
+      action: 'light.turn_on',
+      domain: 'light',
+      service: 'turn_on',
+      floorId: [],
+      areaId: [],
+      deviceId: [],
+      entityId: [DESK],
+      labelId: [],
+      data: '',
+      dataType: 'jsonata',
+      mergeContext: '',
+      mustacheAltTags: false,
+      outputProperties: [],
+      queue: 'none',
+      blockInputOverrides: false,
       wires: [[]],
     },
   ];
@@ -63,33 +103,51 @@ beforeAll(async () => {
   const a = await cloud.user();
   ({ edge } = await pairEdge(cloud, cleanups, a.token, 'House'));
   lamp = await mqttLamp(edge, cleanups, 'desk', 'Desk lamp');
-  await until(async () => (await cloud.get(`/v1/entities/states/${DESK}`, { token: a.token })).body?.state === 'off', 10_000, 'lamp mirrored');
-  const pat = (await cloud.post('/v1/account/tokens', { token: a.token, body: { name: 'node-red' } })).body.token as string;
+  await until(
+    async () => (await cloud.get(`/v1/entities/states/${DESK}`, { token: a.token })).body?.state === 'off',
+    10_000,
+    'lamp mirrored',
+  );
+  const pat = (await cloud.post('/v1/account/tokens', { token: a.token, body: { name: 'node-red' } })).body
+    .token as string;
 
   const userDir = tempDir();
   cleanups.push(userDir.cleanup);
   const flows = [...flow('edge'), ...flow('cloud')];
   fs.writeFileSync(path.join(userDir.dir, 'flows.json'), JSON.stringify(flows));
   // credentialSecret false: credentials are plain JSON, written before the runtime starts
-  fs.writeFileSync(path.join(userDir.dir, 'flows_cred.json'), JSON.stringify({
-    'srv-edge': { host: `http://127.0.0.1:${edge.ports.http}`, access_token: edge.tokens.create('node-red').token },
-    'srv-cloud': { host: cloud.url, access_token: pat },
-  }));
+  fs.writeFileSync(
+    path.join(userDir.dir, 'flows_cred.json'),
+    JSON.stringify({
+      'srv-edge': { host: `http://127.0.0.1:${edge.ports.http}`, access_token: edge.tokens.create('node-red').token },
+      'srv-cloud': { host: cloud.url, access_token: pat },
+    }),
+  );
   RED = require('node-red');
   const server = http.createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   cleanups.push(() => new Promise((resolve) => server.close(resolve)));
   RED.init(server, {
-    userDir: userDir.dir, flowFile: 'flows.json', credentialSecret: false, uiPort: (server.address() as AddressInfo).port,
-    httpAdminRoot: '/admin', httpNodeRoot: false, disableEditor: true,
+    userDir: userDir.dir,
+    flowFile: 'flows.json',
+    credentialSecret: false,
+    uiPort: (server.address() as AddressInfo).port,
+    httpAdminRoot: '/admin',
+    httpNodeRoot: false,
+    disableEditor: true,
     nodesDir: [path.dirname(require.resolve('node-red-contrib-home-assistant-websocket/package.json'))],
-    functionGlobalContext: { sink: (key: string, msg: { payload: unknown; data: unknown }) => received.push({ flow: key, payload: msg.payload, data: msg.data }) },
+    functionGlobalContext: {
+      sink: (key: string, msg: { payload: unknown; data: unknown }) =>
+        received.push({ flow: key, payload: msg.payload, data: msg.data }),
+    },
     logging: { console: { level: process.env.NR_LOG ?? 'warn' } },
   });
   await RED.start();
   cleanups.push(() => RED.stop());
 }, 90_000);
-afterAll(async () => { for (const c of cleanups.splice(0).reverse()) await Promise.resolve(c()).catch(() => {}); });
+afterAll(async () => {
+  for (const c of cleanups.splice(0).reverse()) await Promise.resolve(c()).catch(() => {});
+});
 
 /** Until the flows are running (the HA client connects on its own schedule after that). */
 async function ready(key: string) {
@@ -97,16 +155,20 @@ async function ready(key: string) {
 }
 
 describe.each(['edge', 'cloud'] as const)('Node-RED against the %s', (key) => {
-  it('an events:state node receives the lamp\'s change published over MQTT', async () => {
+  it("an events:state node receives the lamp's change published over MQTT", async () => {
     await ready(key);
     // the client connects on its own schedule: publish until the node reports a change
     let on = false;
-    await until(async () => {
-      on = !on;
-      await lamp.client.publishAsync('desk/state', on ? 'ON' : 'OFF', { qos: 1 });
-      await new Promise((r) => setTimeout(r, 300));
-      return received.some((m) => m.flow === key);
-    }, 30_000, `${key}: a state message`);
+    await until(
+      async () => {
+        on = !on;
+        await lamp.client.publishAsync('desk/state', on ? 'ON' : 'OFF', { qos: 1 });
+        await new Promise((r) => setTimeout(r, 300));
+        return received.some((m) => m.flow === key);
+      },
+      30_000,
+      `${key}: a state message`,
+    );
     const msg = received.find((m) => m.flow === key)!;
     expect(['on', 'off']).toContain(msg.payload);
     expect(msg.data).toMatchObject({ entity_id: DESK, new_state: { entity_id: DESK } });

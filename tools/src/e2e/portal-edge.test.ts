@@ -33,7 +33,9 @@ describe.skipIf(!CHROMIUM)(`portal on an edge with the cloud stopped ${BROWSER_S
     browser = await launch();
     cleanups.push(() => browser.close());
   }, 120_000);
-  afterAll(async () => { for (const c of cleanups.splice(0).reverse()) await Promise.resolve(c()).catch(() => {}); });
+  afterAll(async () => {
+    for (const c of cleanups.splice(0).reverse()) await Promise.resolve(c()).catch(() => {});
+  });
 
   it('first run creates the owner account, then the lamp is controlled live over the local API', async () => {
     const { page, problems } = await newPage(browser, { mobile: true });
@@ -64,7 +66,9 @@ describe.skipIf(!CHROMIUM)(`portal on an edge with the cloud stopped ${BROWSER_S
     await page.getByRole('link', { name: 'Devices' }).click();
     await page.getByRole('link', { name: 'Porch' }).click();
     await page.getByRole('heading', { name: 'Porch' }).waitFor();
-    await expect.poll(() => page.locator(`[data-entity="${LAMP}"] [role="switch"]`).getAttribute('aria-checked')).toBe('true');
+    await expect
+      .poll(() => page.locator(`[data-entity="${LAMP}"] [role="switch"]`).getAttribute('aria-checked'))
+      .toBe('true');
     await shot(page, 'edge-device');
     expect(problems).toEqual([]);
   }, 120_000);
@@ -82,9 +86,13 @@ describe.skipIf(!CHROMIUM)(`portal on an edge with the cloud stopped ${BROWSER_S
     await page.getByLabel('Password').fill('porch lights');
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('heading', { name: 'Overview' }).waitFor();
-    const token = await page.evaluate(() => (JSON.parse(localStorage.getItem('smarthome.session') ?? '{}') as { access_token?: string }).access_token ?? '');
+    const token = await page.evaluate(
+      () =>
+        (JSON.parse(localStorage.getItem('smarthome.session') ?? '{}') as { access_token?: string }).access_token ?? '',
+    );
     expect(token).toMatch(/^sht_/);
-    const states = () => fetch(`${base}/v1/entities/states`, { headers: { authorization: `Bearer ${token}` } }).then((r) => r.status);
+    const states = () =>
+      fetch(`${base}/v1/entities/states`, { headers: { authorization: `Bearer ${token}` } }).then((r) => r.status);
     expect(await states()).toBe(200);
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();

@@ -18,7 +18,9 @@ describe.skipIf(!CHROMIUM)(`portal organizations and invitations ${BROWSER_SUITE
     browser = await launch();
     cleanups.push(() => browser.close());
   }, 120_000);
-  afterAll(async () => { for (const c of cleanups.splice(0).reverse()) await Promise.resolve(c()).catch(() => {}); });
+  afterAll(async () => {
+    for (const c of cleanups.splice(0).reverse()) await Promise.resolve(c()).catch(() => {});
+  });
 
   async function signIn(page: Page, email: string, password: string): Promise<void> {
     await page.getByLabel('E-mail').fill(email);
@@ -44,35 +46,61 @@ describe.skipIf(!CHROMIUM)(`portal organizations and invitations ${BROWSER_SUITE
     await page.getByLabel('E-mail to invite').fill('someone-else@example.test');
     await page.getByRole('button', { name: 'Send invitation' }).click();
     await page.getByRole('button', { name: 'Revoke the invitation of someone-else@example.test' }).click();
-    await expect.poll(() => page.locator('li', { hasText: 'someone-else@example.test' }).locator('.badge').textContent()).toBe('revoked');
+    await expect
+      .poll(() => page.locator('li', { hasText: 'someone-else@example.test' }).locator('.badge').textContent())
+      .toBe('revoked');
     await expectAccessible(page, 'organization');
     await shot(page, 'cloud-organization');
 
     const org = (await cloud.get('/v1/organizations', { token: admin.token })).body[0];
-    expect((await cloud.patch(`/v1/organizations/${org.id}/branding`, {
-      token: admin.token,
-      body: { branding: { color: '#5b2a86' }, inviteBranding: { headline: 'Welcome to the Family', primaryButtonLabel: 'Join us', pageBackgroundColor: '#fdf6e3' } },
-    })).status).toBe(200);
+    expect(
+      (
+        await cloud.patch(`/v1/organizations/${org.id}/branding`, {
+          token: admin.token,
+          body: {
+            branding: { color: '#5b2a86' },
+            inviteBranding: {
+              headline: 'Welcome to the Family',
+              primaryButtonLabel: 'Join us',
+              pageBackgroundColor: '#fdf6e3',
+            },
+          },
+        })
+      ).status,
+    ).toBe(200);
 
     // the invitee, signed out, opens the link
     const guest = await newPage(browser);
     await guest.page.goto(link);
     await guest.page.getByRole('heading', { name: 'Welcome to the Family' }).waitFor();
-    expect(await guest.page.locator('main').evaluate((m) => (globalThis as any).getComputedStyle(m).backgroundColor as string)).toBe('rgb(253, 246, 227)');
+    expect(
+      await guest.page
+        .locator('main')
+        .evaluate((m) => (globalThis as any).getComputedStyle(m).backgroundColor as string),
+    ).toBe('rgb(253, 246, 227)');
     await expectAccessible(guest.page, 'invitation (signed out)');
     await shot(guest.page, 'cloud-invitation');
     await guest.page.getByRole('link', { name: 'Sign in to accept' }).click();
     await signIn(guest.page, invitee.email, invitee.password);
     const join = guest.page.getByRole('button', { name: 'Join us' });
     await join.waitFor();
-    expect(await join.evaluate((b) => (globalThis as any).getComputedStyle(b).backgroundColor as string)).toBe('rgb(91, 42, 134)');
+    expect(await join.evaluate((b) => (globalThis as any).getComputedStyle(b).backgroundColor as string)).toBe(
+      'rgb(91, 42, 134)',
+    );
     await join.click();
     await expect.poll(() => guest.page.getByRole('status').textContent()).toContain('You joined Family as member.');
-    const members = (await cloud.get(`/v1/organizations/${org.id}/members`, { token: admin.token })).body as Array<{ email: string; role: string }>;
-    expect(members.map((m) => `${m.email}:${m.role}`).sort()).toEqual([`${admin.email}:admin`, `${invitee.email}:member`].sort());
+    const members = (await cloud.get(`/v1/organizations/${org.id}/members`, { token: admin.token })).body as Array<{
+      email: string;
+      role: string;
+    }>;
+    expect(members.map((m) => `${m.email}:${m.role}`).sort()).toEqual(
+      [`${admin.email}:admin`, `${invitee.email}:member`].sort(),
+    );
 
     await page.reload();
-    await expect.poll(() => page.locator('li', { hasText: invitee.email }).first().locator('.badge').textContent()).toBe('member');
+    await expect
+      .poll(() => page.locator('li', { hasText: invitee.email }).first().locator('.badge').textContent())
+      .toBe('member');
     expect(problems).toEqual([]);
     expect(guest.problems).toEqual([]);
   }, 120_000);

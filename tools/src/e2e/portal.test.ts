@@ -29,22 +29,41 @@ describe.skipIf(!CHROMIUM)(`portal on the cloud ${BROWSER_SUITE}`, () => {
     owner = await cloud.user();
     ({ edge } = await pairEdge(cloud, cleanups, owner.token, 'Flat'));
     lamp = await mqttLamp(edge, cleanups, 'lamp', 'Living room');
-    await lamp.client.publishAsync('homeassistant/sensor/temp/config', JSON.stringify({
-      name: 'Temperature', uniq_id: 'temp', stat_t: 'temp/state', unit_of_meas: '°C', dev: { ids: 'hall-1', name: 'Hall' },
-    }), { qos: 1, retain: true });
+    await lamp.client.publishAsync(
+      'homeassistant/sensor/temp/config',
+      JSON.stringify({
+        name: 'Temperature',
+        uniq_id: 'temp',
+        stat_t: 'temp/state',
+        unit_of_meas: '°C',
+        dev: { ids: 'hall-1', name: 'Hall' },
+      }),
+      { qos: 1, retain: true },
+    );
     await lamp.client.publishAsync('temp/state', '20.5', { qos: 1 });
-    await until(async () => (await cloud.get(`/v1/entities/states/${TEMP}`, { token: owner.token })).body?.state === '20.5', 10_000, 'the mirrored sensor');
+    await until(
+      async () => (await cloud.get(`/v1/entities/states/${TEMP}`, { token: owner.token })).body?.state === '20.5',
+      10_000,
+      'the mirrored sensor',
+    );
     expect((await cloud.get(`/v1/entities/states/${LAMP}`, { token: owner.token })).body.state).toBe('off');
     const dash = await cloud.put('/v1/ui-dashboard', {
       token: owner.token,
       body: {
-        name: 'home', title: 'At home', config: {
-          views: [{ title: 'Main', cards: [
-            { type: 'tile', entity: LAMP },
-            { type: 'sensor', entity: TEMP, name: 'Hall temperature' },
-            { type: 'gauge', entity: TEMP, min: 0, max: 40 },
-            { type: 'entities', title: 'Everything', entities: [LAMP, { entity: TEMP }] },
-          ] }],
+        name: 'home',
+        title: 'At home',
+        config: {
+          views: [
+            {
+              title: 'Main',
+              cards: [
+                { type: 'tile', entity: LAMP },
+                { type: 'sensor', entity: TEMP, name: 'Hall temperature' },
+                { type: 'gauge', entity: TEMP, min: 0, max: 40 },
+                { type: 'entities', title: 'Everything', entities: [LAMP, { entity: TEMP }] },
+              ],
+            },
+          ],
         },
       },
     });
@@ -52,7 +71,9 @@ describe.skipIf(!CHROMIUM)(`portal on the cloud ${BROWSER_SUITE}`, () => {
     browser = await launch();
     cleanups.push(() => browser.close());
   }, 120_000);
-  afterAll(async () => { for (const c of cleanups.splice(0).reverse()) await Promise.resolve(c()).catch(() => {}); });
+  afterAll(async () => {
+    for (const c of cleanups.splice(0).reverse()) await Promise.resolve(c()).catch(() => {});
+  });
 
   async function signIn(page: Page, email: string, password: string): Promise<void> {
     await page.goto(`${cloud.url}/`);
@@ -61,7 +82,7 @@ describe.skipIf(!CHROMIUM)(`portal on the cloud ${BROWSER_SUITE}`, () => {
     await page.getByRole('button', { name: 'Sign in' }).click();
   }
 
-  it('sign-in shows the API\'s words for a wrong password, then the stored dashboard with live state', async () => {
+  it("sign-in shows the API's words for a wrong password, then the stored dashboard with live state", async () => {
     const { page, problems } = await newPage(browser);
     await page.goto(`${cloud.url}/`);
     await expectAccessible(page, 'sign-in');
@@ -107,7 +128,11 @@ describe.skipIf(!CHROMIUM)(`portal on the cloud ${BROWSER_SUITE}`, () => {
     const command = await page.locator('.secret code').first().textContent();
     expect(command).toMatch(new RegExp(`^smarthome-edge --cloud-url ${cloud.url} --token \\S+$`));
     const token = command!.split('--token ')[1];
-    const edges = (await cloud.get('/v1/edges', { token: owner.token })).body as Array<{ id: number; name: string; status: string }>;
+    const edges = (await cloud.get('/v1/edges', { token: owner.token })).body as Array<{
+      id: number;
+      name: string;
+      status: string;
+    }>;
     const cabin = edges.find((e) => e.name === 'Cabin')!;
     expect(cabin.status).toBe('pending');
     expect(token.length).toBeGreaterThan(20);
@@ -151,7 +176,9 @@ describe.skipIf(!CHROMIUM)(`portal on the cloud ${BROWSER_SUITE}`, () => {
     await page.getByRole('heading', { name: 'Overview' }).waitFor();
     const control = page.locator(`[data-entity="${LAMP}"]`);
     await control.getByRole('switch').click();
-    await expect.poll(() => control.getByRole('alert').textContent()).toBe('Not allowed (forbidden): you can view this but not control it.');
+    await expect
+      .poll(() => control.getByRole('alert').textContent())
+      .toBe('Not allowed (forbidden): you can view this but not control it.');
     expect(await control.getByRole('switch').isDisabled()).toBe(true);
     expect(await control.locator('.note').textContent()).toBe('View only: you cannot control this.');
     await shot(page, 'cloud-view-only');
@@ -191,7 +218,10 @@ describe.skipIf(!CHROMIUM)(`portal on the cloud ${BROWSER_SUITE}`, () => {
     }
     expect(said).toMatch(/^Too many attempts \(rate_limited\)\. Wait \d+ s and try again\.$/);
     // held while the wait runs (Retry-After is 1 s for the first 429: read at once)
-    const [status, held] = await Promise.all([page.getByRole('status').textContent(), page.getByRole('button', { name: 'Sign in' }).isDisabled()]);
+    const [status, held] = await Promise.all([
+      page.getByRole('status').textContent(),
+      page.getByRole('button', { name: 'Sign in' }).isDisabled(),
+    ]);
     expect(status).toMatch(/^You can try again in \d+ s\.$/);
     expect(held).toBe(true);
     await shot(page, 'cloud-rate-limited');
@@ -213,7 +243,12 @@ describe.skipIf(!CHROMIUM)(`portal on the cloud ${BROWSER_SUITE}`, () => {
     await editor.getByRole('button', { name: 'Save dashboard' }).click();
     await editor.waitFor({ state: 'detached' });
     const stored = (await cloud.get('/v1/ui-dashboard', { token: owner.token })).body[0];
-    expect(stored.config.views[0].cards.map((c: { type: string }) => c.type)).toEqual(['sensor', 'gauge', 'sensor', 'entities']);
+    expect(stored.config.views[0].cards.map((c: { type: string }) => c.type)).toEqual([
+      'sensor',
+      'gauge',
+      'sensor',
+      'entities',
+    ]);
     expect(stored.config.views[0].cards[2]).toEqual({ type: 'sensor', entity: TEMP });
     expect(await page.locator('.tile').count()).toBe(0);
     expect(await page.locator('.sensor').count()).toBe(2);

@@ -19,7 +19,11 @@ const cleanups: Array<() => Promise<unknown> | unknown> = [];
 
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) {
-    try { await c(); } catch { /* best effort */ }
+    try {
+      await c();
+    } catch {
+      /* best effort */
+    }
   }
   for (const child of children.splice(0)) {
     if (child.exitCode === null && child.signalCode === null) {
@@ -42,13 +46,38 @@ async function ready(script: string, args: string[], env: NodeJS.ProcessEnv = {}
 }
 
 /** Like spawnReady, but keeps every stdout line (pnpm start prints its token before the ready line). */
-function start(dataDir: string): Promise<{ child: ChildProcess; ready: Record<string, number>; stdout: string[]; exit: Promise<number | null>; stderr: () => string }> {
-  const child = spawn(NODE, [path.join(REPO_ROOT, 'tools/src/start.ts'), '--port', '0', '--edge-port', '0', '--mqtt-port', '0', '--data-dir', dataDir, '--devices', '4'], {
-    cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'],
-  });
+function start(dataDir: string): Promise<{
+  child: ChildProcess;
+  ready: Record<string, number>;
+  stdout: string[];
+  exit: Promise<number | null>;
+  stderr: () => string;
+}> {
+  const child = spawn(
+    NODE,
+    [
+      path.join(REPO_ROOT, 'tools/src/start.ts'),
+      '--port',
+      '0',
+      '--edge-port',
+      '0',
+      '--mqtt-port',
+      '0',
+      '--data-dir',
+      dataDir,
+      '--devices',
+      '4',
+    ],
+    {
+      cwd: REPO_ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   children.push(child);
   let err = '';
-  child.stderr!.on('data', (d) => { err += d; });
+  child.stderr!.on('data', (d) => {
+    err += d;
+  });
   const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const stdout: string[] = [];
   return new Promise((resolve, reject) => {
@@ -56,28 +85,47 @@ function start(dataDir: string): Promise<{ child: ChildProcess; ready: Record<st
     readline.createInterface({ input: child.stdout! }).on('line', (line) => {
       stdout.push(line);
       const m = /^ready (\{.*\})$/.exec(line);
-      if (m) { clearTimeout(timer); resolve({ child, ready: JSON.parse(m[1]), stdout, exit, stderr: () => err }); }
+      if (m) {
+        clearTimeout(timer);
+        resolve({ child, ready: JSON.parse(m[1]), stdout, exit, stderr: () => err });
+      }
     });
-    void exit.then((code) => { clearTimeout(timer); reject(new Error(`pnpm start exited ${code}: ${err}`)); });
+    void exit.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`pnpm start exited ${code}: ${err}`));
+    });
   });
 }
 
-async function api(base: string, method: string, urlPath: string, opts: { token?: string; body?: unknown } = {}): Promise<{ status: number; body: any }> {
+async function api(
+  base: string,
+  method: string,
+  urlPath: string,
+  opts: { token?: string; body?: unknown } = {},
+): Promise<{ status: number; body: any }> {
   const headers: Record<string, string> = {};
   if (opts.token) headers.authorization = `Bearer ${opts.token}`;
   if (opts.body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(new URL(urlPath, base), { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) });
+  const res = await fetch(new URL(urlPath, base), {
+    method,
+    headers,
+    body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
+  });
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : null };
 }
 
-
 /** `pnpm edge token create`: a local API token, printed on stdout. */
 function localToken(dataDir: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile(NODE, [path.join(REPO_ROOT, 'edge/src/main.ts'), 'token', 'create', '--name', 'test', '--data-dir', dataDir], (err, stdout) => {
-      if (err) reject(err); else resolve(stdout.trim());
-    });
+    execFile(
+      NODE,
+      [path.join(REPO_ROOT, 'edge/src/main.ts'), 'token', 'create', '--name', 'test', '--data-dir', dataDir],
+      (err, stdout) => {
+        if (err) reject(err);
+        else resolve(stdout.trim());
+      },
+    );
   });
 }
 
@@ -94,7 +142,8 @@ async function mqttClient(port: number, username: string, password: string): Pro
   return client;
 }
 
-const stateList = (states: { entity_id: string; state: string | null }[]) => states.map((s) => `${s.entity_id}=${s.state}`).sort();
+const stateList = (states: { entity_id: string; state: string | null }[]) =>
+  states.map((s) => `${s.entity_id}=${s.state}`).sort();
 
 describe('real processes', () => {
   it('pnpm start: ready line, a working token with demo and simulator entities, SIGTERM exits 0, a second start reuses the data', async () => {
@@ -113,15 +162,23 @@ describe('real processes', () => {
     // 6 demo entities + the simulator's (4 devices: light, climate sensor ×2, motion, plug ×2)
     const settled = async () => {
       let last = -1;
-      return until(async () => {
-        const res = await api(cloudUrl, 'GET', '/v1/entities/states', { token });
-        const states = res.body as { entity_id: string; platform: string }[];
-        const ok = res.status === 200 && states.some((s) => s.platform === 'demo') && states.filter((s) => s.platform === 'mqtt').length >= 4 && states.length === last;
-        last = states.length;
-        if (ok) return states;
-        await new Promise((r) => setTimeout(r, 300));
-        return null;
-      }, 15_000, 'demo and simulator entities in the cloud');
+      return until(
+        async () => {
+          const res = await api(cloudUrl, 'GET', '/v1/entities/states', { token });
+          const states = res.body as { entity_id: string; platform: string }[];
+          const ok =
+            res.status === 200 &&
+            states.some((s) => s.platform === 'demo') &&
+            states.filter((s) => s.platform === 'mqtt').length >= 4 &&
+            states.length === last;
+          last = states.length;
+          if (ok) return states;
+          await new Promise((r) => setTimeout(r, 300));
+          return null;
+        },
+        15_000,
+        'demo and simulator entities in the cloud',
+      );
     };
     const states1 = await settled();
     const edges1 = await api(cloudUrl, 'GET', '/v1/edges', { token });
@@ -138,10 +195,14 @@ describe('real processes', () => {
     expect(second.stdout.join('\n')).toContain('already set up');
     const edges2 = await api(cloudUrl2, 'GET', '/v1/edges', { token });
     expect(edges2.body.map((e: { id: number }) => e.id)).toEqual([edges1.body[0].id]);
-    const states2 = await until(async () => {
-      const res = await api(cloudUrl2, 'GET', '/v1/entities/states', { token });
-      return res.status === 200 && res.body.length >= states1.length ? res.body as unknown[] : null;
-    }, 15_000, 'entities after restart');
+    const states2 = await until(
+      async () => {
+        const res = await api(cloudUrl2, 'GET', '/v1/entities/states', { token });
+        return res.status === 200 && res.body.length >= states1.length ? (res.body as unknown[]) : null;
+      },
+      15_000,
+      'entities after restart',
+    );
     await new Promise((r) => setTimeout(r, 500));
     const again = await api(cloudUrl2, 'GET', '/v1/entities/states', { token });
     expect(again.body.length).toBe(states1.length);
@@ -157,12 +218,21 @@ describe('real processes', () => {
     const edgeToken = await localToken(path.join(data, 'edge'));
     const creds = await api(edgeUrl, 'POST', '/v1/mqtt/credentials', { token: edgeToken, body: { role: 'device' } });
     const device = await mqttClient(p.ready.mqtt, creds.body.username, creds.body.password);
-    await device.publishAsync('homeassistant/sensor/probe/config', JSON.stringify({ name: 'Probe', uniq_id: 'probe', stat_t: 'probe/state' }), { qos: 1, retain: true });
-    await until(async () => (await api(edgeUrl, 'GET', '/v1/entities/states/sensor.probe', { token: edgeToken })).status === 200, 10_000, 'the probe entity');
+    await device.publishAsync(
+      'homeassistant/sensor/probe/config',
+      JSON.stringify({ name: 'Probe', uniq_id: 'probe', stat_t: 'probe/state' }),
+      { qos: 1, retain: true },
+    );
+    await until(
+      async () => (await api(edgeUrl, 'GET', '/v1/entities/states/sensor.probe', { token: edgeToken })).status === 200,
+      10_000,
+      'the probe entity',
+    );
     // the edge's database starts refusing state writes (as a full or failing disk would)
     const db = new EdgeDatabase(path.join(data, 'edge'));
     db.open();
-    db.sqlite.exec(`CREATE TRIGGER refuse_insert BEFORE INSERT ON states BEGIN SELECT RAISE(ABORT, 'disk full (test)'); END;
+    db.sqlite
+      .exec(`CREATE TRIGGER refuse_insert BEFORE INSERT ON states BEGIN SELECT RAISE(ABORT, 'disk full (test)'); END;
                     CREATE TRIGGER refuse_update BEFORE UPDATE ON states BEGIN SELECT RAISE(ABORT, 'disk full (test)'); END;`);
     db.close();
     await device.publishAsync('probe/state', '1', { qos: 1 });
@@ -173,12 +243,16 @@ describe('real processes', () => {
     expect(await p.exit).toBe(1);
     // (pending signals reach the process lowest number first: SIGINT, then SIGTERM)
     expect(p.stderr()).toMatch(/(SIGINT|SIGTERM) while stopping: ignored/);
-    expect(p.stderr()).toMatch(/error: stopping the edge failed: could not commit \d+ states? to the database before stopping: disk full \(test\)/);
+    expect(p.stderr()).toMatch(
+      /error: stopping the edge failed: could not commit \d+ states? to the database before stopping: disk full \(test\)/,
+    );
   }, 90_000);
 
   it('cloud and edge processes: pair, discovery over MQTT, service call through the cloud, SIGKILL → offline and 503, restart → consistent mirror', async () => {
     const data = tmp();
-    const cloud = await ready('cloud/src/main.ts', ['--port', '0', '--data-dir', path.join(data, 'cloud')], { HOST: '127.0.0.1' });
+    const cloud = await ready('cloud/src/main.ts', ['--port', '0', '--data-dir', path.join(data, 'cloud')], {
+      HOST: '127.0.0.1',
+    });
     const cloudUrl = `http://127.0.0.1:${cloud.ready.http}`;
     const owner = await user(cloudUrl);
     const created = await api(cloudUrl, 'POST', '/v1/edges', { token: owner, body: { name: 'Home' } });
@@ -186,20 +260,47 @@ describe('real processes', () => {
     const edgeId = created.body.edge.id as number;
     const edgeData = path.join(data, 'edge');
     const local = await localToken(edgeData);
-    const edgeArgs = ['--port', '0', '--mqtt-port', '0', '--data-dir', edgeData, '--cloud-url', cloudUrl, '--token', created.body.token];
+    const edgeArgs = [
+      '--port',
+      '0',
+      '--mqtt-port',
+      '0',
+      '--data-dir',
+      edgeData,
+      '--cloud-url',
+      cloudUrl,
+      '--token',
+      created.body.token,
+    ];
     const edge = await ready('edge/src/main.ts', edgeArgs);
-    const status = async () => (await api(cloudUrl, 'GET', `/v1/edges/${edgeId}`, { token: owner })).body.status as string;
+    const status = async () =>
+      (await api(cloudUrl, 'GET', `/v1/edges/${edgeId}`, { token: owner })).body.status as string;
     await until(async () => (await status()) === 'online', 10_000, 'online');
 
     // MQTT credentials through the cloud (relayed to the edge), then HA discovery.
-    const creds = await api(cloudUrl, 'POST', `/v1/edges/${edgeId}/mqtt-credentials`, { token: owner, body: { role: 'device' } });
+    const creds = await api(cloudUrl, 'POST', `/v1/edges/${edgeId}/mqtt-credentials`, {
+      token: owner,
+      body: { role: 'device' },
+    });
     expect(creds.status).toBe(201);
     const device = await mqttClient(edge.ready.mqtt, creds.body.username, creds.body.password);
-    await device.publishAsync('homeassistant/light/desk/config', JSON.stringify({
-      name: 'Desk', uniq_id: 'desk', cmd_t: 'desk/set', stat_t: 'desk/state', dev: { ids: 'desk-1', name: 'Desk lamp' },
-    }), { qos: 1, retain: true });
+    await device.publishAsync(
+      'homeassistant/light/desk/config',
+      JSON.stringify({
+        name: 'Desk',
+        uniq_id: 'desk',
+        cmd_t: 'desk/set',
+        stat_t: 'desk/state',
+        dev: { ids: 'desk-1', name: 'Desk lamp' },
+      }),
+      { qos: 1, retain: true },
+    );
     await device.publishAsync('desk/state', 'OFF', { qos: 1 });
-    await until(async () => (await api(cloudUrl, 'GET', `/v1/entities/states/${DESK}`, { token: owner })).body?.state === 'off', 10_000, 'mirrored entity');
+    await until(
+      async () => (await api(cloudUrl, 'GET', `/v1/entities/states/${DESK}`, { token: owner })).body?.state === 'off',
+      10_000,
+      'mirrored entity',
+    );
 
     const commands: string[] = [];
     await device.subscribeAsync('desk/set');
@@ -214,7 +315,10 @@ describe('real processes', () => {
     await edge.exit;
     await until(async () => (await status()) === 'offline', 15_000, 'offline within 15 s');
     expect(Date.now() - killedAt).toBeLessThan(15_000);
-    const offline = await api(cloudUrl, 'POST', '/v1/services/light/turn_on', { token: owner, body: { entity_id: DESK } });
+    const offline = await api(cloudUrl, 'POST', '/v1/services/light/turn_on', {
+      token: owner,
+      body: { entity_id: DESK },
+    });
     expect(offline.status).toBe(503);
     expect(offline.body).toEqual({ error: 'edge_offline' });
     expect((await api(cloudUrl, 'GET', `/v1/entities/states/${DESK}`, { token: owner })).status).toBe(200);
@@ -224,31 +328,52 @@ describe('real processes', () => {
     const device2 = await mqttClient(edge2.ready.mqtt, creds.body.username, creds.body.password);
     await device2.publishAsync('desk/state', 'ON', { qos: 1 });
     const edgeUrl = `http://127.0.0.1:${edge2.ready.http}`;
-    await until(async () => {
-      const mirrored = await api(cloudUrl, 'GET', '/v1/entities/states', { token: owner });
-      const own = await api(edgeUrl, 'GET', '/v1/entities/states', { token: local });
-      expect(own.status).toBe(200);
-      const a = stateList(mirrored.body);
-      const b = stateList(own.body);
-      return a.includes(`${DESK}=on`) && JSON.stringify(a) === JSON.stringify(b);
-    }, 10_000, 'mirror equals the edge');
+    await until(
+      async () => {
+        const mirrored = await api(cloudUrl, 'GET', '/v1/entities/states', { token: owner });
+        const own = await api(edgeUrl, 'GET', '/v1/entities/states', { token: local });
+        expect(own.status).toBe(200);
+        const a = stateList(mirrored.body);
+        const b = stateList(own.body);
+        return a.includes(`${DESK}=on`) && JSON.stringify(a) === JSON.stringify(b);
+      },
+      10_000,
+      'mirror equals the edge',
+    );
   }, 60_000);
 
   it('cloud replica: registers with FLEET_TOKEN, appears online in the fleet, keeps its id across restarts, installs its MQTT user', async () => {
     const data = tmp();
     const fleet = { FLEET_TOKEN: 'fleet-secret-for-tests-0123456789' };
-    const cloud = await ready('cloud/src/main.ts', ['--port', '0', '--data-dir', path.join(data, 'cloud')], { ...fleet, HOST: '127.0.0.1' });
+    const cloud = await ready('cloud/src/main.ts', ['--port', '0', '--data-dir', path.join(data, 'cloud')], {
+      ...fleet,
+      HOST: '127.0.0.1',
+    });
     const cloudUrl = `http://127.0.0.1:${cloud.ready.http}`;
     const anyone = await user(cloudUrl);
     const edgeData = path.join(data, 'replica');
     const local = await localToken(edgeData);
-    const args = ['--cloud-replica', '--cloud-url', cloudUrl, '--port', '0', '--mqtt-port', '0', '--data-dir', edgeData];
+    const args = [
+      '--cloud-replica',
+      '--cloud-url',
+      cloudUrl,
+      '--port',
+      '0',
+      '--mqtt-port',
+      '0',
+      '--data-dir',
+      edgeData,
+    ];
 
     const replica = await ready('edge/src/main.ts', args, fleet);
-    const listed = await until(async () => {
-      const res = await api(cloudUrl, 'GET', '/v1/edges/cloud-fleet', { token: anyone });
-      return res.status === 200 && res.body.length === 1 && res.body[0].status === 'online' ? res.body[0] : null;
-    }, 10_000, 'replica online in the fleet');
+    const listed = await until(
+      async () => {
+        const res = await api(cloudUrl, 'GET', '/v1/edges/cloud-fleet', { token: anyone });
+        return res.status === 200 && res.body.length === 1 && res.body[0].status === 'online' ? res.body[0] : null;
+      },
+      10_000,
+      'replica online in the fleet',
+    );
     expect(listed.hostname).toBe(os.hostname());
 
     const users = await api(`http://127.0.0.1:${replica.ready.http}`, 'GET', '/v1/mqtt/credentials', { token: local });
@@ -258,10 +383,14 @@ describe('real processes', () => {
     replica.child.kill('SIGTERM');
     expect(await replica.exit).toBe(0);
     const again = await ready('edge/src/main.ts', args, fleet);
-    const relisted = await until(async () => {
-      const res = await api(cloudUrl, 'GET', '/v1/edges/cloud-fleet', { token: anyone });
-      return res.status === 200 && res.body.length === 1 && res.body[0].status === 'online' ? res.body[0] : null;
-    }, 10_000, 'replica online again');
+    const relisted = await until(
+      async () => {
+        const res = await api(cloudUrl, 'GET', '/v1/edges/cloud-fleet', { token: anyone });
+        return res.status === 200 && res.body.length === 1 && res.body[0].status === 'online' ? res.body[0] : null;
+      },
+      10_000,
+      'replica online again',
+    );
     expect(relisted.id).toBe(listed.id);
     const users2 = await api(`http://127.0.0.1:${again.ready.http}`, 'GET', '/v1/mqtt/credentials', { token: local });
     expect(users2.body.filter((u: { username: string }) => u.username.startsWith('edge-'))).toHaveLength(1);

@@ -17,7 +17,11 @@ import type { Edge } from '@smarthome/edge/edge';
 /** Shared by the end-to-end tests (not a test file). */
 
 /** Polls until fn returns something truthy (sync or async), or throws after ms. */
-export async function until<T>(fn: () => Promise<T | undefined | null | false> | T | undefined | null | false, ms = 10_000, what = 'condition'): Promise<T> {
+export async function until<T>(
+  fn: () => Promise<T | undefined | null | false> | T | undefined | null | false,
+  ms = 10_000,
+  what = 'condition',
+): Promise<T> {
   const end = Date.now() + ms;
   for (;;) {
     const v = await fn();
@@ -36,14 +40,23 @@ export async function failoverProxy(targets: () => number[]): Promise<{ port: nu
     client.on('error', () => client.destroy());
     client.pause();
     const attempt = (ports: number[]) => {
-      if (ports.length === 0) { client.destroy(); return; }
+      if (ports.length === 0) {
+        client.destroy();
+        return;
+      }
       const upstream = net.connect({ host: '127.0.0.1', port: ports[0] });
-      upstream.once('error', () => { upstream.destroy(); attempt(ports.slice(1)); });
+      upstream.once('error', () => {
+        upstream.destroy();
+        attempt(ports.slice(1));
+      });
       upstream.once('connect', () => {
         sockets.add(upstream);
         upstream.removeAllListeners('error');
         upstream.on('error', () => client.destroy());
-        upstream.on('close', () => { sockets.delete(upstream); client.destroy(); });
+        upstream.on('close', () => {
+          sockets.delete(upstream);
+          client.destroy();
+        });
         client.on('close', () => upstream.destroy());
         client.pipe(upstream);
         upstream.pipe(client);
@@ -55,7 +68,11 @@ export async function failoverProxy(targets: () => number[]): Promise<{ port: nu
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     port: (server.address() as net.AddressInfo).port,
-    close: () => new Promise<void>((resolve) => { for (const s of sockets) s.destroy(); server.close(() => resolve()); }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -63,7 +80,13 @@ export async function failoverProxy(targets: () => number[]): Promise<{ port: nu
 export type Cleanups = Array<() => Promise<unknown> | unknown>;
 
 /** An edge created in `cloud` (personal, or in organization `org`) and started paired with it over the tunnel. */
-export async function pairEdge(cloud: TestCloud, cleanups: Cleanups, token: string, name: string, org?: string): Promise<{ id: number; edge: Edge }> {
+export async function pairEdge(
+  cloud: TestCloud,
+  cleanups: Cleanups,
+  token: string,
+  name: string,
+  org?: string,
+): Promise<{ id: number; edge: Edge }> {
   const created = await cloud.post('/v1/edges', { token, org, body: { name } });
   expect(created.status, `edge ${name}: ${created.text}`).toBe(201);
   const data = tempDir();
@@ -78,16 +101,28 @@ export async function pairEdge(cloud: TestCloud, cleanups: Cleanups, token: stri
  * the device's client and the commands it receives.
  */
 export async function mqttLamp(
-  edge: Edge, cleanups: Cleanups, key: string, device: string, opts: { name?: string; manufacturer?: string } = {},
+  edge: Edge,
+  cleanups: Cleanups,
+  key: string,
+  device: string,
+  opts: { name?: string; manufacturer?: string } = {},
 ): Promise<{ client: MqttClient; commands: string[] }> {
   const creds = await edge.createMqttCredentials({ role: 'device' });
   const client = await connect(edge, creds);
   cleanups.push(() => client.endAsync());
   const name = opts.name ?? key[0].toUpperCase() + key.slice(1);
   const dev = { ids: `${key}-1`, name: device, ...(opts.manufacturer ? { mf: opts.manufacturer, mdl: 'L1' } : {}) };
-  await client.publishAsync(`homeassistant/light/${key}/config`, JSON.stringify({
-    name, uniq_id: key, cmd_t: `${key}/set`, stat_t: `${key}/state`, dev,
-  }), { qos: 1, retain: true });
+  await client.publishAsync(
+    `homeassistant/light/${key}/config`,
+    JSON.stringify({
+      name,
+      uniq_id: key,
+      cmd_t: `${key}/set`,
+      stat_t: `${key}/state`,
+      dev,
+    }),
+    { qos: 1, retain: true },
+  );
   await client.publishAsync(`${key}/state`, 'OFF', { qos: 1 });
   const commands: string[] = [];
   await client.subscribeAsync(`${key}/set`);
@@ -126,7 +161,11 @@ export async function openAppSocket(base: string, token: string, cleanups: Clean
   };
   const ask = async (msg: Record<string, unknown>, ms?: number) => {
     const id = fire(msg);
-    return until(() => inbox.find((m) => m.id === id && (m.type === 'result' || m.type === 'pong')), ms, `an answer to ${String(msg.type)}`);
+    return until(
+      () => inbox.find((m) => m.id === id && (m.type === 'result' || m.type === 'pong')),
+      ms,
+      `an answer to ${String(msg.type)}`,
+    );
   };
   return { inbox, fire, ask, closed, isOpen: () => ws.readyState === ws.OPEN };
 }
@@ -144,8 +183,18 @@ export async function startReplicaPair(cleanups: Cleanups, name: string): Promis
   const schema = baseUrl ? await createTestSchema(baseUrl) : null;
   if (schema) cleanups.push(() => schema.drop());
   const replica = async () => {
-    const config = defaultCloudConfig({ port: 0, host: '127.0.0.1', dataDir: dir, fastHashing: true, databaseUrl: schema?.url, redisUrl: TEST_REDIS_URL });
-    const cloud = createCloud(config, { log: createLogger('cloud', { silent: !process.env.DEBUG }), redisPrefix: prefix });
+    const config = defaultCloudConfig({
+      port: 0,
+      host: '127.0.0.1',
+      dataDir: dir,
+      fastHashing: true,
+      databaseUrl: schema?.url,
+      redisUrl: TEST_REDIS_URL,
+    });
+    const cloud = createCloud(config, {
+      log: createLogger('cloud', { silent: !process.env.DEBUG }),
+      redisPrefix: prefix,
+    });
     await cloud.start();
     cleanups.push(() => cloud.stop());
     return new TestCloud(cloud, dir);
@@ -155,13 +204,25 @@ export async function startReplicaPair(cleanups: Cleanups, name: string): Promis
 }
 
 /** A new user made a member of a new organization of `ownerToken`, sharing `entityId` with it view-only. */
-export async function viewOnlyMember(cloud: TestCloud, ownerToken: string, entityId: string): Promise<Awaited<ReturnType<TestCloud['user']>>> {
+export async function viewOnlyMember(
+  cloud: TestCloud,
+  ownerToken: string,
+  entityId: string,
+): Promise<Awaited<ReturnType<TestCloud['user']>>> {
   const org = await cloud.post('/v1/organizations', { token: ownerToken, body: { name: 'Family' } });
   const member = await cloud.user();
-  const inv = await cloud.post(`/v1/organizations/${org.body.id}/invitations`, { token: ownerToken, body: { email: member.email, role: 'member' } });
+  const inv = await cloud.post(`/v1/organizations/${org.body.id}/invitations`, {
+    token: ownerToken,
+    body: { email: member.email, role: 'member' },
+  });
   expect((await cloud.post(`/v1/invitations/${inv.body.token}/accept`, { token: member.token })).status).toBe(200);
-  expect((await cloud.post(`/v1/organizations/${org.body.id}/shares`, {
-    token: ownerToken, body: { resource_type: 'entity', resource_id: entityId, can_view: true, can_control: false, can_edit: false },
-  })).status).toBe(201);
+  expect(
+    (
+      await cloud.post(`/v1/organizations/${org.body.id}/shares`, {
+        token: ownerToken,
+        body: { resource_type: 'entity', resource_id: entityId, can_view: true, can_control: false, can_edit: false },
+      })
+    ).status,
+  ).toBe(201);
   return member;
 }

@@ -7,7 +7,9 @@ import { silentLogger } from '@smarthome/edge/log';
 import { spawnReady, type Spawned } from '@smarthome/cloud/testing/process';
 
 const cleanups: (() => unknown)[] = [];
-afterEach(async () => { for (const c of cleanups.splice(0).reverse()) await c(); });
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
 
 async function edgeWithSimUser(): Promise<{ edge: Edge; url: string }> {
   const dir = mkdtempSync(path.join(tmpdir(), 'sim-main-'));
@@ -20,12 +22,20 @@ async function edgeWithSimUser(): Promise<{ edge: Edge; url: string }> {
 }
 
 async function simulator(url: string): Promise<Spawned> {
-  const sim = await spawnReady('tools/src/sim/main.ts', ['--mqtt', url, '--devices', '2', '--interval', '200'], {}, 60_000);
-  cleanups.push(() => { if (sim.child.exitCode === null && sim.child.signalCode === null) sim.child.kill('SIGKILL'); });
+  const sim = await spawnReady(
+    'tools/src/sim/main.ts',
+    ['--mqtt', url, '--devices', '2', '--interval', '200'],
+    {},
+    60_000,
+  );
+  cleanups.push(() => {
+    if (sim.child.exitCode === null && sim.child.signalCode === null) sim.child.kill('SIGKILL');
+  });
   return sim;
 }
 
-const within = <T>(p: Promise<T>, ms: number) => Promise.race([p, new Promise<string>((r) => setTimeout(() => r(`still running after ${ms} ms`), ms))]);
+const within = <T>(p: Promise<T>, ms: number) =>
+  Promise.race([p, new Promise<string>((r) => setTimeout(() => r(`still running after ${ms} ms`), ms))]);
 
 describe('pnpm sim process', () => {
   it('exits 0 on SIGTERM, marking its devices offline', async () => {

@@ -24,7 +24,11 @@ beforeAll(async () => {
   edge = createEdge({ port: 0, mqttPort: 0, dataDir: dir, host: '127.0.0.1', logger: silentLogger });
   await edge.start();
   const creds = await edge.createMqttCredentials({ username: 'sim' });
-  sim = new Simulator({ url: `mqtt://${creds.username}:${creds.password}@127.0.0.1:${edge.ports.mqtt}`, devices: KINDS.length, intervalMs: 0 });
+  sim = new Simulator({
+    url: `mqtt://${creds.username}:${creds.password}@127.0.0.1:${edge.ports.mqtt}`,
+    devices: KINDS.length,
+    intervalMs: 0,
+  });
   await sim.start();
 });
 afterAll(async () => {
@@ -36,42 +40,88 @@ afterAll(async () => {
 describe('device simulator against a real edge', () => {
   it('announces every device kind through discovery, with states', async () => {
     // device triggers are not entities
-    const expected = sim.devices.reduce((n, d) => n + d.kind.entities(d.base).filter((e) => e.component !== 'device_automation').length, 0);
+    const expected = sim.devices.reduce(
+      (n, d) => n + d.kind.entities(d.base).filter((e) => e.component !== 'device_automation').length,
+      0,
+    );
     await waitFor(() => edge.registry.listEntities().length === expected, 5000, `${expected} entities`);
     expect(edge.registry.listDevices()).toHaveLength(KINDS.length);
     const domains = new Set(edge.registry.listEntities().map((e) => e.domain));
-    expect([...domains].sort()).toEqual(['binary_sensor', 'button', 'climate', 'cover', 'event', 'fan', 'light', 'lock', 'number', 'select', 'sensor', 'siren', 'switch', 'update']);
+    expect([...domains].sort()).toEqual([
+      'binary_sensor',
+      'button',
+      'climate',
+      'cover',
+      'event',
+      'fan',
+      'light',
+      'lock',
+      'number',
+      'select',
+      'sensor',
+      'siren',
+      'switch',
+      'update',
+    ]);
     await waitFor(() => edge.states.get('lock.lock_7')?.state === 'locked', 5000, 'lock state');
     await waitFor(() => edge.states.get('sensor.climate_sensor_2_temperature')?.state !== null, 5000, 'temperature');
   });
 
   it('reacts to service calls with new states', async () => {
     await edge.callService('light', 'turn_on', 'light.light_1', { brightness: 77 });
-    await waitFor(() => edge.states.get('light.light_1')?.state === 'on' && edge.states.get('light.light_1')?.attributes.brightness === 77, 3000, 'light on');
+    await waitFor(
+      () =>
+        edge.states.get('light.light_1')?.state === 'on' &&
+        edge.states.get('light.light_1')?.attributes.brightness === 77,
+      3000,
+      'light on',
+    );
     await edge.callService('lock', 'unlock', 'lock.lock_7');
     await waitFor(() => edge.states.get('lock.lock_7')?.state === 'unlocked', 3000, 'unlocked');
     await edge.callService('cover', 'set_cover_position', 'cover.blind_6', { position: 30 });
     await waitFor(() => edge.states.get('cover.blind_6')?.attributes.current_position === 30, 3000, 'blind position');
     await edge.callService('climate', 'set_temperature', 'climate.thermostat_8', { temperature: 23.5 });
-    await waitFor(() => edge.states.get('climate.thermostat_8')?.attributes.temperature === 23.5, 3000, 'thermostat target');
+    await waitFor(
+      () => edge.states.get('climate.thermostat_8')?.attributes.temperature === 23.5,
+      3000,
+      'thermostat target',
+    );
     await edge.callService('light', 'turn_on', 'light.rgb_light_5', { rgb_color: [10, 20, 30] });
-    await waitFor(() => JSON.stringify(edge.states.get('light.rgb_light_5')?.attributes.rgb_color) === '[10,20,30]', 3000, 'rgb');
+    await waitFor(
+      () => JSON.stringify(edge.states.get('light.rgb_light_5')?.attributes.rgb_color) === '[10,20,30]',
+      3000,
+      'rgb',
+    );
     expect(sim.commandsHandled).toBeGreaterThanOrEqual(5);
   });
 
   it('zigbee2mqtt-style kinds: thermostat, tilt blind, effect light, siren and OTA update answer their commands', async () => {
     await waitFor(() => edge.states.get('climate.zigbee_thermostat_11')?.state === 'heat', 3000, 'thermostat');
-    expect(edge.states.get('climate.zigbee_thermostat_11')?.attributes).toMatchObject({ temperature: 21, hvac_action: 'heating', preset_mode: 'manual' });
+    expect(edge.states.get('climate.zigbee_thermostat_11')?.attributes).toMatchObject({
+      temperature: 21,
+      hvac_action: 'heating',
+      preset_mode: 'manual',
+    });
     expect(edge.states.get('sensor.zigbee_thermostat_11_battery')?.state).toBe('87');
     await edge.callService('climate', 'set_temperature', 'climate.zigbee_thermostat_11', { temperature: 19.5 });
-    await waitFor(() => edge.states.get('climate.zigbee_thermostat_11')?.attributes.temperature === 19.5, 3000, 'setpoint');
+    await waitFor(
+      () => edge.states.get('climate.zigbee_thermostat_11')?.attributes.temperature === 19.5,
+      3000,
+      'setpoint',
+    );
     await edge.callService('cover', 'set_cover_tilt_position', 'cover.tilt_blind_13', { tilt_position: 80 });
     await waitFor(() => edge.states.get('cover.tilt_blind_13')?.attributes.current_tilt_position === 80, 3000, 'tilt');
     await edge.callService('light', 'turn_on', 'light.effect_light_14', { effect: 'colorloop' });
     await waitFor(() => edge.states.get('light.effect_light_14')?.attributes.effect === 'colorloop', 3000, 'effect');
     expect(edge.states.get('light.effect_light_14')?.attributes.color_mode).toBe('xy');
     await edge.callService('siren', 'turn_on', 'siren.siren_15', { tone: 'fire' });
-    await waitFor(() => edge.states.get('siren.siren_15')?.state === 'on' && edge.states.get('siren.siren_15')?.attributes.tone === 'fire', 3000, 'siren');
+    await waitFor(
+      () =>
+        edge.states.get('siren.siren_15')?.state === 'on' &&
+        edge.states.get('siren.siren_15')?.attributes.tone === 'fire',
+      3000,
+      'siren',
+    );
     await waitFor(() => edge.states.get('update.ota_device_16')?.state === 'on', 3000, 'update available');
     await edge.callService('update', 'install', 'update.ota_device_16');
     await waitFor(() => edge.states.get('update.ota_device_16')?.state === 'off', 3000, 'update installed');
@@ -80,10 +130,16 @@ describe('device simulator against a real edge', () => {
   it("the remote's presses fire device triggers and its event entity", async () => {
     await waitFor(() => edge.discovery.triggers.list().length === 4, 3000, 'remote triggers');
     const fired: string[] = [];
-    edge.bus.on('event', (e) => { if (e.event.event_type === 'mqtt_device_trigger') fired.push(String(e.event.data.subtype)); });
+    edge.bus.on('event', (e) => {
+      if (e.event.event_type === 'mqtt_device_trigger') fired.push(String(e.event.data.subtype));
+    });
     for (let i = 0; i < 20 && fired.length === 0; i++) await sim.tick();
     await waitFor(() => fired.length > 0, 3000, 'a press');
-    await waitFor(() => edge.states.get('event.remote_12_action')?.attributes.event_type === fired[fired.length - 1], 3000, 'event entity');
+    await waitFor(
+      () => edge.states.get('event.remote_12_action')?.attributes.event_type === fired[fired.length - 1],
+      3000,
+      'event entity',
+    );
   });
 
   it('drifts sensors on each tick', async () => {

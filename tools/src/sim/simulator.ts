@@ -75,10 +75,16 @@ export class Simulator {
       const kind = KINDS[i % KINDS.length];
       const deviceId = `${id}-${kind.kind}-${i + 1}`;
       const device: SimDevice = {
-        id: deviceId, name: `${titleCase(kind.kind)} ${i + 1}`, kind, base: `sim/${deviceId}`, state: kind.initial(this.random), commandTopics: new Set(),
+        id: deviceId,
+        name: `${titleCase(kind.kind)} ${i + 1}`,
+        kind,
+        base: `sim/${deviceId}`,
+        state: kind.initial(this.random),
+        commandTopics: new Set(),
       };
       for (const e of kind.entities(device.base)) {
-        for (const [k, v] of Object.entries(e.config)) if ((k.includes('cmd_t') || k === 'set_pos_t') && typeof v === 'string') device.commandTopics.add(v);
+        for (const [k, v] of Object.entries(e.config))
+          if ((k.includes('cmd_t') || k === 'set_pos_t') && typeof v === 'string') device.commandTopics.add(v);
       }
       for (const t of device.commandTopics) this.byCommandTopic.set(t, device);
       this.devices.push(device);
@@ -95,7 +101,10 @@ export class Simulator {
     const topics = [...this.byCommandTopic.keys(), `${prefix}/status`];
     for (let i = 0; i < topics.length; i += 500) await client.subscribeAsync(topics.slice(i, i + 500), { qos: 1 });
     await this.announce();
-    if (this.options.intervalMs > 0) this.timer = setInterval(() => { void this.tick(); }, this.options.intervalMs);
+    if (this.options.intervalMs > 0)
+      this.timer = setInterval(() => {
+        void this.tick();
+      }, this.options.intervalMs);
     this.options.log(`simulating ${devices} devices on ${redact(url)}`);
   }
 
@@ -112,7 +121,11 @@ export class Simulator {
           dev: { ids: [d.id], name: d.name, mf: 'Smarthome Simulator', mdl: d.kind.model, sw: '1.0.0' },
           o: { name: 'smarthome-sim' },
         };
-        batch.push({ topic: `${prefix}/${e.component}/${d.id}/${e.objectId}/config`, payload: JSON.stringify(config), retain: true });
+        batch.push({
+          topic: `${prefix}/${e.component}/${d.id}/${e.objectId}/config`,
+          payload: JSON.stringify(config),
+          retain: true,
+        });
       }
     }
     for (const d of this.devices) batch.push(...d.kind.states(d.base, d.state).map((p) => ({ ...p, retain: true })));
@@ -135,7 +148,10 @@ export class Simulator {
     if (client) {
       // Only a connected client can say goodbye; while the broker is away a publish would wait
       // for it forever (its will already covers a dropped connection).
-      if (client.connected) await bounded(client.publishAsync(this.availabilityTopic, 'offline', { qos: 1, retain: true }), 2000).catch(() => {});
+      if (client.connected)
+        await bounded(client.publishAsync(this.availabilityTopic, 'offline', { qos: 1, retain: true }), 2000).catch(
+          () => {},
+        );
       await bounded(client.endAsync(!client.connected), 2000).catch(() => client.end(true));
     }
   }
@@ -161,7 +177,10 @@ export class Simulator {
 }
 
 function titleCase(kind: string): string {
-  return kind.split('_').map((w) => w[0].toUpperCase() + w.slice(1)).join(' ');
+  return kind
+    .split('_')
+    .map((w) => w[0].toUpperCase() + w.slice(1))
+    .join(' ');
 }
 
 function redact(url: string): string {
@@ -171,6 +190,8 @@ function redact(url: string): string {
 /** Rejects after `ms` when `promise` has not settled by then. */
 function bounded<T>(promise: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms); });
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }

@@ -20,7 +20,9 @@ export function AccountPage() {
       setError(describe(err));
     }
   };
-  useEffect(() => { void load(); }, []);
+  useEffect(() => {
+    void load();
+  }, []);
   const create = async (e: Event) => {
     e.preventDefault();
     setError(null);
@@ -45,12 +47,24 @@ export function AccountPage() {
   return (
     <div>
       <h1>Account</h1>
-      {error && <p class="error" role="alert">{error}</p>}
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
       {account && (
         <section class="card">
           <h2>Profile</h2>
-          <p>{account.email}{account.name ? ` · ${account.name}` : ''}</p>
-          <p class="note">Organizations: {account.organizations.length ? account.organizations.map((o) => `${o.name} (${o.role})`).join(', ') : 'none'}</p>
+          <p>
+            {account.email}
+            {account.name ? ` · ${account.name}` : ''}
+          </p>
+          <p class="note">
+            Organizations:{' '}
+            {account.organizations.length
+              ? account.organizations.map((o) => `${o.name} (${o.role})`).join(', ')
+              : 'none'}
+          </p>
         </section>
       )}
       <section class="card">
@@ -61,19 +75,42 @@ export function AccountPage() {
           {tokens?.map((t) => (
             <li key={t.id}>
               <span class="entity-name">{t.name}</span>
-              <span class="note">created {new Date(t.created_at).toLocaleString()} · last used {t.last_used_at ? new Date(t.last_used_at).toLocaleString() : 'never'}</span>
-              <button type="button" class="danger" onClick={() => void revoke(t.id)} aria-label={`Revoke token ${t.name}`}>Revoke</button>
+              <span class="note">
+                created {new Date(t.created_at).toLocaleString()} · last used{' '}
+                {t.last_used_at ? new Date(t.last_used_at).toLocaleString() : 'never'}
+              </span>
+              <button
+                type="button"
+                class="danger"
+                onClick={() => void revoke(t.id)}
+                aria-label={`Revoke token ${t.name}`}
+              >
+                Revoke
+              </button>
             </li>
           ))}
         </ul>
         <form onSubmit={create} class="inline">
-          <label>Token name<input name="token-name" required maxLength={100} value={name} onInput={(e) => setName((e.currentTarget as HTMLInputElement).value)} /></label>
+          <label>
+            Token name
+            <input
+              name="token-name"
+              required
+              maxLength={100}
+              value={name}
+              onInput={(e) => setName((e.currentTarget as HTMLInputElement).value)}
+            />
+          </label>
           <button type="submit">Create token</button>
         </form>
         {created && (
           <div class="secret" role="status">
-            <p>Token <strong>{created.name}</strong>, shown <strong>only now</strong>:</p>
-            <pre><code>{created.token}</code></pre>
+            <p>
+              Token <strong>{created.name}</strong>, shown <strong>only now</strong>:
+            </p>
+            <pre>
+              <code>{created.token}</code>
+            </pre>
           </div>
         )}
       </section>

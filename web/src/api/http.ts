@@ -24,7 +24,13 @@ export interface CallOptions<T> {
   org?: string | null;
 }
 
-async function send(method: string, path: string, body: unknown, anonymous: boolean, org?: string | null): Promise<Response> {
+async function send(
+  method: string,
+  path: string,
+  body: unknown,
+  anonymous: boolean,
+  org?: string | null,
+): Promise<Response> {
   const headers: Record<string, string> = { accept: 'application/json' };
   const s = anonymous ? null : session.get();
   if (s) headers.authorization = `Bearer ${s.access_token}`;
@@ -45,12 +51,19 @@ function refresh(): Promise<boolean> {
   refreshing ??= (async () => {
     const s = session.get();
     if (!s?.refresh_token || portalKind() !== 'cloud') return false;
-    const res = await send('POST', '/v1/auth/token', { grant_type: 'refresh_token', refresh_token: s.refresh_token }, true);
+    const res = await send(
+      'POST',
+      '/v1/auth/token',
+      { grant_type: 'refresh_token', refresh_token: s.refresh_token },
+      true,
+    );
     if (!res.ok) return false;
     const tokens = TokenResponse.parse(await res.json());
     session.update({ access_token: tokens.access_token, refresh_token: tokens.refresh_token });
     return true;
-  })().finally(() => { refreshing = null; });
+  })().finally(() => {
+    refreshing = null;
+  });
   return refreshing;
 }
 
@@ -60,7 +73,9 @@ async function errorOf(res: Response): Promise<ApiError> {
     const body = (await res.json()) as { message?: unknown; error?: unknown };
     if (typeof body.message === 'string') message = body.message;
     else if (typeof body.error === 'string') message = body.error;
-  } catch { /* not JSON: keep the status line */ }
+  } catch {
+    /* not JSON: keep the status line */
+  }
   const retry = Number(res.headers.get('retry-after'));
   return new ApiError(res.status, message, Number.isFinite(retry) && retry > 0 ? Math.ceil(retry) : null);
 }
@@ -81,8 +96,10 @@ export async function api<T = unknown>(method: string, path: string, opts: CallO
 /** How an error reads on the page: the API's words, a wait for 429, and what an offline edge means. */
 export function describe(err: unknown): string {
   if (!(err instanceof ApiError)) return err instanceof Error ? err.message : String(err);
-  if (err.status === 429) return `Too many attempts (${err.message}). Wait ${err.retryAfter ?? 'a few'} s and try again.`;
-  if (err.message === 'edge_offline') return 'This home is offline: its edge is not connected to the cloud (edge_offline).';
+  if (err.status === 429)
+    return `Too many attempts (${err.message}). Wait ${err.retryAfter ?? 'a few'} s and try again.`;
+  if (err.message === 'edge_offline')
+    return 'This home is offline: its edge is not connected to the cloud (edge_offline).';
   if (err.status === 403) return `Not allowed (${err.message}): you can view this but not control it.`;
   return err.message;
 }

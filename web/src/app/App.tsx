@@ -38,38 +38,91 @@ function Page({ path }: { path: string }) {
   if (m?.[1] === 'devices') return <DevicePage id={Number(m[2])} />;
   switch (path) {
     case '/':
-    case '/dashboards': return <DashboardPage id={null} />;
-    case '/homes': return kind === 'cloud' ? <HomesPage /> : <p>Homes are managed on the cloud portal.</p>;
-    case '/devices': return <DevicesPage />;
-    case '/organizations': return kind === 'cloud' ? <OrganizationsPage /> : <p>Organizations live on the cloud portal.</p>;
-    case '/entities': return <EntitiesPage />;
-    case '/account': return kind === 'cloud' ? <AccountPage /> : <p>Local accounts are managed with <code>smarthome-edge account create</code>.</p>;
-    default: return <div><h1>Not found</h1><p>No page at {path}. <a href="/" onClick={onLink}>Go to the dashboard</a></p></div>;
+    case '/dashboards':
+      return <DashboardPage id={null} />;
+    case '/homes':
+      return kind === 'cloud' ? <HomesPage /> : <p>Homes are managed on the cloud portal.</p>;
+    case '/devices':
+      return <DevicesPage />;
+    case '/organizations':
+      return kind === 'cloud' ? <OrganizationsPage /> : <p>Organizations live on the cloud portal.</p>;
+    case '/entities':
+      return <EntitiesPage />;
+    case '/account':
+      return kind === 'cloud' ? (
+        <AccountPage />
+      ) : (
+        <p>
+          Local accounts are managed with <code>smarthome-edge account create</code>.
+        </p>
+      );
+    default:
+      return (
+        <div>
+          <h1>Not found</h1>
+          <p>
+            No page at {path}.{' '}
+            <a href="/" onClick={onLink}>
+              Go to the dashboard
+            </a>
+          </p>
+        </div>
+      );
   }
 }
 
 function Shell({ s, path }: { s: Session; path: string }) {
-  const live = useMemo(() => new LiveStates(
-    `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}${kind === 'cloud' ? '/v1/websocket' : '/api/websocket'}`,
-    () => session.get()?.access_token ?? null,
-  ), []);
+  const live = useMemo(
+    () =>
+      new LiveStates(
+        `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}${kind === 'cloud' ? '/v1/websocket' : '/api/websocket'}`,
+        () => session.get()?.access_token ?? null,
+      ),
+    [],
+  );
   const controls = useMemo(() => new Controls(live), [live]);
-  useEffect(() => { live.start(); return () => live.stop(); }, [live]);
+  useEffect(() => {
+    live.start();
+    return () => live.stop();
+  }, [live]);
   useLive(live);
-  const links: Array<[string, string]> = [['/', 'Dashboard'], ...(kind === 'cloud' ? [['/homes', 'Homes'] as [string, string]] : []), ['/devices', 'Devices'], ['/entities', 'Entities'], ...(kind === 'cloud' ? [['/organizations', 'Organizations'], ['/account', 'Account']] as Array<[string, string]> : [])];
+  const links: Array<[string, string]> = [
+    ['/', 'Dashboard'],
+    ...(kind === 'cloud' ? [['/homes', 'Homes'] as [string, string]] : []),
+    ['/devices', 'Devices'],
+    ['/entities', 'Entities'],
+    ...(kind === 'cloud'
+      ? ([
+          ['/organizations', 'Organizations'],
+          ['/account', 'Account'],
+        ] as Array<[string, string]>)
+      : []),
+  ];
   return (
     <AppCtx.Provider value={{ kind, live, controls }}>
-      <a class="skip" href="#main">Skip to content</a>
+      <a class="skip" href="#main">
+        Skip to content
+      </a>
       <header class="bar">
         <strong class="brand">{kind === 'cloud' ? 'Smart home' : 'Smart home · this home'}</strong>
         <nav aria-label="Main">
-          {links.map(([href, label]) => <a key={href} href={href} onClick={onLink} aria-current={path === href ? 'page' : undefined}>{label}</a>)}
+          {links.map(([href, label]) => (
+            <a key={href} href={href} onClick={onLink} aria-current={path === href ? 'page' : undefined}>
+              {label}
+            </a>
+          ))}
         </nav>
-        <span class={`badge ${live.status === 'live' ? 'online' : 'offline'}`} role="status" title="live updates">{live.status === 'live' ? 'live' : live.status}</span>
+        <span class={`badge ${live.status === 'live' ? 'online' : 'offline'}`} role="status" title="live updates">
+          {live.status === 'live' ? 'live' : live.status}
+        </span>
         <span class="who">{s.who}</span>
-        <button type="button" onClick={() => void signOut()}>Sign out</button>
+        <button type="button" onClick={() => void signOut()}>
+          Sign out
+        </button>
       </header>
-      <main id="main"><Page path={path} /></main>
+      <main id="main">
+        <Page path={path} />
+      </main>
     </AppCtx.Provider>
   );
 }
@@ -80,10 +133,26 @@ export function App() {
   const [onboarded, setOnboarded] = useState<boolean | null>(kind === 'cloud' ? true : null);
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
-    if (kind === 'edge') api('GET', '/v1/local/onboarding', { anonymous: true, schema: OnboardingStatus }).then((o) => setOnboarded(o.onboarded), (e: unknown) => setError(describe(e)));
+    if (kind === 'edge')
+      api('GET', '/v1/local/onboarding', { anonymous: true, schema: OnboardingStatus }).then(
+        (o) => setOnboarded(o.onboarded),
+        (e: unknown) => setError(describe(e)),
+      );
   }, []);
-  if (error) return <main class="narrow"><p class="error" role="alert">{error}</p></main>;
-  if (onboarded === null) return <main class="narrow"><p role="status">Loading…</p></main>;
+  if (error)
+    return (
+      <main class="narrow">
+        <p class="error" role="alert">
+          {error}
+        </p>
+      </main>
+    );
+  if (onboarded === null)
+    return (
+      <main class="narrow">
+        <p role="status">Loading…</p>
+      </main>
+    );
   const invitation = kind === 'cloud' ? /^\/invitations\/([^/]+)$/.exec(path) : null;
   if (invitation) return <InvitationPage token={decodeURIComponent(invitation[1])} signedIn={!!s} />;
   if (!onboarded && !s) return <Onboarding onDone={() => setOnboarded(true)} />;

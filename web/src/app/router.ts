@@ -10,21 +10,25 @@ export function navigate(to: string, replace = false): void {
   window.scrollTo(0, 0);
 }
 
-addEventListener('popstate', () => { for (const l of listeners) l(); });
+addEventListener('popstate', () => {
+  for (const l of listeners) l();
+});
 
 export function usePath(): string {
   const [path, setPath] = useState(location.pathname);
   useEffect(() => {
     const l = () => setPath(location.pathname);
     listeners.add(l);
-    return () => { listeners.delete(l); };
+    return () => {
+      listeners.delete(l);
+    };
   }, []);
   return path;
 }
 
 /** Follows a link without reloading (modifier keys still open a new tab). */
 export function onLink(e: MouseEvent): void {
-  const a = (e.currentTarget as HTMLAnchorElement);
+  const a = e.currentTarget as HTMLAnchorElement;
   if (e.defaultPrevented || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
   e.preventDefault();
   navigate(a.getAttribute('href') ?? '/');

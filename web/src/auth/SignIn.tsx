@@ -28,10 +28,18 @@ export function SignIn({ kind }: { kind: PortalKind }) {
     setError(null);
     try {
       if (kind === 'cloud') {
-        const t = await api('POST', '/v1/auth/token', { anonymous: true, schema: TokenResponse, body: { grant_type: 'password', email: who, password } });
+        const t = await api('POST', '/v1/auth/token', {
+          anonymous: true,
+          schema: TokenResponse,
+          body: { grant_type: 'password', email: who, password },
+        });
         session.set({ access_token: t.access_token, refresh_token: t.refresh_token, who: t.user.email, org: null });
       } else {
-        const t = await api('POST', '/v1/local/auth/token', { anonymous: true, schema: LocalSession, body: { username: who, password } });
+        const t = await api('POST', '/v1/local/auth/token', {
+          anonymous: true,
+          schema: LocalSession,
+          body: { username: who, password },
+        });
         session.set({ access_token: t.access_token, who: t.account.username, org: null });
       }
       navigate(nextPath(), true);
@@ -46,21 +54,55 @@ export function SignIn({ kind }: { kind: PortalKind }) {
     <main class="narrow">
       <h1>Sign in</h1>
       <form onSubmit={submit}>
-        <label>{kind === 'cloud' ? 'E-mail' : 'Username'}
-          <input name="who" type={kind === 'cloud' ? 'email' : 'text'} autocomplete="username" required value={who}
-            onInput={(e) => setWho((e.currentTarget as HTMLInputElement).value)} />
+        <label>
+          {kind === 'cloud' ? 'E-mail' : 'Username'}
+          <input
+            name="who"
+            type={kind === 'cloud' ? 'email' : 'text'}
+            autocomplete="username"
+            required
+            value={who}
+            onInput={(e) => setWho((e.currentTarget as HTMLInputElement).value)}
+          />
         </label>
-        <label>Password
-          <input name="password" type="password" autocomplete="current-password" required value={password}
-            onInput={(e) => setPassword((e.currentTarget as HTMLInputElement).value)} />
+        <label>
+          Password
+          <input
+            name="password"
+            type="password"
+            autocomplete="current-password"
+            required
+            value={password}
+            onInput={(e) => setPassword((e.currentTarget as HTMLInputElement).value)}
+          />
         </label>
-        {error && <p class="error" role="alert">{error}</p>}
-        {wait > 0 && <p class="note" role="status">You can try again in {wait} s.</p>}
-        <button type="submit" disabled={busy || wait > 0}>Sign in</button>
+        {error && (
+          <p class="error" role="alert">
+            {error}
+          </p>
+        )}
+        {wait > 0 && (
+          <p class="note" role="status">
+            You can try again in {wait} s.
+          </p>
+        )}
+        <button type="submit" disabled={busy || wait > 0}>
+          Sign in
+        </button>
       </form>
-      {kind === 'cloud'
-        ? <p>No account yet? <a href={`/register${location.search}`} onClick={onLink}>Create one</a></p>
-        : <p class="note">Local accounts of this home work without the internet. The owner adds them (or run <code>smarthome-edge account create</code>).</p>}
+      {kind === 'cloud' ? (
+        <p>
+          No account yet?{' '}
+          <a href={`/register${location.search}`} onClick={onLink}>
+            Create one
+          </a>
+        </p>
+      ) : (
+        <p class="note">
+          Local accounts of this home work without the internet. The owner adds them (or run{' '}
+          <code>smarthome-edge account create</code>).
+        </p>
+      )}
     </main>
   );
 }
@@ -77,7 +119,11 @@ export function Register() {
     setError(null);
     try {
       await api('POST', '/v1/auth/register', { anonymous: true, body: { email, password, ...(name ? { name } : {}) } });
-      const t = await api('POST', '/v1/auth/token', { anonymous: true, schema: TokenResponse, body: { grant_type: 'password', email, password } });
+      const t = await api('POST', '/v1/auth/token', {
+        anonymous: true,
+        schema: TokenResponse,
+        body: { grant_type: 'password', email, password },
+      });
       session.set({ access_token: t.access_token, refresh_token: t.refresh_token, who: t.user.email, org: null });
       navigate(nextPath(), true);
     } catch (err) {
@@ -90,13 +136,52 @@ export function Register() {
     <main class="narrow">
       <h1>Create an account</h1>
       <form onSubmit={submit}>
-        <label>E-mail<input name="email" type="email" autocomplete="email" required value={email} onInput={(e) => setEmail((e.currentTarget as HTMLInputElement).value)} /></label>
-        <label>Name (optional)<input name="name" autocomplete="name" value={name} onInput={(e) => setName((e.currentTarget as HTMLInputElement).value)} /></label>
-        <label>Password<input name="password" type="password" autocomplete="new-password" required value={password} onInput={(e) => setPassword((e.currentTarget as HTMLInputElement).value)} /></label>
-        {error && <p class="error" role="alert">{error}</p>}
-        <button type="submit" disabled={busy}>Create account</button>
+        <label>
+          E-mail
+          <input
+            name="email"
+            type="email"
+            autocomplete="email"
+            required
+            value={email}
+            onInput={(e) => setEmail((e.currentTarget as HTMLInputElement).value)}
+          />
+        </label>
+        <label>
+          Name (optional)
+          <input
+            name="name"
+            autocomplete="name"
+            value={name}
+            onInput={(e) => setName((e.currentTarget as HTMLInputElement).value)}
+          />
+        </label>
+        <label>
+          Password
+          <input
+            name="password"
+            type="password"
+            autocomplete="new-password"
+            required
+            value={password}
+            onInput={(e) => setPassword((e.currentTarget as HTMLInputElement).value)}
+          />
+        </label>
+        {error && (
+          <p class="error" role="alert">
+            {error}
+          </p>
+        )}
+        <button type="submit" disabled={busy}>
+          Create account
+        </button>
       </form>
-      <p>Already registered? <a href="/signin" onClick={onLink}>Sign in</a></p>
+      <p>
+        Already registered?{' '}
+        <a href="/signin" onClick={onLink}>
+          Sign in
+        </a>
+      </p>
     </main>
   );
 }

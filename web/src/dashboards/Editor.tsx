@@ -8,13 +8,25 @@ import type { Card } from './cards.tsx';
 const TYPES = ['tile', 'button', 'sensor', 'gauge', 'entities'] as const;
 
 const entitiesOf = (card: Card): string =>
-  typeof card.entity === 'string' ? card.entity : Array.isArray(card.entities) ? card.entities.map((e) => (typeof e === 'string' ? e : (e as Card).entity)).join(', ') : '';
+  typeof card.entity === 'string'
+    ? card.entity
+    : Array.isArray(card.entities)
+      ? card.entities.map((e) => (typeof e === 'string' ? e : (e as Card).entity)).join(', ')
+      : '';
 
 /**
  * Edit mode of one view: add, move and remove cards, then save the whole dashboard with
  * PUT /v1/ui-dashboard (a new "home" dashboard when the scope has none yet).
  */
-export function DashboardEditor({ dashboard, viewIndex, onDone }: { dashboard: Dashboard | undefined; viewIndex: number; onDone: (saved: Dashboard | null) => void }) {
+export function DashboardEditor({
+  dashboard,
+  viewIndex,
+  onDone,
+}: {
+  dashboard: Dashboard | undefined;
+  viewIndex: number;
+  onDone: (saved: Dashboard | null) => void;
+}) {
   const { live } = useApp();
   useLive(live);
   const views = dashboard?.config.views ?? [{ title: 'Home', cards: [] }];
@@ -40,12 +52,17 @@ export function DashboardEditor({ dashboard, viewIndex, onDone }: { dashboard: D
   const save = async () => {
     setBusy(true);
     setError(null);
-    const config = { ...(dashboard?.config ?? {}), views: views.map((v, i) => (i === viewIndex ? { ...v, cards } : v)) };
+    const config = {
+      ...(dashboard?.config ?? {}),
+      views: views.map((v, i) => (i === viewIndex ? { ...v, cards } : v)),
+    };
     if (!dashboard) config.views = [{ title: 'Home', cards }];
     try {
       const saved = await api('PUT', '/v1/ui-dashboard', {
         schema: DashboardSchema,
-        body: dashboard ? { id: dashboard.id, name: dashboard.name, title: dashboard.title, config } : { name: 'home', title: 'Home', config },
+        body: dashboard
+          ? { id: dashboard.id, name: dashboard.name, title: dashboard.title, config }
+          : { name: 'home', title: 'Home', config },
       });
       onDone(saved);
     } catch (err) {
@@ -62,19 +79,44 @@ export function DashboardEditor({ dashboard, viewIndex, onDone }: { dashboard: D
           <li key={i}>
             <span class="entity-name">{String(c.type)}</span>
             <span class="note">{entitiesOf(c)}</span>
-            <button type="button" disabled={i === 0} onClick={() => move(i, -1)} aria-label={`Move card ${i + 1} up`}>↑</button>
-            <button type="button" disabled={i === cards.length - 1} onClick={() => move(i, 1)} aria-label={`Move card ${i + 1} down`}>↓</button>
-            <button type="button" class="danger" onClick={() => setCards(cards.filter((_, j) => j !== i))} aria-label={`Remove card ${i + 1}`}>Remove</button>
+            <button type="button" disabled={i === 0} onClick={() => move(i, -1)} aria-label={`Move card ${i + 1} up`}>
+              ↑
+            </button>
+            <button
+              type="button"
+              disabled={i === cards.length - 1}
+              onClick={() => move(i, 1)}
+              aria-label={`Move card ${i + 1} down`}
+            >
+              ↓
+            </button>
+            <button
+              type="button"
+              class="danger"
+              onClick={() => setCards(cards.filter((_, j) => j !== i))}
+              aria-label={`Remove card ${i + 1}`}
+            >
+              Remove
+            </button>
           </li>
         ))}
       </ol>
       <form class="add-card" onSubmit={add}>
-        <label>Card type
-          <select value={type} onChange={(e) => setType((e.currentTarget as HTMLSelectElement).value as (typeof TYPES)[number])}>
-            {TYPES.map((t) => <option key={t} value={t}>{t}</option>)}
+        <label>
+          Card type
+          <select
+            value={type}
+            onChange={(e) => setType((e.currentTarget as HTMLSelectElement).value as (typeof TYPES)[number])}
+          >
+            {TYPES.map((t) => (
+              <option key={t} value={t}>
+                {t}
+              </option>
+            ))}
           </select>
         </label>
-        <label>Entity
+        <label>
+          Entity
           <select value={entity || ids[0]} onChange={(e) => setEntity((e.currentTarget as HTMLSelectElement).value)}>
             {ids.map((id) => {
               const s = live.states.get(id)!;
@@ -82,12 +124,22 @@ export function DashboardEditor({ dashboard, viewIndex, onDone }: { dashboard: D
             })}
           </select>
         </label>
-        <button type="submit" disabled={ids.length === 0}>Add card</button>
+        <button type="submit" disabled={ids.length === 0}>
+          Add card
+        </button>
       </form>
-      {error && <p class="error" role="alert">{error}</p>}
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
       <p class="actions">
-        <button type="button" disabled={busy} onClick={() => void save()}>Save dashboard</button>
-        <button type="button" class="secondary" onClick={() => onDone(null)}>Cancel</button>
+        <button type="button" disabled={busy} onClick={() => void save()}>
+          Save dashboard
+        </button>
+        <button type="button" class="secondary" onClick={() => onDone(null)}>
+          Cancel
+        </button>
       </p>
     </section>
   );

@@ -26,31 +26,57 @@ export function EntityControl({ entityId, big = false }: { entityId: string; big
   const disabled = !s || viewOnly || controls.pending.has(entityId) || s.state === 'unavailable';
   const on = s?.state === 'on';
   const brightness = typeof s?.attributes.brightness === 'number' ? s.attributes.brightness : null;
-  const dimmable = domainOf(entityId) === 'light' && (brightness !== null || (Array.isArray(s?.attributes.supported_color_modes)
-    && (s.attributes.supported_color_modes as unknown[]).some((m) => m !== 'onoff')));
+  const dimmable =
+    domainOf(entityId) === 'light' &&
+    (brightness !== null ||
+      (Array.isArray(s?.attributes.supported_color_modes) &&
+        (s.attributes.supported_color_modes as unknown[]).some((m) => m !== 'onoff')));
   return (
     <div class={big ? 'entity big' : 'entity'} data-entity={entityId}>
       <div class="entity-head">
         <span class="entity-name">{name}</span>
         {isToggle(entityId) ? (
-          <button type="button" role="switch" aria-checked={on} aria-label={`${name}: ${on ? 'on' : 'off'}`} class="switch"
-            disabled={disabled} onClick={() => void controls.call(entityId, on ? 'turn_off' : 'turn_on')}>
+          <button
+            type="button"
+            role="switch"
+            aria-checked={on}
+            aria-label={`${name}: ${on ? 'on' : 'off'}`}
+            class="switch"
+            disabled={disabled}
+            onClick={() => void controls.call(entityId, on ? 'turn_off' : 'turn_on')}
+          >
             <span class="knob" />
           </button>
         ) : (
-          <span class="entity-state" aria-live="polite">{formatState(s)}</span>
+          <span class="entity-state" aria-live="polite">
+            {formatState(s)}
+          </span>
         )}
       </div>
       {dimmable && (
         <label class="brightness">
           <span>Brightness</span>
-          <input type="range" min={1} max={255} value={brightness ?? 0} disabled={disabled}
-            onChange={(e) => void controls.call(entityId, 'turn_on', { brightness: Number((e.currentTarget as HTMLInputElement).value) })} />
+          <input
+            type="range"
+            min={1}
+            max={255}
+            value={brightness ?? 0}
+            disabled={disabled}
+            onChange={(e) =>
+              void controls.call(entityId, 'turn_on', {
+                brightness: Number((e.currentTarget as HTMLInputElement).value),
+              })
+            }
+          />
         </label>
       )}
       {viewOnly && <p class="note">View only: you cannot control this.</p>}
       {!s && <p class="note">No state yet (unknown entity, or its home is offline).</p>}
-      {error && <p class="error" role="alert">{error}</p>}
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
     </div>
   );
 }

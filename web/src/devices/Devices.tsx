@@ -10,25 +10,44 @@ import { displayName, useLive } from '../live/states.ts';
 type DeviceT = z.infer<typeof Device>;
 
 function Search({ value, onChange, label }: { value: string; onChange: (v: string) => void; label: string }) {
-  return <label class="search">{label}<input type="search" value={value} onInput={(e) => onChange((e.currentTarget as HTMLInputElement).value)} /></label>;
+  return (
+    <label class="search">
+      {label}
+      <input type="search" value={value} onInput={(e) => onChange((e.currentTarget as HTMLInputElement).value)} />
+    </label>
+  );
 }
 
 export function DevicesPage() {
   const [devices, setDevices] = useState<DeviceT[] | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [q, setQ] = useState('');
-  useEffect(() => { api('GET', '/v1/devices', { schema: z.array(Device) }).then(setDevices, (e: unknown) => setError(describe(e))); }, []);
-  const shown = (devices ?? []).filter((d) => `${d.name} ${d.manufacturer ?? ''} ${d.model ?? ''}`.toLowerCase().includes(q.toLowerCase()));
+  useEffect(() => {
+    api('GET', '/v1/devices', { schema: z.array(Device) }).then(setDevices, (e: unknown) => setError(describe(e)));
+  }, []);
+  const shown = (devices ?? []).filter((d) =>
+    `${d.name} ${d.manufacturer ?? ''} ${d.model ?? ''}`.toLowerCase().includes(q.toLowerCase()),
+  );
   return (
     <div>
       <h1>Devices</h1>
       <Search label="Search devices" value={q} onChange={setQ} />
-      {error && <p class="error" role="alert">{error}</p>}
-      {!devices && !error && <p class="note" role="status">Loading devices…</p>}
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
+      {!devices && !error && (
+        <p class="note" role="status">
+          Loading devices…
+        </p>
+      )}
       <ul class="rows">
         {shown.map((d) => (
           <li key={`${d.edge_id ?? 0}-${d.id}`}>
-            <a href={`/devices/${d.id}`} onClick={onLink}>{d.name}</a>
+            <a href={`/devices/${d.id}`} onClick={onLink}>
+              {d.name}
+            </a>
             <span class="note">{[d.manufacturer, d.model].filter(Boolean).join(' · ')}</span>
           </li>
         ))}
@@ -41,16 +60,34 @@ export function DevicesPage() {
 export function DevicePage({ id }: { id: number }) {
   const [data, setData] = useState<z.infer<typeof DeviceWithEntities> | null>(null);
   const [error, setError] = useState<string | null>(null);
-  useEffect(() => { api('GET', `/v1/devices/${id}`, { schema: DeviceWithEntities }).then(setData, (e: unknown) => setError(describe(e))); }, [id]);
-  if (error) return <p class="error" role="alert">{error}</p>;
-  if (!data) return <p class="note" role="status">Loading device…</p>;
+  useEffect(() => {
+    api('GET', `/v1/devices/${id}`, { schema: DeviceWithEntities }).then(setData, (e: unknown) =>
+      setError(describe(e)),
+    );
+  }, [id]);
+  if (error)
+    return (
+      <p class="error" role="alert">
+        {error}
+      </p>
+    );
+  if (!data)
+    return (
+      <p class="note" role="status">
+        Loading device…
+      </p>
+    );
   return (
     <div>
       <h1>{data.device.name}</h1>
-      <p class="note">{[data.device.manufacturer, data.device.model, data.device.sw_version].filter(Boolean).join(' · ')}</p>
+      <p class="note">
+        {[data.device.manufacturer, data.device.model, data.device.sw_version].filter(Boolean).join(' · ')}
+      </p>
       <section class="card">
         <h2>Entities</h2>
-        {data.entities.map((e) => <EntityControl key={e.entity_id} entityId={e.entity_id} />)}
+        {data.entities.map((e) => (
+          <EntityControl key={e.entity_id} entityId={e.entity_id} />
+        ))}
       </section>
     </div>
   );
@@ -66,9 +103,15 @@ export function EntitiesPage() {
     <div>
       <h1>Entities</h1>
       <Search label="Search entities" value={q} onChange={setQ} />
-      {live.status === 'connecting' && all.length === 0 && <p class="note" role="status">Loading states…</p>}
+      {live.status === 'connecting' && all.length === 0 && (
+        <p class="note" role="status">
+          Loading states…
+        </p>
+      )}
       <section class="card">
-        {shown.slice(0, 500).map((s) => <EntityControl key={s.entity_id} entityId={s.entity_id} />)}
+        {shown.slice(0, 500).map((s) => (
+          <EntityControl key={s.entity_id} entityId={s.entity_id} />
+        ))}
         {shown.length > 500 && <p class="note">{shown.length - 500} more: narrow the search.</p>}
         {shown.length === 0 && <p class="note">No entities match.</p>}
       </section>

@@ -4,8 +4,16 @@ import { CreatedEdge, Edge } from '@smarthome/protocol/edges';
 import { api, describe } from '../api/http.ts';
 
 type EdgeT = z.infer<typeof Edge>;
-interface Org { id: string; name: string; role: string }
-interface Group { title: string; org: string | null; edges: EdgeT[] }
+interface Org {
+  id: string;
+  name: string;
+  role: string;
+}
+interface Group {
+  title: string;
+  org: string | null;
+  edges: EdgeT[];
+}
 
 const ago = (iso: string | null) => {
   if (!iso) return 'never';
@@ -29,13 +37,16 @@ export function HomesPage() {
     try {
       const orgs = await api<Org[]>('GET', '/v1/organizations');
       const all: Group[] = [{ title: 'My homes', org: null, edges: await edgesOf(null) }];
-      for (const o of orgs) all.push({ title: `${o.name} (shared with me as ${o.role})`, org: o.id, edges: await edgesOf(o.id) });
+      for (const o of orgs)
+        all.push({ title: `${o.name} (shared with me as ${o.role})`, org: o.id, edges: await edgesOf(o.id) });
       setGroups(all);
     } catch (err) {
       setError(describe(err));
     }
   };
-  useEffect(() => { void load(); }, []);
+  useEffect(() => {
+    void load();
+  }, []);
   const pair = async (e: Event) => {
     e.preventDefault();
     setError(null);
@@ -61,21 +72,44 @@ export function HomesPage() {
   return (
     <div>
       <h1>Homes</h1>
-      {error && <p class="error" role="alert">{error}</p>}
-      {!groups && !error && <p class="note" role="status">Loading homes…</p>}
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
+      {!groups && !error && (
+        <p class="note" role="status">
+          Loading homes…
+        </p>
+      )}
       {groups?.map((g) => (
         <section key={g.org ?? 'me'} class="card">
           <h2>{g.title}</h2>
-          {g.edges.length === 0 ? <p class="note">No homes here yet.</p> : (
+          {g.edges.length === 0 ? (
+            <p class="note">No homes here yet.</p>
+          ) : (
             <ul class="rows">
               {g.edges.map((edge) => (
                 <li key={edge.id} data-edge={edge.id}>
                   <span class="entity-name">{edge.name}</span>
                   <span class={`badge ${edge.status}`}>{edge.status}</span>
                   <span class="note">last seen {ago(edge.last_seen_at)}</span>
-                  {edge.status !== 'revoked' && g.org === null && (confirming === edge.id
-                    ? <span><button type="button" class="danger" onClick={() => void revoke(edge.id)}>Confirm revoke</button> <button type="button" onClick={() => setConfirming(null)}>Cancel</button></span>
-                    : <button type="button" onClick={() => setConfirming(edge.id)}>Revoke</button>)}
+                  {edge.status !== 'revoked' &&
+                    g.org === null &&
+                    (confirming === edge.id ? (
+                      <span>
+                        <button type="button" class="danger" onClick={() => void revoke(edge.id)}>
+                          Confirm revoke
+                        </button>{' '}
+                        <button type="button" onClick={() => setConfirming(null)}>
+                          Cancel
+                        </button>
+                      </span>
+                    ) : (
+                      <button type="button" onClick={() => setConfirming(edge.id)}>
+                        Revoke
+                      </button>
+                    ))}
                 </li>
               ))}
             </ul>
@@ -85,14 +119,29 @@ export function HomesPage() {
       <section class="card">
         <h2>Pair a new edge</h2>
         <form onSubmit={pair} class="inline">
-          <label>Name<input name="edge-name" required maxLength={200} value={name} onInput={(e) => setName((e.currentTarget as HTMLInputElement).value)} /></label>
+          <label>
+            Name
+            <input
+              name="edge-name"
+              required
+              maxLength={200}
+              value={name}
+              onInput={(e) => setName((e.currentTarget as HTMLInputElement).value)}
+            />
+          </label>
           <button type="submit">Pair</button>
         </form>
         {paired && (
           <div class="secret" role="status">
-            <p>Edge <strong>{paired.name}</strong> created. Its token is shown <strong>only now</strong>: run on the edge</p>
-            <pre><code>{`smarthome-edge --cloud-url ${location.origin} --token ${paired.token}`}</code></pre>
-            <p class="note">(or <code>pnpm edge --cloud-url {location.origin} --token …</code> from a checkout)</p>
+            <p>
+              Edge <strong>{paired.name}</strong> created. Its token is shown <strong>only now</strong>: run on the edge
+            </p>
+            <pre>
+              <code>{`smarthome-edge --cloud-url ${location.origin} --token ${paired.token}`}</code>
+            </pre>
+            <p class="note">
+              (or <code>pnpm edge --cloud-url {location.origin} --token …</code> from a checkout)
+            </p>
           </div>
         )}
       </section>

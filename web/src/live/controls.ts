@@ -21,7 +21,9 @@ export class Controls {
 
   subscribe(fn: () => void): () => void {
     this.listeners.add(fn);
-    return () => { this.listeners.delete(fn); };
+    return () => {
+      this.listeners.delete(fn);
+    };
   }
 
   private changed(): void {
@@ -34,7 +36,10 @@ export class Controls {
     this.errors.delete(entityId);
     this.changed();
     try {
-      const result = await api('POST', `/v1/services/${domain}/${service}`, { body: { entity_id: entityId, ...data }, schema: ServiceCallResult });
+      const result = await api('POST', `/v1/services/${domain}/${service}`, {
+        body: { entity_id: entityId, ...data },
+        schema: ServiceCallResult,
+      });
       this.live.apply(result.changed_states);
     } catch (err) {
       if (err instanceof ApiError && err.status === 403) this.viewOnly.add(entityId);

@@ -48,7 +48,9 @@ export class LiveStates {
 
   subscribe(fn: () => void): () => void {
     this.listeners.add(fn);
-    return () => { this.listeners.delete(fn); };
+    return () => {
+      this.listeners.delete(fn);
+    };
   }
 
   /** States a service call answered with: shown at once, before the event arrives. */
@@ -73,7 +75,11 @@ export class LiveStates {
     this.socket = ws;
     ws.onmessage = (e) => {
       let msg: any;
-      try { msg = JSON.parse(String(e.data)); } catch { return; }
+      try {
+        msg = JSON.parse(String(e.data));
+      } catch {
+        return;
+      }
       if (msg.type === 'auth_required') ws.send(JSON.stringify({ type: 'auth', access_token: token }));
       else if (msg.type === 'auth_ok') {
         this.retryMs = 500;

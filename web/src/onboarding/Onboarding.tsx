@@ -20,7 +20,11 @@ export function Onboarding({ onDone }: { onDone: () => void }) {
     setBusy(true);
     setError(null);
     try {
-      const t = await api('POST', '/v1/local/onboarding', { anonymous: true, schema: LocalSession, body: { username, password } });
+      const t = await api('POST', '/v1/local/onboarding', {
+        anonymous: true,
+        schema: LocalSession,
+        body: { username, password },
+      });
       session.set({ access_token: t.access_token, who: t.account.username, org: null });
       onDone();
       navigate('/', true);
@@ -35,11 +39,47 @@ export function Onboarding({ onDone }: { onDone: () => void }) {
       <h1>Welcome to your home</h1>
       <p>Create the owner account of this home. It lives on this device only and works without the internet.</p>
       <form onSubmit={submit}>
-        <label>Username<input name="username" autocomplete="username" required value={username} onInput={(e) => setUsername((e.currentTarget as HTMLInputElement).value)} /></label>
-        <label>Password<input name="password" type="password" autocomplete="new-password" required minLength={8} value={password} onInput={(e) => setPassword((e.currentTarget as HTMLInputElement).value)} /></label>
-        <label>Repeat the password<input name="repeat" type="password" autocomplete="new-password" required value={repeat} onInput={(e) => setRepeat((e.currentTarget as HTMLInputElement).value)} /></label>
-        {error && <p class="error" role="alert">{error}</p>}
-        <button type="submit" disabled={busy}>Create owner account</button>
+        <label>
+          Username
+          <input
+            name="username"
+            autocomplete="username"
+            required
+            value={username}
+            onInput={(e) => setUsername((e.currentTarget as HTMLInputElement).value)}
+          />
+        </label>
+        <label>
+          Password
+          <input
+            name="password"
+            type="password"
+            autocomplete="new-password"
+            required
+            minLength={8}
+            value={password}
+            onInput={(e) => setPassword((e.currentTarget as HTMLInputElement).value)}
+          />
+        </label>
+        <label>
+          Repeat the password
+          <input
+            name="repeat"
+            type="password"
+            autocomplete="new-password"
+            required
+            value={repeat}
+            onInput={(e) => setRepeat((e.currentTarget as HTMLInputElement).value)}
+          />
+        </label>
+        {error && (
+          <p class="error" role="alert">
+            {error}
+          </p>
+        )}
+        <button type="submit" disabled={busy}>
+          Create owner account
+        </button>
       </form>
     </main>
   );

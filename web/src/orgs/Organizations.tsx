@@ -10,8 +10,13 @@ export function OrganizationsPage() {
   const [orgs, setOrgs] = useState<Org[] | null>(null);
   const [name, setName] = useState('');
   const [error, setError] = useState<string | null>(null);
-  const load = () => api('GET', '/v1/organizations', { schema: z.array(OrganizationWithRole) }).then(setOrgs, (e: unknown) => setError(describe(e)));
-  useEffect(() => { void load(); }, []);
+  const load = () =>
+    api('GET', '/v1/organizations', { schema: z.array(OrganizationWithRole) }).then(setOrgs, (e: unknown) =>
+      setError(describe(e)),
+    );
+  useEffect(() => {
+    void load();
+  }, []);
   const create = async (e: Event) => {
     e.preventDefault();
     setError(null);
@@ -26,17 +31,37 @@ export function OrganizationsPage() {
   return (
     <div>
       <h1>Organizations</h1>
-      {error && <p class="error" role="alert">{error}</p>}
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
       <section class="card">
         {orgs?.length === 0 && <p class="note">You are in no organization yet.</p>}
         <ul class="rows">
-          {orgs?.map((o) => <li key={o.id}><a href={`/organizations/${o.id}`} onClick={onLink}>{o.name}</a><span class="badge online">{o.role}</span></li>)}
+          {orgs?.map((o) => (
+            <li key={o.id}>
+              <a href={`/organizations/${o.id}`} onClick={onLink}>
+                {o.name}
+              </a>
+              <span class="badge online">{o.role}</span>
+            </li>
+          ))}
         </ul>
       </section>
       <section class="card">
         <h2>New organization</h2>
         <form class="inline" onSubmit={create}>
-          <label>Organization name<input name="org-name" required maxLength={200} value={name} onInput={(e) => setName((e.currentTarget as HTMLInputElement).value)} /></label>
+          <label>
+            Organization name
+            <input
+              name="org-name"
+              required
+              maxLength={200}
+              value={name}
+              onInput={(e) => setName((e.currentTarget as HTMLInputElement).value)}
+            />
+          </label>
           <button type="submit">Create</button>
         </form>
       </section>
@@ -56,15 +81,20 @@ export function OrganizationPage({ id }: { id: string }) {
   const base = `/v1/organizations/${encodeURIComponent(id)}`;
   const load = async () => {
     try {
-      const o = (await api('GET', '/v1/organizations', { schema: z.array(OrganizationWithRole) })).find((x) => x.id === id) ?? null;
+      const o =
+        (await api('GET', '/v1/organizations', { schema: z.array(OrganizationWithRole) })).find((x) => x.id === id) ??
+        null;
       setOrg(o);
       setMembers(await api('GET', `${base}/members`, { schema: z.array(Member) }));
-      if (o?.role === 'admin') setInvitations(await api('GET', `${base}/invitations`, { schema: z.array(InvitationSummary) }));
+      if (o?.role === 'admin')
+        setInvitations(await api('GET', `${base}/invitations`, { schema: z.array(InvitationSummary) }));
     } catch (err) {
       setError(describe(err));
     }
   };
-  useEffect(() => { void load(); }, [id]);
+  useEffect(() => {
+    void load();
+  }, [id]);
   const invite = async (e: Event) => {
     e.preventDefault();
     setError(null);
@@ -88,11 +118,21 @@ export function OrganizationPage({ id }: { id: string }) {
   return (
     <div>
       <h1>{org?.name ?? 'Organization'}</h1>
-      {error && <p class="error" role="alert">{error}</p>}
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
       <section class="card">
         <h2>Members</h2>
         <ul class="rows">
-          {members.map((m) => <li key={m.user_id}><span class="entity-name">{m.name ?? m.email}</span><span class="note">{m.email}</span><span class="badge online">{m.role}</span></li>)}
+          {members.map((m) => (
+            <li key={m.user_id}>
+              <span class="entity-name">{m.name ?? m.email}</span>
+              <span class="note">{m.email}</span>
+              <span class="badge online">{m.role}</span>
+            </li>
+          ))}
         </ul>
       </section>
       {org?.role === 'admin' && (
@@ -101,21 +141,55 @@ export function OrganizationPage({ id }: { id: string }) {
           <ul class="rows">
             {invitations.map((i) => (
               <li key={i.id}>
-                <span class="entity-name">{i.email}</span><span class={`badge ${i.status === 'pending' ? 'online' : 'offline'}`}>{i.status}</span><span class="note">{i.role}</span>
-                {i.status === 'pending' && <button type="button" class="danger" onClick={() => void revoke(i.id)} aria-label={`Revoke the invitation of ${i.email}`}>Revoke</button>}
+                <span class="entity-name">{i.email}</span>
+                <span class={`badge ${i.status === 'pending' ? 'online' : 'offline'}`}>{i.status}</span>
+                <span class="note">{i.role}</span>
+                {i.status === 'pending' && (
+                  <button
+                    type="button"
+                    class="danger"
+                    onClick={() => void revoke(i.id)}
+                    aria-label={`Revoke the invitation of ${i.email}`}
+                  >
+                    Revoke
+                  </button>
+                )}
               </li>
             ))}
           </ul>
           <form class="add-card" onSubmit={invite}>
-            <label>E-mail to invite<input name="invite-email" type="email" required value={email} onInput={(e) => setEmail((e.currentTarget as HTMLInputElement).value)} /></label>
-            <label>Role
-              <select value={role} onChange={(e) => setRole((e.currentTarget as HTMLSelectElement).value as 'member' | 'admin')}>
-                <option value="member">member</option><option value="admin">admin</option>
+            <label>
+              E-mail to invite
+              <input
+                name="invite-email"
+                type="email"
+                required
+                value={email}
+                onInput={(e) => setEmail((e.currentTarget as HTMLInputElement).value)}
+              />
+            </label>
+            <label>
+              Role
+              <select
+                value={role}
+                onChange={(e) => setRole((e.currentTarget as HTMLSelectElement).value as 'member' | 'admin')}
+              >
+                <option value="member">member</option>
+                <option value="admin">admin</option>
               </select>
             </label>
             <button type="submit">Send invitation</button>
           </form>
-          {link && <div class="secret" role="status"><p>Send this link to the invitee (shown <strong>only now</strong>, valid 7 days):</p><pre><code>{link}</code></pre></div>}
+          {link && (
+            <div class="secret" role="status">
+              <p>
+                Send this link to the invitee (shown <strong>only now</strong>, valid 7 days):
+              </p>
+              <pre>
+                <code>{link}</code>
+              </pre>
+            </div>
+          )}
         </section>
       )}
     </div>

@@ -1,4 +1,16 @@
-import { commandPayload, command, isOptimistic, num, numberArg, optStr, str, stringArg, strList, toNumber, value } from './helpers.ts';
+import {
+  commandPayload,
+  command,
+  isOptimistic,
+  num,
+  numberArg,
+  optStr,
+  str,
+  stringArg,
+  strList,
+  toNumber,
+  value,
+} from './helpers.ts';
 import type { Cfg, Component, Ctx, ServiceResult } from './types.ts';
 
 const pick = (cfg: Cfg, keys: string[]): Record<string, unknown> => {
@@ -12,11 +24,17 @@ const needs = (cfg: Cfg, key: string) => (optStr(cfg, key) ? null : `${key} is r
 // ---- switch ----
 function switchOn(ctx: Ctx): ServiceResult {
   const payload = str(ctx.cfg, 'payload_on', 'ON');
-  return { commands: [command(ctx, 'command_topic', commandPayload(ctx, 'command_template', payload))], optimistic: isOptimistic(ctx.cfg) ? { state: 'on' } : undefined };
+  return {
+    commands: [command(ctx, 'command_topic', commandPayload(ctx, 'command_template', payload))],
+    optimistic: isOptimistic(ctx.cfg) ? { state: 'on' } : undefined,
+  };
 }
 function switchOff(ctx: Ctx): ServiceResult {
   const payload = str(ctx.cfg, 'payload_off', 'OFF');
-  return { commands: [command(ctx, 'command_topic', commandPayload(ctx, 'command_template', payload))], optimistic: isOptimistic(ctx.cfg) ? { state: 'off' } : undefined };
+  return {
+    commands: [command(ctx, 'command_topic', commandPayload(ctx, 'command_template', payload))],
+    optimistic: isOptimistic(ctx.cfg) ? { state: 'off' } : undefined,
+  };
 }
 export const switchComponent: Component = {
   domain: 'switch',
@@ -59,7 +77,10 @@ export const binarySensorComponent: Component = {
 export const sensorComponent: Component = {
   domain: 'sensor',
   validate: (cfg) => needs(cfg, 'state_topic'),
-  staticAttributes: (cfg) => ({ ...common(cfg), ...pick(cfg, ['unit_of_measurement', 'state_class', 'suggested_display_precision']) }),
+  staticAttributes: (cfg) => ({
+    ...common(cfg),
+    ...pick(cfg, ['unit_of_measurement', 'state_class', 'suggested_display_precision']),
+  }),
   stateHandlers: {
     state_topic: (payload, ctx) => {
       const v = value(ctx, 'value_template', payload);
@@ -78,7 +99,9 @@ export const buttonComponent: Component = {
   services: {
     // A button's state is the time of its last press.
     press: (ctx) => ({
-      commands: [command(ctx, 'command_topic', commandPayload(ctx, 'command_template', str(ctx.cfg, 'payload_press', 'PRESS')))],
+      commands: [
+        command(ctx, 'command_topic', commandPayload(ctx, 'command_template', str(ctx.cfg, 'payload_press', 'PRESS'))),
+      ],
       optimistic: { state: new Date().toISOString() },
     }),
   },
@@ -92,7 +115,12 @@ export const numberComponent: Component = {
     const { min, max } = numberRange(cfg);
     return needs(cfg, 'command_topic') ?? (min > max ? 'min must not exceed max' : null);
   },
-  staticAttributes: (cfg) => ({ ...common(cfg), ...numberRange(cfg), mode: str(cfg, 'mode', 'auto'), ...pick(cfg, ['unit_of_measurement']) }),
+  staticAttributes: (cfg) => ({
+    ...common(cfg),
+    ...numberRange(cfg),
+    mode: str(cfg, 'mode', 'auto'),
+    ...pick(cfg, ['unit_of_measurement']),
+  }),
   stateHandlers: {
     state_topic: (payload, ctx) => {
       const v = value(ctx, 'value_template', payload);
@@ -116,7 +144,8 @@ export const numberComponent: Component = {
 // ---- select ----
 export const selectComponent: Component = {
   domain: 'select',
-  validate: (cfg) => needs(cfg, 'command_topic') ?? (strList(cfg, 'options', []).length === 0 ? 'options are required' : null),
+  validate: (cfg) =>
+    needs(cfg, 'command_topic') ?? (strList(cfg, 'options', []).length === 0 ? 'options are required' : null),
   staticAttributes: (cfg) => ({ ...common(cfg), options: strList(cfg, 'options', []) }),
   stateHandlers: {
     state_topic: (payload, ctx) => {

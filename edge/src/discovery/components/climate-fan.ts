@@ -1,5 +1,25 @@
-import { commandPayload, command, isOptimistic, num, numberArg, optStr, str, stringArg, strList, toNumber, value } from './helpers.ts';
-import { ServiceError, type Cfg, type Command, type Component, type Ctx, type ServiceResult, type Update } from './types.ts';
+import {
+  commandPayload,
+  command,
+  isOptimistic,
+  num,
+  numberArg,
+  optStr,
+  str,
+  stringArg,
+  strList,
+  toNumber,
+  value,
+} from './helpers.ts';
+import {
+  ServiceError,
+  type Cfg,
+  type Command,
+  type Component,
+  type Ctx,
+  type ServiceResult,
+  type Update,
+} from './types.ts';
 
 // ---- climate ----
 const DEFAULT_MODES = ['auto', 'off', 'cool', 'heat', 'dry', 'fan_only'];
@@ -9,10 +29,12 @@ const tempRange = (cfg: Cfg) => {
   const f = cfg.temperature_unit === 'F';
   return { min: num(cfg, 'min_temp', f ? 44.6 : 7), max: num(cfg, 'max_temp', f ? 95 : 35) };
 };
-const numState = (attr: string, tplKey: string) => (payload: string, ctx: Ctx): Update | null => {
-  const n = toNumber(value(ctx, tplKey, payload));
-  return n === undefined ? null : { attrs: { [attr]: n } };
-};
+const numState =
+  (attr: string, tplKey: string) =>
+  (payload: string, ctx: Ctx): Update | null => {
+    const n = toNumber(value(ctx, tplKey, payload));
+    return n === undefined ? null : { attrs: { [attr]: n } };
+  };
 
 function setHvacMode(ctx: Ctx, mode: string): ServiceResult {
   return {
@@ -26,7 +48,12 @@ export const climateComponent: Component = {
   validate: () => null,
   staticAttributes: (cfg) => {
     const { min, max } = tempRange(cfg);
-    const attrs: Record<string, unknown> = { hvac_modes: hvacModes(cfg), min_temp: min, max_temp: max, target_temp_step: num(cfg, 'temp_step', 1) };
+    const attrs: Record<string, unknown> = {
+      hvac_modes: hvacModes(cfg),
+      min_temp: min,
+      max_temp: max,
+      target_temp_step: num(cfg, 'temp_step', 1),
+    };
     if (optStr(cfg, 'fan_mode_command_topic')) attrs.fan_modes = strList(cfg, 'fan_modes', DEFAULT_FAN_MODES);
     if (optStr(cfg, 'preset_mode_command_topic')) attrs.preset_modes = strList(cfg, 'preset_modes', []);
     return attrs;
@@ -42,7 +69,9 @@ export const climateComponent: Component = {
     temperature_low_state_topic: numState('target_temp_low', 'temperature_low_state_template'),
     current_humidity_topic: numState('current_humidity', 'current_humidity_template'),
     fan_mode_state_topic: (payload, ctx) => ({ attrs: { fan_mode: value(ctx, 'fan_mode_state_template', payload) } }),
-    preset_mode_state_topic: (payload, ctx) => ({ attrs: { preset_mode: value(ctx, 'preset_mode_value_template', payload) } }),
+    preset_mode_state_topic: (payload, ctx) => ({
+      attrs: { preset_mode: value(ctx, 'preset_mode_value_template', payload) },
+    }),
     action_topic: (payload, ctx) => ({ attrs: { hvac_action: value(ctx, 'action_template', payload) } }),
   },
   services: {
@@ -60,8 +89,18 @@ export const climateComponent: Component = {
       }
       const targets: [string, string, string, string][] = [
         ['temperature', 'temperature_command_topic', 'temperature_command_template', 'temperature_state_topic'],
-        ['target_temp_high', 'temperature_high_command_topic', 'temperature_high_command_template', 'temperature_high_state_topic'],
-        ['target_temp_low', 'temperature_low_command_topic', 'temperature_low_command_template', 'temperature_low_state_topic'],
+        [
+          'target_temp_high',
+          'temperature_high_command_topic',
+          'temperature_high_command_template',
+          'temperature_high_state_topic',
+        ],
+        [
+          'target_temp_low',
+          'temperature_low_command_topic',
+          'temperature_low_command_template',
+          'temperature_low_state_topic',
+        ],
       ];
       for (const [arg, topicKey, tplKey, stateKey] of targets) {
         const t = numberArg(data, arg, { min, max });
@@ -74,11 +113,14 @@ export const climateComponent: Component = {
       return { commands, optimistic };
     },
     set_preset_mode: (ctx, data) => {
-      if (!optStr(ctx.cfg, 'preset_mode_command_topic')) throw new ServiceError('this climate entity has no preset modes');
+      if (!optStr(ctx.cfg, 'preset_mode_command_topic'))
+        throw new ServiceError('this climate entity has no preset modes');
       // HA's climate offers "none" beside the configured presets
       const preset = stringArg(data, 'preset_mode', [...strList(ctx.cfg, 'preset_modes', []), 'none']);
       return {
-        commands: [command(ctx, 'preset_mode_command_topic', commandPayload(ctx, 'preset_mode_command_template', preset))],
+        commands: [
+          command(ctx, 'preset_mode_command_topic', commandPayload(ctx, 'preset_mode_command_template', preset)),
+        ],
         optimistic: isOptimistic(ctx.cfg, 'preset_mode_state_topic') ? { attrs: { preset_mode: preset } } : undefined,
       };
     },
@@ -91,7 +133,15 @@ export const climateComponent: Component = {
     },
     turn_on: (ctx) => {
       if (optStr(ctx.cfg, 'power_command_topic')) {
-        return { commands: [command(ctx, 'power_command_topic', commandPayload(ctx, 'power_command_template', str(ctx.cfg, 'payload_on', 'ON')))] };
+        return {
+          commands: [
+            command(
+              ctx,
+              'power_command_topic',
+              commandPayload(ctx, 'power_command_template', str(ctx.cfg, 'payload_on', 'ON')),
+            ),
+          ],
+        };
       }
       const mode = hvacModes(ctx.cfg).find((m) => m !== 'off');
       if (!mode) throw new ServiceError('this climate entity cannot be turned on');
@@ -99,7 +149,15 @@ export const climateComponent: Component = {
     },
     turn_off: (ctx) => {
       if (optStr(ctx.cfg, 'power_command_topic')) {
-        return { commands: [command(ctx, 'power_command_topic', commandPayload(ctx, 'power_command_template', str(ctx.cfg, 'payload_off', 'OFF')))] };
+        return {
+          commands: [
+            command(
+              ctx,
+              'power_command_topic',
+              commandPayload(ctx, 'power_command_template', str(ctx.cfg, 'payload_off', 'OFF')),
+            ),
+          ],
+        };
       }
       if (!hvacModes(ctx.cfg).includes('off')) throw new ServiceError('this climate entity has no off mode');
       return setHvacMode(ctx, 'off');
@@ -119,23 +177,35 @@ const fromRanged = (cfg: Cfg, v: number) => {
 };
 
 function fanOn(ctx: Ctx, data: Record<string, unknown>): ServiceResult {
-  const commands = [command(ctx, 'command_topic', commandPayload(ctx, 'command_template', str(ctx.cfg, 'payload_on', 'ON')))];
+  const commands = [
+    command(ctx, 'command_topic', commandPayload(ctx, 'command_template', str(ctx.cfg, 'payload_on', 'ON'))),
+  ];
   const optimistic: Update = { state: 'on', attrs: {} };
   const pct = numberArg(data, 'percentage', { min: 0, max: 100 });
   if (pct !== undefined) {
-    commands.push(command(ctx, 'percentage_command_topic', commandPayload(ctx, 'percentage_command_template', toRanged(ctx.cfg, pct))));
+    commands.push(
+      command(
+        ctx,
+        'percentage_command_topic',
+        commandPayload(ctx, 'percentage_command_template', toRanged(ctx.cfg, pct)),
+      ),
+    );
     (optimistic.attrs as Record<string, unknown>).percentage = pct;
   }
   if (data.preset_mode !== undefined) {
     const preset = stringArg(data, 'preset_mode', strList(ctx.cfg, 'preset_modes', []));
-    commands.push(command(ctx, 'preset_mode_command_topic', commandPayload(ctx, 'preset_mode_command_template', preset)));
+    commands.push(
+      command(ctx, 'preset_mode_command_topic', commandPayload(ctx, 'preset_mode_command_template', preset)),
+    );
     (optimistic.attrs as Record<string, unknown>).preset_mode = preset;
   }
   return { commands, optimistic: isOptimistic(ctx.cfg) ? optimistic : undefined };
 }
 function fanOff(ctx: Ctx): ServiceResult {
   return {
-    commands: [command(ctx, 'command_topic', commandPayload(ctx, 'command_template', str(ctx.cfg, 'payload_off', 'OFF')))],
+    commands: [
+      command(ctx, 'command_topic', commandPayload(ctx, 'command_template', str(ctx.cfg, 'payload_off', 'OFF'))),
+    ],
     optimistic: isOptimistic(ctx.cfg) ? { state: 'off' } : undefined,
   };
 }
@@ -163,7 +233,9 @@ export const fanComponent: Component = {
       const n = toNumber(value(ctx, 'percentage_value_template', payload));
       return n === undefined ? null : { attrs: { percentage: fromRanged(ctx.cfg, n) } };
     },
-    preset_mode_state_topic: (payload, ctx) => ({ attrs: { preset_mode: value(ctx, 'preset_mode_value_template', payload) } }),
+    preset_mode_state_topic: (payload, ctx) => ({
+      attrs: { preset_mode: value(ctx, 'preset_mode_value_template', payload) },
+    }),
     oscillation_state_topic: (payload, ctx) => {
       const v = value(ctx, 'oscillation_value_template', payload);
       if (v === str(ctx.cfg, 'payload_oscillation_on', 'oscillate_on')) return { attrs: { oscillating: true } };
@@ -179,23 +251,37 @@ export const fanComponent: Component = {
       const pct = numberArg(data, 'percentage', { min: 0, max: 100, required: true }) as number;
       if (pct === 0) return fanOff(ctx);
       return {
-        commands: [command(ctx, 'percentage_command_topic', commandPayload(ctx, 'percentage_command_template', toRanged(ctx.cfg, pct)))],
+        commands: [
+          command(
+            ctx,
+            'percentage_command_topic',
+            commandPayload(ctx, 'percentage_command_template', toRanged(ctx.cfg, pct)),
+          ),
+        ],
         optimistic: isOptimistic(ctx.cfg, 'percentage_state_topic') ? { attrs: { percentage: pct } } : undefined,
       };
     },
     set_preset_mode: (ctx, data) => {
       const preset = stringArg(data, 'preset_mode', strList(ctx.cfg, 'preset_modes', []));
       return {
-        commands: [command(ctx, 'preset_mode_command_topic', commandPayload(ctx, 'preset_mode_command_template', preset))],
+        commands: [
+          command(ctx, 'preset_mode_command_topic', commandPayload(ctx, 'preset_mode_command_template', preset)),
+        ],
         optimistic: isOptimistic(ctx.cfg, 'preset_mode_state_topic') ? { attrs: { preset_mode: preset } } : undefined,
       };
     },
     oscillate: (ctx, data) => {
       if (typeof data.oscillating !== 'boolean') throw new ServiceError('oscillating must be true or false');
-      const payload = data.oscillating ? str(ctx.cfg, 'payload_oscillation_on', 'oscillate_on') : str(ctx.cfg, 'payload_oscillation_off', 'oscillate_off');
+      const payload = data.oscillating
+        ? str(ctx.cfg, 'payload_oscillation_on', 'oscillate_on')
+        : str(ctx.cfg, 'payload_oscillation_off', 'oscillate_off');
       return {
-        commands: [command(ctx, 'oscillation_command_topic', commandPayload(ctx, 'oscillation_command_template', payload))],
-        optimistic: isOptimistic(ctx.cfg, 'oscillation_state_topic') ? { attrs: { oscillating: data.oscillating } } : undefined,
+        commands: [
+          command(ctx, 'oscillation_command_topic', commandPayload(ctx, 'oscillation_command_template', payload)),
+        ],
+        optimistic: isOptimistic(ctx.cfg, 'oscillation_state_topic')
+          ? { attrs: { oscillating: data.oscillating } }
+          : undefined,
       };
     },
   },

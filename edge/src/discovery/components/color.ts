@@ -11,13 +11,16 @@ const round = (v: number, digits: number) => Math.round(v * 10 ** digits) / 10 *
 
 /** Python's colorsys.rgb_to_hsv (0..1 in, 0..1 out). */
 function rgbToHsv(r: number, g: number, b: number): [number, number, number] {
-  const max = Math.max(r, g, b), min = Math.min(r, g, b);
+  const max = Math.max(r, g, b),
+    min = Math.min(r, g, b);
   const v = max;
   if (min === max) return [0, 0, v];
   const s = (max - min) / max;
-  const rc = (max - r) / (max - min), gc = (max - g) / (max - min), bc = (max - b) / (max - min);
+  const rc = (max - r) / (max - min),
+    gc = (max - g) / (max - min),
+    bc = (max - b) / (max - min);
   let h = r === max ? bc - gc : g === max ? 2 + rc - bc : 4 + gc - rc;
-  h = ((h / 6) % 1 + 1) % 1;
+  h = (((h / 6) % 1) + 1) % 1;
   return [h, s, v];
 }
 
@@ -26,14 +29,22 @@ function hsvToRgb(h: number, s: number, v: number): [number, number, number] {
   if (s === 0) return [v, v, v];
   const i = Math.floor(h * 6);
   const f = h * 6 - i;
-  const p = v * (1 - s), q = v * (1 - s * f), t = v * (1 - s * (1 - f));
+  const p = v * (1 - s),
+    q = v * (1 - s * f),
+    t = v * (1 - s * (1 - f));
   switch (((i % 6) + 6) % 6) {
-    case 0: return [v, t, p];
-    case 1: return [q, v, p];
-    case 2: return [p, v, t];
-    case 3: return [p, q, v];
-    case 4: return [t, p, v];
-    default: return [v, p, q];
+    case 0:
+      return [v, t, p];
+    case 1:
+      return [q, v, p];
+    case 2:
+      return [p, v, t];
+    case 3:
+      return [p, q, v];
+    case 4:
+      return [t, p, v];
+    default:
+      return [v, p, q];
   }
 }
 
@@ -56,8 +67,10 @@ export function xyToRgb(xy: Pair, brightness = 255): Rgb {
   let rgb = [
     X * 1.656492 - Y * 0.354851 - Z * 0.255038,
     -X * 0.707196 + Y * 1.655397 + Z * 0.036152,
-    X * 0.051713 - Y * 0.121364 + Z * 1.011530,
-  ].map((c) => (c <= 0.0031308 ? 12.92 * c : 1.055 * c ** (1 / 2.4) - 0.055)).map((c) => Math.max(0, c));
+    X * 0.051713 - Y * 0.121364 + Z * 1.01153,
+  ]
+    .map((c) => (c <= 0.0031308 ? 12.92 * c : 1.055 * c ** (1 / 2.4) - 0.055))
+    .map((c) => Math.max(0, c));
   const max = Math.max(...rgb);
   if (max > 1) rgb = rgb.map((c) => c / max);
   return rgb.map((c) => Math.trunc(c * 255)) as Rgb;
@@ -80,7 +93,11 @@ export function colorAttributes(mode: 'hs' | 'xy' | 'rgb', v: Pair | Rgb): Recor
   if (mode === 'hs') {
     const hs = v as Pair;
     const xy = hsToXy(hs);
-    return { hs_color: [round(hs[0], 3), round(hs[1], 3)], rgb_color: hsToRgb(hs), xy_color: [round(xy[0], 6), round(xy[1], 6)] };
+    return {
+      hs_color: [round(hs[0], 3), round(hs[1], 3)],
+      rgb_color: hsToRgb(hs),
+      xy_color: [round(xy[0], 6), round(xy[1], 6)],
+    };
   }
   if (mode === 'xy') {
     const xy = v as Pair;

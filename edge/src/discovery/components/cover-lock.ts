@@ -11,20 +11,26 @@ const fromPercent = (cfg: Cfg, pct: number) => {
   const { open, closed } = positions(cfg);
   return Math.round(closed + (pct * (open - closed)) / 100);
 };
-const coverOptimistic = (cfg: Cfg) => cfg.optimistic === true || (!optStr(cfg, 'state_topic') && !optStr(cfg, 'position_topic'));
+const coverOptimistic = (cfg: Cfg) =>
+  cfg.optimistic === true || (!optStr(cfg, 'state_topic') && !optStr(cfg, 'position_topic'));
 
 function coverMove(ctx: Ctx, payloadKey: string, fallback: string, state: string, position?: number): ServiceResult {
   const payload = ctx.cfg[payloadKey] === null ? null : str(ctx.cfg, payloadKey, fallback);
   if (payload === null) throw new ServiceError(`this cover has no ${payloadKey}`);
   return {
     commands: [command(ctx, 'command_topic', payload)],
-    optimistic: coverOptimistic(ctx.cfg) ? { state, attrs: position === undefined ? {} : { current_position: position } } : undefined,
+    optimistic: coverOptimistic(ctx.cfg)
+      ? { state, attrs: position === undefined ? {} : { current_position: position } }
+      : undefined,
   };
 }
 
 // tilt: the device speaks tilt_min..tilt_max, the entity 0..100 (HA's find_percentage_in_range)
 const tiltRange = (cfg: Cfg) => ({ min: num(cfg, 'tilt_min', 0), max: num(cfg, 'tilt_max', 100) });
-const tiltOptimistic = (cfg: Cfg) => (typeof cfg.tilt_optimistic === 'boolean' ? cfg.tilt_optimistic : cfg.optimistic === true || !optStr(cfg, 'tilt_status_topic'));
+const tiltOptimistic = (cfg: Cfg) =>
+  typeof cfg.tilt_optimistic === 'boolean'
+    ? cfg.tilt_optimistic
+    : cfg.optimistic === true || !optStr(cfg, 'tilt_status_topic');
 const tiltPercent = (cfg: Cfg, raw: number) => {
   const { min, max } = tiltRange(cfg);
   return Math.max(0, Math.min(100, Math.round(((raw - min) * 100) / (max - min || 1))));
@@ -32,7 +38,11 @@ const tiltPercent = (cfg: Cfg, raw: number) => {
 
 function tiltCommand(ctx: Ctx, raw: number | string, percent: number): ServiceResult {
   const payload = optStr(ctx.cfg, 'tilt_command_template')
-    ? ctx.tpl.render(ctx.cfg.tilt_command_template as string, { value: raw, tilt_position: percent, entity_id: undefined })
+    ? ctx.tpl.render(ctx.cfg.tilt_command_template as string, {
+        value: raw,
+        tilt_position: percent,
+        entity_id: undefined,
+      })
     : String(raw);
   return {
     commands: [command(ctx, 'tilt_command_topic', payload)],
@@ -42,8 +52,10 @@ function tiltCommand(ctx: Ctx, raw: number | string, percent: number): ServiceRe
 
 export const coverComponent: Component = {
   domain: 'cover',
-  validate: (cfg) => (optStr(cfg, 'command_topic') || optStr(cfg, 'set_position_topic') || optStr(cfg, 'tilt_command_topic') ? null
-    : 'command_topic, set_position_topic or tilt_command_topic is required'),
+  validate: (cfg) =>
+    optStr(cfg, 'command_topic') || optStr(cfg, 'set_position_topic') || optStr(cfg, 'tilt_command_topic')
+      ? null
+      : 'command_topic, set_position_topic or tilt_command_topic is required',
   staticAttributes: (cfg) => (cfg.device_class ? { device_class: cfg.device_class } : {}),
   stateHandlers: {
     state_topic: (payload, ctx) => {
@@ -72,7 +84,9 @@ export const coverComponent: Component = {
       const n = toNumber(value(ctx, 'position_template', payload));
       if (n === undefined) return null;
       const pct = toPercent(ctx.cfg, n);
-      return optStr(ctx.cfg, 'state_topic') ? { attrs: { current_position: pct } } : { state: pct === 0 ? 'closed' : 'open', attrs: { current_position: pct } };
+      return optStr(ctx.cfg, 'state_topic')
+        ? { attrs: { current_position: pct } }
+        : { state: pct === 0 ? 'closed' : 'open', attrs: { current_position: pct } };
     },
   },
   services: {
@@ -87,7 +101,9 @@ export const coverComponent: Component = {
       const v = num(ctx.cfg, 'tilt_closed_value', 0);
       return tiltCommand(ctx, v, tiltPercent(ctx.cfg, v));
     },
-    stop_cover_tilt: (ctx) => ({ commands: [command(ctx, 'tilt_command_topic', str(ctx.cfg, 'payload_stop_tilt', 'stop'))] }),
+    stop_cover_tilt: (ctx) => ({
+      commands: [command(ctx, 'tilt_command_topic', str(ctx.cfg, 'payload_stop_tilt', 'stop'))],
+    }),
     set_cover_tilt_position: (ctx, data) => {
       const pct = numberArg(data, 'tilt_position', { min: 0, max: 100, required: true }) as number;
       const { min, max } = tiltRange(ctx.cfg);
@@ -101,8 +117,10 @@ export const coverComponent: Component = {
         : String(raw);
       return {
         commands: [command(ctx, 'set_position_topic', payload)],
-        optimistic: coverOptimistic(ctx.cfg) || !optStr(ctx.cfg, 'position_topic')
-          ? { state: pct === 0 ? 'closed' : 'open', attrs: { current_position: pct } } : undefined,
+        optimistic:
+          coverOptimistic(ctx.cfg) || !optStr(ctx.cfg, 'position_topic')
+            ? { state: pct === 0 ? 'closed' : 'open', attrs: { current_position: pct } }
+            : undefined,
       };
     },
   },
@@ -121,7 +139,9 @@ const LOCK_STATES: [string, string, string][] = [
 
 function lockCommand(ctx: Ctx, payloadKey: string, fallback: string, state: string): ServiceResult {
   return {
-    commands: [command(ctx, 'command_topic', commandPayload(ctx, 'command_template', str(ctx.cfg, payloadKey, fallback)))],
+    commands: [
+      command(ctx, 'command_topic', commandPayload(ctx, 'command_template', str(ctx.cfg, payloadKey, fallback))),
+    ],
     optimistic: isOptimistic(ctx.cfg) ? { state } : undefined,
   };
 }

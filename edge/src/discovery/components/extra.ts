@@ -16,8 +16,12 @@ const needs = (cfg: Cfg, key: string) => (optStr(cfg, key) ? null : `${key} is r
 // State: the time of the last event; attributes: event_types, event_type and the payload's other keys.
 export const eventComponent: Component = {
   domain: 'event',
-  validate: (cfg) => needs(cfg, 'state_topic') ?? (strList(cfg, 'event_types', []).length === 0 ? 'event_types are required' : null),
-  staticAttributes: (cfg) => ({ event_types: strList(cfg, 'event_types', []), ...pick(cfg, ['device_class', 'icon', 'entity_category']) }),
+  validate: (cfg) =>
+    needs(cfg, 'state_topic') ?? (strList(cfg, 'event_types', []).length === 0 ? 'event_types are required' : null),
+  staticAttributes: (cfg) => ({
+    event_types: strList(cfg, 'event_types', []),
+    ...pick(cfg, ['device_class', 'icon', 'entity_category']),
+  }),
   initialAttributes: () => ({ event_type: null }),
   stateHandlers: {
     state_topic: (payload, ctx) => {
@@ -38,11 +42,17 @@ export const eventComponent: Component = {
 };
 
 // ---- siren ----
-const SIREN_ON = 1, SIREN_OFF = 2, SIREN_TONES = 4, SIREN_VOLUME = 8, SIREN_DURATION = 16;
-const sirenFeatures = (cfg: Cfg) => SIREN_ON | SIREN_OFF
-  | (strList(cfg, 'available_tones', []).length ? SIREN_TONES : 0)
-  | (cfg.support_volume_set === false ? 0 : SIREN_VOLUME)
-  | (cfg.support_duration === false ? 0 : SIREN_DURATION);
+const SIREN_ON = 1,
+  SIREN_OFF = 2,
+  SIREN_TONES = 4,
+  SIREN_VOLUME = 8,
+  SIREN_DURATION = 16;
+const sirenFeatures = (cfg: Cfg) =>
+  SIREN_ON |
+  SIREN_OFF |
+  (strList(cfg, 'available_tones', []).length ? SIREN_TONES : 0) |
+  (cfg.support_volume_set === false ? 0 : SIREN_VOLUME) |
+  (cfg.support_duration === false ? 0 : SIREN_DURATION);
 
 /** turn_on parameters the siren supports (HA filters out the rest). */
 function sirenParams(cfg: Cfg, data: Record<string, unknown>): Record<string, unknown> {
@@ -54,8 +64,14 @@ function sirenParams(cfg: Cfg, data: Record<string, unknown>): Record<string, un
     if (!tones.includes(tone)) throw new ServiceError(`tone must be one of: ${tones.join(', ')}`);
     out.tone = tone;
   }
-  if (f & SIREN_VOLUME) { const v = numberArg(data, 'volume_level', { min: 0, max: 1 }); if (v !== undefined) out.volume_level = v; }
-  if (f & SIREN_DURATION) { const d = numberArg(data, 'duration', { min: 0 }); if (d !== undefined) out.duration = Math.round(d); }
+  if (f & SIREN_VOLUME) {
+    const v = numberArg(data, 'volume_level', { min: 0, max: 1 });
+    if (v !== undefined) out.volume_level = v;
+  }
+  if (f & SIREN_DURATION) {
+    const d = numberArg(data, 'duration', { min: 0 });
+    if (d !== undefined) out.duration = Math.round(d);
+  }
   return out;
 }
 
@@ -69,18 +85,27 @@ function sirenPublish(ctx: Ctx, tplKey: string, payload: string, vars: Record<st
 function sirenOn(ctx: Ctx, data: Record<string, unknown>): ServiceResult {
   const params = sirenParams(ctx.cfg, data);
   const payload = sirenPublish(ctx, 'command_template', str(ctx.cfg, 'payload_on', 'ON'), params);
-  return { commands: [command(ctx, 'command_topic', payload)], optimistic: isOptimistic(ctx.cfg) ? { state: 'on', attrs: params } : undefined };
+  return {
+    commands: [command(ctx, 'command_topic', payload)],
+    optimistic: isOptimistic(ctx.cfg) ? { state: 'on', attrs: params } : undefined,
+  };
 }
 function sirenOff(ctx: Ctx): ServiceResult {
   const payload = sirenPublish(ctx, 'command_off_template', str(ctx.cfg, 'payload_off', 'OFF'), {});
-  return { commands: [command(ctx, 'command_topic', payload)], optimistic: isOptimistic(ctx.cfg) ? { state: 'off' } : undefined };
+  return {
+    commands: [command(ctx, 'command_topic', payload)],
+    optimistic: isOptimistic(ctx.cfg) ? { state: 'off' } : undefined,
+  };
 }
 
 export const sirenComponent: Component = {
   domain: 'siren',
   validate: (cfg) => needs(cfg, 'command_topic'),
   staticAttributes: (cfg) => {
-    const attrs: Record<string, unknown> = { ...pick(cfg, ['icon', 'entity_category']), supported_features: sirenFeatures(cfg) };
+    const attrs: Record<string, unknown> = {
+      ...pick(cfg, ['icon', 'entity_category']),
+      supported_features: sirenFeatures(cfg),
+    };
     if (strList(cfg, 'available_tones', []).length) attrs.available_tones = strList(cfg, 'available_tones', []);
     return attrs;
   },
@@ -119,15 +144,26 @@ export const sirenComponent: Component = {
 
 // ---- update ----
 const UPDATE_INSTALL = 1;
-const UPDATE_KEYS = ['installed_version', 'latest_version', 'title', 'release_summary', 'release_url', 'entity_picture', 'in_progress', 'update_percentage'];
+const UPDATE_KEYS = [
+  'installed_version',
+  'latest_version',
+  'title',
+  'release_summary',
+  'release_url',
+  'entity_picture',
+  'in_progress',
+  'update_percentage',
+];
 
 /** HA's update state: on when latest is newer than installed (unknown when either is missing). */
 function updateState(attrs: Record<string, unknown>): string | null {
-  const installed = attrs.installed_version, latest = attrs.latest_version;
+  const installed = attrs.installed_version,
+    latest = attrs.latest_version;
   if (typeof installed !== 'string' || typeof latest !== 'string') return null;
   if (latest === installed || latest === attrs.skipped_version) return 'off';
   const parts = (v: string) => v.replace(/^v/i, '').split(/[.-]/).map(Number);
-  const a = parts(latest), b = parts(installed);
+  const a = parts(latest),
+    b = parts(installed);
   if (a.some(Number.isNaN) || b.some(Number.isNaN)) return 'on';
   for (let i = 0; i < Math.max(a.length, b.length); i++) {
     const d = (a[i] ?? 0) - (b[i] ?? 0);
@@ -135,7 +171,10 @@ function updateState(attrs: Record<string, unknown>): string | null {
   }
   return 'off';
 }
-const withUpdateState = (ctx: Ctx, attrs: Record<string, unknown>): Update => ({ state: updateState({ ...ctx.attrs, ...attrs }), attrs });
+const withUpdateState = (ctx: Ctx, attrs: Record<string, unknown>): Update => ({
+  state: updateState({ ...ctx.attrs, ...attrs }),
+  attrs,
+});
 
 export const updateComponent: Component = {
   domain: 'update',
@@ -145,8 +184,13 @@ export const updateComponent: Component = {
     supported_features: optStr(cfg, 'command_topic') ? UPDATE_INSTALL : 0,
   }),
   initialAttributes: (cfg) => ({
-    auto_update: false, display_precision: typeof cfg.display_precision === 'number' ? cfg.display_precision : 0,
-    installed_version: null, in_progress: false, latest_version: null, skipped_version: null, update_percentage: null,
+    auto_update: false,
+    display_precision: typeof cfg.display_precision === 'number' ? cfg.display_precision : 0,
+    installed_version: null,
+    in_progress: false,
+    latest_version: null,
+    skipped_version: null,
+    update_percentage: null,
   }),
   stateHandlers: {
     state_topic: (payload, ctx) => {
@@ -155,7 +199,8 @@ export const updateComponent: Component = {
       const parsed = parseJsonOrUndefined(v);
       const doc: Record<string, unknown> = isObject(parsed) ? parsed : { installed_version: v };
       const attrs: Record<string, unknown> = {};
-      for (const k of UPDATE_KEYS) if (doc[k] !== undefined) attrs[k] = k.endsWith('version') && doc[k] !== null ? String(doc[k]) : doc[k];
+      for (const k of UPDATE_KEYS)
+        if (doc[k] !== undefined) attrs[k] = k.endsWith('version') && doc[k] !== null ? String(doc[k]) : doc[k];
       if (typeof attrs.update_percentage === 'number' && attrs.in_progress === undefined) attrs.in_progress = true;
       return Object.keys(attrs).length ? withUpdateState(ctx, attrs) : null;
     },
@@ -165,7 +210,15 @@ export const updateComponent: Component = {
     },
   },
   services: {
-    install: (ctx) => ({ commands: [command(ctx, 'command_topic', commandPayload(ctx, 'command_template', str(ctx.cfg, 'payload_install', 'install')))] }),
+    install: (ctx) => ({
+      commands: [
+        command(
+          ctx,
+          'command_topic',
+          commandPayload(ctx, 'command_template', str(ctx.cfg, 'payload_install', 'install')),
+        ),
+      ],
+    }),
     // skipping is the entity's own bookkeeping in HA: nothing is published
     skip: (ctx) => {
       const latest = ctx.attrs.latest_version;

@@ -3,7 +3,15 @@ import { ServiceError, type Cfg, type Command, type Ctx } from './types.ts';
 /** A string option as HA's schema (cv.string) makes it: `true` becomes "True", as a template prints it. */
 export const str = (cfg: Cfg, key: string, fallback: string): string => {
   const v = cfg[key];
-  return typeof v === 'string' ? v : typeof v === 'boolean' ? (v ? 'True' : 'False') : typeof v === 'number' ? String(v) : fallback;
+  return typeof v === 'string'
+    ? v
+    : typeof v === 'boolean'
+      ? v
+        ? 'True'
+        : 'False'
+      : typeof v === 'number'
+        ? String(v)
+        : fallback;
 };
 export const optStr = (cfg: Cfg, key: string): string | undefined => {
   const v = cfg[key];
@@ -20,7 +28,8 @@ export const strList = (cfg: Cfg, key: string, fallback: string[]): string[] => 
 };
 
 /** True when the entity has no way to report state, or says it is optimistic. */
-export const isOptimistic = (cfg: Cfg, stateKey = 'state_topic'): boolean => cfg.optimistic === true || !optStr(cfg, stateKey);
+export const isOptimistic = (cfg: Cfg, stateKey = 'state_topic'): boolean =>
+  cfg.optimistic === true || !optStr(cfg, stateKey);
 
 /** Renders `tplKey` over the payload when configured, else returns the payload. */
 export function value(ctx: Ctx, tplKey: string, payload: string): string {
@@ -41,7 +50,11 @@ export function command(ctx: Ctx, topicKey: string, payload: string): Command {
   return { topic, payload };
 }
 
-export function numberArg(data: Record<string, unknown>, key: string, opts: { min?: number; max?: number; required?: boolean } = {}): number | undefined {
+export function numberArg(
+  data: Record<string, unknown>,
+  key: string,
+  opts: { min?: number; max?: number; required?: boolean } = {},
+): number | undefined {
   const v = data[key];
   if (v === undefined || v === null) {
     if (opts.required) throw new ServiceError(`${key} is required`);

@@ -1,7 +1,15 @@
 import { parseJsonOrUndefined } from '../../templates/template.ts';
 import { colorAttributes, hsToRgb, hsToXy, rgbToHs, rgbToXy, xyToHs, xyToRgb, type Pair, type Rgb } from './color.ts';
 import { commandPayload, command, isOptimistic, num, numberArg, optStr, str, strList, value } from './helpers.ts';
-import { ServiceError, type Cfg, type Command, type Component, type Ctx, type ServiceResult, type Update } from './types.ts';
+import {
+  ServiceError,
+  type Cfg,
+  type Command,
+  type Component,
+  type Ctx,
+  type ServiceResult,
+  type Update,
+} from './types.ts';
 
 /**
  * MQTT light, default schema (separate topics per feature, ON/OFF payloads) and JSON schema
@@ -42,7 +50,9 @@ function pair(data: Record<string, unknown>, key: string, max: [number, number])
   const v = data[key];
   if (v === undefined) return undefined;
   if (!Array.isArray(v) || v.length !== 2 || !v.every((c, i) => typeof c === 'number' && c >= 0 && c <= max[i])) {
-    throw new ServiceError(`${key} must be [${max[0] === 1 ? 'x, y' : 'hue, saturation'}] within 0..${max[0]}, 0..${max[1]}`);
+    throw new ServiceError(
+      `${key} must be [${max[0] === 1 ? 'x, y' : 'hue, saturation'}] within 0..${max[0]}, 0..${max[1]}`,
+    );
   }
   return [v[0], v[1]];
 }
@@ -98,7 +108,10 @@ function readTurnOn(data: Record<string, unknown>): TurnOnArgs {
 function optimisticOn(args: TurnOnArgs): Update {
   const attrs: Record<string, unknown> = {};
   if (args.brightness !== undefined) attrs.brightness = args.brightness;
-  if (args.color_temp !== undefined) { attrs.color_temp = args.color_temp; attrs.color_mode = 'color_temp'; }
+  if (args.color_temp !== undefined) {
+    attrs.color_temp = args.color_temp;
+    attrs.color_mode = 'color_temp';
+  }
   if (args.rgb) Object.assign(attrs, colorAttributes('rgb', args.rgb), { color_mode: 'rgb' });
   if (args.hs) Object.assign(attrs, colorAttributes('hs', args.hs), { color_mode: 'hs' });
   if (args.xy) Object.assign(attrs, colorAttributes('xy', args.xy), { color_mode: 'xy' });
@@ -112,11 +125,17 @@ function turnOn(ctx: Ctx, data: Record<string, unknown>): ServiceResult {
   convertColor(args, colorModes(cfg));
   if (args.effect !== undefined) {
     if (!supportsEffect(cfg)) throw new ServiceError('this light has no effects');
-    if (effectList(cfg).length && !effectList(cfg).includes(args.effect)) throw new ServiceError(`effect must be one of: ${effectList(cfg).join(', ')}`);
+    if (effectList(cfg).length && !effectList(cfg).includes(args.effect))
+      throw new ServiceError(`effect must be one of: ${effectList(cfg).join(', ')}`);
   }
   const onType = str(cfg, 'on_command_type', 'last');
   // on_command_type brightness: HA turns a plain turn_on into the last brightness (or full), sent where any brightness goes
-  if (!isJson(cfg) && onType === 'brightness' && args.brightness === undefined && optStr(cfg, 'brightness_command_topic')) {
+  if (
+    !isJson(cfg) &&
+    onType === 'brightness' &&
+    args.brightness === undefined &&
+    optStr(cfg, 'brightness_command_topic')
+  ) {
     args.brightness = typeof ctx.attrs.brightness === 'number' && ctx.attrs.brightness > 0 ? ctx.attrs.brightness : 255;
   }
   const optimistic = isOptimistic(cfg) ? optimisticOn(args) : undefined;
@@ -128,7 +147,8 @@ function turnOn(ctx: Ctx, data: Record<string, unknown>): ServiceResult {
     if (args.rgb) msg.color = { r: args.rgb[0], g: args.rgb[1], b: args.rgb[2] };
     if (args.xy) msg.color = { x: args.xy[0], y: args.xy[1] };
     if (args.transition !== undefined) msg.transition = args.transition;
-    if (args.brightness !== undefined && supportsBrightness(cfg)) msg.brightness = Math.max(1, Math.round((args.brightness * scaleMax) / 255));
+    if (args.brightness !== undefined && supportsBrightness(cfg))
+      msg.brightness = Math.max(1, Math.round((args.brightness * scaleMax) / 255));
     if (args.color_temp !== undefined) msg.color_temp = args.color_temp;
     if (args.effect !== undefined) msg.effect = args.effect;
     return { commands: [command(ctx, 'command_topic', JSON.stringify(msg))], optimistic };
@@ -138,21 +158,38 @@ function turnOn(ctx: Ctx, data: Record<string, unknown>): ServiceResult {
   if (onType === 'first') cmds.push(on);
   // Python's str(float): HA coerces hs/xy service values to floats before formatting them
   const f = (n: number) => (Number.isInteger(n) ? `${n}.0` : String(n));
-  if (args.hs && optStr(cfg, 'hs_command_topic')) cmds.push(command(ctx, 'hs_command_topic', `${f(args.hs[0])},${f(args.hs[1])}`));
+  if (args.hs && optStr(cfg, 'hs_command_topic'))
+    cmds.push(command(ctx, 'hs_command_topic', `${f(args.hs[0])},${f(args.hs[1])}`));
   if (args.rgb && optStr(cfg, 'rgb_command_topic')) {
     const [red, green, blue] = args.rgb;
-    cmds.push(command(ctx, 'rgb_command_topic', optStr(cfg, 'rgb_command_template')
-      ? ctx.tpl.render(cfg.rgb_command_template as string, { red, green, blue, value: args.rgb })
-      : `${red},${green},${blue}`));
+    cmds.push(
+      command(
+        ctx,
+        'rgb_command_topic',
+        optStr(cfg, 'rgb_command_template')
+          ? ctx.tpl.render(cfg.rgb_command_template as string, { red, green, blue, value: args.rgb })
+          : `${red},${green},${blue}`,
+      ),
+    );
   }
-  if (args.xy && optStr(cfg, 'xy_command_topic')) cmds.push(command(ctx, 'xy_command_topic', `${f(args.xy[0])},${f(args.xy[1])}`));
+  if (args.xy && optStr(cfg, 'xy_command_topic'))
+    cmds.push(command(ctx, 'xy_command_topic', `${f(args.xy[0])},${f(args.xy[1])}`));
   if (args.brightness !== undefined && optStr(cfg, 'brightness_command_topic')) {
-    cmds.push(command(ctx, 'brightness_command_topic', commandPayload(ctx, 'brightness_command_template', Math.round((args.brightness * scaleMax) / 255))));
+    cmds.push(
+      command(
+        ctx,
+        'brightness_command_topic',
+        commandPayload(ctx, 'brightness_command_template', Math.round((args.brightness * scaleMax) / 255)),
+      ),
+    );
   }
   if (args.color_temp !== undefined && optStr(cfg, 'color_temp_command_topic')) {
-    cmds.push(command(ctx, 'color_temp_command_topic', commandPayload(ctx, 'color_temp_command_template', args.color_temp)));
+    cmds.push(
+      command(ctx, 'color_temp_command_topic', commandPayload(ctx, 'color_temp_command_template', args.color_temp)),
+    );
   }
-  if (args.effect !== undefined) cmds.push(command(ctx, 'effect_command_topic', commandPayload(ctx, 'effect_command_template', args.effect)));
+  if (args.effect !== undefined)
+    cmds.push(command(ctx, 'effect_command_topic', commandPayload(ctx, 'effect_command_template', args.effect)));
   // with on_command_type brightness the brightness is the on command
   if (onType !== 'first' && !(onType === 'brightness' && optStr(cfg, 'brightness_command_topic'))) cmds.push(on);
   return { commands: cmds, optimistic };
@@ -195,8 +232,9 @@ function jsonState(payload: string, ctx: Ctx): Update | null {
   else if (d.state === null) update.state = null;
   if (d.brightness !== undefined) attrs.brightness = brightnessFromDevice(ctx.cfg, d.brightness);
   const modes = colorModes(ctx.cfg);
-  const color = d.color && typeof d.color === 'object' ? d.color as Record<string, unknown> : {};
-  const nums = (...keys: string[]) => (keys.every((k) => typeof color[k] === 'number') ? keys.map((k) => color[k] as number) : undefined);
+  const color = d.color && typeof d.color === 'object' ? (d.color as Record<string, unknown>) : {};
+  const nums = (...keys: string[]) =>
+    keys.every((k) => typeof color[k] === 'number') ? keys.map((k) => color[k] as number) : undefined;
   // the mode the device says, else the light's only mode (HA fills it in), else what the colour carries
   let mode = typeof d.color_mode === 'string' ? d.color_mode : modes.length === 1 ? modes[0] : undefined;
   if (!mode && d.color) mode = nums('h', 's') ? 'hs' : nums('x', 'y') ? 'xy' : nums('r', 'g', 'b') ? 'rgb' : undefined;
@@ -204,7 +242,8 @@ function jsonState(payload: string, ctx: Ctx): Update | null {
   if (mode) attrs.color_mode = mode;
   if (mode === 'hs' && nums('h', 's')) Object.assign(attrs, colorAttributes('hs', nums('h', 's') as Pair));
   if (mode === 'xy' && nums('x', 'y')) Object.assign(attrs, colorAttributes('xy', nums('x', 'y') as Pair));
-  if (mode === 'rgb' && nums('r', 'g', 'b')) Object.assign(attrs, colorAttributes('rgb', (nums('r', 'g', 'b') as number[]).map(Math.round) as Rgb));
+  if (mode === 'rgb' && nums('r', 'g', 'b'))
+    Object.assign(attrs, colorAttributes('rgb', (nums('r', 'g', 'b') as number[]).map(Math.round) as Rgb));
   if (typeof d.color_temp === 'number') attrs.color_temp = d.color_temp;
   if (typeof d.effect === 'string' && supportsEffect(ctx.cfg)) attrs.effect = d.effect;
   return update;
@@ -216,7 +255,10 @@ export const lightComponent: Component = {
   staticAttributes: (cfg) => {
     const modes = colorModes(cfg);
     const attrs: Record<string, unknown> = { supported_color_modes: modes };
-    if (modes.includes('color_temp')) { attrs.min_mireds = num(cfg, 'min_mireds', 153); attrs.max_mireds = num(cfg, 'max_mireds', 500); }
+    if (modes.includes('color_temp')) {
+      attrs.min_mireds = num(cfg, 'min_mireds', 153);
+      attrs.max_mireds = num(cfg, 'max_mireds', 500);
+    }
     if (supportsEffect(cfg) && effectList(cfg).length) attrs.effect_list = effectList(cfg);
     if (cfg.icon) attrs.icon = cfg.icon;
     return attrs;
@@ -230,8 +272,13 @@ export const lightComponent: Component = {
     out.color_mode = mode;
     if (supportsBrightness(cfg)) out.brightness = on ? (attrs.brightness ?? null) : null;
     if (modes.includes('color_temp') && mode !== 'color_temp') out.color_temp = null;
-    if (modes.some((m) => ['hs', 'rgb', 'xy', 'color_temp'].includes(m)) && !(mode === 'hs' || mode === 'rgb' || mode === 'xy')) {
-      out.hs_color = null; out.rgb_color = null; out.xy_color = null;
+    if (
+      modes.some((m) => ['hs', 'rgb', 'xy', 'color_temp'].includes(m)) &&
+      !(mode === 'hs' || mode === 'rgb' || mode === 'xy')
+    ) {
+      out.hs_color = null;
+      out.rgb_color = null;
+      out.xy_color = null;
     }
     if (supportsEffect(cfg)) out.effect = on ? (attrs.effect ?? null) : null;
     return out;
@@ -242,7 +289,8 @@ export const lightComponent: Component = {
       const v = value(ctx, 'state_value_template', payload);
       const modes = colorModes(ctx.cfg);
       // a light with one colour mode is in it whenever it is on (HA fills it in)
-      if (v === str(ctx.cfg, 'payload_on', 'ON')) return modes.length === 1 ? { state: 'on', attrs: { color_mode: modes[0] } } : { state: 'on' };
+      if (v === str(ctx.cfg, 'payload_on', 'ON'))
+        return modes.length === 1 ? { state: 'on', attrs: { color_mode: modes[0] } } : { state: 'on' };
       if (v === str(ctx.cfg, 'payload_off', 'OFF')) return { state: 'off' };
       if (v === 'None') return { state: null };
       return null;

@@ -28,7 +28,9 @@ beforeAll(async () => {
   const topics = new Set<string>();
   for (const e of CORPUS) for (const t of commandTopicsOf(expandConfig(e.config))) topics.add(t);
   inbox = await collector(device, [...topics]);
-  edge.bus.on('event', (e) => { if (e.event.event_type === DEVICE_TRIGGER_EVENT) fired.push(e.event); });
+  edge.bus.on('event', (e) => {
+    if (e.event.event_type === DEVICE_TRIGGER_EVENT) fired.push(e.event);
+  });
 });
 afterAll(async () => {
   await device?.endAsync();
@@ -55,7 +57,10 @@ function expectState(e: CorpusEntry, want: { state?: string | null; attributes?:
 async function eventually(check: () => void, ms = 2000): Promise<void> {
   const until = Date.now() + ms;
   for (;;) {
-    try { check(); return; } catch (err) {
+    try {
+      check();
+      return;
+    } catch (err) {
       if (Date.now() > until) throw err;
       await new Promise((r) => setTimeout(r, 10));
     }
@@ -81,7 +86,8 @@ async function run(e: CorpusEntry): Promise<void> {
     return;
   }
   await eventually(() => expectState(e, { state: e.initial?.state, attributes: e.initial?.attributes }));
-  if (e.friendly_name !== undefined) expect(edge.states.get(e.entity_id)?.attributes.friendly_name).toBe(e.friendly_name);
+  if (e.friendly_name !== undefined)
+    expect(edge.states.get(e.entity_id)?.attributes.friendly_name).toBe(e.friendly_name);
   for (const step of e.steps ?? []) {
     await device.publishAsync(step.topic, text(step.payload), { qos: 1 });
     await eventually(() => expectState(e, step));
@@ -99,14 +105,29 @@ async function runTriggers(e: CorpusEntry): Promise<void> {
   if (e.device) await waitFor(() => edge.registry.findDevice(idsOf(cfg)), 3000, 'trigger device');
   const dev = edge.registry.findDevice(idsOf(cfg));
   expect(dev).toMatchObject(e.device ?? {});
-  await waitFor(() => edge.discovery.triggers.list().some((t) => t.topic === cfg.topic && t.subtype === cfg.subtype), 3000, 'trigger');
+  await waitFor(
+    () => edge.discovery.triggers.list().some((t) => t.topic === cfg.topic && t.subtype === cfg.subtype),
+    3000,
+    'trigger',
+  );
   for (const t of e.triggers ?? []) {
     const before = fired.length;
     await device.publishAsync(cfg.topic as string, t.payload, { qos: 1 });
     if (t.fires) {
-      await waitFor(() => fired.slice(before).find((f) => f.data.subtype === cfg.subtype && f.data.type === cfg.type), 2000, `trigger ${t.payload}`);
+      await waitFor(
+        () => fired.slice(before).find((f) => f.data.subtype === cfg.subtype && f.data.type === cfg.type),
+        2000,
+        `trigger ${t.payload}`,
+      );
       const f = fired.slice(before).find((x) => x.data.subtype === cfg.subtype && x.data.type === cfg.type);
-      expect(f?.data).toMatchObject({ domain: 'mqtt', device_id: String(dev?.id), type: cfg.type, subtype: cfg.subtype, topic: cfg.topic, payload: t.payload });
+      expect(f?.data).toMatchObject({
+        domain: 'mqtt',
+        device_id: String(dev?.id),
+        type: cfg.type,
+        subtype: cfg.subtype,
+        topic: cfg.topic,
+        payload: t.payload,
+      });
     } else {
       await new Promise((r) => setTimeout(r, 100));
       expect(fired.slice(before).filter((f) => f.data.subtype === cfg.subtype && f.data.type === cfg.type)).toEqual([]);

@@ -1,6 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigFlowComponent } from '../../config-flow/component.ts';
-import { InMemoryConfigEntryStore, InMemoryDeviceRegistry, InMemoryServicePlatforms, InMemoryStates } from '../../config-flow/memory-ports.ts';
+import {
+  InMemoryConfigEntryStore,
+  InMemoryDeviceRegistry,
+  InMemoryServicePlatforms,
+  InMemoryStates,
+} from '../../config-flow/memory-ports.ts';
 import { mountConfigFlowRoutes } from '../../config-flow/routes.ts';
 import { serveRoutes, type TestServer } from '../../test-server.ts';
 import { createDemoIntegration, DEMO_DEVICES } from './index.ts';
@@ -25,10 +30,16 @@ describe('demo integration', () => {
   let services: InMemoryServicePlatforms;
   let clock: number;
 
-  const build = () => new ConfigFlowComponent({
-    entries: store, devices: registry, states, services,
-    integrations: [createDemoIntegration({ intervalMs: 15 })], flowTtlMs: 60_000, now: () => clock,
-  });
+  const build = () =>
+    new ConfigFlowComponent({
+      entries: store,
+      devices: registry,
+      states,
+      services,
+      integrations: [createDemoIntegration({ intervalMs: 15 })],
+      flowTtlMs: 60_000,
+      now: () => clock,
+    });
 
   beforeEach(async () => {
     clock = 0;
@@ -47,7 +58,10 @@ describe('demo integration', () => {
 
   const createEntry = async () => {
     const start = await server.json('POST', '/v1/config_flow', { handler: 'demo' });
-    const done = await server.json('POST', `/v1/config_flow/${start.body.flowId}/advance`, { name: 'My Demo', update_interval: '5' });
+    const done = await server.json('POST', `/v1/config_flow/${start.body.flowId}/advance`, {
+      name: 'My Demo',
+      update_interval: '5',
+    });
     expect(done.body).toMatchObject({ type: 'create_entry', stepId: 'done', title: 'My Demo' });
     return done.body.result.config_entry_id as number;
   };
@@ -60,25 +74,49 @@ describe('demo integration', () => {
       { name: 'update_interval', type: 'integer', required: false, default: 30 },
     ]);
     const flowId = start.body.flowId;
-    expect((await server.json('POST', `/v1/config_flow/${flowId}/advance`, { update_interval: 0 })).body.errors).toEqual({ update_interval: 'invalid_interval' });
-    expect((await server.json('POST', `/v1/config_flow/${flowId}/advance`, { update_interval: 'soon' })).body.errors).toEqual({ update_interval: 'invalid_integer' });
+    expect(
+      (await server.json('POST', `/v1/config_flow/${flowId}/advance`, { update_interval: 0 })).body.errors,
+    ).toEqual({ update_interval: 'invalid_interval' });
+    expect(
+      (await server.json('POST', `/v1/config_flow/${flowId}/advance`, { update_interval: 'soon' })).body.errors,
+    ).toEqual({ update_interval: 'invalid_integer' });
     expect(store.list()).toEqual([]);
   });
 
   it('creates devices of several domains whose states change, and removes them with the entry', async () => {
     const entryId = await createEntry();
-    expect(store.get(entryId)).toMatchObject({ domain: 'demo', title: 'My Demo', state: 'loaded', data: { update_interval: 5 } });
+    expect(store.get(entryId)).toMatchObject({
+      domain: 'demo',
+      title: 'My Demo',
+      state: 'loaded',
+      data: { update_interval: 5 },
+    });
     expect(registry.devices.size).toBe(DEMO_DEVICES.length);
-    expect([...registry.devices.values()].map((d) => d.name).sort()).toEqual(['Coffee Maker Plug', 'Front Door', 'Garage Door', 'Living Room Lamp', 'Weather Station']);
+    expect([...registry.devices.values()].map((d) => d.name).sort()).toEqual([
+      'Coffee Maker Plug',
+      'Front Door',
+      'Garage Door',
+      'Living Room Lamp',
+      'Weather Station',
+    ]);
     expect([...registry.entities.keys()].sort()).toEqual(EXPECTED_ENTITIES);
     for (const e of registry.entities.values()) {
       expect(e.config_entry_id).toBe(entryId);
       expect(registry.devices.get(e.device_registry_id!)?.config_entry_id).toBe(entryId);
     }
     // Initial states (tick 0) are published at setup.
-    expect(states.states.get('light.demo_living_room_lamp')).toMatchObject({ state: 'on', attributes: { friendly_name: 'Living Room Lamp', brightness: 80 } });
-    expect(states.states.get('cover.demo_garage_door')).toMatchObject({ state: 'closed', attributes: { current_position: 0 } });
-    expect(states.states.get('sensor.demo_outdoor_temperature')).toMatchObject({ state: '18', attributes: { unit_of_measurement: '°C' } });
+    expect(states.states.get('light.demo_living_room_lamp')).toMatchObject({
+      state: 'on',
+      attributes: { friendly_name: 'Living Room Lamp', brightness: 80 },
+    });
+    expect(states.states.get('cover.demo_garage_door')).toMatchObject({
+      state: 'closed',
+      attributes: { current_position: 0 },
+    });
+    expect(states.states.get('sensor.demo_outdoor_temperature')).toMatchObject({
+      state: '18',
+      attributes: { unit_of_measurement: '°C' },
+    });
     expect(states.states.get('switch.demo_coffee_maker')?.state).toBe('on');
     expect(states.states.get('binary_sensor.demo_front_door')?.state).toBe('off');
 
@@ -87,10 +125,16 @@ describe('demo integration', () => {
     const cover = states.states.get('cover.demo_garage_door')!;
     expect(cover.changes).toBeGreaterThan(3);
     const seen = new Set<string>();
-    for (let i = 0; i < 20 && seen.size < 2; i++) { seen.add(states.states.get('switch.demo_coffee_maker')!.state); await sleep(15); }
+    for (let i = 0; i < 20 && seen.size < 2; i++) {
+      seen.add(states.states.get('switch.demo_coffee_maker')!.state);
+      await sleep(15);
+    }
     expect(seen).toEqual(new Set(['on', 'off']));
 
-    expect(await server.json('DELETE', `/v1/config_entries/${entryId}`)).toEqual({ status: 200, body: { message: 'config entry removed' } });
+    expect(await server.json('DELETE', `/v1/config_entries/${entryId}`)).toEqual({
+      status: 200,
+      body: { message: 'config entry removed' },
+    });
     expect(registry.devices.size).toBe(0);
     expect(registry.entities.size).toBe(0);
     expect(states.states.size).toBe(0);
@@ -105,22 +149,39 @@ describe('demo integration', () => {
     const demo = services.platforms.get('demo')!;
     expect(demo.supportedServices('light')).toEqual(['toggle', 'turn_off', 'turn_on']);
     expect(demo.supportedServices('switch')).toEqual(['toggle', 'turn_off', 'turn_on']);
-    expect(demo.supportedServices('cover')).toEqual(['close_cover', 'open_cover', 'set_cover_position', 'stop_cover', 'toggle']);
+    expect(demo.supportedServices('cover')).toEqual([
+      'close_cover',
+      'open_cover',
+      'set_cover_position',
+      'stop_cover',
+      'toggle',
+    ]);
     expect(demo.supportedServices('sensor')).toEqual([]);
     const state = (id: string) => states.states.get(id)!;
 
     await services.call('demo', 'light.demo_living_room_lamp', 'turn_on', { brightness: 100 });
     expect(state('light.demo_living_room_lamp')).toMatchObject({
-      state: 'on', attributes: { friendly_name: 'Living Room Lamp', brightness: 100, color_mode: 'brightness', supported_color_modes: ['brightness'] },
+      state: 'on',
+      attributes: {
+        friendly_name: 'Living Room Lamp',
+        brightness: 100,
+        color_mode: 'brightness',
+        supported_color_modes: ['brightness'],
+      },
     });
     await services.call('demo', 'light.demo_living_room_lamp', 'toggle');
-    expect(state('light.demo_living_room_lamp')).toMatchObject({ state: 'off', attributes: { brightness: null, color_mode: null } });
+    expect(state('light.demo_living_room_lamp')).toMatchObject({
+      state: 'off',
+      attributes: { brightness: null, color_mode: null },
+    });
     await services.call('demo', 'light.demo_living_room_lamp', 'turn_on', { brightness_pct: 50 });
     expect(state('light.demo_living_room_lamp')).toMatchObject({ state: 'on', attributes: { brightness: 128 } });
     await services.call('demo', 'light.demo_living_room_lamp', 'turn_off');
     await services.call('demo', 'light.demo_living_room_lamp', 'toggle');
     expect(state('light.demo_living_room_lamp')).toMatchObject({ state: 'on', attributes: { brightness: 255 } });
-    await expect(services.call('demo', 'light.demo_living_room_lamp', 'turn_on', { brightness: 300 })).rejects.toMatchObject({ name: 'ServiceError', message: 'brightness must be a number from 0 to 255' });
+    await expect(
+      services.call('demo', 'light.demo_living_room_lamp', 'turn_on', { brightness: 300 }),
+    ).rejects.toMatchObject({ name: 'ServiceError', message: 'brightness must be a number from 0 to 255' });
     expect(state('light.demo_living_room_lamp').attributes.brightness).toBe(255);
 
     await services.call('demo', 'switch.demo_coffee_maker', 'turn_off');
@@ -129,19 +190,32 @@ describe('demo integration', () => {
     expect(state('switch.demo_coffee_maker').state).toBe('on');
 
     await services.call('demo', 'cover.demo_garage_door', 'open_cover');
-    expect(state('cover.demo_garage_door')).toMatchObject({ state: 'open', attributes: { current_position: 100, device_class: 'garage', supported_features: 15 } });
+    expect(state('cover.demo_garage_door')).toMatchObject({
+      state: 'open',
+      attributes: { current_position: 100, device_class: 'garage', supported_features: 15 },
+    });
     await services.call('demo', 'cover.demo_garage_door', 'set_cover_position', { position: 30 });
     expect(state('cover.demo_garage_door')).toMatchObject({ state: 'open', attributes: { current_position: 30 } });
     await services.call('demo', 'cover.demo_garage_door', 'close_cover');
     expect(state('cover.demo_garage_door')).toMatchObject({ state: 'closed', attributes: { current_position: 0 } });
-    await expect(services.call('demo', 'cover.demo_garage_door', 'set_cover_position', {})).rejects.toThrow('position is required');
+    await expect(services.call('demo', 'cover.demo_garage_door', 'set_cover_position', {})).rejects.toThrow(
+      'position is required',
+    );
 
     // Ticks go on (the sensors change) but the controlled entities stay where they were put.
-    const held = { light: state('light.demo_living_room_lamp').changes, sw: state('switch.demo_coffee_maker').changes, cover: state('cover.demo_garage_door').changes };
+    const held = {
+      light: state('light.demo_living_room_lamp').changes,
+      sw: state('switch.demo_coffee_maker').changes,
+      cover: state('cover.demo_garage_door').changes,
+    };
     const temperature = state('sensor.demo_outdoor_temperature').changes;
     await sleep(100);
     expect(state('sensor.demo_outdoor_temperature').changes).toBeGreaterThan(temperature + 2);
-    expect(state('light.demo_living_room_lamp')).toMatchObject({ state: 'on', attributes: { brightness: 255 }, changes: held.light });
+    expect(state('light.demo_living_room_lamp')).toMatchObject({
+      state: 'on',
+      attributes: { brightness: 255 },
+      changes: held.light,
+    });
     expect(state('switch.demo_coffee_maker')).toMatchObject({ state: 'on', changes: held.sw });
     expect(state('cover.demo_garage_door')).toMatchObject({ state: 'closed', changes: held.cover });
 
@@ -153,7 +227,10 @@ describe('demo integration', () => {
   it('allows a single demo entry (abort)', async () => {
     await createEntry();
     const again = await server.json('POST', '/v1/config_flow', { handler: 'demo' });
-    expect(again).toEqual({ status: 200, body: { type: 'abort', flowId: expect.any(String), handler: 'demo', reason: 'single_instance_allowed' } });
+    expect(again).toEqual({
+      status: 200,
+      body: { type: 'abort', flowId: expect.any(String), handler: 'demo', reason: 'single_instance_allowed' },
+    });
   });
 
   it('sets stored entries up again after a restart with the same entity ids', async () => {
@@ -172,7 +249,10 @@ describe('demo integration', () => {
   it('expires an abandoned flow', async () => {
     const start = await server.json('POST', '/v1/config_flow', { handler: 'demo' });
     clock += 60_001;
-    expect(await server.json('POST', `/v1/config_flow/${start.body.flowId}/advance`, {})).toEqual({ status: 404, body: { message: 'flow not found' } });
+    expect(await server.json('POST', `/v1/config_flow/${start.body.flowId}/advance`, {})).toEqual({
+      status: 404,
+      body: { message: 'flow not found' },
+    });
     expect(registry.devices.size).toBe(0);
   });
 });

@@ -15,7 +15,14 @@
  * the entry's data (`held`), so they stay there after a restart too.
  */
 import type { DataSchemaField } from '@smarthome/protocol';
-import type { ConfigFlow, EntryContext, EntryRuntime, FlowContext, Integration, StepResult } from '../../config-flow/types.ts';
+import type {
+  ConfigFlow,
+  EntryContext,
+  EntryRuntime,
+  FlowContext,
+  Integration,
+  StepResult,
+} from '../../config-flow/types.ts';
 import { ServiceError, type EntityServicePlatform, type StoredConfigEntry } from '../../config-flow/ports.ts';
 import { DEMO_DEVICES } from './devices.ts';
 import { applyDemoService, DEMO_SERVICES, type DemoState } from './services.ts';
@@ -159,15 +166,30 @@ export function createDemoIntegration(options: DemoIntegrationOptions = {}): Int
       const entities: ConstructorParameters<typeof DemoRuntime>[1] = [];
       for (const d of DEMO_DEVICES) {
         const device = await ctx.devices.upsertDevice({
-          config_entry_id: entry.id, name: d.name, manufacturer: 'Smarthome Demo', model: d.model,
-          sw_version: '1.0', identifiers: [`demo:${entry.id}:${d.key}`],
+          config_entry_id: entry.id,
+          name: d.name,
+          manufacturer: 'Smarthome Demo',
+          model: d.model,
+          sw_version: '1.0',
+          identifiers: [`demo:${entry.id}:${d.key}`],
         });
         for (const e of d.entities) {
           const record = await ctx.devices.upsertEntity({
-            config_entry_id: entry.id, device_registry_id: device.id, platform: DEMO_DOMAIN, domain: e.domain,
-            unique_id: `${entry.id}_${d.key}_${e.key}`, name: e.name, suggested_object_id: e.object_id,
+            config_entry_id: entry.id,
+            device_registry_id: device.id,
+            platform: DEMO_DOMAIN,
+            domain: e.domain,
+            unique_id: `${entry.id}_${d.key}_${e.key}`,
+            name: e.name,
+            suggested_object_id: e.object_id,
           });
-          entities.push({ key: `${d.key}_${e.key}`, entityId: record.entity_id, domain: e.domain, at: e.at, name: e.name });
+          entities.push({
+            key: `${d.key}_${e.key}`,
+            entityId: record.entity_id,
+            domain: e.domain,
+            at: e.at,
+            name: e.name,
+          });
         }
       }
       const runtime = new DemoRuntime(ctx, entities, entry.data);

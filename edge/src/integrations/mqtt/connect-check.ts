@@ -16,33 +16,34 @@ export type ConnectCheck = (settings: BrokerSettings) => Promise<ConnectOutcome>
 const AUTH_CODES = new Set([4, 5, 134, 135]);
 
 export function createConnectCheck(timeoutMs = 5000): ConnectCheck {
-  return (s) => new Promise<ConnectOutcome>((resolve) => {
-    let done = false;
-    const client = mqtt.connect({
-      host: s.host,
-      port: s.port,
-      protocol: 'mqtt',
-      username: s.username || undefined,
-      password: s.password || undefined,
-      clientId: `smarthome-edge-check-${randomBytes(6).toString('hex')}`,
-      connectTimeout: timeoutMs,
-      reconnectPeriod: 0,
-      clean: true,
+  return (s) =>
+    new Promise<ConnectOutcome>((resolve) => {
+      let done = false;
+      const client = mqtt.connect({
+        host: s.host,
+        port: s.port,
+        protocol: 'mqtt',
+        username: s.username || undefined,
+        password: s.password || undefined,
+        clientId: `smarthome-edge-check-${randomBytes(6).toString('hex')}`,
+        connectTimeout: timeoutMs,
+        reconnectPeriod: 0,
+        clean: true,
+      });
+      const finish = (outcome: ConnectOutcome) => {
+        if (done) return;
+        done = true;
+        clearTimeout(timer);
+        client.removeAllListeners();
+        client.on('error', () => {});
+        client.end(true);
+        resolve(outcome);
+      };
+      const timer = setTimeout(() => finish('cannot_connect'), timeoutMs);
+      client.on('connect', () => finish('ok'));
+      client.on('error', (err: Error & { code?: unknown }) => {
+        finish(typeof err.code === 'number' && AUTH_CODES.has(err.code) ? 'invalid_auth' : 'cannot_connect');
+      });
+      client.on('close', () => finish('cannot_connect'));
     });
-    const finish = (outcome: ConnectOutcome) => {
-      if (done) return;
-      done = true;
-      clearTimeout(timer);
-      client.removeAllListeners();
-      client.on('error', () => {});
-      client.end(true);
-      resolve(outcome);
-    };
-    const timer = setTimeout(() => finish('cannot_connect'), timeoutMs);
-    client.on('connect', () => finish('ok'));
-    client.on('error', (err: Error & { code?: unknown }) => {
-      finish(typeof err.code === 'number' && AUTH_CODES.has(err.code) ? 'invalid_auth' : 'cannot_connect');
-    });
-    client.on('close', () => finish('cannot_connect'));
-  });
 }

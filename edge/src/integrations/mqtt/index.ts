@@ -17,7 +17,8 @@ export interface MqttIntegrationOptions {
   connectCheck?: ConnectCheck;
 }
 
-const HOSTNAME = /^(?=.{1,253}$)([a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)(\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*\.?$/;
+const HOSTNAME =
+  /^(?=.{1,253}$)([a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)(\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*\.?$/;
 
 export function isValidHost(host: string): boolean {
   if (isIP(host)) return true;
@@ -43,7 +44,12 @@ class MqttFlow implements ConfigFlow {
 
   async step(stepId: string, input?: Record<string, unknown>): Promise<StepResult> {
     if (stepId !== 'user') return { type: 'abort', reason: 'unknown_step' };
-    const form = (errors: StepErrors = {}): StepResult => ({ type: 'form', stepId: 'user', data_schema: brokerSchema, errors });
+    const form = (errors: StepErrors = {}): StepResult => ({
+      type: 'form',
+      stepId: 'user',
+      data_schema: brokerSchema,
+      errors,
+    });
     if (!input) return form();
 
     const host = String(input.host);
@@ -57,7 +63,8 @@ class MqttFlow implements ConfigFlow {
     if (Object.keys(errors).length) return form(errors);
 
     const existing = await this.ctx.entries();
-    if (existing.some((e) => e.data.host === host && e.data.port === port)) return { type: 'abort', reason: 'already_configured' };
+    if (existing.some((e) => e.data.host === host && e.data.port === port))
+      return { type: 'abort', reason: 'already_configured' };
 
     let outcome;
     try {

@@ -6,7 +6,13 @@ import { ConfigFlowComponent } from '../../config-flow/component.ts';
 import { InMemoryConfigEntryStore, InMemoryDeviceRegistry, InMemoryStates } from '../../config-flow/memory-ports.ts';
 import { mountConfigFlowRoutes } from '../../config-flow/routes.ts';
 import { serveRoutes, type TestServer } from '../../test-server.ts';
-import { createConnectCheck, createMqttIntegration, isValidHost, type BrokerSettings, type ConnectOutcome } from './index.ts';
+import {
+  createConnectCheck,
+  createMqttIntegration,
+  isValidHost,
+  type BrokerSettings,
+  type ConnectOutcome,
+} from './index.ts';
 
 describe('mqtt config flow', () => {
   let server: TestServer;
@@ -29,8 +35,12 @@ describe('mqtt config flow', () => {
       },
     });
     component = new ConfigFlowComponent({
-      entries: store, devices: new InMemoryDeviceRegistry(), states: new InMemoryStates(),
-      integrations: [integration], flowTtlMs: 10 * 60_000, now: () => clock,
+      entries: store,
+      devices: new InMemoryDeviceRegistry(),
+      states: new InMemoryStates(),
+      integrations: [integration],
+      flowTtlMs: 10 * 60_000,
+      now: () => clock,
     });
     await component.start();
     server = await serveRoutes({}, (router) => mountConfigFlowRoutes(router, { component }));
@@ -43,38 +53,71 @@ describe('mqtt config flow', () => {
   const start = async () => {
     const res = await server.json('POST', '/v1/config_flow', { handler: 'mqtt' });
     expect(res.status).toBe(200);
-    return res.body as { flowId: string; type: string; stepId: string; data_schema: { name: string; type: string }[]; errors: object };
+    return res.body as {
+      flowId: string;
+      type: string;
+      stepId: string;
+      data_schema: { name: string; type: string }[];
+      errors: object;
+    };
   };
   const advance = (flowId: string, body: object) => server.json('POST', `/v1/config_flow/${flowId}/advance`, body);
 
   it('starts with the broker form', async () => {
     const form = await start();
     expect(form).toMatchObject({ type: 'form', handler: 'mqtt', stepId: 'user', errors: {} });
-    expect(form.data_schema.map((f) => [f.name, f.type])).toEqual([['host', 'string'], ['port', 'integer'], ['username', 'string'], ['password', 'password']]);
+    expect(form.data_schema.map((f) => [f.name, f.type])).toEqual([
+      ['host', 'string'],
+      ['port', 'integer'],
+      ['username', 'string'],
+      ['password', 'password'],
+    ]);
   });
 
   it('answers errors per field for wrong input without trying to connect', async () => {
     const { flowId } = await start();
-    expect((await advance(flowId, { host: 'bad host!', port: 70000 })).body)
-      .toMatchObject({ type: 'form', stepId: 'user', errors: { host: 'invalid_host', port: 'invalid_port' } });
+    expect((await advance(flowId, { host: 'bad host!', port: 70000 })).body).toMatchObject({
+      type: 'form',
+      stepId: 'user',
+      errors: { host: 'invalid_host', port: 'invalid_port' },
+    });
     expect((await advance(flowId, { port: 'abc' })).body.errors).toEqual({ host: 'required', port: 'invalid_integer' });
-    expect((await advance(flowId, { host: 'broker.local', password: 'p' })).body.errors).toEqual({ username: 'username_required' });
+    expect((await advance(flowId, { host: 'broker.local', password: 'p' })).body.errors).toEqual({
+      username: 'username_required',
+    });
     expect(checked).toEqual([]);
   });
 
   it('answers base: cannot_connect / invalid_auth when the check fails, then succeeds on retry', async () => {
     const { flowId } = await start();
     outcome = 'cannot_connect';
-    expect((await advance(flowId, { host: '192.0.2.1', port: '1883' })).body).toMatchObject({ type: 'form', stepId: 'user', errors: { base: 'cannot_connect' } });
+    expect((await advance(flowId, { host: '192.0.2.1', port: '1883' })).body).toMatchObject({
+      type: 'form',
+      stepId: 'user',
+      errors: { base: 'cannot_connect' },
+    });
     outcome = 'throw';
     expect((await advance(flowId, { host: '192.0.2.1' })).body.errors).toEqual({ base: 'cannot_connect' });
     outcome = 'invalid_auth';
-    expect((await advance(flowId, { host: '192.0.2.1', username: 'u', password: 'bad' })).body.errors).toEqual({ base: 'invalid_auth' });
+    expect((await advance(flowId, { host: '192.0.2.1', username: 'u', password: 'bad' })).body.errors).toEqual({
+      base: 'invalid_auth',
+    });
     outcome = 'ok';
     const done = await advance(flowId, { host: 'broker.local', port: 8883, username: 'u', password: 'good' });
-    expect(done.body).toEqual({ type: 'create_entry', flowId, handler: 'mqtt', stepId: 'done', title: 'MQTT broker.local:8883', result: { config_entry_id: 1 } });
+    expect(done.body).toEqual({
+      type: 'create_entry',
+      flowId,
+      handler: 'mqtt',
+      stepId: 'done',
+      title: 'MQTT broker.local:8883',
+      result: { config_entry_id: 1 },
+    });
     expect(checked.at(-1)).toEqual({ host: 'broker.local', port: 8883, username: 'u', password: 'good' });
-    expect(store.get(1)).toMatchObject({ domain: 'mqtt', state: 'loaded', data: { host: 'broker.local', port: 8883, username: 'u', password: 'good' } });
+    expect(store.get(1)).toMatchObject({
+      domain: 'mqtt',
+      state: 'loaded',
+      data: { host: 'broker.local', port: 8883, username: 'u', password: 'good' },
+    });
     const list = await server.json('GET', '/v1/config_entries');
     expect(JSON.stringify(list.body)).not.toContain('good');
   });
@@ -83,20 +126,30 @@ describe('mqtt config flow', () => {
     const a = await start();
     await advance(a.flowId, { host: 'broker.local' });
     const b = await start();
-    expect((await advance(b.flowId, { host: 'broker.local', port: 1883 })).body).toEqual({ type: 'abort', flowId: b.flowId, handler: 'mqtt', reason: 'already_configured' });
+    expect((await advance(b.flowId, { host: 'broker.local', port: 1883 })).body).toEqual({
+      type: 'abort',
+      flowId: b.flowId,
+      handler: 'mqtt',
+      reason: 'already_configured',
+    });
     expect(store.list()).toHaveLength(1);
   });
 
   it('expires an abandoned flow', async () => {
     const { flowId } = await start();
     clock += 10 * 60_000 + 1;
-    expect(await advance(flowId, { host: 'broker.local' })).toEqual({ status: 404, body: { message: 'flow not found' } });
+    expect(await advance(flowId, { host: 'broker.local' })).toEqual({
+      status: 404,
+      body: { message: 'flow not found' },
+    });
     expect(store.list()).toEqual([]);
   });
 
   it('validates host names', () => {
-    for (const ok of ['broker', 'mqtt.example.com', '10.0.0.2', '::1', '[fe80::1]', 'a-b.c']) expect(isValidHost(ok)).toBe(true);
-    for (const bad of ['', 'a b', '-a.com', 'a..b', 'http://x', 'x/y', 'a'.repeat(64) + '.com']) expect(isValidHost(bad)).toBe(false);
+    for (const ok of ['broker', 'mqtt.example.com', '10.0.0.2', '::1', '[fe80::1]', 'a-b.c'])
+      expect(isValidHost(ok)).toBe(true);
+    for (const bad of ['', 'a b', '-a.com', 'a..b', 'http://x', 'x/y', 'a'.repeat(64) + '.com'])
+      expect(isValidHost(bad)).toBe(false);
   });
 });
 

@@ -13,8 +13,14 @@ import { errorFields } from '@smarthome/protocol/server';
 import type { DataSchemaField } from '@smarthome/protocol';
 import type { ConfigFlow, FlowContext, Integration, StepResult } from '../../config-flow/types.ts';
 import {
-  buildAuthorizeUrl, exchangeCode, newState, refreshToken, statesMatch, TokenRequestError,
-  type OAuth2ClientConfig, type OAuth2Token,
+  buildAuthorizeUrl,
+  exchangeCode,
+  newState,
+  refreshToken,
+  statesMatch,
+  TokenRequestError,
+  type OAuth2ClientConfig,
+  type OAuth2Token,
 } from './oauth2.ts';
 
 export * from './oauth2.ts';
@@ -46,7 +52,9 @@ class OAuthFlow implements ConfigFlow {
 
   async step(stepId: string, input?: Record<string, unknown>): Promise<StepResult> {
     const form: StepResult = {
-      type: 'form', stepId: 'auth', data_schema: authSchema,
+      type: 'form',
+      stepId: 'auth',
+      data_schema: authSchema,
       description_placeholders: { authorize_url: buildAuthorizeUrl(this.cfg, this.state) },
       callback_state: this.state,
     };
@@ -55,7 +63,8 @@ class OAuthFlow implements ConfigFlow {
 
     // A state that does not match is a forged or replayed redirect: end the flow.
     if (!statesMatch(this.state, String(input.state))) return { type: 'abort', reason: 'invalid_state' };
-    if (typeof input.error === 'string' && input.error !== '') return { type: 'abort', reason: 'user_rejected_authorize' };
+    if (typeof input.error === 'string' && input.error !== '')
+      return { type: 'abort', reason: 'user_rejected_authorize' };
     if (typeof input.code !== 'string' || input.code === '') return { ...form, errors: { code: 'required' } };
 
     let token: OAuth2Token;
@@ -68,7 +77,11 @@ class OAuthFlow implements ConfigFlow {
       }
       throw err;
     }
-    return { type: 'create_entry', title: 'OAuth Demo Cloud', data: { auth_implementation: OAUTH_DEMO_CLOUD_DOMAIN, token } };
+    return {
+      type: 'create_entry',
+      title: 'OAuth Demo Cloud',
+      data: { auth_implementation: OAUTH_DEMO_CLOUD_DOMAIN, token },
+    };
   }
 }
 
@@ -85,7 +98,12 @@ export function createOAuthDemoCloudIntegration(cfg: OAuthDemoCloudOptions): Int
       const schedule = (retryMs?: number) => {
         if (!token?.refresh_token || !token.expires_at) return;
         const delay = retryMs ?? Math.max(1000, token.expires_at * 1000 - margin - now());
-        timer = setTimeout(() => { void refresh(); }, Math.min(delay, 2 ** 31 - 1));
+        timer = setTimeout(
+          () => {
+            void refresh();
+          },
+          Math.min(delay, 2 ** 31 - 1),
+        );
         timer.unref();
       };
       const refresh = async () => {
@@ -101,7 +119,12 @@ export function createOAuthDemoCloudIntegration(cfg: OAuthDemoCloudOptions): Int
         schedule();
       };
       schedule();
-      return { unload: () => { if (timer) clearTimeout(timer); timer = undefined; } };
+      return {
+        unload: () => {
+          if (timer) clearTimeout(timer);
+          timer = undefined;
+        },
+      };
     },
   };
 }

@@ -9,7 +9,11 @@ import type { Edge } from '../../edge.ts';
 import { startEdge, tempDir } from '../../test-helpers.ts';
 import { createOAuthDemoCloudIntegration } from './index.ts';
 
-interface TokenRequest { method: string; contentType: string | undefined; form: Record<string, string> }
+interface TokenRequest {
+  method: string;
+  contentType: string | undefined;
+  form: Record<string, string>;
+}
 
 /** A tiny OAuth token endpoint: records requests, answers what the test says. */
 let tokenServer: Server;
@@ -20,9 +24,15 @@ let answer: (req: TokenRequest, res: ServerResponse) => void;
 beforeAll(async () => {
   tokenServer = createServer((req: IncomingMessage, res: ServerResponse) => {
     let raw = '';
-    req.on('data', (c) => { raw += c; });
+    req.on('data', (c) => {
+      raw += c;
+    });
     req.on('end', () => {
-      const r = { method: req.method!, contentType: req.headers['content-type'], form: Object.fromEntries(new URLSearchParams(raw)) };
+      const r = {
+        method: req.method!,
+        contentType: req.headers['content-type'],
+        form: Object.fromEntries(new URLSearchParams(raw)),
+      };
       requests.push(r);
       answer(r, res);
     });
@@ -50,18 +60,35 @@ describe('oauth_demo_cloud config flow (authorization code)', () => {
     clock = Date.UTC(2026, 10, 1);
     requests = [];
     answer = (r, res) => {
-      if (r.form.code === 'good-code') sendJson(res, 200, { access_token: 'at-1', refresh_token: 'rt-1', token_type: 'bearer', expires_in: 3600, scope: 'devices' });
+      if (r.form.code === 'good-code')
+        sendJson(res, 200, {
+          access_token: 'at-1',
+          refresh_token: 'rt-1',
+          token_type: 'bearer',
+          expires_in: 3600,
+          scope: 'devices',
+        });
       else sendJson(res, 400, { error: 'invalid_grant', error_description: 'code expired' });
     };
     store = new InMemoryConfigEntryStore();
     component = new ConfigFlowComponent({
-      entries: store, devices: new InMemoryDeviceRegistry(), states: new InMemoryStates(),
-      integrations: [createOAuthDemoCloudIntegration({
-        clientId: 'edge-client', clientSecret: 'edge-secret', scope: 'devices',
-        authorizeUrl: 'https://auth.demo-cloud.test/authorize?audience=home', tokenUrl,
-        redirectUri: 'http://edge.local:8123/auth/external/callback', timeoutMs: 300, now: () => clock,
-      })],
-      flowTtlMs: 60_000, now: () => clock,
+      entries: store,
+      devices: new InMemoryDeviceRegistry(),
+      states: new InMemoryStates(),
+      integrations: [
+        createOAuthDemoCloudIntegration({
+          clientId: 'edge-client',
+          clientSecret: 'edge-secret',
+          scope: 'devices',
+          authorizeUrl: 'https://auth.demo-cloud.test/authorize?audience=home',
+          tokenUrl,
+          redirectUri: 'http://edge.local:8123/auth/external/callback',
+          timeoutMs: 300,
+          now: () => clock,
+        }),
+      ],
+      flowTtlMs: 60_000,
+      now: () => clock,
     });
     await component.start();
     server = await serveRoutes({}, (router) => mountConfigFlowRoutes(router, { component }));
@@ -75,7 +102,11 @@ describe('oauth_demo_cloud config flow (authorization code)', () => {
     const res = await server.json('POST', '/v1/config_flow', { handler: 'oauth_demo_cloud' });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
-      type: 'form', flowId: expect.stringMatching(/^[0-9a-f]{32}$/), handler: 'oauth_demo_cloud', stepId: 'auth', errors: {},
+      type: 'form',
+      flowId: expect.stringMatching(/^[0-9a-f]{32}$/),
+      handler: 'oauth_demo_cloud',
+      stepId: 'auth',
+      errors: {},
       data_schema: [
         { name: 'code', type: 'string', required: false },
         { name: 'state', type: 'string', required: true },
@@ -93,8 +124,12 @@ describe('oauth_demo_cloud config flow (authorization code)', () => {
     const b = await start();
     expect(a.url.origin + a.url.pathname).toBe('https://auth.demo-cloud.test/authorize');
     expect(Object.fromEntries(a.url.searchParams)).toEqual({
-      audience: 'home', response_type: 'code', client_id: 'edge-client',
-      redirect_uri: 'http://edge.local:8123/auth/external/callback', state: a.state, scope: 'devices',
+      audience: 'home',
+      response_type: 'code',
+      client_id: 'edge-client',
+      redirect_uri: 'http://edge.local:8123/auth/external/callback',
+      state: a.state,
+      scope: 'devices',
     });
     expect(a.state).toMatch(/^[A-Za-z0-9_-]{32}$/);
     expect(a.state).not.toBe(b.state);
@@ -103,14 +138,37 @@ describe('oauth_demo_cloud config flow (authorization code)', () => {
   it('exchanges the code at the token URL and stores the tokens in the entry', async () => {
     const { flowId, state } = await start();
     const done = await advance(flowId, { code: 'good-code', state });
-    expect(done.body).toEqual({ type: 'create_entry', flowId, handler: 'oauth_demo_cloud', stepId: 'done', title: 'OAuth Demo Cloud', result: { config_entry_id: 1 } });
-    expect(requests).toEqual([{
-      method: 'POST', contentType: 'application/x-www-form-urlencoded',
-      form: { grant_type: 'authorization_code', code: 'good-code', redirect_uri: 'http://edge.local:8123/auth/external/callback', client_id: 'edge-client', client_secret: 'edge-secret' },
-    }]);
+    expect(done.body).toEqual({
+      type: 'create_entry',
+      flowId,
+      handler: 'oauth_demo_cloud',
+      stepId: 'done',
+      title: 'OAuth Demo Cloud',
+      result: { config_entry_id: 1 },
+    });
+    expect(requests).toEqual([
+      {
+        method: 'POST',
+        contentType: 'application/x-www-form-urlencoded',
+        form: {
+          grant_type: 'authorization_code',
+          code: 'good-code',
+          redirect_uri: 'http://edge.local:8123/auth/external/callback',
+          client_id: 'edge-client',
+          client_secret: 'edge-secret',
+        },
+      },
+    ]);
     expect(store.get(1)?.data).toEqual({
       auth_implementation: 'oauth_demo_cloud',
-      token: { access_token: 'at-1', refresh_token: 'rt-1', token_type: 'bearer', expires_in: 3600, expires_at: clock / 1000 + 3600, scope: 'devices' },
+      token: {
+        access_token: 'at-1',
+        refresh_token: 'rt-1',
+        token_type: 'bearer',
+        expires_in: 3600,
+        expires_at: clock / 1000 + 3600,
+        scope: 'devices',
+      },
     });
     const list = await server.json('GET', '/v1/config_entries');
     expect(list.body).toMatchObject([{ id: 1, domain: 'oauth_demo_cloud', state: 'loaded' }]);
@@ -120,7 +178,12 @@ describe('oauth_demo_cloud config flow (authorization code)', () => {
   it('aborts on a wrong state without calling the token endpoint', async () => {
     const { flowId, state } = await start();
     const wrong = state.slice(0, -1) + (state.endsWith('A') ? 'B' : 'A');
-    expect((await advance(flowId, { code: 'good-code', state: wrong })).body).toEqual({ type: 'abort', flowId, handler: 'oauth_demo_cloud', reason: 'invalid_state' });
+    expect((await advance(flowId, { code: 'good-code', state: wrong })).body).toEqual({
+      type: 'abort',
+      flowId,
+      handler: 'oauth_demo_cloud',
+      reason: 'invalid_state',
+    });
     expect(requests).toEqual([]);
     // The flow is gone: the right state cannot be replayed afterwards.
     expect((await advance(flowId, { code: 'good-code', state })).status).toBe(404);
@@ -133,14 +196,26 @@ describe('oauth_demo_cloud config flow (authorization code)', () => {
     expect(missingState).toMatchObject({ type: 'form', stepId: 'auth', errors: { state: 'required' } });
     // The re-asked form still tells the app where to send the user.
     expect(new URL(missingState.description_placeholders.authorize_url).searchParams.get('state')).toBe(state);
-    expect((await advance(flowId, { state })).body).toMatchObject({ type: 'form', stepId: 'auth', errors: { code: 'required' } });
-    expect((await advance(flowId, { state, error: 'access_denied' })).body).toMatchObject({ type: 'abort', reason: 'user_rejected_authorize' });
+    expect((await advance(flowId, { state })).body).toMatchObject({
+      type: 'form',
+      stepId: 'auth',
+      errors: { code: 'required' },
+    });
+    expect((await advance(flowId, { state, error: 'access_denied' })).body).toMatchObject({
+      type: 'abort',
+      reason: 'user_rejected_authorize',
+    });
     expect(requests).toEqual([]);
   });
 
   it('aborts with oauth_error when the token endpoint refuses the code', async () => {
     const { flowId, state } = await start();
-    expect((await advance(flowId, { code: 'stale-code', state })).body).toEqual({ type: 'abort', flowId, handler: 'oauth_demo_cloud', reason: 'oauth_error' });
+    expect((await advance(flowId, { code: 'stale-code', state })).body).toEqual({
+      type: 'abort',
+      flowId,
+      handler: 'oauth_demo_cloud',
+      reason: 'oauth_error',
+    });
     expect(requests).toHaveLength(1);
     expect(store.list()).toEqual([]);
   });
@@ -152,14 +227,19 @@ describe('oauth_demo_cloud config flow (authorization code)', () => {
     answer = (_r, res) => sendJson(res, 200, { access_token: 'x', token_type: 'mac' });
     f = await start();
     expect((await advance(f.flowId, { code: 'good-code', state: f.state })).body.reason).toBe('oauth_error');
-    answer = (_r, res) => { res.writeHead(500); res.end('<html>oops</html>'); };
+    answer = (_r, res) => {
+      res.writeHead(500);
+      res.end('<html>oops</html>');
+    };
     f = await start();
     expect((await advance(f.flowId, { code: 'good-code', state: f.state })).body.reason).toBe('oauth_error');
     expect(store.list()).toEqual([]);
   });
 
   it('aborts with oauth_timeout when the token endpoint hangs', async () => {
-    answer = (_r, res) => { setTimeout(() => sendJson(res, 200, { access_token: 'late', token_type: 'bearer' }), 1500); };
+    answer = (_r, res) => {
+      setTimeout(() => sendJson(res, 200, { access_token: 'late', token_type: 'bearer' }), 1500);
+    };
     const { flowId, state } = await start();
     const t0 = Date.now();
     expect((await advance(flowId, { code: 'good-code', state })).body.reason).toBe('oauth_timeout');
@@ -167,7 +247,10 @@ describe('oauth_demo_cloud config flow (authorization code)', () => {
   });
 
   it('does not follow a redirect with the client secret', async () => {
-    answer = (_r, res) => { res.writeHead(307, { location: 'http://127.0.0.1:1/steal' }); res.end(); };
+    answer = (_r, res) => {
+      res.writeHead(307, { location: 'http://127.0.0.1:1/steal' });
+      res.end();
+    };
     const { flowId, state } = await start();
     expect((await advance(flowId, { code: 'good-code', state })).body.reason).toBe('oauth_error');
     expect(requests).toHaveLength(1);
@@ -176,12 +259,17 @@ describe('oauth_demo_cloud config flow (authorization code)', () => {
   it('expires an abandoned flow', async () => {
     const { flowId, state } = await start();
     clock += 60_001;
-    expect(await advance(flowId, { code: 'good-code', state })).toEqual({ status: 404, body: { message: 'flow not found' } });
+    expect(await advance(flowId, { code: 'good-code', state })).toEqual({
+      status: 404,
+      body: { message: 'flow not found' },
+    });
     expect(requests).toEqual([]);
   });
 
   const callback = (params: Record<string, string>, accept?: string) =>
-    fetch(`${server.url}/v1/config_flow/oauth/callback?${new URLSearchParams(params)}`, { headers: accept ? { accept } : {} });
+    fetch(`${server.url}/v1/config_flow/oauth/callback?${new URLSearchParams(params)}`, {
+      headers: accept ? { accept } : {},
+    });
 
   it('the redirect callback advances the flow named by its state and answers a small HTML page', async () => {
     const { flowId, state } = await start();
@@ -194,10 +282,15 @@ describe('oauth_demo_cloud config flow (authorization code)', () => {
     expect(html).toContain('<h1>Setup complete</h1>');
     expect(html).toContain('OAuth Demo Cloud was added.');
     expect(html).toContain('You can close this window.');
-    expect(requests.map((r) => r.form)).toEqual([{
-      grant_type: 'authorization_code', code: 'good-code', redirect_uri: 'http://edge.local:8123/auth/external/callback',
-      client_id: 'edge-client', client_secret: 'edge-secret',
-    }]);
+    expect(requests.map((r) => r.form)).toEqual([
+      {
+        grant_type: 'authorization_code',
+        code: 'good-code',
+        redirect_uri: 'http://edge.local:8123/auth/external/callback',
+        client_id: 'edge-client',
+        client_secret: 'edge-secret',
+      },
+    ]);
     expect(store.get(1)?.data.token).toMatchObject({ access_token: 'at-1', refresh_token: 'rt-1' });
     // The flow is finished: neither the app nor a replayed redirect can use it again.
     expect((await advance(flowId, { code: 'good-code', state })).status).toBe(404);
@@ -214,12 +307,22 @@ describe('oauth_demo_cloud config flow (authorization code)', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
     expect(await res.json()).toEqual({
-      type: 'create_entry', flowId: b.flowId, handler: 'oauth_demo_cloud', stepId: 'done', title: 'OAuth Demo Cloud', result: { config_entry_id: 1 },
+      type: 'create_entry',
+      flowId: b.flowId,
+      handler: 'oauth_demo_cloud',
+      stepId: 'done',
+      title: 'OAuth Demo Cloud',
+      result: { config_entry_id: 1 },
     });
     // The other flow is untouched and still waits for its own code.
     expect(component.flows.size).toBe(1);
     const other = await callback({ code: 'stale-code', state: a.state }, 'application/json');
-    expect(await other.json()).toEqual({ type: 'abort', flowId: a.flowId, handler: 'oauth_demo_cloud', reason: 'oauth_error' });
+    expect(await other.json()).toEqual({
+      type: 'abort',
+      flowId: a.flowId,
+      handler: 'oauth_demo_cloud',
+      reason: 'oauth_error',
+    });
     expect(store.list().map((e) => e.id)).toEqual([1]);
   });
 
@@ -233,8 +336,16 @@ describe('oauth_demo_cloud config flow (authorization code)', () => {
     expect(html).toContain('You can close this window.');
 
     f = await start();
-    res = await callback({ error: 'access_denied', error_description: 'user said no', state: f.state }, 'application/json');
-    expect(await res.json()).toEqual({ type: 'abort', flowId: f.flowId, handler: 'oauth_demo_cloud', reason: 'user_rejected_authorize' });
+    res = await callback(
+      { error: 'access_denied', error_description: 'user said no', state: f.state },
+      'application/json',
+    );
+    expect(await res.json()).toEqual({
+      type: 'abort',
+      flowId: f.flowId,
+      handler: 'oauth_demo_cloud',
+      reason: 'user_rejected_authorize',
+    });
 
     f = await start();
     res = await callback({ state: f.state });
@@ -242,7 +353,9 @@ describe('oauth_demo_cloud config flow (authorization code)', () => {
     expect(html).toContain('<h1>Setup not finished</h1>');
     expect(html).toContain('code: required');
     // Still open: the right code completes it.
-    expect((await advance(f.flowId, { code: 'good-code', state: f.state })).body).toMatchObject({ type: 'create_entry' });
+    expect((await advance(f.flowId, { code: 'good-code', state: f.state })).body).toMatchObject({
+      type: 'create_entry',
+    });
     expect(requests.map((r) => r.form.code)).toEqual(['stale-code', 'good-code']);
   });
 
@@ -265,7 +378,13 @@ describe('oauth_demo_cloud config flow (authorization code)', () => {
 });
 
 describe('oauth_demo_cloud on a whole edge', () => {
-  const KEYS = ['EDGE_OAUTH_CLIENT_ID', 'EDGE_OAUTH_CLIENT_SECRET', 'EDGE_OAUTH_AUTHORIZE_URL', 'EDGE_OAUTH_TOKEN_URL', 'EDGE_OAUTH_REDIRECT_URI'] as const;
+  const KEYS = [
+    'EDGE_OAUTH_CLIENT_ID',
+    'EDGE_OAUTH_CLIENT_SECRET',
+    'EDGE_OAUTH_AUTHORIZE_URL',
+    'EDGE_OAUTH_TOKEN_URL',
+    'EDGE_OAUTH_REDIRECT_URI',
+  ] as const;
   let saved: Record<string, string | undefined>;
   let dir: { dir: string; cleanup: () => void };
   let edge: Edge;
@@ -275,12 +394,16 @@ describe('oauth_demo_cloud on a whole edge', () => {
     dir = tempDir();
     // The redirect URI is the edge's own callback; the port is only known after start, which is fine for the token request.
     Object.assign(process.env, {
-      EDGE_OAUTH_CLIENT_ID: 'edge-client', EDGE_OAUTH_CLIENT_SECRET: 'edge-secret', EDGE_OAUTH_AUTHORIZE_URL: 'https://auth.demo-cloud.test/authorize',
-      EDGE_OAUTH_TOKEN_URL: tokenUrl, EDGE_OAUTH_REDIRECT_URI: 'http://edge.local/v1/config_flow/oauth/callback',
+      EDGE_OAUTH_CLIENT_ID: 'edge-client',
+      EDGE_OAUTH_CLIENT_SECRET: 'edge-secret',
+      EDGE_OAUTH_AUTHORIZE_URL: 'https://auth.demo-cloud.test/authorize',
+      EDGE_OAUTH_TOKEN_URL: tokenUrl,
+      EDGE_OAUTH_REDIRECT_URI: 'http://edge.local/v1/config_flow/oauth/callback',
     });
     requests = [];
     answer = (r, res) => {
-      if (r.form.code === 'good-code') sendJson(res, 200, { access_token: 'at-edge', token_type: 'bearer', expires_in: 3600 });
+      if (r.form.code === 'good-code')
+        sendJson(res, 200, { access_token: 'at-edge', token_type: 'bearer', expires_in: 3600 });
       else sendJson(res, 400, { error: 'invalid_grant' });
     };
     edge = await startEdge(dir.dir);
@@ -298,9 +421,13 @@ describe('oauth_demo_cloud on a whole edge', () => {
     const base = `http://127.0.0.1:${edge.ports.http}`;
     const { token } = edge.tokens.create('oauth-test');
     const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
-    const startRes = await fetch(`${base}/v1/config_flow`, { method: 'POST', headers: auth, body: JSON.stringify({ handler: 'oauth_demo_cloud' }) });
+    const startRes = await fetch(`${base}/v1/config_flow`, {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({ handler: 'oauth_demo_cloud' }),
+    });
     expect(startRes.status).toBe(200);
-    const started = await startRes.json() as any;
+    const started = (await startRes.json()) as any;
     expect(started).toMatchObject({ type: 'form', handler: 'oauth_demo_cloud', stepId: 'auth' });
     const authorize = new URL(started.description_placeholders.authorize_url);
     expect(authorize.searchParams.get('redirect_uri')).toBe('http://edge.local/v1/config_flow/oauth/callback');
@@ -312,9 +439,13 @@ describe('oauth_demo_cloud on a whole edge', () => {
     expect(requests.map((r) => r.form.code)).toEqual(['good-code']);
 
     expect((await fetch(`${base}/v1/config_entries`)).status).toBe(401);
-    const entries = await (await fetch(`${base}/v1/config_entries`, { headers: auth })).json() as { domain: string }[];
+    const entries = (await (await fetch(`${base}/v1/config_entries`, { headers: auth })).json()) as {
+      domain: string;
+    }[];
     // (the edge keeps its own "mqtt" system entry next to it)
-    expect(entries.filter((e) => e.domain !== 'mqtt')).toEqual([expect.objectContaining({ domain: 'oauth_demo_cloud', title: 'OAuth Demo Cloud', state: 'loaded' })]);
+    expect(entries.filter((e) => e.domain !== 'mqtt')).toEqual([
+      expect.objectContaining({ domain: 'oauth_demo_cloud', title: 'OAuth Demo Cloud', state: 'loaded' }),
+    ]);
     expect(JSON.stringify(entries)).not.toContain('at-edge');
     const unknown = await fetch(`${base}/v1/config_flow/oauth/callback?code=good-code&state=nope`);
     expect(unknown.status).toBe(404);
@@ -327,17 +458,28 @@ describe('oauth_demo_cloud entry', () => {
     requests = [];
     const clock = Date.UTC(2026, 10, 1);
     answer = (r, res) => {
-      if (r.form.grant_type === 'authorization_code') sendJson(res, 200, { access_token: 'at-1', refresh_token: 'rt-1', token_type: 'Bearer', expires_in: 61 });
-      else if (r.form.grant_type === 'refresh_token' && r.form.refresh_token === 'rt-1') sendJson(res, 200, { access_token: 'at-2', token_type: 'Bearer', expires_in: 3600 });
+      if (r.form.grant_type === 'authorization_code')
+        sendJson(res, 200, { access_token: 'at-1', refresh_token: 'rt-1', token_type: 'Bearer', expires_in: 61 });
+      else if (r.form.grant_type === 'refresh_token' && r.form.refresh_token === 'rt-1')
+        sendJson(res, 200, { access_token: 'at-2', token_type: 'Bearer', expires_in: 3600 });
       else sendJson(res, 400, { error: 'invalid_grant' });
     };
     const store = new InMemoryConfigEntryStore();
     const component = new ConfigFlowComponent({
-      entries: store, devices: new InMemoryDeviceRegistry(), states: new InMemoryStates(),
-      integrations: [createOAuthDemoCloudIntegration({
-        clientId: 'c', clientSecret: 's', authorizeUrl: 'https://auth.test/authorize', tokenUrl,
-        redirectUri: 'http://edge.local/cb', refreshMarginMs: 60_000, now: () => clock,
-      })],
+      entries: store,
+      devices: new InMemoryDeviceRegistry(),
+      states: new InMemoryStates(),
+      integrations: [
+        createOAuthDemoCloudIntegration({
+          clientId: 'c',
+          clientSecret: 's',
+          authorizeUrl: 'https://auth.test/authorize',
+          tokenUrl,
+          redirectUri: 'http://edge.local/cb',
+          refreshMarginMs: 60_000,
+          now: () => clock,
+        }),
+      ],
     });
     await component.start();
     try {
@@ -349,9 +491,18 @@ describe('oauth_demo_cloud entry', () => {
       // expires_at - margin is 1 s away.
       await new Promise((r) => setTimeout(r, 1300));
       expect(requests.map((r) => r.form.grant_type)).toEqual(['authorization_code', 'refresh_token']);
-      expect(requests[1].form).toEqual({ grant_type: 'refresh_token', refresh_token: 'rt-1', client_id: 'c', client_secret: 's' });
+      expect(requests[1].form).toEqual({
+        grant_type: 'refresh_token',
+        refresh_token: 'rt-1',
+        client_id: 'c',
+        client_secret: 's',
+      });
       expect(store.get(1)?.data.token).toEqual({
-        access_token: 'at-2', token_type: 'Bearer', expires_in: 3600, expires_at: clock / 1000 + 3600, refresh_token: 'rt-1',
+        access_token: 'at-2',
+        token_type: 'Bearer',
+        expires_in: 3600,
+        expires_at: clock / 1000 + 3600,
+        refresh_token: 'rt-1',
       });
     } finally {
       await component.stop();

@@ -66,7 +66,11 @@ async function readLimited(res: Response): Promise<string> {
 }
 
 /** POSTs a grant to the token endpoint (form-encoded, client credentials in the body). */
-export async function requestToken(cfg: OAuth2ClientConfig, grant: Record<string, string>, nowMs = Date.now()): Promise<OAuth2Token> {
+export async function requestToken(
+  cfg: OAuth2ClientConfig,
+  grant: Record<string, string>,
+  nowMs = Date.now(),
+): Promise<OAuth2Token> {
   const body = new URLSearchParams({ ...grant, client_id: cfg.clientId, client_secret: cfg.clientSecret });
   const doFetch = cfg.fetch ?? fetch;
   let res: Response;
@@ -84,7 +88,8 @@ export async function requestToken(cfg: OAuth2ClientConfig, grant: Record<string
   } catch (err) {
     if (err instanceof TokenRequestError) throw err;
     const name = (err as Error)?.name;
-    if (name === 'TimeoutError' || name === 'AbortError') throw new TokenRequestError('oauth_timeout', 'token endpoint timed out', undefined, { cause: err });
+    if (name === 'TimeoutError' || name === 'AbortError')
+      throw new TokenRequestError('oauth_timeout', 'token endpoint timed out', undefined, { cause: err });
     throw new TokenRequestError('cannot_connect', 'token endpoint unreachable', undefined, { cause: err });
   }
   let json: Record<string, unknown> = {};
@@ -96,11 +101,17 @@ export async function requestToken(cfg: OAuth2ClientConfig, grant: Record<string
   }
   if (res.status < 200 || res.status >= 300) {
     const code = typeof json.error === 'string' ? json.error : undefined;
-    throw new TokenRequestError('oauth_error', `token endpoint answered ${res.status}${code ? ` (${code})` : ''}`, code);
+    throw new TokenRequestError(
+      'oauth_error',
+      `token endpoint answered ${res.status}${code ? ` (${code})` : ''}`,
+      code,
+    );
   }
-  if (typeof json.access_token !== 'string' || json.access_token === '') throw new TokenRequestError('oauth_error', 'token response without access_token');
+  if (typeof json.access_token !== 'string' || json.access_token === '')
+    throw new TokenRequestError('oauth_error', 'token response without access_token');
   const tokenType = typeof json.token_type === 'string' ? json.token_type : 'Bearer';
-  if (tokenType.toLowerCase() !== 'bearer') throw new TokenRequestError('oauth_error', `unsupported token_type ${tokenType}`);
+  if (tokenType.toLowerCase() !== 'bearer')
+    throw new TokenRequestError('oauth_error', `unsupported token_type ${tokenType}`);
   const token: OAuth2Token = { access_token: json.access_token, token_type: tokenType };
   if (typeof json.refresh_token === 'string') token.refresh_token = json.refresh_token;
   if (typeof json.scope === 'string') token.scope = json.scope;

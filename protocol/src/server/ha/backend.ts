@@ -1,5 +1,19 @@
 import type {
-  HaHistoryResult, HaLogbookEntry, HaTemplateUpdate, HaTriggerEvent, HaContext, HaAreaRegistryEntry, HaDeviceRegistryEntry, HaEntityRegistryEntry, HaCallService, HaCallServiceResult, HaConfig, HaErrorCode, HaEvent, HaServices, HaState,
+  HaHistoryResult,
+  HaLogbookEntry,
+  HaTemplateUpdate,
+  HaTriggerEvent,
+  HaContext,
+  HaAreaRegistryEntry,
+  HaDeviceRegistryEntry,
+  HaEntityRegistryEntry,
+  HaCallService,
+  HaCallServiceResult,
+  HaConfig,
+  HaErrorCode,
+  HaEvent,
+  HaServices,
+  HaState,
 } from '../../ha/index.ts';
 import type { z } from 'zod';
 
@@ -22,7 +36,11 @@ export interface HaBackend<P> {
   getServices(principal: P): Promise<HaServices>;
   callService(principal: P, call: Omit<HaCallService, 'id' | 'type'>): Promise<HaCallServiceResult>;
   /** every event of a type (undefined = all types) the principal may see; state_changed carries HaState objects */
-  subscribeEvents(principal: P, eventType: string | undefined, listener: (event: HaEvent) => void): Unsubscribe | Promise<Unsubscribe>;
+  subscribeEvents(
+    principal: P,
+    eventType: string | undefined,
+    listener: (event: HaEvent) => void,
+  ): Unsubscribe | Promise<Unsubscribe>;
   fireEvent(principal: P, eventType: string, data: Record<string, unknown>): Promise<void>;
   entityRegistry(principal: P): Promise<HaEntityRegistryEntry[]>;
   deviceRegistry(principal: P): Promise<HaDeviceRegistryEntry[]>;
@@ -34,11 +52,21 @@ export interface HaBackend<P> {
    * first render's failure throws HaCommandError('template_error') when `strict` (else it is
    * an `{error, level}` update with report_errors, nothing without).
    */
-  subscribeTemplate?(principal: P, request: HaTemplateRequest, listener: (update: HaTemplateUpdate) => void): Promise<Unsubscribe>;
+  subscribeTemplate?(
+    principal: P,
+    request: HaTemplateRequest,
+    listener: (update: HaTemplateUpdate) => void,
+  ): Promise<Unsubscribe>;
   /** POST /api/template: one render as text; throws HaCommandError('template_error') */
   renderTemplate?(principal: P, template: string, variables?: Record<string, unknown>): Promise<string>;
   /** Set (create 201 / update 200) or remove a state, as POST/DELETE /api/states/{entity_id} */
-  setState?(principal: P, entityId: string, state: string, attributes: Record<string, unknown>, forceUpdate: boolean): Promise<{ state: HaState; created: boolean }>;
+  setState?(
+    principal: P,
+    entityId: string,
+    state: string,
+    attributes: Record<string, unknown>,
+    forceUpdate: boolean,
+  ): Promise<{ state: HaState; created: boolean }>;
   removeState?(principal: P, entityId: string): Promise<boolean>;
   /** GET /api/events: listener counts per event type */
   eventListeners?(principal: P): Promise<{ event: string; listener_count: number }[]>;
@@ -47,11 +75,24 @@ export interface HaBackend<P> {
   /** logbook entries of the period (`when` epoch s on the socket, ISO + names on REST) */
   logbook?(principal: P, query: HaLogbookQuery): Promise<HaLogbookEntry[]>;
   /** logbook/event_stream: the period's entries, then (when it reaches now) live ones */
-  subscribeLogbook?(principal: P, query: Omit<HaLogbookQuery, 'format'>, listener: (update: { events: HaLogbookEntry[]; start_time?: number; end_time?: number; partial?: boolean }) => void): Promise<Unsubscribe>;
+  subscribeLogbook?(
+    principal: P,
+    query: Omit<HaLogbookQuery, 'format'>,
+    listener: (update: { events: HaLogbookEntry[]; start_time?: number; end_time?: number; partial?: boolean }) => void,
+  ): Promise<Unsubscribe>;
   /** subscribe_trigger: throws HaCommandError('invalid_format') for a trigger it cannot arm */
-  subscribeTrigger?(principal: P, trigger: unknown, variables: Record<string, unknown>, listener: (event: HaTriggerEvent) => void): Promise<Unsubscribe>;
+  subscribeTrigger?(
+    principal: P,
+    trigger: unknown,
+    variables: Record<string, unknown>,
+    listener: (event: HaTriggerEvent) => void,
+  ): Promise<Unsubscribe>;
   /** execute_script: runs the sequence; `response` is the script's response (a `stop` with response_variable) */
-  executeScript?(principal: P, sequence: unknown, variables: Record<string, unknown>): Promise<{ context: HaContext; response: unknown }>;
+  executeScript?(
+    principal: P,
+    sequence: unknown,
+    variables: Record<string, unknown>,
+  ): Promise<{ context: HaContext; response: unknown }>;
   /** validate_config: null when valid, else HA's message */
   validateConfig?(principal: P, kind: 'trigger' | 'condition' | 'action', config: unknown): Promise<string | null>;
 }

@@ -6,7 +6,12 @@ const bare = <T extends string>(type: T) => z.object({ id: z.number().int(), typ
 
 /** The holder of an API token: it may do everything the API allows (the cloud answers with its user instead). */
 export const API_TOKEN_USER: HaCurrentUser = {
-  id: 'api-token', name: 'API token', is_owner: true, is_admin: true, credentials: [], mfa_modules: [],
+  id: 'api-token',
+  name: 'API token',
+  is_owner: true,
+  is_admin: true,
+  credentials: [],
+  mfa_modules: [],
 };
 
 /**

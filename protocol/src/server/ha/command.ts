@@ -11,4 +11,7 @@ export type HaCommands<P> = Record<string, HaCommand<P, z.ZodType>>;
 /** A handler that has already answered (pong; subscribe_entities sends its result before its first event). */
 export const ALREADY_ANSWERED = Symbol('already answered');
 
-export const command = <S extends z.ZodType>(schema: S, handle: HaCommand<unknown, S>['handle']): HaCommand<unknown, S> => ({ schema, handle });
+export const command = <S extends z.ZodType>(
+  schema: S,
+  handle: HaCommand<unknown, S>['handle'],
+): HaCommand<unknown, S> => ({ schema, handle });

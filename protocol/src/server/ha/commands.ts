@@ -1,7 +1,17 @@
 import { z } from 'zod';
 import {
-  HaCallService, HaFireEvent, HaGetConfig, HaGetPanels, HaGetServices, HaGetStates, HaPing, HaSubscribeEntities,
-  HaSubscribeEvents, HaSupportedFeatures, HaUnsubscribeEvents, type HaState,
+  HaCallService,
+  HaFireEvent,
+  HaGetConfig,
+  HaGetPanels,
+  HaGetServices,
+  HaGetStates,
+  HaPing,
+  HaSubscribeEntities,
+  HaSubscribeEvents,
+  HaSupportedFeatures,
+  HaUnsubscribeEvents,
+  type HaState,
 } from '../../ha/index.ts';
 import { HaCommandError } from './backend.ts';
 import { entitiesEvent, initialEntitiesEvent } from './entities.ts';
@@ -26,9 +36,18 @@ export const coreCommands = {
   get_states: command(HaGetStates, (session) => session.backend.getStates(session.principal)),
   get_config: command(HaGetConfig, (session) => session.backend.getConfig(session.principal)),
   get_services: command(HaGetServices, (session) => session.backend.getServices(session.principal)),
-  'config/entity_registry/list': command(z.object({ id: z.number().int(), type: z.literal('config/entity_registry/list') }), (session) => session.backend.entityRegistry(session.principal)),
-  'config/device_registry/list': command(z.object({ id: z.number().int(), type: z.literal('config/device_registry/list') }), (session) => session.backend.deviceRegistry(session.principal)),
-  'config/area_registry/list': command(z.object({ id: z.number().int(), type: z.literal('config/area_registry/list') }), (session) => session.backend.areaRegistry(session.principal)),
+  'config/entity_registry/list': command(
+    z.object({ id: z.number().int(), type: z.literal('config/entity_registry/list') }),
+    (session) => session.backend.entityRegistry(session.principal),
+  ),
+  'config/device_registry/list': command(
+    z.object({ id: z.number().int(), type: z.literal('config/device_registry/list') }),
+    (session) => session.backend.deviceRegistry(session.principal),
+  ),
+  'config/area_registry/list': command(
+    z.object({ id: z.number().int(), type: z.literal('config/area_registry/list') }),
+    (session) => session.backend.areaRegistry(session.principal),
+  ),
   // the frontend's panels; clients only need the map to exist
   get_panels: command(HaGetPanels, () => ({})),
 
@@ -43,7 +62,9 @@ export const coreCommands = {
   }),
 
   subscribe_events: command(HaSubscribeEvents, async (session, msg) => {
-    const unsubscribe = await session.backend.subscribeEvents(session.principal, msg.event_type, (event) => session.sendEvent(msg.id, event));
+    const unsubscribe = await session.backend.subscribeEvents(session.principal, msg.event_type, (event) =>
+      session.sendEvent(msg.id, event),
+    );
     session.addSubscription(msg.id, unsubscribe);
     return null;
   }),
@@ -65,7 +86,9 @@ export const coreCommands = {
       if (diff) session.sendEvent(msg.id, diff);
     });
     session.addSubscription(msg.id, unsubscribe);
-    const states = (await session.backend.getStates(session.principal)).filter((s) => !wanted || wanted.has(s.entity_id));
+    const states = (await session.backend.getStates(session.principal)).filter(
+      (s) => !wanted || wanted.has(s.entity_id),
+    );
     session.sendResult(msg.id, null);
     session.sendEvent(msg.id, initialEntitiesEvent(states));
     ready = true;
@@ -78,7 +101,10 @@ export function newContextId(time = Date.now()): string {
   const alphabet = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
   let t = time;
   let head = '';
-  for (let i = 0; i < 10; i++) { head = alphabet[t % 32] + head; t = Math.floor(t / 32); }
+  for (let i = 0; i < 10; i++) {
+    head = alphabet[t % 32] + head;
+    t = Math.floor(t / 32);
+  }
   let tail = '';
   for (let i = 0; i < 16; i++) tail += alphabet[Math.floor(Math.random() * 32)];
   return head + tail;

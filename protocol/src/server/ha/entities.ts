@@ -5,7 +5,12 @@ import type { HaCompressedDiff, HaCompressedState, HaEntitiesEvent, HaState } fr
 const seconds = (iso: string) => new Date(iso).getTime() / 1000;
 
 export function compressState(state: HaState): HaCompressedState {
-  const out: HaCompressedState = { s: state.state, a: state.attributes, c: state.context.id, lc: seconds(state.last_changed) };
+  const out: HaCompressedState = {
+    s: state.state,
+    a: state.attributes,
+    c: state.context.id,
+    lc: seconds(state.last_changed),
+  };
   if (state.last_updated !== state.last_changed) out.lu = seconds(state.last_updated);
   return out;
 }
@@ -30,7 +35,11 @@ export function compressDiff(oldState: HaState, newState: HaState): HaCompressed
 }
 
 /** One state_changed as a subscribe_entities event (null when it changes nothing visible). */
-export function entitiesEvent(entityId: string, oldState: HaState | null, newState: HaState | null): HaEntitiesEvent | null {
+export function entitiesEvent(
+  entityId: string,
+  oldState: HaState | null,
+  newState: HaState | null,
+): HaEntitiesEvent | null {
   if (!newState) return { r: [entityId] };
   if (!oldState) return { a: { [entityId]: compressState(newState) } };
   const diff = compressDiff(oldState, newState);

@@ -14,15 +14,32 @@ import { HaSession } from './session.ts';
 type P = { user: string };
 const bare: HaBackend<P> = {
   authenticate: async (auth) => (auth.access_token === 'good' ? { user: 'u' } : null),
-  getStates: async () => [], getConfig: async () => { throw new Error('unused'); }, getServices: async () => ({}),
+  getStates: async () => [],
+  getConfig: async () => {
+    throw new Error('unused');
+  },
+  getServices: async () => ({}),
   callService: async () => ({ context: { id: 'C', parent_id: null, user_id: null } }),
-  subscribeEvents: () => () => {}, fireEvent: async () => {},
-  entityRegistry: async () => [], deviceRegistry: async () => [], areaRegistry: async () => [],
+  subscribeEvents: () => () => {},
+  fireEvent: async () => {},
+  entityRegistry: async () => [],
+  deviceRegistry: async () => [],
+  areaRegistry: async () => [],
 };
 
 async function session(backend: HaBackend<P>) {
   const sent: any[] = [];
-  const s = new HaSession<P>({ backend, log: silentLogger, transport: { send: (t) => { const v = JSON.parse(t); sent.push(...(Array.isArray(v) ? v : [v])); }, close: () => {} } });
+  const s = new HaSession<P>({
+    backend,
+    log: silentLogger,
+    transport: {
+      send: (t) => {
+        const v = JSON.parse(t);
+        sent.push(...(Array.isArray(v) ? v : [v]));
+      },
+      close: () => {},
+    },
+  });
   s.open();
   await s.receive(JSON.stringify({ type: 'auth', access_token: 'good' }));
   const flush = () => new Promise((r) => setImmediate(r));
@@ -43,43 +60,87 @@ describe('optional HA commands', () => {
     const c = await session(bare);
     let id = 1;
     for (const msg of [
-      { type: 'render_template', template: '{{ 1 }}' }, { type: 'subscribe_trigger', trigger: { platform: 'state', entity_id: 'a.b' } },
-      { type: 'execute_script', sequence: [] }, { type: 'validate_config', trigger: [] },
+      { type: 'render_template', template: '{{ 1 }}' },
+      { type: 'subscribe_trigger', trigger: { platform: 'state', entity_id: 'a.b' } },
+      { type: 'execute_script', sequence: [] },
+      { type: 'validate_config', trigger: [] },
       { type: 'history/history_during_period', start_time: '2026-01-01T00:00:00Z', entity_ids: ['a.b'] },
-      { type: 'logbook/get_events', start_time: '2026-01-01T00:00:00Z' }, { type: 'logbook/event_stream', start_time: '2026-01-01T00:00:00Z' },
+      { type: 'logbook/get_events', start_time: '2026-01-01T00:00:00Z' },
+      { type: 'logbook/event_stream', start_time: '2026-01-01T00:00:00Z' },
     ]) {
       const answers = await c.ask({ id: id++, ...msg });
-      expect(answers, msg.type).toEqual([{ id: id - 1, type: 'result', success: false, error: { code: 'unknown_command', message: 'Unknown command.' } }]);
+      expect(answers, msg.type).toEqual([
+        { id: id - 1, type: 'result', success: false, error: { code: 'unknown_command', message: 'Unknown command.' } },
+      ]);
     }
   });
 
   it('render_template: the result goes before the first event; a raw JSON result is sent as is', async () => {
     const c = await session({
       ...bare,
-      subscribeTemplate: async (_p, _req, listener) => { listener({ result: 2, listeners: { all: false, domains: [], entities: ['a.b'], time: false } }); return () => {}; },
+      subscribeTemplate: async (_p, _req, listener) => {
+        listener({ result: 2, listeners: { all: false, domains: [], entities: ['a.b'], time: false } });
+        return () => {};
+      },
       history: async () => new HaRawJson('{"a.b":[{"s":"on","a":{},"lu":1.5}]}'),
     });
     expect(await c.ask({ id: 1, type: 'render_template', template: '{{ 1 + 1 }}' })).toEqual([
       { id: 1, type: 'result', success: true, result: null },
-      { id: 1, type: 'event', event: { result: 2, listeners: { all: false, domains: [], entities: ['a.b'], time: false } } },
+      {
+        id: 1,
+        type: 'event',
+        event: { result: 2, listeners: { all: false, domains: [], entities: ['a.b'], time: false } },
+      },
     ]);
-    expect(await c.ask({ id: 2, type: 'history/history_during_period', start_time: '2026-01-01T00:00:00Z', entity_ids: ['a.b'] }))
-      .toEqual([{ id: 2, type: 'result', success: true, result: { 'a.b': [{ s: 'on', a: {}, lu: 1.5 }] } }]);
-    expect(await c.ask({ id: 3, type: 'history/history_during_period', start_time: '2026-01-01T00:00:00Z', end_time: 'later', entity_ids: ['a.b'] }))
-      .toEqual([{ id: 3, type: 'result', success: false, error: { code: 'invalid_end_time', message: 'Invalid end_time' } }]);
+    expect(
+      await c.ask({
+        id: 2,
+        type: 'history/history_during_period',
+        start_time: '2026-01-01T00:00:00Z',
+        entity_ids: ['a.b'],
+      }),
+    ).toEqual([{ id: 2, type: 'result', success: true, result: { 'a.b': [{ s: 'on', a: {}, lu: 1.5 }] } }]);
+    expect(
+      await c.ask({
+        id: 3,
+        type: 'history/history_during_period',
+        start_time: '2026-01-01T00:00:00Z',
+        end_time: 'later',
+        entity_ids: ['a.b'],
+      }),
+    ).toEqual([
+      { id: 3, type: 'result', success: false, error: { code: 'invalid_end_time', message: 'Invalid end_time' } },
+    ]);
   });
 
   it('REST routes over missing methods are not mounted: neither answered nor documented', async () => {
     const app = new Hono();
     const routes = mountHaRest(app, bare);
     const auth = { authorization: 'Bearer good' };
-    for (const [method, path] of [['GET', '/api/events'], ['POST', '/api/template'], ['DELETE', '/api/states/a.b'], ['GET', '/api/history/period?filter_entity_id=a.b'], ['GET', '/api/logbook']]) {
-      const res = await app.request(path, { method, headers: auth, body: method === 'POST' ? '{"template":"x"}' : undefined });
+    for (const [method, path] of [
+      ['GET', '/api/events'],
+      ['POST', '/api/template'],
+      ['DELETE', '/api/states/a.b'],
+      ['GET', '/api/history/period?filter_entity_id=a.b'],
+      ['GET', '/api/logbook'],
+    ]) {
+      const res = await app.request(path, {
+        method,
+        headers: auth,
+        body: method === 'POST' ? '{"template":"x"}' : undefined,
+      });
       expect(res.status, path).toBe(404);
     }
     const documented = routes.map((r) => `${r.method.toUpperCase()} ${r.path}`);
     expect(documented).toContain('GET /api/states');
-    for (const absent of ['GET /api/events', 'POST /api/template', 'DELETE /api/states/{entity_id}', 'GET /api/history/period', 'GET /api/logbook']) expect(documented).not.toContain(absent);
+    for (const absent of [
+      'GET /api/events',
+      'POST /api/template',
+      'DELETE /api/states/{entity_id}',
+      'GET /api/history/period',
+      'GET /api/logbook',
+    ])
+      expect(documented).not.toContain(absent);
   });
 
   it('parses HA date-times (no zone = local) and refuses the rest', () => {

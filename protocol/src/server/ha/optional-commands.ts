@@ -1,5 +1,13 @@
 import {
-  HaExecuteScript, HaHistoryDuringPeriod, HaLogbookEventStream, HaLogbookGetEvents, HaRenderTemplate, HaSubscribeTrigger, HaValidateConfig, type HaTemplateUpdate, type HaTriggerEvent,
+  HaExecuteScript,
+  HaHistoryDuringPeriod,
+  HaLogbookEventStream,
+  HaLogbookGetEvents,
+  HaRenderTemplate,
+  HaSubscribeTrigger,
+  HaValidateConfig,
+  type HaTemplateUpdate,
+  type HaTriggerEvent,
 } from '../../ha/index.ts';
 import { HaCommandError, type HaBackend } from './backend.ts';
 import { ALREADY_ANSWERED, command } from './command.ts';
@@ -19,7 +27,11 @@ function need<P, K extends keyof HaBackend<P>>(session: HaSession<P>, method: K)
 
 /** An ISO 8601 date-time (HA's dt_util.parse_datetime; no zone = local) → epoch seconds, or null. */
 export function parseHaTime(text: string | undefined): number | null {
-  if (text === undefined || !/^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?(Z|[+-]\d{2}:?\d{2})?$/i.test(text.trim())) return null;
+  if (
+    text === undefined ||
+    !/^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?(Z|[+-]\d{2}:?\d{2})?$/i.test(text.trim())
+  )
+    return null;
   const ms = Date.parse(text.trim().replace(' ', 'T'));
   return Number.isFinite(ms) ? ms / 1000 : null;
 }
@@ -38,7 +50,11 @@ function period(msg: { start_time: string; end_time?: string }): { start: number
  * Starts a subscription whose first events may come before it is registered: HA answers the
  * result first, then the events; what arrives meanwhile is held and sent after the result.
  */
-async function subscribeThenAnswer<P, E>(session: HaSession<P>, id: number, start: (emit: (event: E) => void) => Promise<() => void>): Promise<typeof ALREADY_ANSWERED> {
+async function subscribeThenAnswer<P, E>(
+  session: HaSession<P>,
+  id: number,
+  start: (emit: (event: E) => void) => Promise<() => void>,
+): Promise<typeof ALREADY_ANSWERED> {
   let held: E[] | null = [];
   const unsubscribe = await start((event) => {
     if (held) held.push(event);
@@ -55,20 +71,34 @@ async function subscribeThenAnswer<P, E>(session: HaSession<P>, id: number, star
 export const optionalCommands = {
   render_template: command(HaRenderTemplate, (session, msg) => {
     const subscribe = need(session, 'subscribeTemplate');
-    return subscribeThenAnswer<unknown, HaTemplateUpdate>(session, msg.id, (emit) => subscribe(session.principal, {
-      template: msg.template, variables: msg.variables, timeout: msg.timeout, strict: msg.strict, report_errors: msg.report_errors,
-    }, emit));
+    return subscribeThenAnswer<unknown, HaTemplateUpdate>(session, msg.id, (emit) =>
+      subscribe(
+        session.principal,
+        {
+          template: msg.template,
+          variables: msg.variables,
+          timeout: msg.timeout,
+          strict: msg.strict,
+          report_errors: msg.report_errors,
+        },
+        emit,
+      ),
+    );
   }),
 
   subscribe_trigger: command(HaSubscribeTrigger, (session, msg) => {
     const subscribe = need(session, 'subscribeTrigger');
-    if (msg.trigger === undefined) throw new HaCommandError('invalid_format', "required key not provided @ data['trigger']");
-    return subscribeThenAnswer<unknown, HaTriggerEvent>(session, msg.id, (emit) => subscribe(session.principal, msg.trigger, msg.variables ?? {}, emit));
+    if (msg.trigger === undefined)
+      throw new HaCommandError('invalid_format', "required key not provided @ data['trigger']");
+    return subscribeThenAnswer<unknown, HaTriggerEvent>(session, msg.id, (emit) =>
+      subscribe(session.principal, msg.trigger, msg.variables ?? {}, emit),
+    );
   }),
 
   execute_script: command(HaExecuteScript, (session, msg) => {
     const execute = need(session, 'executeScript');
-    if (msg.sequence === undefined) throw new HaCommandError('invalid_format', "required key not provided @ data['sequence']");
+    if (msg.sequence === undefined)
+      throw new HaCommandError('invalid_format', "required key not provided @ data['sequence']");
     return execute(session.principal, msg.sequence, msg.variables ?? {});
   }),
 
@@ -76,7 +106,14 @@ export const optionalCommands = {
     const validate = need(session, 'validateConfig');
     const out: Record<string, { valid: boolean; error: string | null }> = {};
     // HA 2024.10+ accepts the plural keys too and answers under the key it was given
-    for (const [key, kind] of [['trigger', 'trigger'], ['triggers', 'trigger'], ['condition', 'condition'], ['conditions', 'condition'], ['action', 'action'], ['actions', 'action']] as const) {
+    for (const [key, kind] of [
+      ['trigger', 'trigger'],
+      ['triggers', 'trigger'],
+      ['condition', 'condition'],
+      ['conditions', 'condition'],
+      ['action', 'action'],
+      ['actions', 'action'],
+    ] as const) {
       const config = msg[key];
       if (config === undefined) continue;
       const error = await validate(session.principal, kind, config);
@@ -91,8 +128,14 @@ export const optionalCommands = {
     // a period that starts in the future has no history (HA answers {})
     if (start * 1000 > Date.now()) return {};
     return history(session.principal, {
-      format: 'websocket', start, end, entity_ids: msg.entity_ids, include_start_time_state: msg.include_start_time_state,
-      significant_changes_only: msg.significant_changes_only, minimal_response: msg.minimal_response, no_attributes: msg.no_attributes,
+      format: 'websocket',
+      start,
+      end,
+      entity_ids: msg.entity_ids,
+      include_start_time_state: msg.include_start_time_state,
+      significant_changes_only: msg.significant_changes_only,
+      minimal_response: msg.minimal_response,
+      no_attributes: msg.no_attributes,
     });
   }),
 
@@ -107,6 +150,8 @@ export const optionalCommands = {
     const subscribe = need(session, 'subscribeLogbook');
     const { start, end } = period(msg);
     if (end !== undefined && end < start) throw new HaCommandError('invalid_end_time', 'Invalid end_time');
-    return subscribeThenAnswer(session, msg.id, (emit) => subscribe(session.principal, { start, end, entity_ids: msg.entity_ids }, emit));
+    return subscribeThenAnswer(session, msg.id, (emit) =>
+      subscribe(session.principal, { start, end, entity_ids: msg.entity_ids }, emit),
+    );
   }),
 };

@@ -1,6 +1,13 @@
 import type { Context } from 'hono';
 import {
-  haDeleteStateRoute, haEventsRoute, haHistoryRoute, haHistorySinceRoute, haLogbookRoute, haLogbookSinceRoute, haSetStateRoute, haTemplateRoute,
+  haDeleteStateRoute,
+  haEventsRoute,
+  haHistoryRoute,
+  haHistorySinceRoute,
+  haLogbookRoute,
+  haLogbookSinceRoute,
+  haSetStateRoute,
+  haTemplateRoute,
 } from '../../routes/ha.ts';
 import type { SpecRouter } from '../router.ts';
 import { HaCommandError, HaRawJson, type HaBackend } from './backend.ts';
@@ -34,46 +41,69 @@ const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v =
 export function mountHaRestData<P>(router: SpecRouter<P | null>, backend: HaBackend<P>, guard: Guard<P>): void {
   const missing = (c: Context) => message(c, 404, 'Not found.');
 
-  if (backend.eventListeners) router.add(haEventsRoute, ({ c, auth }) => guard(c, auth, async (p) => (backend.eventListeners ? backend.eventListeners(p) : missing(c))));
+  if (backend.eventListeners)
+    router.add(haEventsRoute, ({ c, auth }) =>
+      guard(c, auth, async (p) => (backend.eventListeners ? backend.eventListeners(p) : missing(c))),
+    );
 
-  if (backend.setState) router.add(haSetStateRoute, ({ c, auth, params }) => guard(c, auth, async (p) => {
-    if (!backend.setState) return missing(c);
-    const body = await readJson(c);
-    if (!body.ok || !isObject(body.value)) return message(c, 400, 'Invalid JSON specified.');
-    const { state, attributes, force_update: force } = body.value;
-    if (state === undefined || state === null) return message(c, 400, 'No state specified.');
-    if (typeof state === 'object' || String(state).length > 255) return message(c, 400, 'Invalid state specified.');
-    if (attributes !== undefined && attributes !== null && !isObject(attributes)) return message(c, 400, 'Invalid JSON specified.');
-    try {
-      const out = await backend.setState(p, params.entity_id.toLowerCase(), String(state), attributes ?? {}, force === true);
-      c.header('Location', `/api/states/${out.state.entity_id}`);
-      return c.json(out.state, out.created ? 201 : 200);
-    } catch (err) {
-      if (err instanceof HaCommandError && err.code === 'invalid_format') return message(c, 400, err.message);
-      if (err instanceof HaCommandError && err.code === 'not_found') return message(c, 404, err.message);
-      throw err;
-    }
-  }));
+  if (backend.setState)
+    router.add(haSetStateRoute, ({ c, auth, params }) =>
+      guard(c, auth, async (p) => {
+        if (!backend.setState) return missing(c);
+        const body = await readJson(c);
+        if (!body.ok || !isObject(body.value)) return message(c, 400, 'Invalid JSON specified.');
+        const { state, attributes, force_update: force } = body.value;
+        if (state === undefined || state === null) return message(c, 400, 'No state specified.');
+        if (typeof state === 'object' || String(state).length > 255) return message(c, 400, 'Invalid state specified.');
+        if (attributes !== undefined && attributes !== null && !isObject(attributes))
+          return message(c, 400, 'Invalid JSON specified.');
+        try {
+          const out = await backend.setState(
+            p,
+            params.entity_id.toLowerCase(),
+            String(state),
+            attributes ?? {},
+            force === true,
+          );
+          c.header('Location', `/api/states/${out.state.entity_id}`);
+          return c.json(out.state, out.created ? 201 : 200);
+        } catch (err) {
+          if (err instanceof HaCommandError && err.code === 'invalid_format') return message(c, 400, err.message);
+          if (err instanceof HaCommandError && err.code === 'not_found') return message(c, 404, err.message);
+          throw err;
+        }
+      }),
+    );
 
-  if (backend.removeState) router.add(haDeleteStateRoute, ({ c, auth, params }) => guard(c, auth, async (p) => {
-    if (!backend.removeState) return missing(c);
-    return (await backend.removeState(p, params.entity_id)) ? { message: 'Entity removed.' } : message(c, 404, 'Entity not found.');
-  }));
+  if (backend.removeState)
+    router.add(haDeleteStateRoute, ({ c, auth, params }) =>
+      guard(c, auth, async (p) => {
+        if (!backend.removeState) return missing(c);
+        return (await backend.removeState(p, params.entity_id))
+          ? { message: 'Entity removed.' }
+          : message(c, 404, 'Entity not found.');
+      }),
+    );
 
-  if (backend.renderTemplate) router.add(haTemplateRoute, ({ c, auth }) => guard(c, auth, async (p) => {
-    if (!backend.renderTemplate) return missing(c);
-    const body = await readJson(c);
-    if (!body.ok || !isObject(body.value)) return message(c, 400, 'Error rendering template: Invalid JSON specified.');
-    const { template, variables } = body.value;
-    if (typeof template !== 'string') return message(c, 400, "Error rendering template: 'template' is missing");
-    if (variables !== undefined && !isObject(variables)) return message(c, 400, 'Error rendering template: variables must be an object');
-    try {
-      return c.text(await backend.renderTemplate(p, template, variables));
-    } catch (err) {
-      if (err instanceof HaCommandError) return message(c, 400, `Error rendering template: ${err.message}`);
-      throw err;
-    }
-  }));
+  if (backend.renderTemplate)
+    router.add(haTemplateRoute, ({ c, auth }) =>
+      guard(c, auth, async (p) => {
+        if (!backend.renderTemplate) return missing(c);
+        const body = await readJson(c);
+        if (!body.ok || !isObject(body.value))
+          return message(c, 400, 'Error rendering template: Invalid JSON specified.');
+        const { template, variables } = body.value;
+        if (typeof template !== 'string') return message(c, 400, "Error rendering template: 'template' is missing");
+        if (variables !== undefined && !isObject(variables))
+          return message(c, 400, 'Error rendering template: variables must be an object');
+        try {
+          return c.text(await backend.renderTemplate(p, template, variables));
+        } catch (err) {
+          if (err instanceof HaCommandError) return message(c, 400, `Error rendering template: ${err.message}`);
+          throw err;
+        }
+      }),
+    );
 
   // GET /api/history/period[/{timestamp}] (homeassistant/components/history/__init__.py HistoryPeriodView)
   const history = (c: Context, p: P, timestamp: string | undefined, query: Record<string, string | undefined>) => {
@@ -95,16 +125,37 @@ export function mountHaRestData<P>(router: SpecRouter<P | null>, backend: HaBack
       if (parsed === null) return message(c, 400, 'Invalid end_time');
       end = parsed;
     }
-    return backend.history(p, {
-      format: 'rest', start, end, entity_ids: ids, include_start_time_state: query.skip_initial_state === undefined,
-      significant_changes_only: query.significant_changes_only !== '0', minimal_response: query.minimal_response !== undefined, no_attributes: query.no_attributes !== undefined,
-    }).then((out) => (out instanceof HaRawJson ? c.body(out.json, 200, { 'content-type': 'application/json; charset=utf-8' }) : c.json(out)));
+    return backend
+      .history(p, {
+        format: 'rest',
+        start,
+        end,
+        entity_ids: ids,
+        include_start_time_state: query.skip_initial_state === undefined,
+        significant_changes_only: query.significant_changes_only !== '0',
+        minimal_response: query.minimal_response !== undefined,
+        no_attributes: query.no_attributes !== undefined,
+      })
+      .then((out) =>
+        out instanceof HaRawJson
+          ? c.body(out.json, 200, { 'content-type': 'application/json; charset=utf-8' })
+          : c.json(out),
+      );
   };
-  if (backend.history) router.add(haHistoryRoute, ({ c, auth }) => guard(c, auth, (p) => history(c, p, undefined, c.req.query())));
-  if (backend.history) router.add(haHistorySinceRoute, ({ c, auth, params }) => guard(c, auth, (p) => history(c, p, (params as { timestamp: string }).timestamp, c.req.query())));
+  if (backend.history)
+    router.add(haHistoryRoute, ({ c, auth }) => guard(c, auth, (p) => history(c, p, undefined, c.req.query())));
+  if (backend.history)
+    router.add(haHistorySinceRoute, ({ c, auth, params }) =>
+      guard(c, auth, (p) => history(c, p, (params as { timestamp: string }).timestamp, c.req.query())),
+    );
 
   // GET /api/logbook[/{timestamp}] (homeassistant/components/logbook/rest_api.py)
-  const logbook = async (c: Context, p: P, timestamp: string | undefined, query: Record<string, string | undefined>) => {
+  const logbook = async (
+    c: Context,
+    p: P,
+    timestamp: string | undefined,
+    query: Record<string, string | undefined>,
+  ) => {
     if (!backend.logbook) return missing(c);
     let start: number;
     if (timestamp !== undefined) {
@@ -134,6 +185,10 @@ export function mountHaRestData<P>(router: SpecRouter<P | null>, backend: HaBack
     }
     return c.json(await backend.logbook(p, { format: 'rest', start, end, entity_ids: entityIds }));
   };
-  if (backend.logbook) router.add(haLogbookRoute, ({ c, auth }) => guard(c, auth, (p) => logbook(c, p, undefined, c.req.query())));
-  if (backend.logbook) router.add(haLogbookSinceRoute, ({ c, auth, params }) => guard(c, auth, (p) => logbook(c, p, (params as { timestamp: string }).timestamp, c.req.query())));
+  if (backend.logbook)
+    router.add(haLogbookRoute, ({ c, auth }) => guard(c, auth, (p) => logbook(c, p, undefined, c.req.query())));
+  if (backend.logbook)
+    router.add(haLogbookSinceRoute, ({ c, auth, params }) =>
+      guard(c, auth, (p) => logbook(c, p, (params as { timestamp: string }).timestamp, c.req.query())),
+    );
 }

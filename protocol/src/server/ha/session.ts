@@ -47,7 +47,11 @@ export class HaSession<P> {
     this.backend = options.backend;
     this.transport = options.transport;
     this.log = options.log;
-    this.commands = { ...(coreCommands as unknown as HaCommands<P>), ...(optionalCommands as unknown as HaCommands<P>), ...options.commands };
+    this.commands = {
+      ...(coreCommands as unknown as HaCommands<P>),
+      ...(optionalCommands as unknown as HaCommands<P>),
+      ...options.commands,
+    };
     this.haVersion = options.haVersion ?? HA_VERSION;
   }
 
@@ -94,7 +98,10 @@ export class HaSession<P> {
 
   /** Registers a subscription under its command id (unsubscribe_events ends it). */
   addSubscription(id: number, unsubscribe: Unsubscribe): void {
-    if (this.closed) { this.safely(unsubscribe); return; }
+    if (this.closed) {
+      this.safely(unsubscribe);
+      return;
+    }
     this.subscriptions.set(id, unsubscribe);
   }
 
@@ -115,7 +122,10 @@ export class HaSession<P> {
   }
 
   sendResult(id: number, result: unknown): void {
-    if (result instanceof HaRawJson) { this.sendText(`{"id":${id},"type":"result","success":true,"result":${result.json}}`); return; }
+    if (result instanceof HaRawJson) {
+      this.sendText(`{"id":${id},"type":"result","success":true,"result":${result.json}}`);
+      return;
+    }
     this.send({ id, type: 'result', success: true, result: result === undefined ? null : result });
   }
 
@@ -130,7 +140,10 @@ export class HaSession<P> {
   private async authenticate(data: unknown): Promise<void> {
     const parsed = HaAuth.safeParse(data);
     if (!parsed.success) {
-      this.send({ type: 'auth_invalid', message: `Auth message incorrectly formatted: ${describeZodError(parsed.error)}` });
+      this.send({
+        type: 'auth_invalid',
+        message: `Auth message incorrectly formatted: ${describeZodError(parsed.error)}`,
+      });
       this.end(4001, 'auth_invalid');
       return;
     }
@@ -153,7 +166,10 @@ export class HaSession<P> {
   private async command(raw: unknown): Promise<void> {
     const base = HaCommandBase.safeParse(raw);
     if (!base.success) {
-      const id = raw && typeof raw === 'object' && typeof (raw as { id?: unknown }).id === 'number' ? (raw as { id: number }).id : 0;
+      const id =
+        raw && typeof raw === 'object' && typeof (raw as { id?: unknown }).id === 'number'
+          ? (raw as { id: number }).id
+          : 0;
       this.sendError(id, 'invalid_format', 'Message incorrectly formatted.');
       return;
     }
@@ -222,6 +238,10 @@ export class HaSession<P> {
   }
 
   private safely(fn: () => void): void {
-    try { fn(); } catch (err) { this.log.error('ha websocket: unsubscribe failed', err); }
+    try {
+      fn();
+    } catch (err) {
+      this.log.error('ha websocket: unsubscribe failed', err);
+    }
   }
 }

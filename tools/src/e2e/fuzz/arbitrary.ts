@@ -20,8 +20,13 @@ const MAX_STRING = 40;
 /** Any small JSON value, for schemas that say nothing (`{}`) and for mutations. */
 export const anyJson = fc.jsonValue({ maxDepth: 2 });
 
-export function arbitraryFor(schema: JsonSchema | undefined, components: Components, depth = 0, key = ''): fc.Arbitrary<unknown> {
-  if (!schema || Object.keys(schema).length === 0 || schema === true as unknown) return anyJson;
+export function arbitraryFor(
+  schema: JsonSchema | undefined,
+  components: Components,
+  depth = 0,
+  key = '',
+): fc.Arbitrary<unknown> {
+  if (!schema || Object.keys(schema).length === 0 || schema === (true as unknown)) return anyJson;
   if (schema.$ref) {
     const name = String(schema.$ref).split('/').pop()!;
     if (depth > MAX_DEPTH) return fc.constant({});
@@ -30,28 +35,48 @@ export function arbitraryFor(schema: JsonSchema | undefined, components: Compone
   if (schema.const !== undefined) return fc.constant(schema.const);
   if (Array.isArray(schema.enum)) return fc.constantFrom(...schema.enum);
   const alternatives = schema.anyOf ?? schema.oneOf;
-  if (Array.isArray(alternatives)) return fc.oneof(...alternatives.map((s: JsonSchema) => arbitraryFor(s, components, depth + 1, key)));
+  if (Array.isArray(alternatives))
+    return fc.oneof(...alternatives.map((s: JsonSchema) => arbitraryFor(s, components, depth + 1, key)));
   if (Array.isArray(schema.allOf)) {
-    return fc.tuple(...schema.allOf.map((s: JsonSchema) => arbitraryFor(s, components, depth + 1, key)))
-      .map((parts) => parts.every((p) => p && typeof p === 'object' && !Array.isArray(p)) ? Object.assign({}, ...parts) : parts[0]);
+    return fc
+      .tuple(...schema.allOf.map((s: JsonSchema) => arbitraryFor(s, components, depth + 1, key)))
+      .map((parts) =>
+        parts.every((p) => p && typeof p === 'object' && !Array.isArray(p)) ? Object.assign({}, ...parts) : parts[0],
+      );
   }
-  if (Array.isArray(schema.type)) return fc.oneof(...schema.type.map((t: string) => arbitraryFor({ ...schema, type: t }, components, depth, key)));
+  if (Array.isArray(schema.type))
+    return fc.oneof(...schema.type.map((t: string) => arbitraryFor({ ...schema, type: t }, components, depth, key)));
   switch (schema.type) {
-    case 'object': return objectFor(schema, components, depth);
+    case 'object':
+      return objectFor(schema, components, depth);
     case 'array': {
       const min = schema.minItems ?? 0;
       if (depth > MAX_DEPTH && min === 0) return fc.constant([]);
-      return fc.array(arbitraryFor(schema.items, components, depth + 1, key), { minLength: min, maxLength: Math.max(min, Math.min(schema.maxItems ?? MAX_ITEMS, MAX_ITEMS)) });
+      return fc.array(arbitraryFor(schema.items, components, depth + 1, key), {
+        minLength: min,
+        maxLength: Math.max(min, Math.min(schema.maxItems ?? MAX_ITEMS, MAX_ITEMS)),
+      });
     }
-    case 'string': return stringFor(schema, key);
-    case 'integer': return fc.integer({ min: schema.minimum ?? -1_000_000, max: schema.maximum ?? 1_000_000 });
+    case 'string':
+      return stringFor(schema, key);
+    case 'integer':
+      return fc.integer({ min: schema.minimum ?? -1_000_000, max: schema.maximum ?? 1_000_000 });
     case 'number': {
       const min = schema.minimum ?? schema.exclusiveMinimum ?? -1e6;
-      return fc.double({ min, max: schema.maximum ?? 1e6, noNaN: true, noDefaultInfinity: true, minExcluded: schema.exclusiveMinimum !== undefined });
+      return fc.double({
+        min,
+        max: schema.maximum ?? 1e6,
+        noNaN: true,
+        noDefaultInfinity: true,
+        minExcluded: schema.exclusiveMinimum !== undefined,
+      });
     }
-    case 'boolean': return fc.boolean();
-    case 'null': return fc.constant(null);
-    default: return anyJson;
+    case 'boolean':
+      return fc.boolean();
+    case 'null':
+      return fc.constant(null);
+    default:
+      return anyJson;
   }
 }
 
@@ -63,7 +88,11 @@ function objectFor(schema: JsonSchema, components: Components, depth: number): f
     { requiredKeys: [...required].filter((k) => k in properties) },
   );
   if (schema.additionalProperties === false || depth > MAX_DEPTH) return known;
-  const extra = fc.dictionary(fc.string({ minLength: 1, maxLength: 12 }), arbitraryFor(schema.additionalProperties === true ? {} : schema.additionalProperties, components, depth + 1), { maxKeys: 3 });
+  const extra = fc.dictionary(
+    fc.string({ minLength: 1, maxLength: 12 }),
+    arbitraryFor(schema.additionalProperties === true ? {} : schema.additionalProperties, components, depth + 1),
+    { maxKeys: 3 },
+  );
   return fc.tuple(known, extra).map(([k, e]) => ({ ...e, ...k }));
 }
 
@@ -71,7 +100,8 @@ function stringFor(schema: JsonSchema, key: string): fc.Arbitrary<string> {
   if (schema.format === 'uri' || /url$/i.test(key)) return loopbackUrl;
   if (schema.format === 'email') return fc.emailAddress().filter((e) => e.length <= (schema.maxLength ?? 254));
   if (schema.format === 'uuid') return fc.uuid();
-  if (schema.format === 'date-time') return fc.date({ min: new Date(0), max: new Date(4102444800000), noInvalidDate: true }).map((d) => d.toISOString());
+  if (schema.format === 'date-time')
+    return fc.date({ min: new Date(0), max: new Date(4102444800000), noInvalidDate: true }).map((d) => d.toISOString());
   const minLength = schema.minLength ?? 0;
   const maxLength = Math.max(minLength, Math.min(schema.maxLength ?? MAX_STRING, MAX_STRING));
   if (schema.pattern) {
@@ -88,8 +118,27 @@ function stringFor(schema: JsonSchema, key: string): fc.Arbitrary<string> {
 /** Values that break a schema: wrong types, NUL, huge and odd strings, extremes. */
 export const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
   fc.constantFrom<unknown>(
-    null, true, 0, -1, 1e308, -0, '', 'a\u0000b', '\u0000', '\uFFFF', '\uD800', '../../etc/passwd', '%00', '{{ 7*7 }}', '{% for x in range(99999999) %}{% endfor %}',
-    "'; DROP TABLE users; --", [], {}, [[[]]], JSON.parse('{"__proto__":{"polluted":true}}'), { constructor: { prototype: { polluted: true } } },
+    null,
+    true,
+    0,
+    -1,
+    1e308,
+    -0,
+    '',
+    'a\u0000b',
+    '\u0000',
+    '\uFFFF',
+    '\uD800',
+    '../../etc/passwd',
+    '%00',
+    '{{ 7*7 }}',
+    '{% for x in range(99999999) %}{% endfor %}',
+    "'; DROP TABLE users; --",
+    [],
+    {},
+    [[[]]],
+    JSON.parse('{"__proto__":{"polluted":true}}'),
+    { constructor: { prototype: { polluted: true } } },
   ),
   fc.integer().map((n) => n * 1e15),
   fc.string({ unit: 'binary', maxLength: 20 }),
