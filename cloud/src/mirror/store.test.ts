@@ -188,13 +188,11 @@ describe('MirrorStore', () => {
     expect((await mirror.counts([edgeB])).devices).toBe(1);
   });
 
-  it('mirrors 10k entities in one snapshot quickly', async () => {
+  // How fast is measured by the fleet benchmark (tools/bench), not here: timings in unit tests flake on a loaded machine.
+  it('mirrors 10k entities in one snapshot', async () => {
     const snap = sampleSnapshot({ devices: 10_000 });
-    const started = performance.now();
     await mirror.replaceSnapshot(edgeB, snap, 1);
-    const elapsed = performance.now() - started;
     expect(await mirror.counts([edgeB])).toMatchObject({ devices: 10_000, entities: 10_000 });
     expect(await mirror.states([edgeB])).toHaveLength(10_000);
-    expect(elapsed).toBeLessThan(5_000);
   });
 });
