@@ -74,9 +74,6 @@ export interface PlanLimit {
   assertCanCreate(currentCount: number): void | Promise<void>;
 }
 
-/** `lan-allowed` on a home edge; `public-only` on a cloud replica (SSRF protection). */
-export type UrlPolicy = 'lan-allowed' | 'public-only';
-
 export interface AutomationLogger {
   debug(msg: string, ...rest: unknown[]): void;
   info(msg: string, ...rest: unknown[]): void;
