@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Automation, AutomationBody, Trace, Trigger } from '@smarthome/protocol';
+import { EdgeError } from '../errors.ts';
 import { UrlCaller } from './call-url.ts';
 import { evaluateAll } from './conditions.ts';
 import { systemClock, type AutomationDeps, type AutomationLogger, type Clock, type RunCause } from './ports.ts';
@@ -26,12 +27,11 @@ export type WebhookOrigin = 'local' | 'cloud';
 export type WebhookResult =
   { status: 200 } | { status: 400 | 404; message: string } | { status: 429; error: 'rate_limited'; retryAfter: number };
 
-export class AutomationError extends Error {
-  readonly status: 400 | 404;
-  constructor(status: 400 | 404, message: string) {
-    super(message);
+/** A definition the engine refuses (400) or an unknown automation (404); onError answers it. */
+export class AutomationError extends EdgeError {
+  constructor(kind: 'invalid_input' | 'not_found', message: string) {
+    super(kind, message);
     this.name = 'AutomationError';
-    this.status = status;
   }
 }
 
@@ -177,7 +177,7 @@ export class AutomationEngine {
   update(id: string, body: AutomationBody): Automation {
     this.assertStarted();
     const existing = this.store.get(id);
-    if (!existing) throw new AutomationError(404, 'automation not found');
+    if (!existing) throw new AutomationError('not_found', 'automation not found');
     this.validate(body);
     const hasWebhook = body.trigger.some((t) => t.platform === 'webhook');
     const webhookId = hasWebhook ? (existing.webhook_id ?? newWebhookId()) : null;
@@ -292,14 +292,14 @@ export class AutomationEngine {
         try {
           durationMs(v);
         } catch (err) {
-          throw new AutomationError(400, `${path}: ${(err as Error).message}`);
+          throw new AutomationError('invalid_input', `${path}: ${(err as Error).message}`);
         }
       }
       if (typeof v === 'string' && AutomationTemplates.isTemplate(v)) {
         try {
           templates.validate(v);
         } catch (err) {
-          throw new AutomationError(400, `${path}: ${(err as Error).message}`);
+          throw new AutomationError('invalid_input', `${path}: ${(err as Error).message}`);
         }
       } else if (Array.isArray(v)) v.forEach((x, i) => walk(x, `${path}[${i}]`));
       else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) walk(x, path ? `${path}.${k}` : k);
@@ -307,11 +307,11 @@ export class AutomationEngine {
     walk({ variables: body.variables, trigger: body.trigger, condition: body.condition, action: body.action }, '');
     body.trigger.forEach((t, i) => {
       if (t.platform === 'mqtt' && !this.deps.mqtt)
-        throw new AutomationError(400, `trigger[${i}]: mqtt triggers need the MQTT broker`);
+        throw new AutomationError('invalid_input', `trigger[${i}]: mqtt triggers need the MQTT broker`);
       if (t.platform === 'event' && !this.deps.events)
-        throw new AutomationError(400, `trigger[${i}]: event triggers need the event bus`);
+        throw new AutomationError('invalid_input', `trigger[${i}]: event triggers need the event bus`);
       if (t.platform === 'device' && !this.deps.events)
-        throw new AutomationError(400, `trigger[${i}]: device triggers need the event bus`);
+        throw new AutomationError('invalid_input', `trigger[${i}]: device triggers need the event bus`);
       try {
         const off = armTrigger(
           t,
@@ -327,7 +327,7 @@ export class AutomationEngine {
         );
         off.disarm();
       } catch (err) {
-        throw new AutomationError(400, `trigger[${i}]: ${(err as Error).message}`);
+        throw new AutomationError('invalid_input', `trigger[${i}]: ${(err as Error).message}`);
       }
     });
   }
