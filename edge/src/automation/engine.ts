@@ -302,7 +302,7 @@ export class AutomationEngine {
           ),
         );
       } catch (err) {
-        this.log.warn(`automation ${def.id}: trigger ${i} not armed: ${(err as Error).message}`);
+        this.log.warn(`trigger ${i} not armed: ${(err as Error).message}`, { automation_id: def.id });
       }
     });
   }

@@ -81,13 +81,14 @@ export class Runner {
   dispatch(inst: Instance, trigger: TriggerData, skipConditions = false, chain = 0): void {
     const { env, clock, log } = this.deps;
     if (!this.deps.started() || !inst.def.enabled) return;
+    const at = { automation_id: inst.def.id, alias: inst.def.alias };
     const vars: Record<string, unknown> = { trigger, this: { id: inst.def.id, alias: inst.def.alias } };
     const triggerVars = inst.def.trigger[Number(trigger.idx)]?.variables;
     if (triggerVars) {
       try {
         for (const [k, v] of Object.entries(triggerVars)) vars[k] = env.templates.renderDeep(v, vars);
       } catch (err) {
-        log.warn(`automation ${inst.def.alias}: trigger variables failed: ${(err as Error).message}`);
+        log.warn(`trigger variables failed: ${(err as Error).message}`, at);
       }
     }
     // HA's automation-level `variables:` rendered once, in order (each sees the ones before it),
@@ -100,7 +101,7 @@ export class Runner {
         const message = `variables: ${(err as Error).message}`;
         const startedAt = new Date(started).toISOString();
         const runId = randomUUID();
-        log.warn(`automation ${inst.def.alias}: ${message}`);
+        log.warn(message, { ...at, run_id: runId });
         this.saveTrace({
           run_id: runId,
           automation_id: inst.def.id,
@@ -223,7 +224,7 @@ export class Runner {
           cause,
         );
       } catch (err) {
-        this.deps.log.error('automation_triggered listener failed', err);
+        this.deps.log.error('automation_triggered listener failed', err, { automation_id: inst.def.id, run_id: runId });
       }
     }
     void this.execute(inst, run).finally(() => {
@@ -250,7 +251,11 @@ export class Runner {
   private dropped(inst: Instance, trigger: TriggerData, why: string, loop = false): void {
     const runId = randomUUID();
     if (loop || this.deps.store.maxExceeded(inst.def.id) !== 'silent')
-      this.deps.log.warn(`automation ${inst.def.alias}: trigger dropped, ${why}`);
+      this.deps.log.warn(`trigger dropped, ${why}`, {
+        automation_id: inst.def.id,
+        alias: inst.def.alias,
+        run_id: runId,
+      });
     const now = new Date(this.deps.clock.now()).toISOString();
     this.saveTrace({
       run_id: runId,
@@ -282,7 +287,11 @@ export class Runner {
         state = 'failed';
         error = (err as Error)?.message ?? String(err);
         this.deps.unpersist(run.state.runId);
-        this.deps.log.warn(`automation ${inst.def.alias} failed: ${error}`);
+        this.deps.log.warn(`automation run failed: ${error}`, {
+          automation_id: inst.def.id,
+          alias: inst.def.alias,
+          run_id: run.state.runId,
+        });
       }
     }
     this.saveTrace(this.traceOf(run, state, error, new Date(this.deps.clock.now()).toISOString()));
