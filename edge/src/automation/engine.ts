@@ -147,16 +147,7 @@ export class AutomationEngine {
     await this.deps.planLimit?.assertCanCreate(this.store.count());
     const id = randomUUID();
     const webhookId = body.trigger.some((t) => t.platform === 'webhook') ? newWebhookId() : null;
-    const def = this.store.save(
-      id,
-      withWebhookIds(body, webhookId),
-      webhookId,
-      this.deps.edgeId ?? null,
-      new Date(this.clock.now()).toISOString(),
-    );
-    this.install(def);
-    this.deps.onChange?.({ kind: 'upsert', automation: def });
-    return def;
+    return this.saveAndInstall(id, body, webhookId);
   }
 
   /** Replaces a definition; an existing webhook_id is kept while the automation has a webhook trigger. */
@@ -168,17 +159,7 @@ export class AutomationEngine {
     const hasWebhook = body.trigger.some((t) => t.platform === 'webhook');
     const webhookId = hasWebhook ? (existing.webhook_id ?? newWebhookId()) : null;
     this.uninstall(id, 'cancel');
-    const def = this.store.save(
-      id,
-      withWebhookIds(body, webhookId),
-      webhookId,
-      this.deps.edgeId ?? null,
-      new Date(this.clock.now()).toISOString(),
-      existing,
-    );
-    this.install(def);
-    this.deps.onChange?.({ kind: 'upsert', automation: def });
-    return def;
+    return this.saveAndInstall(id, body, webhookId, existing);
   }
 
   /** Deletes the automation, its traces and pending waits, and revokes its webhook_id. */
@@ -265,6 +246,27 @@ export class AutomationEngine {
 
   private assertStarted(): void {
     if (!this.started) throw new Error('automation engine is not started');
+  }
+
+  /** Stores a definition (its webhook triggers carry `webhookId`), arms it and tells onChange. */
+  private saveAndInstall(
+    id: string,
+    body: AutomationBody,
+    webhookId: string | null,
+    existing?: Automation,
+  ): Automation {
+    const now = new Date(this.clock.now()).toISOString();
+    const def = this.store.save(
+      id,
+      withWebhookIds(body, webhookId),
+      webhookId,
+      this.deps.edgeId ?? null,
+      now,
+      existing,
+    );
+    this.install(def);
+    this.deps.onChange?.({ kind: 'upsert', automation: def });
+    return def;
   }
 
   private install(def: Automation): void {
