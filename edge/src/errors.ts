@@ -1,3 +1,5 @@
+import { HttpError } from '@smarthome/protocol/server';
+
 /** A listening port is taken; main.ts turns it into one clear line on stderr. */
 export class PortInUseError extends Error {
   readonly what: string;
@@ -12,26 +14,64 @@ export class PortInUseError extends Error {
   }
 }
 
-export class ConflictError extends Error {
+/**
+ * What an edge error means, and the status the one onError (protocol's installErrorHandling)
+ * answers for it. The kinds are this table's keys, so no kind is without its status.
+ */
+const STATUS_OF_KIND = {
+  /** well-formed input that cannot be used: bad service data, an unknown MQTT user, an invalid automation */
+  invalid_input: 400,
+  /** something the input names does not exist */
+  not_found: 404,
+  /** it exists already */
+  conflict: 409,
+} as const satisfies Record<string, 400 | 404 | 409>;
+export type EdgeErrorKind = keyof typeof STATUS_OF_KIND;
+
+/**
+ * The edge's one error family. An EdgeError is an HttpError, so a route lets it through and the
+ * one onError answers its kind's status with the spec's body: no per-route catch. `kind` is for
+ * callers that are not HTTP (the HA WebSocket API, the CLI). Anything thrown that is not in the
+ * family answers 500 `{"error":"internal_error"}` and is logged with its stack.
+ */
+export class EdgeError extends HttpError {
+  readonly kind: EdgeErrorKind;
+  constructor(kind: EdgeErrorKind, message: string, options: { cause?: unknown } = {}) {
+    super(STATUS_OF_KIND[kind], message, options);
+    this.name = 'EdgeError';
+    this.kind = kind;
+  }
+}
+
+/** It exists already (→ 409). */
+export class ConflictError extends EdgeError {
   constructor(message: string) {
-    super(message);
+    super('conflict', message);
     this.name = 'ConflictError';
   }
 }
 
 /** Something the input names does not exist (→ 404). */
-export class NotFoundError extends Error {
+export class NotFoundError extends EdgeError {
   constructor(message: string) {
-    super(message);
+    super('not_found', message);
     this.name = 'NotFoundError';
   }
 }
 
 /** The input is well-formed but cannot be used, e.g. it names an unknown MQTT user (→ 400). */
-export class InvalidInputError extends Error {
+export class InvalidInputError extends EdgeError {
   constructor(message: string) {
-    super(message);
+    super('invalid_input', message);
     this.name = 'InvalidInputError';
+  }
+}
+
+/** Bad service data (e.g. brightness 300), from the MQTT platform or an integration (→ 400). */
+export class ServiceError extends EdgeError {
+  constructor(message: string) {
+    super('invalid_input', message);
+    this.name = 'ServiceError';
   }
 }
 

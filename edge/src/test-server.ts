@@ -2,7 +2,7 @@
 import type { AddressInfo } from 'node:net';
 import { Hono } from 'hono';
 import { serve, type ServerType } from '@hono/node-server';
-import { installErrorHandling, SpecRouter } from '@smarthome/protocol/server';
+import { installErrorHandling, SpecRouter, type ErrorLogger } from '@smarthome/protocol/server';
 
 export interface TestServer {
   url: string;
@@ -10,9 +10,13 @@ export interface TestServer {
   json(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }>;
 }
 
-export async function serveRoutes<A>(principal: A, mount: (router: SpecRouter<A>) => void): Promise<TestServer> {
+export async function serveRoutes<A>(
+  principal: A,
+  mount: (router: SpecRouter<A>) => void,
+  log: ErrorLogger = { error: () => {} },
+): Promise<TestServer> {
   const app = new Hono();
-  installErrorHandling(app, { error: () => {} });
+  installErrorHandling(app, log);
   const router = new SpecRouter<A>(app, { authenticate: async () => principal });
   mount(router);
   const server: ServerType = await new Promise((resolve) => {

@@ -4,9 +4,8 @@ import {
   localSignInRoute,
   localSignOutRoute,
 } from '@smarthome/protocol/routes/local-accounts';
-import { conflict, rateLimited, unauthorized, type SpecRouter } from '@smarthome/protocol/server';
+import { rateLimited, unauthorized, type SpecRouter } from '@smarthome/protocol/server';
 import type { Caller } from '../api/app.ts';
-import { ConflictError } from '../errors.ts';
 import type { LocalAccountStore } from './store.ts';
 import { SignInThrottle } from './throttle.ts';
 
@@ -19,13 +18,9 @@ export function mountLocalAccountRoutes(
   router.add(localOnboardingStatusRoute, () => ({ onboarded: accounts.count() > 0 }));
 
   router.add(localOnboardRoute, async ({ body }) => {
-    try {
-      const account = await accounts.create(body.username, body.password, 'owner', { onlyIfFirst: true });
-      return { access_token: accounts.openSession(account), token_type: 'Bearer' as const, account };
-    } catch (err) {
-      if (err instanceof ConflictError) throw conflict(err.message);
-      throw err;
-    }
+    // a second owner is a ConflictError (409), answered by onError
+    const account = await accounts.create(body.username, body.password, 'owner', { onlyIfFirst: true });
+    return { access_token: accounts.openSession(account), token_type: 'Bearer' as const, account };
   });
 
   router.add(localSignInRoute, async ({ body }) => {

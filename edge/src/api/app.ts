@@ -18,21 +18,12 @@ import {
   type MqttUser,
   type SetMqttOwnerBody,
 } from '@smarthome/protocol/edge-local';
-import {
-  SpecRouter,
-  badRequest,
-  conflict,
-  installErrorHandling,
-  notFound,
-  unauthorized,
-  type Handled,
-} from '@smarthome/protocol/server';
+import { SpecRouter, installErrorHandling, notFound, unauthorized, type Handled } from '@smarthome/protocol/server';
 import type { RouteSpec } from '@smarthome/protocol';
 import type { LocalTokenStore } from '../auth/tokens.ts';
-import { ConflictError, InvalidInputError, NotFoundError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type { Registry } from '../registry/registry.ts';
-import { ServiceCallError, UnknownEntityError, type ServiceRegistry } from '../services/services.ts';
+import type { ServiceRegistry } from '../services/services.ts';
 import type { StateMachine } from '../states/state-machine.ts';
 
 /** Who is calling: a local token, or the edge's own tunnel (in-process, already authorized by the cloud). */
@@ -53,7 +44,7 @@ export interface ApiDeps {
   listMqttUsers(): MqttUser[];
   deleteMqttUser(username: string): boolean;
   listMqttOwnership(): MqttOwnership[];
-  /** throws InvalidInputError (unknown user) or NotFoundError (nothing to reassign) */
+  /** throws InvalidInputError (unknown user) or NotFoundError (nothing to reassign): EdgeErrors, answered by onError */
   setMqttOwner(input: SetMqttOwnerBody): MqttOwnership[];
   /** more capabilities' routes (config flows, media, automations) */
   mountMore?: (router: SpecRouter<Caller>) => void;
@@ -117,19 +108,13 @@ export function createApiApp(deps: ApiDeps): Hono {
   router.add(edgeCallServiceRoute, async ({ params, body }) => {
     const { entity_id: target, ...data } = body;
     const entityIds = Array.isArray(target) ? target : [target];
-    try {
-      const changed = await services.call({
-        domain: params.domain,
-        service: params.service,
-        entity_ids: entityIds,
-        data,
-      });
-      return { changed_states: changed };
-    } catch (err) {
-      if (err instanceof UnknownEntityError) throw notFound(err.message);
-      if (err instanceof ServiceCallError) throw badRequest(err.message);
-      throw err;
-    }
+    const changed = await services.call({
+      domain: params.domain,
+      service: params.service,
+      entity_ids: entityIds,
+      data,
+    });
+    return { changed_states: changed };
   });
 
   const fireEvent = deps.fireEvent;
@@ -140,14 +125,7 @@ export function createApiApp(deps: ApiDeps): Hono {
     });
   }
 
-  router.add(edgeCreateMqttCredentialsRoute, async ({ body }) => {
-    try {
-      return await deps.createMqttCredentials(body);
-    } catch (err) {
-      if (err instanceof ConflictError) throw conflict(err.message);
-      throw err;
-    }
-  });
+  router.add(edgeCreateMqttCredentialsRoute, ({ body }) => deps.createMqttCredentials(body));
 
   router.add(edgeListMqttUsersRoute, () => deps.listMqttUsers());
 
@@ -158,15 +136,7 @@ export function createApiApp(deps: ApiDeps): Hono {
 
   router.add(edgeListMqttOwnersRoute, () => deps.listMqttOwnership());
 
-  router.add(edgeSetMqttOwnerRoute, ({ body }) => {
-    try {
-      return deps.setMqttOwner(body);
-    } catch (err) {
-      if (err instanceof InvalidInputError) throw badRequest(err.message);
-      if (err instanceof NotFoundError) throw notFound(err.message);
-      throw err;
-    }
-  });
+  router.add(edgeSetMqttOwnerRoute, ({ body }) => deps.setMqttOwner(body));
 
   deps.mountMore?.(router);
   const ownAuthRoutes = deps.mountOwnAuth?.(app) ?? [];

@@ -4,7 +4,6 @@ import dns from 'node:dns';
 import net from 'node:net';
 import type { LookupFunction, Socket } from 'node:net';
 import ipaddr from 'ipaddr.js';
-import type { UrlPolicy } from './ports.ts';
 import { isPublicAddress, parseAddress } from './public-address.ts';
 
 export { isPublicAddress };
@@ -24,6 +23,9 @@ export { isPublicAddress };
  *    fails at connect time. `allowList` (hostnames, IPs or CIDRs) opts targets back in.
  *  - policy `lan-allowed` (home edge): any address.
  */
+
+/** `lan-allowed` on a home edge; `public-only` on a cloud replica (SSRF protection). */
+export type UrlPolicy = 'lan-allowed' | 'public-only';
 
 export interface CallUrlOptions {
   policy?: UrlPolicy;

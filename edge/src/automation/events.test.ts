@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { silentLogger } from '../log.ts';
 import { harness, settle, until, type Harness } from './testing.ts';
 
 /** Event triggers and event actions on the engine's event bus port (in-memory bus). */
@@ -163,5 +164,35 @@ describe('events', () => {
     );
     await settle(20);
     expect(h.services.calls).toHaveLength(20);
+  });
+
+  it('logs through the structured logger: lines about a run carry automation_id and run_id', async () => {
+    const lines: { msg: string; fields?: Record<string, unknown> }[] = [];
+    h = await harness({
+      deps: {
+        log: {
+          ...silentLogger,
+          warn: (msg, fields) => {
+            lines.push({ msg, fields });
+          },
+        },
+      },
+    });
+    const a = await h.create({
+      alias: 'slow',
+      mode: 'single',
+      trigger: { platform: 'webhook' },
+      action: [{ delay: 5 }],
+    });
+    h.engine.handleWebhook(a.webhook_id!, {}, 'local');
+    h.engine.handleWebhook(a.webhook_id!, {}, 'local');
+    await until(() => h.engine.traces(a.id).some((t) => t.state === 'aborted'));
+    const dropped = h.engine.traces(a.id).find((t) => t.state === 'aborted')!;
+    expect(lines).toEqual([
+      {
+        msg: 'trigger dropped, already running (mode single)',
+        fields: { automation_id: a.id, alias: 'slow', run_id: dropped.run_id },
+      },
+    ]);
   });
 });

@@ -5,6 +5,7 @@
  */
 import type Database from 'better-sqlite3';
 import type { Automation, EntityState, ws } from '@smarthome/protocol';
+import type { Logger } from '../log.ts';
 import type { CallUrlOptions } from './call-url.ts';
 
 export interface StateChange {
@@ -74,16 +75,6 @@ export interface PlanLimit {
   assertCanCreate(currentCount: number): void | Promise<void>;
 }
 
-/** `lan-allowed` on a home edge; `public-only` on a cloud replica (SSRF protection). */
-export type UrlPolicy = 'lan-allowed' | 'public-only';
-
-export interface AutomationLogger {
-  debug(msg: string, ...rest: unknown[]): void;
-  info(msg: string, ...rest: unknown[]): void;
-  warn(msg: string, ...rest: unknown[]): void;
-  error(msg: string, err?: unknown): void;
-}
-
 export interface AutomationDeps {
   /** the edge's own better-sqlite3 connection; the engine creates its automation_* tables on it */
   sqlite: Database.Database | (() => Database.Database);
@@ -93,7 +84,8 @@ export interface AutomationDeps {
   events?: EventBusPort;
   clock?: Clock;
   planLimit?: PlanLimit;
-  log?: AutomationLogger;
+  /** the shared structured logger; lines about an automation carry automation_id (and run_id for a run) */
+  log?: Logger;
   /** this edge's id in the cloud (echoed in Automation.edge_id) */
   edgeId?: number | null;
   callUrl?: CallUrlOptions;

@@ -9,18 +9,13 @@ import {
   readBodyBytes,
   type SpecRouter,
 } from '@smarthome/protocol/server';
-import { AutomationError, type AutomationEngine, type WebhookOrigin, type WebhookResult } from './engine.ts';
+import type { AutomationEngine, WebhookOrigin, WebhookResult } from './engine.ts';
 
 /** 1 MiB, counted on the bytes actually read. */
 export const WEBHOOK_BODY_LIMIT = 1024 * 1024;
 
 export interface AutomationRouteDeps {
   engine: AutomationEngine;
-}
-
-function toHttp(err: unknown): unknown {
-  if (err instanceof AutomationError) return new HttpError(err.status, err.message);
-  return err;
 }
 
 function webhookError(r: WebhookResult): HttpError | null {
@@ -47,26 +42,15 @@ function remoteAddress(c: Context): string | null {
 /** The edge's local automation API (same paths and shapes as the cloud) plus the local webhook receiver. */
 export function mountAutomationRoutes(router: SpecRouter<any>, deps: AutomationRouteDeps): void {
   const { engine } = deps;
-  router.add(routes.createAutomationRoute, async ({ body }) => {
-    try {
-      return await engine.create(body);
-    } catch (err) {
-      throw toHttp(err);
-    }
-  });
+  // the engine's AutomationErrors (400, 404) are answered by the one onError
+  router.add(routes.createAutomationRoute, ({ body }) => engine.create(body));
   router.add(routes.listAutomationsRoute, () => engine.list());
   router.add(routes.getAutomationRoute, ({ params }) => {
     const a = engine.get(params.id);
     if (!a) throw notFound('automation not found');
     return a;
   });
-  router.add(routes.updateAutomationRoute, ({ params, body }) => {
-    try {
-      return engine.update(params.id, body);
-    } catch (err) {
-      throw toHttp(err);
-    }
-  });
+  router.add(routes.updateAutomationRoute, ({ params, body }) => engine.update(params.id, body));
   router.add(routes.deleteAutomationRoute, ({ params }) => {
     if (!engine.remove(params.id)) throw notFound('automation not found');
     return { message: 'automation deleted' };

@@ -46,7 +46,7 @@ export const tracesTable = sqliteTable('automation_traces', {
 });
 /**
  * A persisted wait: a delay, a wait_for_trigger timeout, a state trigger's `for:` timer, or
- * a `mode: queued` run waiting behind a running one (kind 'queued', context {trigger, variables}).
+ * a `mode: queued` run waiting behind a running one; `context` by kind: StoredTimer.
  */
 export const timersTable = sqliteTable('automation_timers', {
   id: text('id').primaryKey(),
@@ -59,15 +59,31 @@ export const timersTable = sqliteTable('automation_timers', {
 });
 const schema = { automationsTable, tracesTable, timersTable };
 
-export type TimerKind = 'delay' | 'wait' | 'for' | 'queued';
-export interface StoredTimer {
-  id: string;
-  automationId: string;
-  kind: TimerKind;
-  stepPath: string;
-  dueAt: number | null;
-  context: Record<string, unknown>;
-}
+/**
+ * What each kind of persisted timer keeps to be picked up after a restart. Rows written by older
+ * versions may lack the optional fields: the engine falls back to defaults for those.
+ */
+export type StoredTimer = { id: string; automationId: string; stepPath: string; dueAt: number | null } & (
+  | { kind: 'delay' | 'wait'; context: RunWaitContext }
+  | { kind: 'for'; context: ForTimerContext }
+  | { kind: 'queued'; context: QueuedRunContext }
+);
+export type TimerKind = StoredTimer['kind'];
+/** A run waiting at a delay or wait_for_trigger: where it stopped and what it had so far. */
+export type RunWaitContext = {
+  cursor: number[];
+  variables: Record<string, unknown>;
+  steps?: Trace['steps'];
+  started_at?: string;
+};
+/** A state trigger's `for:` timer: which entity, under which key, and the trigger data it fires with. */
+export type ForTimerContext = { key?: string; entity_id?: unknown; trigger?: Record<string, unknown> };
+/** A `mode: queued` run waiting behind a running one. */
+export type QueuedRunContext = {
+  trigger?: Record<string, unknown>;
+  variables?: Record<string, unknown>;
+  chain?: number;
+};
 type StoredConfig = Pick<Automation, 'trigger' | 'condition' | 'action' | 'variables' | 'secrets'> & {
   max_exceeded?: string;
 };
@@ -258,14 +274,11 @@ export class AutomationStore {
       .from(timersTable)
       .orderBy(asc(sql`rowid`))
       .all()
-      .map((r) => ({
-        id: r.id,
-        automationId: r.automationId,
-        kind: r.kind,
-        stepPath: r.stepPath,
-        dueAt: r.dueAt,
-        context: r.context,
-      }));
+      .map((r) => {
+        const { id, automationId, kind, stepPath, dueAt, context } = r;
+        // putTimer wrote each context for its kind
+        return { id, automationId, kind, stepPath, dueAt, context } as StoredTimer;
+      });
   }
 }
 

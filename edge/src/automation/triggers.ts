@@ -1,4 +1,5 @@
 import type { EntityState, Trigger } from '@smarthome/protocol';
+import type { Logger } from '../log.ts';
 import type { Clock, EventBusPort, MqttPort, StatePort } from './ports.ts';
 import type { AutomationTemplates } from './template.ts';
 import { compilePattern, durationMs, MAX_TIMER_MS, nextPatternMatch, nextTimeOfDay, parseTimeOfDay } from './time.ts';
@@ -25,7 +26,7 @@ export interface TriggerEnv {
   events?: EventBusPort;
   clock: Clock;
   templates: AutomationTemplates;
-  log: { warn(msg: string, ...rest: unknown[]): void };
+  log: Pick<Logger, 'warn'>;
   forTimers?: ForTimerHooks;
 }
 

@@ -1,9 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigFlowComponent } from './component.ts';
 import { InMemoryConfigEntryStore, InMemoryDeviceRegistry, InMemoryStates } from './memory-ports.ts';
-import { mountConfigFlowRoutes } from './routes.ts';
 import { checkStepInput } from './schema.ts';
-import { serveRoutes, type TestServer } from '../test-server.ts';
+import type { TestServer } from '../test-server.ts';
+import { serveConfigFlows, type ConfigFlowHarness } from './testing.ts';
 import type { Integration, StepResult } from './types.ts';
 
 /** A two-step test integration: "user" (name, count) → "confirm" (ok) → entry. */
@@ -69,6 +69,7 @@ describe('checkStepInput', () => {
 });
 
 describe('config flow engine over HTTP', () => {
+  let h: ConfigFlowHarness<{ user: string }>;
   let server: TestServer;
   let component: ConfigFlowComponent;
   let store: InMemoryConfigEntryStore;
@@ -78,25 +79,17 @@ describe('config flow engine over HTTP', () => {
   beforeEach(async () => {
     clock = 1_000_000;
     principal = { user: 'alice' };
-    store = new InMemoryConfigEntryStore();
-    component = new ConfigFlowComponent({
-      entries: store,
-      devices: new InMemoryDeviceRegistry(),
-      states: new InMemoryStates(),
-      integrations: [testIntegration],
+    h = await serveConfigFlows({
+      integrations: () => [testIntegration],
       flowTtlMs: 60_000,
       flowSweepIntervalMs: 10,
       now: () => clock,
+      principal,
+      ownerOf: (p) => p.user,
     });
-    await component.start();
-    server = await serveRoutes(principal, (router) =>
-      mountConfigFlowRoutes(router, { component, ownerOf: (p) => p.user }),
-    );
+    ({ server, component, store } = h);
   });
-  afterEach(async () => {
-    await server.close();
-    await component.stop();
-  });
+  afterEach(() => h.close());
 
   it('lists handlers', async () => {
     expect(await server.json('GET', '/v1/config_flow/handlers')).toEqual({

@@ -96,11 +96,3 @@ export interface ServicePlatformPort {
   /** Routes `domain.service` calls on the platform's entities to it; returns the unregister function. */
   register(platform: EntityServicePlatform): () => void;
 }
-
-/** Bad service data (e.g. brightness 300): the core answers 400 with the message. */
-export class ServiceError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'ServiceError';
-  }
-}

@@ -8,7 +8,8 @@ import type { Registry } from '../registry/registry.ts';
 import type { StateMachine } from '../states/state-machine.ts';
 import type { PlatformServices } from '../services/services.ts';
 import { TemplateError, type TemplateEngine } from '../templates/template.ts';
-import { COMPONENTS, ServiceError } from './components/index.ts';
+import { ServiceError } from '../errors.ts';
+import { COMPONENTS } from './components/index.ts';
 import type { Cfg } from './components/types.ts';
 import {
   commandTopicsOf,

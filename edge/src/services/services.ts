@@ -2,6 +2,8 @@ import type { EntityState } from '@smarthome/protocol';
 import type { EventBus, EventCause } from '../bus.ts';
 import type { Registry } from '../registry/registry.ts';
 import type { StateMachine } from '../states/state-machine.ts';
+import { EdgeError, ServiceError } from '../errors.ts';
+import { TemplateError } from '../templates/template.ts';
 
 /** A platform (mqtt, or an integration) that carries out services for its own entities. */
 export interface PlatformServices {
@@ -13,17 +15,17 @@ export interface PlatformServices {
 }
 
 /** Thrown for an unknown entity (→ 404). */
-export class UnknownEntityError extends Error {
+export class UnknownEntityError extends EdgeError {
   constructor(entityId: string) {
-    super(`entity ${entityId} not found`);
+    super('not_found', `entity ${entityId} not found`);
     this.name = 'UnknownEntityError';
   }
 }
 
 /** Thrown for a service nobody offers, or data it cannot use (→ 400). */
-export class ServiceCallError extends Error {
+export class ServiceCallError extends EdgeError {
   constructor(message: string) {
-    super(message);
+    super('invalid_input', message);
     this.name = 'ServiceCallError';
   }
 }
@@ -89,8 +91,7 @@ export class ServiceRegistry {
       try {
         await t.platform.callService(t.id, service, data);
       } catch (err) {
-        const name = (err as Error)?.name;
-        if (name === 'ServiceError' || name === 'TemplateError') throw new ServiceCallError((err as Error).message);
+        if (err instanceof ServiceError || err instanceof TemplateError) throw new ServiceCallError(err.message);
         throw err;
       }
     }

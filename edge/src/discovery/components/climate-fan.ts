@@ -1,3 +1,4 @@
+import { ServiceError } from '../../errors.ts';
 import {
   commandPayload,
   command,
@@ -11,15 +12,7 @@ import {
   toNumber,
   value,
 } from './helpers.ts';
-import {
-  ServiceError,
-  type Cfg,
-  type Command,
-  type Component,
-  type Ctx,
-  type ServiceResult,
-  type Update,
-} from './types.ts';
+import { type Cfg, type Command, type Component, type Ctx, type ServiceResult, type Update } from './types.ts';
 
 // ---- climate ----
 const DEFAULT_MODES = ['auto', 'off', 'cool', 'heat', 'dry', 'fan_only'];

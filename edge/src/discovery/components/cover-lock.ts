@@ -1,5 +1,6 @@
+import { ServiceError } from '../../errors.ts';
 import { commandPayload, command, isOptimistic, num, numberArg, optStr, str, toNumber, value } from './helpers.ts';
-import { ServiceError, type Cfg, type Component, type Ctx, type ServiceResult } from './types.ts';
+import { type Cfg, type Component, type Ctx, type ServiceResult } from './types.ts';
 
 // ---- cover ----
 const positions = (cfg: Cfg) => ({ open: num(cfg, 'position_open', 100), closed: num(cfg, 'position_closed', 0) });

@@ -1,6 +1,7 @@
+import { ServiceError } from '../../errors.ts';
 import { parseJsonOrUndefined } from '../../templates/template.ts';
 import { commandPayload, command, isOptimistic, numberArg, optStr, str, strList, value } from './helpers.ts';
-import { ServiceError, type Cfg, type Component, type Ctx, type ServiceResult, type Update } from './types.ts';
+import { type Cfg, type Component, type Ctx, type ServiceResult, type Update } from './types.ts';
 
 /** Event, siren, update and scene, as Home Assistant's mqtt/event.py, siren.py, update.py, scene.py. */
 

@@ -1,4 +1,5 @@
-import { ServiceError, type Cfg, type Command, type Ctx } from './types.ts';
+import { ServiceError } from '../../errors.ts';
+import { type Cfg, type Command, type Ctx } from './types.ts';
 
 /** A string option as HA's schema (cv.string) makes it: `true` becomes "True", as a template prints it. */
 export const str = (cfg: Cfg, key: string, fallback: string): string => {

@@ -33,4 +33,3 @@ export const COMPONENTS: Record<string, Component> = Object.fromEntries(
 );
 
 export type { Component } from './types.ts';
-export { ServiceError } from './types.ts';

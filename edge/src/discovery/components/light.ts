@@ -1,15 +1,8 @@
+import { ServiceError } from '../../errors.ts';
 import { parseJsonOrUndefined } from '../../templates/template.ts';
 import { colorAttributes, hsToRgb, hsToXy, rgbToHs, rgbToXy, xyToHs, xyToRgb, type Pair, type Rgb } from './color.ts';
 import { commandPayload, command, isOptimistic, num, numberArg, optStr, str, strList, value } from './helpers.ts';
-import {
-  ServiceError,
-  type Cfg,
-  type Command,
-  type Component,
-  type Ctx,
-  type ServiceResult,
-  type Update,
-} from './types.ts';
+import { type Cfg, type Command, type Component, type Ctx, type ServiceResult, type Update } from './types.ts';
 
 /**
  * MQTT light, default schema (separate topics per feature, ON/OFF payloads) and JSON schema

@@ -48,11 +48,3 @@ export interface Component {
   stateHandlers: Record<string, StateHandler>;
   services: Record<string, ServiceHandler>;
 }
-
-/** Bad service data (→ 400). */
-export class ServiceError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'ServiceError';
-  }
-}

@@ -1,13 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ConfigFlowComponent } from '../../config-flow/component.ts';
-import {
+import type { ConfigFlowComponent } from '../../config-flow/component.ts';
+import type {
   InMemoryConfigEntryStore,
   InMemoryDeviceRegistry,
   InMemoryServicePlatforms,
   InMemoryStates,
 } from '../../config-flow/memory-ports.ts';
-import { mountConfigFlowRoutes } from '../../config-flow/routes.ts';
-import { serveRoutes, type TestServer } from '../../test-server.ts';
+import { serveConfigFlows, type ConfigFlowHarness } from '../../config-flow/testing.ts';
+import type { TestServer } from '../../test-server.ts';
 import { createDemoIntegration, DEMO_DEVICES } from './index.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -22,6 +22,7 @@ const EXPECTED_ENTITIES = [
 ];
 
 describe('demo integration', () => {
+  let h: ConfigFlowHarness<object>;
   let server: TestServer;
   let component: ConfigFlowComponent;
   let store: InMemoryConfigEntryStore;
@@ -30,31 +31,16 @@ describe('demo integration', () => {
   let services: InMemoryServicePlatforms;
   let clock: number;
 
-  const build = () =>
-    new ConfigFlowComponent({
-      entries: store,
-      devices: registry,
-      states,
-      services,
-      integrations: [createDemoIntegration({ intervalMs: 15 })],
+  beforeEach(async () => {
+    clock = 0;
+    h = await serveConfigFlows({
+      integrations: () => [createDemoIntegration({ intervalMs: 15 })],
       flowTtlMs: 60_000,
       now: () => clock,
     });
-
-  beforeEach(async () => {
-    clock = 0;
-    store = new InMemoryConfigEntryStore();
-    registry = new InMemoryDeviceRegistry();
-    states = new InMemoryStates();
-    services = new InMemoryServicePlatforms();
-    component = build();
-    await component.start();
-    server = await serveRoutes({}, (router) => mountConfigFlowRoutes(router, { component }));
+    ({ server, component, store, registry, states, services } = h);
   });
-  afterEach(async () => {
-    await server.close();
-    await component.stop();
-  });
+  afterEach(() => h.close());
 
   const createEntry = async () => {
     const start = await server.json('POST', '/v1/config_flow', { handler: 'demo' });
@@ -239,8 +225,7 @@ describe('demo integration', () => {
     const before = states.states.get('cover.demo_garage_door')!.changes;
     await sleep(50);
     expect(states.states.get('cover.demo_garage_door')!.changes).toBe(before);
-    component = build();
-    await component.start();
+    component = await h.restart();
     expect([...registry.entities.keys()].sort()).toEqual(EXPECTED_ENTITIES);
     expect(registry.devices.size).toBe(DEMO_DEVICES.length);
     expect(component.entries.isLoaded(entryId)).toBe(true);

@@ -23,7 +23,8 @@ import type {
   Integration,
   StepResult,
 } from '../../config-flow/types.ts';
-import { ServiceError, type EntityServicePlatform, type StoredConfigEntry } from '../../config-flow/ports.ts';
+import type { EntityServicePlatform, StoredConfigEntry } from '../../config-flow/ports.ts';
+import { ServiceError } from '../../errors.ts';
 import { DEMO_DEVICES } from './devices.ts';
 import { applyDemoService, DEMO_SERVICES, type DemoState } from './services.ts';
 

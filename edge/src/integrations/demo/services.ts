@@ -2,7 +2,7 @@
  * What a demo entity does on a service call, like a real device would: the new state is
  * computed from the current one and the call's data. Bad data throws ServiceError (→ 400).
  */
-import { ServiceError } from '../../config-flow/ports.ts';
+import { ServiceError } from '../../errors.ts';
 
 export interface DemoState {
   state: string;

@@ -2,10 +2,9 @@ import { createServer, type Server } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Aedes, type AuthenticateError } from 'aedes';
-import { ConfigFlowComponent } from '../../config-flow/component.ts';
-import { InMemoryConfigEntryStore, InMemoryDeviceRegistry, InMemoryStates } from '../../config-flow/memory-ports.ts';
-import { mountConfigFlowRoutes } from '../../config-flow/routes.ts';
-import { serveRoutes, type TestServer } from '../../test-server.ts';
+import type { InMemoryConfigEntryStore } from '../../config-flow/memory-ports.ts';
+import { serveConfigFlows, type ConfigFlowHarness } from '../../config-flow/testing.ts';
+import type { TestServer } from '../../test-server.ts';
 import {
   createConnectCheck,
   createMqttIntegration,
@@ -15,8 +14,8 @@ import {
 } from './index.ts';
 
 describe('mqtt config flow', () => {
+  let h: ConfigFlowHarness<object>;
   let server: TestServer;
-  let component: ConfigFlowComponent;
   let store: InMemoryConfigEntryStore;
   let clock: number;
   let outcome: ConnectOutcome | 'throw';
@@ -26,29 +25,22 @@ describe('mqtt config flow', () => {
     clock = 0;
     outcome = 'ok';
     checked = [];
-    store = new InMemoryConfigEntryStore();
-    const integration = createMqttIntegration({
-      connectCheck: async (s) => {
-        checked.push(s);
-        if (outcome === 'throw') throw new Error('socket exploded');
-        return outcome;
-      },
-    });
-    component = new ConfigFlowComponent({
-      entries: store,
-      devices: new InMemoryDeviceRegistry(),
-      states: new InMemoryStates(),
-      integrations: [integration],
+    h = await serveConfigFlows({
+      integrations: () => [
+        createMqttIntegration({
+          connectCheck: async (s) => {
+            checked.push(s);
+            if (outcome === 'throw') throw new Error('socket exploded');
+            return outcome;
+          },
+        }),
+      ],
       flowTtlMs: 10 * 60_000,
       now: () => clock,
     });
-    await component.start();
-    server = await serveRoutes({}, (router) => mountConfigFlowRoutes(router, { component }));
+    ({ server, store } = h);
   });
-  afterEach(async () => {
-    await server.close();
-    await component.stop();
-  });
+  afterEach(() => h.close());
 
   const start = async () => {
     const res = await server.json('POST', '/v1/config_flow', { handler: 'mqtt' });

@@ -3,8 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigFlowComponent } from '../../config-flow/component.ts';
 import { InMemoryConfigEntryStore, InMemoryDeviceRegistry, InMemoryStates } from '../../config-flow/memory-ports.ts';
-import { mountConfigFlowRoutes } from '../../config-flow/routes.ts';
-import { serveRoutes, type TestServer } from '../../test-server.ts';
+import { serveConfigFlows, type ConfigFlowHarness } from '../../config-flow/testing.ts';
+import type { TestServer } from '../../test-server.ts';
 import type { Edge } from '../../edge.ts';
 import { startEdge, tempDir } from '../../test-helpers.ts';
 import { createOAuthDemoCloudIntegration } from './index.ts';
@@ -51,6 +51,7 @@ const sendJson = (res: ServerResponse, status: number, body: unknown) => {
 };
 
 describe('oauth_demo_cloud config flow (authorization code)', () => {
+  let h: ConfigFlowHarness<object>;
   let server: TestServer;
   let component: ConfigFlowComponent;
   let store: InMemoryConfigEntryStore;
@@ -70,12 +71,8 @@ describe('oauth_demo_cloud config flow (authorization code)', () => {
         });
       else sendJson(res, 400, { error: 'invalid_grant', error_description: 'code expired' });
     };
-    store = new InMemoryConfigEntryStore();
-    component = new ConfigFlowComponent({
-      entries: store,
-      devices: new InMemoryDeviceRegistry(),
-      states: new InMemoryStates(),
-      integrations: [
+    h = await serveConfigFlows({
+      integrations: () => [
         createOAuthDemoCloudIntegration({
           clientId: 'edge-client',
           clientSecret: 'edge-secret',
@@ -90,13 +87,9 @@ describe('oauth_demo_cloud config flow (authorization code)', () => {
       flowTtlMs: 60_000,
       now: () => clock,
     });
-    await component.start();
-    server = await serveRoutes({}, (router) => mountConfigFlowRoutes(router, { component }));
+    ({ server, component, store } = h);
   });
-  afterEach(async () => {
-    await server.close();
-    await component.stop();
-  });
+  afterEach(() => h.close());
 
   const start = async () => {
     const res = await server.json('POST', '/v1/config_flow', { handler: 'oauth_demo_cloud' });
