@@ -222,26 +222,23 @@ export class MqttDiscovery implements PlatformServices {
   /** Applies one message to an entity: null when nothing changed, else whether to force an update. */
   private onEntityMessage(entity: MqttEntity, sub: Subscription, text: string): boolean | null {
     const tpl = this.deps.templates;
-    if (sub.kind === 'state') {
-      let update: ReturnType<(typeof entity.component.stateHandlers)[string]>;
-      try {
-        update = entity.component.stateHandlers[sub.key](text, entity.ctx(tpl));
-      } catch (err) {
-        if (!(err instanceof TemplateError)) throw err;
-        // a template that fails on this payload: the value it makes is unavailable, the entity stays
-        this.deps.log.warn(
-          `mqtt: ${entity.entityId}: template failed on a message on ${sub.key.replace(/_topic$/, '')}, value unavailable: ${err.message}`,
-        );
-        if (sub.key !== 'state_topic' || entity.realState === 'unavailable') return null;
-        update = { state: 'unavailable' };
-      }
+    try {
+      if (sub.kind === 'availability') return entity.setAvailability(sub.index, text, tpl) ? false : null;
+      if (sub.kind === 'json_attributes') return entity.setJsonAttributes(text, tpl) ? false : null;
+      const update = entity.component.stateHandlers[sub.key](text, entity.ctx(tpl));
       if (!update) return null;
       entity.apply(update);
       entity.touch(() => this.emit(entity));
       return entity.cfg.force_update === true || update.force === true;
+    } catch (err) {
+      if (!(err instanceof TemplateError)) throw err;
+      // a template that fails on this payload: the value it makes is unavailable, the entity stays
+      const option = sub.kind === 'state' ? sub.key.replace(/_topic$/, '') : sub.kind;
+      this.deps.log.warn(
+        `mqtt: ${entity.entityId}: template failed on a message on ${option}, value unavailable: ${err.message}`,
+      );
+      return entity.templateFailed(sub, tpl) ? false : null;
     }
-    if (sub.kind === 'availability') return entity.setAvailability(sub.index, text, tpl) ? false : null;
-    return entity.setJsonAttributes(text, tpl) ? false : null;
   }
 
   private onDiscovery(dt: ReturnType<typeof parseDiscoveryTopic> & object, text: string, owner: string): void {
