@@ -59,6 +59,10 @@ export const MIGRATIONS: string[] = [
   `CREATE TABLE local_accounts (
      id INTEGER PRIMARY KEY AUTOINCREMENT, username TEXT NOT NULL UNIQUE COLLATE NOCASE,
      password_hash TEXT NOT NULL, role TEXT NOT NULL, created_at TEXT NOT NULL);`,
+  // Disabled entities (HA's entity registry disabled_by: "integration", "user"): no state, no services.
+  // MQTT entities created with enabled_by_default: false kept the flag in their config until now.
+  `ALTER TABLE entities ADD COLUMN disabled_by TEXT;
+   UPDATE entities SET disabled_by = 'integration' WHERE json_extract(config, '$.disabled') = 1;`,
 ];
 
 export function migrate(sqlite: Database.Database): number {

@@ -39,6 +39,8 @@ export const entities = sqliteTable(
     /** platform-specific settings, e.g. the normalized MQTT discovery config */
     config: text('config', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
     createdAt: text('created_at').notNull(),
+    /** HA's disabled_by: null (enabled), "integration", "user" */
+    disabledBy: text('disabled_by'),
   },
   (t) => [uniqueIndex('entities_platform_unique').on(t.platform, t.uniqueId)],
 );

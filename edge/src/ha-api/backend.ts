@@ -32,7 +32,7 @@ import { parseActions, parseTriggers, type HaScripts } from './scripts.ts';
 import type { TemplateRenderer } from './template-subscription.ts';
 import type { LocalTokenStore } from '../auth/tokens.ts';
 import type { EdgeEventMap, EventBus } from '../bus.ts';
-import type { Registry } from '../registry/registry.ts';
+import type { Registry, RegistryEntity } from '../registry/registry.ts';
 import { ServiceCallError, UnknownEntityError, type ServiceRegistry } from '../services/services.ts';
 import type { StateMachine } from '../states/state-machine.ts';
 import { toHaState } from './states.ts';
@@ -238,25 +238,18 @@ export class EdgeHaBackend implements HaBackend<EdgeHaPrincipal> {
   }
 
   async entityRegistry(): Promise<HaEntityRegistryEntry[]> {
-    return this.deps.registry.listEntities().map((e) => ({
-      id: String(e.id),
-      entity_id: e.entity_id,
-      unique_id: e.unique_id,
-      platform: e.platform,
-      config_entry_id: e.config_entry_id === null ? null : String(e.config_entry_id),
-      device_id: e.device_registry_id === null ? null : String(e.device_registry_id),
-      area_id: null,
-      name: null,
-      original_name: e.name,
-      icon: null,
-      disabled_by: null,
-      hidden_by: null,
-      entity_category: null,
-      has_entity_name: false,
-      translation_key: null,
-      labels: [],
-      categories: {},
-    }));
+    return this.deps.registry.entitiesWithConfig().map(toRegistryEntry);
+  }
+
+  async updateEntityRegistry(
+    _principal: EdgeHaPrincipal,
+    entityId: string,
+    changes: { disabled_by?: 'user' | null },
+  ): Promise<HaEntityRegistryEntry> {
+    const { registry } = this.deps;
+    if (!registry.getEntity(entityId)) throw new HaCommandError('not_found', 'Entity not found');
+    if (changes.disabled_by !== undefined) registry.setDisabledBy(entityId, changes.disabled_by);
+    return toRegistryEntry(registry.getEntity(entityId) as RegistryEntity);
   }
 
   async deviceRegistry(): Promise<HaDeviceRegistryEntry[]> {
@@ -426,4 +419,27 @@ export class EdgeHaBackend implements HaBackend<EdgeHaPrincipal> {
     if (entity.platform === API_PLATFORM) registry.removeEntity(entityId);
     return true;
   }
+}
+
+/** An entity registry row as HA's config/entity_registry/list shows it. */
+function toRegistryEntry(e: RegistryEntity): HaEntityRegistryEntry {
+  return {
+    id: String(e.id),
+    entity_id: e.entity_id,
+    unique_id: e.unique_id,
+    platform: e.platform,
+    config_entry_id: e.config_entry_id === null ? null : String(e.config_entry_id),
+    device_id: e.device_registry_id === null ? null : String(e.device_registry_id),
+    area_id: null,
+    name: null,
+    original_name: e.name,
+    icon: null,
+    disabled_by: e.disabled_by,
+    hidden_by: null,
+    entity_category: null,
+    has_entity_name: false,
+    translation_key: null,
+    labels: [],
+    categories: {},
+  };
 }

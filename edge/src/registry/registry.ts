@@ -7,7 +7,11 @@ import { configEntries, devices, entities } from '../db/schema.ts';
 /** An entity registry row: the wire record plus the platform's own settings. */
 export interface RegistryEntity extends EntityRecord {
   config: Record<string, unknown>;
+  /** HA's disabled_by: null when enabled; a disabled entity has no state */
+  disabled_by: DisabledBy | null;
 }
+
+export type DisabledBy = 'integration' | 'user';
 
 export interface DeviceInput {
   identifiers: string[];
@@ -28,6 +32,8 @@ export interface EntityInput {
   config_entry_id?: number | null;
   device_registry_id?: number | null;
   config?: Record<string, unknown>;
+  /** only when the entity is created (HA's enabled_by_default); afterwards setDisabledBy decides */
+  disabled_by?: DisabledBy | null;
 }
 
 export interface ConfigEntryInput {
@@ -318,6 +324,7 @@ export class Registry {
         deviceRegistryId: input.device_registry_id ?? null,
         config,
         createdAt: now(),
+        disabledBy: input.disabled_by ?? null,
       })
       .returning()
       .get();
@@ -339,6 +346,18 @@ export class Registry {
     });
     for (const c of known)
       this.indexEntity({ ...(this.entityById.get(c.entity_id) as RegistryEntity), config: c.config });
+  }
+
+  /** Enables (null) or disables an entity; announced as an entity_upsert. False when unknown. */
+  setDisabledBy(entityId: string, disabledBy: DisabledBy | null): boolean {
+    const entity = this.entityById.get(entityId);
+    if (!entity) return false;
+    if (entity.disabled_by === disabledBy) return true;
+    this.database.db.update(entities).set({ disabledBy }).where(eq(entities.entityId, entityId)).run();
+    const next = { ...entity, disabled_by: disabledBy };
+    this.indexEntity(next);
+    this.bus.emit('entity_upsert', { entity: toRecord(next) });
+    return true;
   }
 
   removeEntity(entityId: string): boolean {
@@ -399,6 +418,7 @@ function toEntity(row: typeof entities.$inferSelect): RegistryEntity {
     config_entry_id: row.configEntryId,
     device_registry_id: row.deviceRegistryId,
     config: row.config,
+    disabled_by: row.disabledBy === 'integration' || row.disabledBy === 'user' ? row.disabledBy : null,
   };
 }
 
