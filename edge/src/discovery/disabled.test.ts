@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MqttClient } from 'mqtt';
-import WebSocket from 'ws';
 import type { Edge } from '../edge.ts';
-import { collector, connect, startEdge, tempDir, waitFor } from '../test-helpers.ts';
+import { collector, connect, haSession, startEdge, tempDir, waitFor } from '../test-helpers.ts';
 
 /**
  * enabled_by_default: false, as HA: the entity is in the entity registry with disabled_by
@@ -28,29 +27,6 @@ afterAll(async () => {
   await edge?.stop();
   tmp?.cleanup();
 });
-
-/** A Home Assistant WebSocket session: `call` sends a command and resolves with its result message. */
-async function haSession() {
-  const ws = new WebSocket(`ws://127.0.0.1:${edge.ports.http}/api/websocket`);
-  const messages: Record<string, any>[] = [];
-  ws.on('message', (d) => {
-    const m = JSON.parse(d.toString());
-    messages.push(...(Array.isArray(m) ? m : [m]));
-  });
-  await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
-  ws.send(JSON.stringify({ type: 'auth', access_token: token }));
-  await waitFor(() => messages.find((m) => m.type === 'auth_ok'), 3000, 'auth_ok');
-  let id = 0;
-  return {
-    messages,
-    close: () => ws.close(),
-    call: async (msg: Record<string, unknown>) => {
-      const n = ++id;
-      ws.send(JSON.stringify({ id: n, ...msg }));
-      return waitFor(() => messages.find((m) => m.id === n && m.type === 'result'), 3000, `result ${n}`);
-    },
-  };
-}
 
 const get = async (path: string) => {
   const res = await fetch(`http://127.0.0.1:${edge.ports.http}${path}`, {
@@ -79,7 +55,7 @@ describe('disabled MQTT entities', () => {
     await waitFor(() => edge.registry.getEntity(id), 3000, id);
     await new Promise((r) => setTimeout(r, 100));
 
-    const ha = await haSession();
+    const ha = await haSession(edge, token);
     const registry = await ha.call({ type: 'config/entity_registry/list' });
     expect(registry.result.find((e: any) => e.entity_id === id)).toMatchObject({ disabled_by: 'integration' });
     expect((await ha.call({ type: 'get_states' })).result.map((s: any) => s.entity_id)).not.toContain(id);

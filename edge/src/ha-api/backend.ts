@@ -254,34 +254,45 @@ export class EdgeHaBackend implements HaBackend<EdgeHaPrincipal> {
 
   async deviceRegistry(): Promise<HaDeviceRegistryEntry[]> {
     const { registry } = this.deps;
-    return registry.listDevices().map((d) => ({
-      id: String(d.id),
-      name: d.name,
-      name_by_user: null,
-      manufacturer: d.manufacturer,
-      model: d.model,
-      model_id: null,
-      sw_version: d.sw_version ?? null,
-      hw_version: null,
-      serial_number: null,
-      identifiers: (d.identifiers ?? []).map(
-        (i) => [registry.getConfigEntry(d.config_entry_id ?? -1)?.domain ?? 'mqtt', i] as [string, string],
-      ),
-      connections: [],
-      config_entries: d.config_entry_id === null ? [] : [String(d.config_entry_id)],
-      primary_config_entry: d.config_entry_id === null ? null : String(d.config_entry_id),
-      area_id: null,
-      via_device_id: null,
-      disabled_by: null,
-      entry_type: null,
-      configuration_url: null,
-      labels: [],
-    }));
+    return registry.listDevices().map((d) => {
+      const links = registry.deviceLinks(d.id);
+      return {
+        id: String(d.id),
+        name: d.name,
+        name_by_user: null,
+        manufacturer: d.manufacturer,
+        model: d.model,
+        model_id: null,
+        sw_version: d.sw_version ?? null,
+        hw_version: null,
+        serial_number: null,
+        identifiers: (d.identifiers ?? []).map(
+          (i) => [registry.getConfigEntry(d.config_entry_id ?? -1)?.domain ?? 'mqtt', i] as [string, string],
+        ),
+        connections: [],
+        config_entries: d.config_entry_id === null ? [] : [String(d.config_entry_id)],
+        primary_config_entry: d.config_entry_id === null ? null : String(d.config_entry_id),
+        area_id: links.area_id,
+        via_device_id: links.via_device_id === null ? null : String(links.via_device_id),
+        disabled_by: null,
+        entry_type: null,
+        configuration_url: null,
+        labels: [],
+      };
+    });
   }
 
-  /** the edge has no areas yet */
+  /** areas come from MQTT devices' suggested_area (no area editing yet) */
   async areaRegistry(): Promise<HaAreaRegistryEntry[]> {
-    return [];
+    return this.deps.registry.areas.list().map((a) => ({
+      area_id: a.area_id,
+      name: a.name,
+      aliases: [],
+      floor_id: null,
+      icon: null,
+      labels: [],
+      picture: null,
+    }));
   }
 
   async fireEvent(_principal: EdgeHaPrincipal, eventType: string, data: Record<string, unknown>): Promise<void> {
