@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import mqtt, { type MqttClient, type IClientOptions } from 'mqtt';
+import WebSocket from 'ws';
 import type { MqttCredentials } from '@smarthome/protocol';
 import { createEdge, type Edge, type EdgeConfig } from './edge.ts';
 import { silentLogger, type Logger } from './log.ts';
@@ -113,3 +114,26 @@ if (!MOSQUITTO)
   console.warn(
     'mosquitto_pub/mosquitto_sub not found: tests using them are skipped (apt-get install mosquitto-clients)',
   );
+
+/** A Home Assistant WebSocket session: `call` sends a command and resolves with its result message. */
+export async function haSession(edge: Edge, token: string) {
+  const ws = new WebSocket(`ws://127.0.0.1:${edge.ports.http}/api/websocket`);
+  const messages: Record<string, any>[] = [];
+  ws.on('message', (d) => {
+    const m = JSON.parse(d.toString());
+    messages.push(...(Array.isArray(m) ? m : [m]));
+  });
+  await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
+  ws.send(JSON.stringify({ type: 'auth', access_token: token }));
+  await waitFor(() => messages.find((m) => m.type === 'auth_ok'), 3000, 'auth_ok');
+  let id = 0;
+  return {
+    messages,
+    close: () => ws.close(),
+    call: async (msg: Record<string, unknown>) => {
+      const n = ++id;
+      ws.send(JSON.stringify({ id: n, ...msg }));
+      return waitFor(() => messages.find((m) => m.id === n && m.type === 'result'), 3000, `result ${n}`);
+    },
+  };
+}

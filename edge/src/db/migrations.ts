@@ -59,6 +59,15 @@ export const MIGRATIONS: string[] = [
   `CREATE TABLE local_accounts (
      id INTEGER PRIMARY KEY AUTOINCREMENT, username TEXT NOT NULL UNIQUE COLLATE NOCASE,
      password_hash TEXT NOT NULL, role TEXT NOT NULL, created_at TEXT NOT NULL);`,
+  // Disabled entities (HA's entity registry disabled_by: "integration", "user"): no state, no services.
+  // MQTT entities created with enabled_by_default: false kept the flag in their config until now.
+  `ALTER TABLE entities ADD COLUMN disabled_by TEXT;
+   UPDATE entities SET disabled_by = 'integration' WHERE json_extract(config, '$.disabled') = 1;`,
+  // Device links as HA's device registry keeps them: the device a device connects through (MQTT
+  // device.via_device) and its area (created from device.suggested_area); areas by id (a slug of the name).
+  `ALTER TABLE devices ADD COLUMN via_device_id INTEGER;
+   ALTER TABLE devices ADD COLUMN area_id TEXT;
+   CREATE TABLE areas (area_id TEXT PRIMARY KEY, name TEXT NOT NULL, created_at TEXT NOT NULL);`,
 ];
 
 export function migrate(sqlite: Database.Database): number {

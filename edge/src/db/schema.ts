@@ -23,6 +23,14 @@ export const devices = sqliteTable('devices', {
   userId: text('user_id'),
   createdAt: text('created_at').notNull(),
   updatedAt: text('updated_at').notNull(),
+  viaDeviceId: integer('via_device_id'),
+  areaId: text('area_id'),
+});
+
+export const areas = sqliteTable('areas', {
+  areaId: text('area_id').primaryKey(),
+  name: text('name').notNull(),
+  createdAt: text('created_at').notNull(),
 });
 
 export const entities = sqliteTable(
@@ -39,6 +47,8 @@ export const entities = sqliteTable(
     /** platform-specific settings, e.g. the normalized MQTT discovery config */
     config: text('config', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
     createdAt: text('created_at').notNull(),
+    /** HA's disabled_by: null (enabled), "integration", "user" */
+    disabledBy: text('disabled_by'),
   },
   (t) => [uniqueIndex('entities_platform_unique').on(t.platform, t.uniqueId)],
 );
@@ -66,4 +76,4 @@ export const localTokens = sqliteTable('local_tokens', {
   lastUsedAt: text('last_used_at'),
 });
 
-export const schema = { configEntries, devices, entities, states, mqttUsers, localTokens };
+export const schema = { configEntries, devices, areas, entities, states, mqttUsers, localTokens };

@@ -112,6 +112,9 @@ export interface DeviceInfo {
   manufacturer: string | null;
   model: string | null;
   sw_version: string | null;
+  /** identifier of the device this one connects through (a zigbee2mqtt bridge, a Tasmota/ESPHome hub) */
+  via_device: string | null;
+  suggested_area: string | null;
 }
 
 /** The `device` block as registry input, or null when it identifies nothing. */
@@ -132,6 +135,8 @@ export function deviceInfo(cfg: Cfg): DeviceInfo | null {
     manufacturer: s(dev.manufacturer),
     model: s(dev.model),
     sw_version: s(dev.sw_version),
+    via_device: s(dev.via_device),
+    suggested_area: s(dev.suggested_area),
   };
 }
 

@@ -51,8 +51,6 @@ interface StoredConfig {
   owner: string | null;
   component: string;
   cfg: Cfg;
-  /** enabled_by_default: false when first discovered; kept for the entity's life (HA's disabled_by integration) */
-  disabled?: boolean;
 }
 
 /**
@@ -88,12 +86,39 @@ export class MqttDiscovery implements PlatformServices {
       const component = COMPONENTS[stored.component];
       if (!component || !stored.cfg) continue;
       const entity = new MqttEntity(e.entity_id, stored.discovery_key, component, stored.cfg, stored.owner);
-      entity.disabled = stored.disabled === true;
+      entity.disabled = e.disabled_by !== null;
       const raw = states.raw(e.entity_id);
       if (raw) entity.restore(raw.state, raw.attributes);
       this.attach(entity);
     }
-    this.unsubscribe = this.deps.broker.onMessage((topic, payload, user) => this.onMessage(topic, payload, user));
+    const offMessages = this.deps.broker.onMessage((topic, payload, user) => this.onMessage(topic, payload, user));
+    const offRegistry = this.deps.bus?.on('entity_upsert', (e) => this.onRegistryChange(e.entity.entity_id));
+    this.unsubscribe = () => {
+      offMessages();
+      offRegistry?.();
+    };
+  }
+
+  /**
+   * An entity enabled or disabled in the registry (config/entity_registry/update): a disabled one
+   * stops listening and loses its state; an enabled one listens at once (HA needs a reload) and
+   * takes its topics' retained messages, else the next message.
+   */
+  private onRegistryChange(entityId: string): void {
+    const entity = this.byEntityId.get(entityId);
+    const record = this.deps.registry.getEntity(entityId);
+    if (!entity || !record || entity.disabled === (record.disabled_by !== null)) return;
+    this.detach(entity);
+    entity.clearExpiry();
+    entity.disabled = record.disabled_by !== null;
+    this.attach(entity);
+    if (entity.disabled) {
+      this.deps.states.remove(entityId, { name: record.name, domain: record.domain, platform: record.platform });
+      return;
+    }
+    entity.heard.clear();
+    this.emit(entity);
+    void this.replayRetained(entity, null, null);
   }
 
   /** Announces the edge (HA birth message) so devices re-publish their discovery configs. */
@@ -223,26 +248,23 @@ export class MqttDiscovery implements PlatformServices {
   /** Applies one message to an entity: null when nothing changed, else whether to force an update. */
   private onEntityMessage(entity: MqttEntity, sub: Subscription, text: string): boolean | null {
     const tpl = this.deps.templates;
-    if (sub.kind === 'state') {
-      let update: ReturnType<(typeof entity.component.stateHandlers)[string]>;
-      try {
-        update = entity.component.stateHandlers[sub.key](text, entity.ctx(tpl));
-      } catch (err) {
-        if (!(err instanceof TemplateError)) throw err;
-        // a template that fails on this payload: the value it makes is unavailable, the entity stays
-        this.deps.log.warn(
-          `mqtt: ${entity.entityId}: template failed on a message on ${sub.key.replace(/_topic$/, '')}, value unavailable: ${err.message}`,
-        );
-        if (sub.key !== 'state_topic' || entity.realState === 'unavailable') return null;
-        update = { state: 'unavailable' };
-      }
+    try {
+      if (sub.kind === 'availability') return entity.setAvailability(sub.index, text, tpl) ? false : null;
+      if (sub.kind === 'json_attributes') return entity.setJsonAttributes(text, tpl) ? false : null;
+      const update = entity.component.stateHandlers[sub.key](text, entity.ctx(tpl));
       if (!update) return null;
       entity.apply(update);
       entity.touch(() => this.emit(entity));
       return entity.cfg.force_update === true || update.force === true;
+    } catch (err) {
+      if (!(err instanceof TemplateError)) throw err;
+      // a template that fails on this payload: the value it makes is unavailable, the entity stays
+      const option = sub.kind === 'state' ? sub.key.replace(/_topic$/, '') : sub.kind;
+      this.deps.log.warn(
+        `mqtt: ${entity.entityId}: template failed on a message on ${option}, value unavailable: ${err.message}`,
+      );
+      return entity.templateFailed(sub, tpl) ? false : null;
     }
-    if (sub.kind === 'availability') return entity.setAvailability(sub.index, text, tpl) ? false : null;
-    return entity.setJsonAttributes(text, tpl) ? false : null;
   }
 
   private onDiscovery(dt: ReturnType<typeof parseDiscoveryTopic> & object, text: string, owner: string): void {
@@ -314,17 +336,7 @@ export class MqttDiscovery implements PlatformServices {
 
     const device = this.upsertDeviceOf(d.cfg, d.objectId);
     const name = entityName(d.cfg, component.domain, device?.name ?? null, d.objectId);
-    const known = registry.getEntityByUniqueId(MQTT_PLATFORM, uniqueId);
-    const disabled = known
-      ? (known.config as unknown as StoredConfig).disabled === true
-      : d.cfg.enabled_by_default === false;
-    const stored: StoredConfig = {
-      discovery_key: d.key,
-      owner,
-      component: d.component,
-      cfg: d.cfg,
-      ...(disabled ? { disabled } : {}),
-    };
+    const stored: StoredConfig = { discovery_key: d.key, owner, component: d.component, cfg: d.cfg };
     const record = registry.upsertEntity({
       platform: MQTT_PLATFORM,
       unique_id: uniqueId,
@@ -334,7 +346,10 @@ export class MqttDiscovery implements PlatformServices {
       config_entry_id: this.configEntryId,
       device_registry_id: device?.id ?? null,
       config: stored as unknown as Record<string, unknown>,
+      // HA: enabled_by_default only counts when the entity is first registered
+      disabled_by: d.cfg.enabled_by_default === false ? 'integration' : null,
     });
+    const disabled = record.disabled_by !== null;
 
     const old = this.byEntityId.get(record.entity_id);
     if (old) {

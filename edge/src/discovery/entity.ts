@@ -109,6 +109,31 @@ export class MqttEntity {
     return before !== this.available;
   }
 
+  /**
+   * A template failed on a message of `sub`: what it carries becomes unknown (see
+   * Component.failedValue; JSON attributes are dropped, an availability topic counts as
+   * "not available"). Returns true when the entity changed.
+   */
+  templateFailed(sub: Subscription, tpl: TemplateEngine): boolean {
+    if (sub.kind === 'availability') {
+      const before = this.available;
+      this.availabilityState[sub.index] = false;
+      this.lastAvailability = false;
+      return before !== this.available;
+    }
+    if (sub.kind === 'json_attributes') {
+      const had = Object.keys(this.jsonAttrs).length > 0;
+      this.jsonAttrs = {};
+      return had;
+    }
+    const declared = this.component.failedValue?.[sub.key];
+    const failed = declared !== undefined ? declared : sub.key === 'state_topic' ? unavailableState : null;
+    if (!failed) return false;
+    const before = JSON.stringify([this.realState, this.attrs]);
+    this.apply(failed(this.ctx(tpl)));
+    return JSON.stringify([this.realState, this.attrs]) !== before;
+  }
+
   setJsonAttributes(payload: string, tpl: TemplateEngine): boolean {
     const tplSrc =
       typeof this.cfg.json_attributes_template === 'string' ? this.cfg.json_attributes_template : undefined;
@@ -161,6 +186,8 @@ export class MqttEntity {
     return { ...this.staticAttrs, ...this.jsonAttrs, ...own };
   }
 }
+
+const unavailableState = (): Update => ({ state: 'unavailable' });
 
 function availabilityEntries(cfg: Cfg): AvailabilityEntry[] {
   const s = (v: unknown, d: string) => (typeof v === 'string' ? v : d);

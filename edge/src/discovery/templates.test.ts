@@ -161,6 +161,49 @@ describe('discovery templates (real Jinja)', () => {
     await waitState('sensor.render_fails', (x) => x.state === '8');
   });
 
+  it('a failing attribute template makes that attribute null, a failing json_attributes_template drops the JSON attributes, a failing availability template makes the entity unavailable', async () => {
+    await pub('homeassistant/light/broken/attrs/config', {
+      name: 'Attr fails',
+      unique_id: 'attr-fails',
+      command_topic: 'broken/attrs/set',
+      state_topic: 'broken/attrs',
+      state_value_template: '{{ value_json.state }}',
+      brightness_command_topic: 'broken/attrs/set',
+      brightness_state_topic: 'broken/attrs',
+      brightness_value_template: '{{ value_json.light.level }}',
+      json_attributes_topic: 'broken/attrs',
+      json_attributes_template: '{{ value_json.extra.attrs | tojson }}',
+      availability_topic: 'broken/attrs/avail',
+      availability_template: '{{ value_json.status.online }}',
+      payload_available: 'True',
+      payload_not_available: 'False',
+    });
+    await waitFor(() => edge.registry.getEntity('light.attr_fails'), 3000, 'light.attr_fails');
+    await pub('broken/attrs', { state: 'ON', light: { level: 128 }, extra: { attrs: { linkquality: 90 } } });
+    await waitState('light.attr_fails', (x) => x.attributes.brightness === 128 && x.attributes.linkquality === 90);
+    const before = log.warnings().length;
+    // extra and light missing: brightness and the JSON attributes are unknown, the state stays
+    await pub('broken/attrs', { state: 'ON' });
+    const s = await waitState('light.attr_fails', (x) => x.attributes.brightness === null);
+    expect(s.state).toBe('on');
+    expect(s.attributes).not.toHaveProperty('linkquality');
+    const lines = log.warnings().slice(before);
+    expect(lines.some((l) => /light\.attr_fails: template failed .* brightness_state, value unavailable/.test(l))).toBe(
+      true,
+    );
+    expect(lines.some((l) => /light\.attr_fails: template failed .* json_attributes, value unavailable/.test(l))).toBe(
+      true,
+    );
+    await pub('broken/attrs/avail', { status: { online: true } });
+    await pub('broken/attrs', { state: 'ON', light: { level: 255 }, extra: { attrs: { linkquality: 80 } } });
+    await waitState('light.attr_fails', (x) => x.attributes.brightness === 255 && x.attributes.linkquality === 80);
+    await pub('broken/attrs/avail', { nothing: 1 });
+    await waitState('light.attr_fails', (x) => x.state === 'unavailable');
+    await pub('broken/attrs/avail', { status: { online: true } });
+    await waitState('light.attr_fails', (x) => x.state === 'on');
+    expect(edge.registry.getEntity('light.attr_fails')).toBeDefined();
+  });
+
   it('a template that does not parse is rejected with the config', async () => {
     const before = log.warnings().length;
     await pub('homeassistant/sensor/broken/parse/config', {

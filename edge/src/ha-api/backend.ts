@@ -32,7 +32,7 @@ import { parseActions, parseTriggers, type HaScripts } from './scripts.ts';
 import type { TemplateRenderer } from './template-subscription.ts';
 import type { LocalTokenStore } from '../auth/tokens.ts';
 import type { EdgeEventMap, EventBus } from '../bus.ts';
-import type { Registry } from '../registry/registry.ts';
+import type { Registry, RegistryEntity } from '../registry/registry.ts';
 import { ServiceCallError, UnknownEntityError, type ServiceRegistry } from '../services/services.ts';
 import type { StateMachine } from '../states/state-machine.ts';
 import { toHaState } from './states.ts';
@@ -238,57 +238,61 @@ export class EdgeHaBackend implements HaBackend<EdgeHaPrincipal> {
   }
 
   async entityRegistry(): Promise<HaEntityRegistryEntry[]> {
-    return this.deps.registry.listEntities().map((e) => ({
-      id: String(e.id),
-      entity_id: e.entity_id,
-      unique_id: e.unique_id,
-      platform: e.platform,
-      config_entry_id: e.config_entry_id === null ? null : String(e.config_entry_id),
-      device_id: e.device_registry_id === null ? null : String(e.device_registry_id),
-      area_id: null,
-      name: null,
-      original_name: e.name,
-      icon: null,
-      disabled_by: null,
-      hidden_by: null,
-      entity_category: null,
-      has_entity_name: false,
-      translation_key: null,
-      labels: [],
-      categories: {},
-    }));
+    return this.deps.registry.entitiesWithConfig().map(toRegistryEntry);
+  }
+
+  async updateEntityRegistry(
+    _principal: EdgeHaPrincipal,
+    entityId: string,
+    changes: { disabled_by?: 'user' | null },
+  ): Promise<HaEntityRegistryEntry> {
+    const { registry } = this.deps;
+    if (!registry.getEntity(entityId)) throw new HaCommandError('not_found', 'Entity not found');
+    if (changes.disabled_by !== undefined) registry.setDisabledBy(entityId, changes.disabled_by);
+    return toRegistryEntry(registry.getEntity(entityId) as RegistryEntity);
   }
 
   async deviceRegistry(): Promise<HaDeviceRegistryEntry[]> {
     const { registry } = this.deps;
-    return registry.listDevices().map((d) => ({
-      id: String(d.id),
-      name: d.name,
-      name_by_user: null,
-      manufacturer: d.manufacturer,
-      model: d.model,
-      model_id: null,
-      sw_version: d.sw_version ?? null,
-      hw_version: null,
-      serial_number: null,
-      identifiers: (d.identifiers ?? []).map(
-        (i) => [registry.getConfigEntry(d.config_entry_id ?? -1)?.domain ?? 'mqtt', i] as [string, string],
-      ),
-      connections: [],
-      config_entries: d.config_entry_id === null ? [] : [String(d.config_entry_id)],
-      primary_config_entry: d.config_entry_id === null ? null : String(d.config_entry_id),
-      area_id: null,
-      via_device_id: null,
-      disabled_by: null,
-      entry_type: null,
-      configuration_url: null,
-      labels: [],
-    }));
+    return registry.listDevices().map((d) => {
+      const links = registry.deviceLinks(d.id);
+      return {
+        id: String(d.id),
+        name: d.name,
+        name_by_user: null,
+        manufacturer: d.manufacturer,
+        model: d.model,
+        model_id: null,
+        sw_version: d.sw_version ?? null,
+        hw_version: null,
+        serial_number: null,
+        identifiers: (d.identifiers ?? []).map(
+          (i) => [registry.getConfigEntry(d.config_entry_id ?? -1)?.domain ?? 'mqtt', i] as [string, string],
+        ),
+        connections: [],
+        config_entries: d.config_entry_id === null ? [] : [String(d.config_entry_id)],
+        primary_config_entry: d.config_entry_id === null ? null : String(d.config_entry_id),
+        area_id: links.area_id,
+        via_device_id: links.via_device_id === null ? null : String(links.via_device_id),
+        disabled_by: null,
+        entry_type: null,
+        configuration_url: null,
+        labels: [],
+      };
+    });
   }
 
-  /** the edge has no areas yet */
+  /** areas come from MQTT devices' suggested_area (no area editing yet) */
   async areaRegistry(): Promise<HaAreaRegistryEntry[]> {
-    return [];
+    return this.deps.registry.areas.list().map((a) => ({
+      area_id: a.area_id,
+      name: a.name,
+      aliases: [],
+      floor_id: null,
+      icon: null,
+      labels: [],
+      picture: null,
+    }));
   }
 
   async fireEvent(_principal: EdgeHaPrincipal, eventType: string, data: Record<string, unknown>): Promise<void> {
@@ -426,4 +430,27 @@ export class EdgeHaBackend implements HaBackend<EdgeHaPrincipal> {
     if (entity.platform === API_PLATFORM) registry.removeEntity(entityId);
     return true;
   }
+}
+
+/** An entity registry row as HA's config/entity_registry/list shows it. */
+function toRegistryEntry(e: RegistryEntity): HaEntityRegistryEntry {
+  return {
+    id: String(e.id),
+    entity_id: e.entity_id,
+    unique_id: e.unique_id,
+    platform: e.platform,
+    config_entry_id: e.config_entry_id === null ? null : String(e.config_entry_id),
+    device_id: e.device_registry_id === null ? null : String(e.device_registry_id),
+    area_id: null,
+    name: null,
+    original_name: e.name,
+    icon: null,
+    disabled_by: e.disabled_by,
+    hidden_by: null,
+    entity_category: null,
+    has_entity_name: false,
+    translation_key: null,
+    labels: [],
+    categories: {},
+  };
 }

@@ -3,11 +3,16 @@ import type { ConfigEntry, Device, EntityRecord } from '@smarthome/protocol';
 import type { EventBus } from '../bus.ts';
 import type { EdgeDatabase } from '../db/database.ts';
 import { configEntries, devices, entities } from '../db/schema.ts';
+import { AreaRegistry } from './areas.ts';
 
 /** An entity registry row: the wire record plus the platform's own settings. */
 export interface RegistryEntity extends EntityRecord {
   config: Record<string, unknown>;
+  /** HA's disabled_by: null when enabled; a disabled entity has no state */
+  disabled_by: DisabledBy | null;
 }
+
+export type DisabledBy = 'integration' | 'user';
 
 export interface DeviceInput {
   identifiers: string[];
@@ -16,6 +21,16 @@ export interface DeviceInput {
   model?: string | null;
   sw_version?: string | null;
   config_entry_id?: number | null;
+  /** an identifier of the device this one connects through (HA's via_device; created when unknown) */
+  via_device?: string | null;
+  /** HA's suggested_area: the device goes into that area (created when missing) while it has none */
+  suggested_area?: string | null;
+}
+
+/** What HA's device registry keeps besides the wire Device: the parent device and the area. */
+export interface DeviceLinks {
+  via_device_id: number | null;
+  area_id: string | null;
 }
 
 export interface EntityInput {
@@ -28,6 +43,8 @@ export interface EntityInput {
   config_entry_id?: number | null;
   device_registry_id?: number | null;
   config?: Record<string, unknown>;
+  /** only when the entity is created (HA's enabled_by_default); afterwards setDisabledBy decides */
+  disabled_by?: DisabledBy | null;
 }
 
 export interface ConfigEntryInput {
@@ -63,10 +80,13 @@ export class Registry {
   private readonly entityById = new Map<string, RegistryEntity>();
   private readonly entityByUnique = new Map<string, string>();
   private readonly entries = new Map<number, ConfigEntry & { data: Record<string, unknown> }>();
+  private readonly links = new Map<number, DeviceLinks>();
+  readonly areas: AreaRegistry;
 
   constructor(database: EdgeDatabase, bus: EventBus) {
     this.database = database;
     this.bus = bus;
+    this.areas = new AreaRegistry(database);
   }
 
   load(): void {
@@ -76,6 +96,8 @@ export class Registry {
     this.entityById.clear();
     this.entityByUnique.clear();
     this.entries.clear();
+    this.links.clear();
+    this.areas.load();
     for (const row of db.select().from(configEntries).all()) {
       this.entries.set(row.id, {
         id: row.id,
@@ -87,7 +109,10 @@ export class Registry {
         data: row.data,
       });
     }
-    for (const row of db.select().from(devices).all()) this.indexDevice(toDevice(row));
+    for (const row of db.select().from(devices).all()) {
+      this.indexDevice(toDevice(row));
+      this.links.set(row.id, { via_device_id: row.viaDeviceId, area_id: row.areaId });
+    }
     for (const row of db.select().from(entities).all()) this.indexEntity(toEntity(row));
   }
 
@@ -177,8 +202,44 @@ export class Registry {
     return undefined;
   }
 
-  /** Matches an existing device by any identifier; updates it only when something changed. */
+  /** The device's parent (via_device) and area. */
+  deviceLinks(id: number): DeviceLinks {
+    return this.links.get(id) ?? { via_device_id: null, area_id: null };
+  }
+
+  /**
+   * Matches an existing device by any identifier; updates it only when something changed. As HA's
+   * device registry: `via_device` links it to the device with that identifier (created, named after
+   * the identifier, when unknown); `suggested_area` puts it into that area while it has none.
+   */
   upsertDevice(input: DeviceInput): Device {
+    const device = this.upsertDeviceRow(input);
+    const links = this.deviceLinks(device.id);
+    const next = { ...links };
+    if (input.via_device && !(device.identifiers ?? []).includes(input.via_device)) {
+      const parent =
+        this.findDevice([input.via_device]) ??
+        this.upsertDeviceRow({
+          identifiers: [input.via_device],
+          name: input.via_device,
+          config_entry_id: input.config_entry_id,
+        });
+      next.via_device_id = parent.id;
+    }
+    if (input.suggested_area?.trim() && next.area_id === null)
+      next.area_id = this.areas.getOrCreate(input.suggested_area).area_id;
+    if (next.via_device_id === links.via_device_id && next.area_id === links.area_id) return device;
+    this.database.db
+      .update(devices)
+      .set({ viaDeviceId: next.via_device_id, areaId: next.area_id, updatedAt: now() })
+      .where(eq(devices.id, device.id))
+      .run();
+    this.links.set(device.id, next);
+    this.bus.emit('device_upsert', { device });
+    return device;
+  }
+
+  private upsertDeviceRow(input: DeviceInput): Device {
     if (input.identifiers.length === 0) throw new Error('a device needs at least one identifier');
     const existing = this.findDevice(input.identifiers);
     const db = this.database.db;
@@ -238,8 +299,12 @@ export class Registry {
     const db = this.database.db;
     db.transaction((tx) => {
       tx.update(entities).set({ deviceRegistryId: null }).where(eq(entities.deviceRegistryId, id)).run();
+      // as HA: the devices connected through it lose the link
+      tx.update(devices).set({ viaDeviceId: null }).where(eq(devices.viaDeviceId, id)).run();
       tx.delete(devices).where(eq(devices.id, id)).run();
     });
+    this.links.delete(id);
+    for (const l of this.links.values()) if (l.via_device_id === id) l.via_device_id = null;
     for (const e of this.entityById.values()) {
       if (e.device_registry_id === id) {
         e.device_registry_id = null;
@@ -318,6 +383,7 @@ export class Registry {
         deviceRegistryId: input.device_registry_id ?? null,
         config,
         createdAt: now(),
+        disabledBy: input.disabled_by ?? null,
       })
       .returning()
       .get();
@@ -339,6 +405,18 @@ export class Registry {
     });
     for (const c of known)
       this.indexEntity({ ...(this.entityById.get(c.entity_id) as RegistryEntity), config: c.config });
+  }
+
+  /** Enables (null) or disables an entity; announced as an entity_upsert. False when unknown. */
+  setDisabledBy(entityId: string, disabledBy: DisabledBy | null): boolean {
+    const entity = this.entityById.get(entityId);
+    if (!entity) return false;
+    if (entity.disabled_by === disabledBy) return true;
+    this.database.db.update(entities).set({ disabledBy }).where(eq(entities.entityId, entityId)).run();
+    const next = { ...entity, disabled_by: disabledBy };
+    this.indexEntity(next);
+    this.bus.emit('entity_upsert', { entity: toRecord(next) });
+    return true;
   }
 
   removeEntity(entityId: string): boolean {
@@ -399,6 +477,7 @@ function toEntity(row: typeof entities.$inferSelect): RegistryEntity {
     config_entry_id: row.configEntryId,
     device_registry_id: row.deviceRegistryId,
     config: row.config,
+    disabled_by: row.disabledBy === 'integration' || row.disabledBy === 'user' ? row.disabledBy : null,
   };
 }
 

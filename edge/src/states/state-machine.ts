@@ -21,7 +21,8 @@ export interface SetStateOptions {
 /**
  * Current state of every entity: an in-memory map backed by SQLite (write-behind via
  * StateWriter), restored on start. Every change emits `state_changed` on the bus.
- * Entities without a published state answer state null with attributes from the registry.
+ * Entities without a published state answer state null with attributes from the registry;
+ * disabled entities (registry disabled_by) have no state at all, as in HA.
  */
 export class StateMachine {
   private readonly registry: Registry;
@@ -63,7 +64,8 @@ export class StateMachine {
   /** The full state item for an entity in the registry, or undefined. */
   get(entityId: string): EntityState | undefined {
     const entity = this.registry.getEntity(entityId);
-    if (!entity) return undefined;
+    // as HA: a disabled entity has no state
+    if (!entity || entity.disabled_by !== null) return undefined;
     return this.toItem(entityId, entity.name, entity.domain, entity.platform, this.current.get(entityId));
   }
 
@@ -75,6 +77,7 @@ export class StateMachine {
   all(): EntityState[] {
     return this.registry
       .entitiesWithConfig()
+      .filter((e) => e.disabled_by === null)
       .map((e) => this.toItem(e.entity_id, e.name, e.domain, e.platform, this.current.get(e.entity_id)));
   }
 
@@ -89,7 +92,7 @@ export class StateMachine {
     options: SetStateOptions = {},
   ): EntityState | undefined {
     const entity = this.registry.getEntity(entityId);
-    if (!entity) return undefined;
+    if (!entity || entity.disabled_by !== null) return undefined;
     const previous = this.current.get(entityId);
     const stateChanged = !previous || previous.state !== state;
     const attrsChanged = !previous || !sameJson(previous.attributes, attributes);

@@ -61,3 +61,17 @@ export const HaAreaRegistryEntry = z
   })
   .meta({ id: 'HaAreaRegistryEntry' });
 export type HaAreaRegistryEntry = z.infer<typeof HaAreaRegistryEntry>;
+
+/**
+ * config/entity_registry/update: only enabling and disabling is supported (`disabled_by`: "user"
+ * or null, as HA takes it); any other change is refused with invalid_format instead of ignored.
+ */
+export const HaEntityRegistryUpdate = z
+  .object({
+    id: z.number().int(),
+    type: z.literal('config/entity_registry/update'),
+    entity_id: z.string().min(1),
+    disabled_by: z.literal('user').nullable().optional(),
+  })
+  .strict();
+export type HaEntityRegistryUpdate = z.infer<typeof HaEntityRegistryUpdate>;

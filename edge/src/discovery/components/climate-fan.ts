@@ -3,6 +3,7 @@ import {
   commandPayload,
   command,
   isOptimistic,
+  nulls,
   num,
   numberArg,
   optStr,
@@ -66,6 +67,17 @@ export const climateComponent: Component = {
       attrs: { preset_mode: value(ctx, 'preset_mode_value_template', payload) },
     }),
     action_topic: (payload, ctx) => ({ attrs: { hvac_action: value(ctx, 'action_template', payload) } }),
+  },
+  failedValue: {
+    mode_state_topic: () => ({ state: 'unavailable' }),
+    temperature_state_topic: nulls('temperature'),
+    current_temperature_topic: nulls('current_temperature'),
+    temperature_high_state_topic: nulls('target_temp_high'),
+    temperature_low_state_topic: nulls('target_temp_low'),
+    current_humidity_topic: nulls('current_humidity'),
+    fan_mode_state_topic: nulls('fan_mode'),
+    preset_mode_state_topic: nulls('preset_mode'),
+    action_topic: nulls('hvac_action'),
   },
   services: {
     set_hvac_mode: (ctx, data) => setHvacMode(ctx, stringArg(data, 'hvac_mode', hvacModes(ctx.cfg))),
@@ -235,6 +247,11 @@ export const fanComponent: Component = {
       if (v === str(ctx.cfg, 'payload_oscillation_off', 'oscillate_off')) return { attrs: { oscillating: false } };
       return null;
     },
+  },
+  failedValue: {
+    percentage_state_topic: nulls('percentage'),
+    preset_mode_state_topic: nulls('preset_mode'),
+    oscillation_state_topic: nulls('oscillating'),
   },
   services: {
     turn_on: fanOn,

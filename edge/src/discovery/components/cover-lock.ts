@@ -1,5 +1,16 @@
 import { ServiceError } from '../../errors.ts';
-import { commandPayload, command, isOptimistic, num, numberArg, optStr, str, toNumber, value } from './helpers.ts';
+import {
+  commandPayload,
+  command,
+  isOptimistic,
+  nulls,
+  num,
+  numberArg,
+  optStr,
+  str,
+  toNumber,
+  value,
+} from './helpers.ts';
 import { type Cfg, type Component, type Ctx, type ServiceResult } from './types.ts';
 
 // ---- cover ----
@@ -89,6 +100,14 @@ export const coverComponent: Component = {
         ? { attrs: { current_position: pct } }
         : { state: pct === 0 ? 'closed' : 'open', attrs: { current_position: pct } };
     },
+  },
+  failedValue: {
+    // without a state topic the position is the state too
+    position_topic: (ctx) =>
+      optStr(ctx.cfg, 'state_topic')
+        ? nulls('current_position')()
+        : { state: 'unavailable', attrs: { current_position: null } },
+    tilt_status_topic: nulls('current_tilt_position'),
   },
   services: {
     open_cover: (ctx) => coverMove(ctx, 'payload_open', 'OPEN', 'open', 100),

@@ -39,6 +39,8 @@ export const eventComponent: Component = {
       return { state: new Date().toISOString(), attrs, force: true };
     },
   },
+  // an event whose template fails did not happen: the last event stays
+  failedValue: { state_topic: null },
   services: {},
 };
 
@@ -210,6 +212,7 @@ export const updateComponent: Component = {
       return v === '' ? null : withUpdateState(ctx, { latest_version: v });
     },
   },
+  failedValue: { latest_version_topic: (ctx) => withUpdateState(ctx, { latest_version: null }) },
   services: {
     install: (ctx) => ({
       commands: [

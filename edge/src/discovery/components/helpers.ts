@@ -1,5 +1,5 @@
 import { ServiceError } from '../../errors.ts';
-import { type Cfg, type Command, type Ctx } from './types.ts';
+import { type Cfg, type Command, type Ctx, type Update } from './types.ts';
 
 /** A string option as HA's schema (cv.string) makes it: `true` becomes "True", as a template prints it. */
 export const str = (cfg: Cfg, key: string, fallback: string): string => {
@@ -84,3 +84,8 @@ export function toNumber(text: string): number | undefined {
 /** Scales between ranges, e.g. device 0..1000 ↔ HA 0..255. */
 export const scale = (v: number, fromMax: number, toMax: number, fromMin = 0, toMin = 0): number =>
   ((v - fromMin) * (toMax - toMin)) / (fromMax - fromMin || 1) + toMin;
+
+/** A failed template's values as unknown: these attributes null (see Component.failedValue). */
+export const nulls =
+  (...keys: string[]) =>
+  (): Update => ({ attrs: Object.fromEntries(keys.map((k) => [k, null])) });

@@ -1,7 +1,18 @@
 import { ServiceError } from '../../errors.ts';
 import { parseJsonOrUndefined } from '../../templates/template.ts';
 import { colorAttributes, hsToRgb, hsToXy, rgbToHs, rgbToXy, xyToHs, xyToRgb, type Pair, type Rgb } from './color.ts';
-import { commandPayload, command, isOptimistic, num, numberArg, optStr, str, strList, value } from './helpers.ts';
+import {
+  commandPayload,
+  command,
+  isOptimistic,
+  nulls,
+  num,
+  numberArg,
+  optStr,
+  str,
+  strList,
+  value,
+} from './helpers.ts';
 import { type Cfg, type Command, type Component, type Ctx, type ServiceResult, type Update } from './types.ts';
 
 /**
@@ -312,6 +323,14 @@ export const lightComponent: Component = {
       const rgb = parseRgb(value(ctx, 'rgb_value_template', payload));
       return rgb ? { attrs: { rgb_color: rgb, color_mode: 'rgb' } } : null;
     },
+  },
+  failedValue: {
+    brightness_state_topic: nulls('brightness'),
+    color_temp_state_topic: nulls('color_temp'),
+    hs_state_topic: nulls('hs_color', 'rgb_color', 'xy_color'),
+    xy_state_topic: nulls('hs_color', 'rgb_color', 'xy_color'),
+    rgb_state_topic: nulls('hs_color', 'rgb_color', 'xy_color'),
+    effect_state_topic: nulls('effect'),
   },
   services: {
     turn_on: turnOn,

@@ -46,5 +46,11 @@ export interface Component {
   presentAttributes?(cfg: Cfg, state: string | null, attrs: Record<string, unknown>): Record<string, unknown>;
   /** config key of a topic → how a payload on it changes the entity */
   stateHandlers: Record<string, StateHandler>;
+  /**
+   * config key of a topic → what its template failing on a message makes unavailable (attributes
+   * null); null: nothing (the message is only logged). Absent: `state_topic` makes the state
+   * `unavailable`, other topics change nothing.
+   */
+  failedValue?: Record<string, ((ctx: Ctx) => Update) | null>;
   services: Record<string, ServiceHandler>;
 }

@@ -79,10 +79,11 @@ async function run(e: CorpusEntry): Promise<void> {
     expect(edge.registry.getDevice(record.device_registry_id as number)).toMatchObject(e.device);
   }
   if (e.disabled) {
-    // registered, but a disabled entity takes no state from its topics
+    // registered disabled (HA's disabled_by integration): no state at all, whatever its topics say
     for (const step of e.steps ?? []) await device.publishAsync(step.topic, text(step.payload), { qos: 1 });
     await new Promise((r) => setTimeout(r, 100));
-    expect(edge.states.get(e.entity_id)?.state ?? null).toBeNull();
+    expect(edge.states.get(e.entity_id)).toBeUndefined();
+    expect(edge.registry.getEntity(e.entity_id)?.disabled_by).toBe('integration');
     return;
   }
   await eventually(() => expectState(e, { state: e.initial?.state, attributes: e.initial?.attributes }));

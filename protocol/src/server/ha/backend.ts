@@ -45,6 +45,15 @@ export interface HaBackend<P> {
   entityRegistry(principal: P): Promise<HaEntityRegistryEntry[]>;
   deviceRegistry(principal: P): Promise<HaDeviceRegistryEntry[]>;
   areaRegistry(principal: P): Promise<HaAreaRegistryEntry[]>;
+  /**
+   * config/entity_registry/update (enable: disabled_by null, disable: "user"): the updated entry;
+   * throws HaCommandError('not_found') for an unknown entity
+   */
+  updateEntityRegistry?(
+    principal: P,
+    entityId: string,
+    changes: { disabled_by?: 'user' | null },
+  ): Promise<HaEntityRegistryEntry>;
 
   // ---- optional: a backend without one answers HA's unknown_command (WebSocket) or 404 (REST)
   /**

@@ -1,4 +1,5 @@
 import {
+  HaEntityRegistryUpdate,
   HaExecuteScript,
   HaHistoryDuringPeriod,
   HaLogbookEventStream,
@@ -120,6 +121,13 @@ export const optionalCommands = {
       out[key] = { valid: error === null, error };
     }
     return out;
+  }),
+
+  // HA answers {entity_entry} (plus require_restart/reload_delay when enabling: an edge needs neither)
+  'config/entity_registry/update': command(HaEntityRegistryUpdate, async (session, msg) => {
+    const update = need(session, 'updateEntityRegistry');
+    const changes = msg.disabled_by === undefined ? {} : { disabled_by: msg.disabled_by };
+    return { entity_entry: await update(session.principal, msg.entity_id, changes) };
   }),
 
   'history/history_during_period': command(HaHistoryDuringPeriod, async (session, msg) => {
