@@ -310,5 +310,14 @@ describe('optional mails', () => {
     const code = new TOTP({ secret: Secret.fromBase32(secret) }).generate();
     expect((await t.post('/v1/account/mfa/totp/confirm', { token: u.token, body: { code } })).status).toBe(200);
     expect((await sink.waitFor(u.email, bySubject(/Two-step sign-in enabled/))).parsed.text).toContain(u.email);
+    const backup = (await t.post('/v1/account/mfa/backup-codes', { token: u.token, headers: pw })).body.codes;
+    const disable = await t.post('/v1/account/mfa/totp/disable', {
+      token: u.token,
+      headers: pw,
+      body: { code: backup[0] },
+    });
+    expect(disable.status).toBe(200);
+    const disabled = await sink.waitFor(u.email, bySubject(/Two-step sign-in disabled/));
+    expect(disabled.parsed.text).toContain(`was disabled on your account ${u.email}`);
   });
 });
