@@ -52,9 +52,12 @@ const stateEdges = async (u: User, org?: string) => {
   return res.status === 200 ? [...new Set(res.body.map((s: { edge_id: number }) => s.edge_id))].sort() : res.body;
 };
 
-/** The HA socket up to its auth answer; `ask` sends one command and waits for its answer or the socket's end. */
-async function haSocket(token: string, organizationId: string) {
-  const ws = new WebSocket(`${t.url.replace('http', 'ws')}/api/websocket`);
+/**
+ * The HA socket (with organization_id) or the app socket (without), up to its auth answer;
+ * `ask` sends one command and waits for its answer or the socket's end.
+ */
+async function haSocket(token: string, organizationId?: string) {
+  const ws = new WebSocket(`${t.url.replace('http', 'ws')}${organizationId ? '/api/websocket' : '/v1/websocket'}`);
   sockets.push(ws);
   const messages: any[] = [];
   let wake: () => void = () => {};
@@ -71,7 +74,9 @@ async function haSocket(token: string, organizationId: string) {
     }
   };
   await take((m) => m.type === 'auth_required');
-  ws.send(JSON.stringify({ type: 'auth', access_token: token, organization_id: organizationId }));
+  ws.send(
+    JSON.stringify({ type: 'auth', access_token: token, ...(organizationId && { organization_id: organizationId }) }),
+  );
   const auth = await take((m) => m.type === 'auth_ok' || m.type === 'auth_invalid');
   let id = 0;
   const ask = (type: string) => {
@@ -150,6 +155,10 @@ describe('organizations requiring MFA', () => {
     expect((await open.ask('get_states')).result.map((s: { entity_id: string }) => s.entity_id)).toEqual([
       'light.lamp_1',
     ]);
+    const app = await haSocket(member.token);
+    const appEdges = async () =>
+      [...new Set((await app.ask('get_states')).result.map((s: { edge_id: number }) => s.edge_id))].sort();
+    expect(await appEdges()).toEqual([edgeId]);
 
     await enableMfa(admin);
     expect((await requireMfa(org.id, admin, true)).status).toBe(200);
@@ -158,6 +167,8 @@ describe('organizations requiring MFA', () => {
     expect(ended).toEqual({ type: 'auth_invalid', message: expect.stringMatching(/^mfa_enrollment_required: /) });
     expect(ended.message).toContain('POST /v1/account/mfa/totp');
     expect(await open.closed).toBe(4001);
+    // the app socket (no organization scope) stays open, without the organization's edges
+    expect(await appEdges()).toEqual([]);
     // a new one is refused the same way; the admin's is not
     const refused = await haSocket(member.token, org.id);
     expect(refused.auth.message).toMatch(/^mfa_enrollment_required: /);
@@ -178,5 +189,6 @@ describe('organizations requiring MFA', () => {
     expect(await stateEdges(admin, org.id)).toEqual([edgeId]);
     expect(await stateEdges(member, org.id)).toEqual([edgeId]);
     expect((await haSocket(member.token, org.id)).auth.type).toBe('auth_ok');
+    expect(await appEdges()).toEqual([edgeId]);
   });
 });
