@@ -8,7 +8,7 @@ import {
   signInNoticeMigrations,
   totpMigrations,
 } from './auth/tables.ts';
-import { orgMigrations } from './orgs/tables.ts';
+import { orgMigrations, orgRequireMfaMigrations } from './orgs/tables.ts';
 import { shareMigrations } from './authz/shares-table.ts';
 import { mountAuthRoutes } from './auth/routes.ts';
 import { invitationMigrations } from './orgs/invitations-table.ts';
@@ -57,6 +57,7 @@ export const migrations: Migration[] = [
   ...totpMigrations,
   ...sessionClientMigrations,
   ...signInNoticeMigrations,
+  ...orgRequireMfaMigrations,
 ];
 
 /** Every capability's routes; one line per module. */

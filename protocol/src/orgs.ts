@@ -47,6 +47,10 @@ export const Organization = z
     description: z.string().nullable(),
     branding: Branding,
     inviteBranding: InviteBranding,
+    require_mfa: z.boolean().meta({
+      description:
+        'members must have multi-factor sign-in (TOTP) enabled to act in this organization; without it they get 403 {"error":"mfa_enrollment_required"}',
+    }),
     created_at: Timestamp,
   })
   .meta({ id: 'Organization' });
@@ -64,6 +68,10 @@ export const PatchOrganizationBody = z
   .object({
     name: NonEmpty(200).optional(),
     description: z.string().max(2000).nullable().optional(),
+    require_mfa: z.boolean().optional().meta({
+      description:
+        'require multi-factor sign-in of every member (409 unless the calling admin has it enabled); applies at once to every request and open session',
+    }),
   })
   .meta({ id: 'PatchOrganization' });
 

@@ -149,10 +149,10 @@ export function buildOpenApiDocument(
       headers = headers ? headers.extend(CONDITIONAL_REQUEST_HEADERS.shape) : CONDITIONAL_REQUEST_HEADERS;
     if (r.orgContext) {
       const org = z.object({
-        [ORG_HEADER.toLowerCase()]: z
-          .string()
-          .optional()
-          .meta({ description: 'organization context; the caller must be a member' }),
+        [ORG_HEADER.toLowerCase()]: z.string().optional().meta({
+          description:
+            'organization context; the caller must be a member (else 403), with multi-factor sign-in enabled when the organization requires it (else 403 mfa_enrollment_required)',
+        }),
       });
       headers = headers ? headers.extend(org.shape) : org;
     }

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
 import { startTestCloud, type TestCloud } from '../testing/harness.ts';
 import { SmtpSink, linkIn, type ReceivedMail } from '../mail/testing.ts';
 import { orgFixture } from '../orgs/test-fixtures.ts';
@@ -29,6 +30,26 @@ async function register(email: string, password = 'correct horse battery') {
     token: res.body.access_token as string,
     refresh: res.body.refresh_token as string,
   };
+}
+
+/** A WebSocket (the app's /v1/websocket or HA's /api/websocket: the same auth phase) past auth_ok. */
+async function authenticatedSocket(path: string, token: string) {
+  const ws = new WebSocket(`${t.url.replace('http', 'ws')}${path}`);
+  const messages: any[] = [];
+  const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+    ws.on('close', (code, reason) => resolve({ code, reason: reason.toString() })),
+  );
+  const authOk = new Promise<void>((resolve, reject) => {
+    ws.on('message', (data) => {
+      const m = JSON.parse(data.toString());
+      messages.push(m);
+      if (m.type === 'auth_required') ws.send(JSON.stringify({ type: 'auth', access_token: token }));
+      else if (m.type === 'auth_ok') resolve();
+      else if (m.type === 'auth_invalid' && messages.every((x) => x.type !== 'auth_ok')) reject(new Error(m.message));
+    });
+  });
+  await authOk;
+  return { messages, closed, open: () => ws.readyState === ws.OPEN, close: () => ws.close() };
 }
 
 /** Follows the portal link of the newest verification mail to `email`, as the portal page would. */
@@ -199,6 +220,51 @@ describe('password reset', () => {
     ).toBe(400);
   });
 
+  it('ends the open app and HA WebSockets of the account and revokes every refresh-token family', async () => {
+    const u = await register(fresh('sockets'));
+    const signIn = async () =>
+      (await t.post('/v1/auth/token', { body: { grant_type: 'password', email: u.email, password: u.password } })).body;
+    const [phone, laptop] = [await signIn(), await signIn()];
+    const other = await register(fresh('bystander'));
+    const sockets = [
+      await authenticatedSocket('/v1/websocket', u.token),
+      await authenticatedSocket('/api/websocket', phone.access_token),
+      await authenticatedSocket('/v1/websocket', laptop.access_token),
+    ];
+    const bystander = await authenticatedSocket('/api/websocket', other.token);
+    const families = async (userId: string) =>
+      t.sql<{ family_id: string; revoked: number }>(
+        `SELECT family_id, MIN(CASE WHEN revoked_at IS NULL THEN 0 ELSE 1 END) AS revoked
+         FROM refresh_tokens WHERE user_id = ? GROUP BY family_id`,
+        [userId],
+      );
+    expect((await families(u.id)).map((f) => Number(f.revoked))).toEqual([0, 0, 0]);
+
+    expect((await t.post('/v1/auth/password-reset', { body: { email: u.email } })).status).toBe(202);
+    const mail = await sink.waitFor(u.email, bySubject(/Reset your password/));
+    const token = linkIn(mail, `${PORTAL}/reset-password?token=`).searchParams.get('token');
+    expect(
+      (await t.post('/v1/auth/password-reset/confirm', { body: { token, password: 'after the reset' } })).status,
+    ).toBe(200);
+
+    for (const socket of sockets) {
+      expect(await socket.closed).toEqual({ code: 4001, reason: 'session revoked' });
+      expect(socket.messages.at(-1)).toEqual({
+        type: 'auth_invalid',
+        message: 'session revoked: the password was reset',
+      });
+    }
+    expect((await families(u.id)).map((f) => Number(f.revoked))).toEqual([1, 1, 1]);
+    for (const refresh of [u.refresh, phone.refresh_token, laptop.refresh_token]) {
+      const res = await t.post('/v1/auth/token', { body: { grant_type: 'refresh_token', refresh_token: refresh } });
+      expect(res.status).toBe(401);
+    }
+    // another account's socket and sessions are untouched
+    expect(bystander.open()).toBe(true);
+    expect((await families(other.id)).map((f) => Number(f.revoked))).toEqual([0]);
+    bystander.close();
+  });
+
   it('is throttled per client address and e-mail (429 past 6 requests in 15 minutes, like sign-in failures), known or not', async () => {
     const email = fresh('flood');
     const statuses: number[] = [];
@@ -244,5 +310,14 @@ describe('optional mails', () => {
     const code = new TOTP({ secret: Secret.fromBase32(secret) }).generate();
     expect((await t.post('/v1/account/mfa/totp/confirm', { token: u.token, body: { code } })).status).toBe(200);
     expect((await sink.waitFor(u.email, bySubject(/Two-step sign-in enabled/))).parsed.text).toContain(u.email);
+    const backup = (await t.post('/v1/account/mfa/backup-codes', { token: u.token, headers: pw })).body.codes;
+    const disable = await t.post('/v1/account/mfa/totp/disable', {
+      token: u.token,
+      headers: pw,
+      body: { code: backup[0] },
+    });
+    expect(disable.status).toBe(200);
+    const disabled = await sink.waitFor(u.email, bySubject(/Two-step sign-in disabled/));
+    expect(disabled.parsed.text).toContain(`was disabled on your account ${u.email}`);
   });
 });

@@ -155,4 +155,19 @@ describe('TOTP sign-in', () => {
     expect(statuses.slice(0, 5)).toEqual([401, 401, 401, 401, 401]);
     expect(statuses.at(-1)).toBe(429);
   });
+
+  it('throttles wrong codes at confirm too: past the 5 free failures and a sixth, 429', async () => {
+    const u = await t.user();
+    const pw = { 'x-account-verification': u.password };
+    const { secret } = (await t.post('/v1/account/mfa/totp', { token: u.token, headers: pw })).body;
+    const key = base32Decode(secret);
+    const wrong = String((Number(totpAt(key, Date.now() / 1000)) + 500_000) % 1_000_000).padStart(6, '0');
+    const confirm = async (code: string) =>
+      (await t.post('/v1/account/mfa/totp/confirm', { token: u.token, body: { code } })).status;
+    const statuses: number[] = [];
+    for (let i = 0; i < 7; i++) statuses.push(await confirm(wrong));
+    // 5 free failures; the sixth locks the pair for 1 s (throttle.ts)
+    expect(statuses).toEqual([400, 400, 400, 400, 400, 400, 429]);
+    expect((await t.get('/v1/account', { token: u.token })).body.mfa_enabled).toBe(false);
+  });
 });

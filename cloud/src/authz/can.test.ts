@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CloudDatabase } from '../db/database.ts';
 import { createTestSchema, testDatabaseUrl, type TestSchema } from '../testing/database.ts';
 import { authMigrations } from '../auth/tables.ts';
-import { orgMigrations } from '../orgs/tables.ts';
+import { orgMigrations, orgRequireMfaMigrations } from '../orgs/tables.ts';
 import { shareMigrations } from './shares-table.ts';
 import { can, sharesFor, type Action, type Resource } from './can.ts';
 
@@ -64,6 +64,7 @@ beforeAll(async () => {
     ...authMigrations,
     ...orgMigrations,
     ...shareMigrations,
+    ...orgRequireMfaMigrations,
   ]);
   await database.start();
   for (const id of ['owner', 'admin', 'member', 'member2', 'stranger', 'otheradmin']) await user(id);
@@ -111,6 +112,20 @@ describe('can(): ownership and organization roles', () => {
   });
   it('gives a non-member nothing on an organization resource', async () => {
     expect(await allowed('stranger', { type: 'zone', id: 'z3', ownerId: 'owner', orgId: 'home' })).toEqual([]);
+  });
+  it('counts a member without MFA as none while the organization requires it, its shares included', async () => {
+    await user('nomfa');
+    await user('withmfa');
+    await database.execute("UPDATE users SET totp_secret = 'JBSWY3DPEHPK3PXP' WHERE id = 'withmfa'");
+    await org('strict', { nomfa: 'admin', withmfa: 'member' });
+    await share('strict', 'dashboard', 'strict-board', { view: true });
+    const zone: Resource = { type: 'zone', id: 'z4', ownerId: 'nomfa', orgId: 'strict' };
+    const board: Resource = { type: 'dashboard', id: 'strict-board', ownerId: 'x', orgId: null };
+    await database.execute("UPDATE organizations SET require_mfa = 1 WHERE id = 'strict'");
+    expect([await allowed('nomfa', zone), await allowed('nomfa', board)]).toEqual([[], []]);
+    expect([await allowed('withmfa', zone), await allowed('withmfa', board)]).toEqual([['view', 'control'], ['view']]);
+    await database.execute("UPDATE organizations SET require_mfa = 0 WHERE id = 'strict'");
+    expect([await allowed('nomfa', zone), await allowed('nomfa', board)]).toEqual([ACTIONS, ['view']]);
   });
 });
 

@@ -1,7 +1,7 @@
 import { and, eq, inArray, isNull, or } from 'drizzle-orm';
 import type { ShareResourceType } from '@smarthome/protocol';
 import type { Db } from '../db/database.ts';
-import { orgMembers } from '../orgs/tables.ts';
+import { memberAccess, usableOrgIds } from '../orgs/mfa-policy.ts';
 import { shares } from './shares-table.ts';
 
 /**
@@ -33,7 +33,8 @@ const SHAREABLE = new Set<string>([
 ]);
 
 /**
- * The one authorization rule, used by every route where it loads a resource:
+ * The one authorization rule, used by every route where it loads a resource (a member of an
+ * organization that requires MFA they lack counts as no member):
  * - the owner may do everything; an organization's resource stays the organization's, so its
  *   owner has these rights only while a member (one who left or was removed keeps nothing);
  * - in the resource's organization, admins may do everything and members may view and control;
@@ -43,11 +44,9 @@ const SHAREABLE = new Set<string>([
 export async function can(db: Db, userId: string, action: Action, resource: Resource): Promise<boolean> {
   if (resource.ownerId === userId && !resource.orgId) return true;
   if (resource.orgId) {
-    const m = await db
-      .select({ role: orgMembers.role })
-      .from(orgMembers)
-      .where(and(eq(orgMembers.orgId, resource.orgId), eq(orgMembers.userId, userId)))
-      .get();
+    const access = await memberAccess(db, resource.orgId, userId);
+    // a member shut out by the organization's MFA requirement counts as none (mfa-policy.ts)
+    const m = access && !access.mfaMissing ? access : null;
     if (m && (m.role === 'admin' || resource.ownerId === userId)) return true;
     if (m && (action === 'view' || action === 'control')) return true;
   }
@@ -68,7 +67,7 @@ export interface ShareFlags {
 
 /**
  * The combined share flags the user holds on each of the given resources (through every
- * organization the user belongs to). Used by list endpoints to add shared rows.
+ * organization the user belongs to and may act in). Used by list endpoints to add shared rows.
  */
 export async function sharesFor(
   db: Db,
@@ -76,7 +75,7 @@ export async function sharesFor(
   type: ShareResourceType,
   ids?: string[],
 ): Promise<Map<string, ShareFlags>> {
-  const memberOrgs = db.select({ orgId: orgMembers.orgId }).from(orgMembers).where(eq(orgMembers.userId, userId));
+  const memberOrgs = usableOrgIds(db, userId);
   const rows = await db
     .select()
     .from(shares)

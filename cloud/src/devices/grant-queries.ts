@@ -3,6 +3,7 @@ import type { Db } from '../db/database.ts';
 import { edges } from '../edges/tables.ts';
 import { orgMembers } from '../orgs/tables.ts';
 import { shares } from '../authz/shares-table.ts';
+import { usableOrgIds } from '../orgs/mfa-policy.ts';
 
 /**
  * The access checks every edge-backed request makes, prepared once: building drizzle's SQL was
@@ -12,7 +13,8 @@ import { shares } from '../authz/shares-table.ts';
 export function grantQueries(db: Db) {
   const userId = sql.placeholder('userId');
   const orgId = sql.placeholder('orgId');
-  const userOrgs = db.select({ orgId: orgMembers.orgId }).from(orgMembers).where(eq(orgMembers.userId, userId));
+  // the user's organizations, less those requiring MFA of a user without it (orgs/mfa-policy.ts)
+  const userOrgs = usableOrgIds(db, userId);
   // The caller's role in the edge's organization comes along (null for a personal edge).
   const edgeColumns = { id: edges.id, orgId: edges.orgId, userId: edges.userId, role: orgMembers.role };
   const withRole = and(eq(orgMembers.orgId, edges.orgId), eq(orgMembers.userId, userId));
@@ -26,7 +28,10 @@ export function grantQueries(db: Db) {
       .where(
         and(
           ne(edges.status, 'revoked'),
-          or(and(eq(edges.userId, userId), isNull(edges.orgId)), isNotNull(orgMembers.userId)),
+          or(
+            and(eq(edges.userId, userId), isNull(edges.orgId)),
+            and(isNotNull(orgMembers.userId), inArray(edges.orgId, userOrgs)),
+          ),
         ),
       )
       .prepare(),
@@ -35,7 +40,7 @@ export function grantQueries(db: Db) {
       .select(edgeColumns)
       .from(edges)
       .innerJoin(orgMembers, withRole)
-      .where(and(ne(edges.status, 'revoked'), eq(edges.orgId, orgId)))
+      .where(and(ne(edges.status, 'revoked'), eq(edges.orgId, orgId), inArray(edges.orgId, userOrgs)))
       .prepare(),
     sharesInUserOrgs: db
       .select()
@@ -45,7 +50,7 @@ export function grantQueries(db: Db) {
     sharesInOrg: db
       .select()
       .from(shares)
-      .where(and(entityShares, eq(shares.orgId, orgId)))
+      .where(and(entityShares, eq(shares.orgId, orgId), inArray(shares.orgId, userOrgs)))
       .prepare(),
     /** where a share applies: the organization's edges and the sharing admin's personal ones */
     shareEdges: db

@@ -15,6 +15,7 @@ import {
 import { EventTypeParam } from '@smarthome/protocol/edge-local';
 import { HttpError, MAX_JSON_DEPTH } from '@smarthome/protocol/server';
 import {
+  HaAuthRefused,
   HaCommandError,
   newContextId,
   toHaState,
@@ -24,7 +25,7 @@ import {
 import type { Principal } from '../auth/service.ts';
 import type { CloudServices } from '../context.ts';
 import type { EdgeGrant, EntityGrant } from '../devices/access.ts';
-import { membership } from '../orgs/scope.ts';
+import { MFA_ENROLLMENT_MESSAGE, memberAccess } from '../orgs/mfa-policy.ts';
 import type { EdgeEvent, StateChanged } from '../tunnel/hub.ts';
 import { servicesFor } from './services.ts';
 
@@ -74,7 +75,7 @@ export class CloudHaBackend implements HaBackend<CloudHaPrincipal> {
     if (!principal) return null;
     const orgId = auth.organization_id?.trim() || null;
     // like X-Organization-Id: only a member may take an organization's scope
-    if (orgId && !(await membership(this.s.database.db, orgId, principal.userId))) return null;
+    if (orgId) await this.checkOrg(orgId, principal.userId);
     return {
       userId: principal.userId,
       orgId,
@@ -88,7 +89,15 @@ export class CloudHaBackend implements HaBackend<CloudHaPrincipal> {
   async stillValid(p: CloudHaPrincipal): Promise<boolean> {
     const now = await this.s.auth.authenticate(p.token);
     if (now?.userId !== p.userId) return false;
-    return !p.orgId || (await membership(this.s.database.db, p.orgId, p.userId)) !== null;
+    if (p.orgId) await this.checkOrg(p.orgId, p.userId);
+    return true;
+  }
+
+  /** Membership, and MFA when the organization requires it (per command, so the requirement applies to open sessions at once). */
+  private async checkOrg(orgId: string, userId: string): Promise<void> {
+    const access = await memberAccess(this.s.database.db, orgId, userId);
+    if (!access) throw new HaAuthRefused('Invalid access token or password');
+    if (access.mfaMissing) throw new HaAuthRefused(MFA_ENROLLMENT_MESSAGE);
   }
 
   private async scope(p: CloudHaPrincipal): Promise<Scope> {

@@ -78,6 +78,13 @@ const probes: Probe[] = [
   },
   {
     method: 'patch',
+    spec: '/v1/organizations/{id}',
+    path: () => `/v1/organizations/${B()}`,
+    body: () => ({ require_mfa: true }),
+    allowed: [403],
+  },
+  {
+    method: 'patch',
     spec: '/v1/organizations/{id}/branding',
     path: () => `/v1/organizations/${B()}/branding`,
     body: () => ({ description: 'pwned' }),

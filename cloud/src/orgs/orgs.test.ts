@@ -35,6 +35,7 @@ describe('POST /v1/organizations', () => {
       description: 'our house',
       branding: {},
       inviteBranding: {},
+      require_mfa: false,
       created_at: expect.any(String),
     });
     const account = await t.get('/v1/account', { token: u.token });

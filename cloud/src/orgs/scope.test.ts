@@ -7,7 +7,7 @@ import { installErrorHandling } from '@smarthome/protocol/server';
 import { CloudDatabase } from '../db/database.ts';
 import { createTestSchema, testDatabaseUrl, type TestSchema } from '../testing/database.ts';
 import { authMigrations } from '../auth/tables.ts';
-import { orgMigrations } from './tables.ts';
+import { orgMigrations, orgRequireMfaMigrations } from './tables.ts';
 import { requireOrgRole, resolveScope } from './scope.ts';
 
 /** The org-context rule (X-Organization-Id) every org-context endpoint builds on. */
@@ -20,7 +20,11 @@ beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'scope-test-'));
   const url = testDatabaseUrl();
   schema = url ? await createTestSchema(url) : undefined;
-  database = new CloudDatabase(schema?.url ?? path.join(dir, 'cloud.db'), [...authMigrations, ...orgMigrations]);
+  database = new CloudDatabase(schema?.url ?? path.join(dir, 'cloud.db'), [
+    ...authMigrations,
+    ...orgMigrations,
+    ...orgRequireMfaMigrations,
+  ]);
   await database.start();
   const at = new Date().toISOString();
   for (const id of ['alice', 'bob', 'carol']) {

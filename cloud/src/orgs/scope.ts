@@ -4,6 +4,7 @@ import { ORG_HEADER } from '@smarthome/protocol';
 import { forbidden, notFound } from '@smarthome/protocol/server';
 import type { Db } from '../db/database.ts';
 import { orgMembers, organizations } from './tables.ts';
+import { memberAccess, mfaEnrollmentRequired } from './mfa-policy.ts';
 
 export type Role = 'admin' | 'member';
 
@@ -23,14 +24,16 @@ export async function membership(db: Db, orgId: string, userId: string): Promise
 /**
  * Resolves X-Organization-Id. Without it: personal scope (org_id null). With it the
  * caller must be a member, else 403 (an unknown organization is also 403, so ids
- * cannot be probed through this header).
+ * cannot be probed through this header), and have MFA when the organization requires
+ * it, else 403 mfa_enrollment_required (checked per request: mfa-policy.ts).
  */
 export async function resolveScope(db: Db, c: Context, userId: string): Promise<Scope> {
   const orgId = c.req.header(ORG_HEADER)?.trim();
   if (!orgId) return { kind: 'personal', userId, orgId: null };
-  const role = await membership(db, orgId, userId);
-  if (!role) throw forbidden();
-  return { kind: 'org', userId, orgId, role };
+  const access = await memberAccess(db, orgId, userId);
+  if (!access) throw forbidden();
+  if (access.mfaMissing) throw mfaEnrollmentRequired();
+  return { kind: 'org', userId, orgId, role: access.role };
 }
 
 /**

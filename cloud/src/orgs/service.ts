@@ -35,6 +35,7 @@ export function toOrganization(row: OrgRow): Organization {
     description: row.description ?? null,
     branding: parseObject(row.branding) as Branding,
     inviteBranding: parseObject(row.inviteBranding) as InviteBranding,
+    require_mfa: row.requireMfa,
     created_at: row.createdAt,
   };
 }
@@ -76,6 +77,7 @@ export class OrgService {
       description: input.description ?? null,
       branding: '{}',
       inviteBranding: '{}',
+      requireMfa: false,
       createdAt: at,
       updatedAt: at,
     };
@@ -111,14 +113,26 @@ export class OrgService {
   async patch(
     userId: string,
     orgId: string,
-    input: { name?: string; description?: string | null },
+    input: { name?: string; description?: string | null; require_mfa?: boolean },
   ): Promise<Organization> {
     await requireOrgRole(this.db, orgId, userId, 'admin');
     const set: Partial<OrgRow> = { updatedAt: this.now().toISOString() };
     if (input.name !== undefined) set.name = input.name;
     if (input.description !== undefined) set.description = input.description;
+    if (input.require_mfa !== undefined) {
+      // An admin without MFA would shut themselves out of the organization's scope at once.
+      if (input.require_mfa && !(await this.hasMfa(userId))) {
+        throw conflict('enable multi-factor sign-in for your own account before requiring it of the members');
+      }
+      set.requireMfa = input.require_mfa;
+    }
     await this.db.update(organizations).set(set).where(eq(organizations.id, orgId));
     return toOrganization(await this.load(orgId));
+  }
+
+  private async hasMfa(userId: string): Promise<boolean> {
+    const row = await this.db.select({ totp: users.totpSecret }).from(users).where(eq(users.id, userId)).get();
+    return Boolean(row?.totp);
   }
 
   async patchBranding(

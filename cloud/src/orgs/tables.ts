@@ -1,4 +1,4 @@
-import { primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import type { Migration } from '../db/database.ts';
 
 export const organizations = sqliteTable('organizations', {
@@ -9,6 +9,8 @@ export const organizations = sqliteTable('organizations', {
   branding: text('branding').notNull().default('{}'),
   /** JSON: InviteBranding */
   inviteBranding: text('invite_branding').notNull().default('{}'),
+  /** members act in the organization only with multi-factor sign-in enabled (orgs/mfa-policy.ts) */
+  requireMfa: integer('require_mfa', { mode: 'boolean' }).notNull().default(false),
   createdAt: text('created_at').notNull(),
   updatedAt: text('updated_at').notNull(),
 });
@@ -47,4 +49,9 @@ export const orgMigrations: Migration[] = [
       CREATE INDEX org_members_user ON org_members(user_id);
     `,
   },
+];
+
+/** After the sign-in notices' (migrations apply in list order). */
+export const orgRequireMfaMigrations: Migration[] = [
+  { id: 'orgs-002-require-mfa', sql: 'ALTER TABLE organizations ADD COLUMN require_mfa INTEGER NOT NULL DEFAULT 0;' },
 ];

@@ -31,7 +31,7 @@ export const HaAuth = z.object({
   access_token: z.string().min(1),
   organization_id: z.string().optional().meta({
     description:
-      'cloud only: the organization scope, as the X-Organization-Id header (the caller must be a member, else auth_invalid); without it, every edge and share the user reaches',
+      'cloud only: the organization scope, as the X-Organization-Id header (the caller must be a member, else auth_invalid; with multi-factor sign-in when the organization requires it, else auth_invalid with a message starting mfa_enrollment_required); without it, every edge and share the user reaches',
   }),
 });
 export type HaAuth = z.infer<typeof HaAuth>;

@@ -60,14 +60,14 @@ export const getOrganizationRoute = defineRoute({
 export const patchOrganizationRoute = defineRoute({
   method: 'patch',
   path: '/v1/organizations/{id}',
-  summary: 'Update name or description (admin only)',
+  summary: 'Update name, description or require_mfa (admin only; 409 turning require_mfa on without MFA yourself)',
   tag,
   auth: 'bearer',
   params: OrgIdParams,
   body: PatchOrganizationBody,
   status: 200,
   response: Organization,
-  errors: [400, 401, 403, 404, 413, 500],
+  errors: [400, 401, 403, 404, 409, 413, 500],
 });
 export const patchBrandingRoute = defineRoute({
   method: 'patch',

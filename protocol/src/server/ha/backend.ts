@@ -27,9 +27,9 @@ export type Unsubscribe = () => void;
  * method receives it, so authorization happens where the data is loaded.
  */
 export interface HaBackend<P> {
-  /** the principal for an `auth` message (access_token + optional organization_id), or null (auth_invalid) */
+  /** the principal for an `auth` message (access_token + optional organization_id), or null (auth_invalid); HaAuthRefused says why */
   authenticate(auth: { access_token: string; organization_id?: string }): Promise<P | null>;
-  /** checked before each command: false ends the session (credential revoked/expired) */
+  /** checked before each command: false ends the session (credential revoked/expired); HaAuthRefused ends it saying why */
   stillValid?(principal: P): Promise<boolean> | boolean;
   getStates(principal: P): Promise<HaState[]>;
   getConfig(principal: P): Promise<HaConfig>;
@@ -140,6 +140,17 @@ export class HaRawJson {
   readonly json: string;
   constructor(json: string) {
     this.json = json;
+  }
+}
+
+/**
+ * Authentication refused for a reason the client can act on (e.g. enrol multi-factor sign-in):
+ * thrown by authenticate or stillValid, sent as the auth_invalid message instead of the generic one.
+ */
+export class HaAuthRefused extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'HaAuthRefused';
   }
 }
 

@@ -1,7 +1,7 @@
 import { HA_VERSION, HaAuth, HaCommandBase, type HaErrorCode, type HaServerMessage } from '../../ha/index.ts';
 import type { Logger } from '../log.ts';
 import { describeZodError } from '../router.ts';
-import { HaCommandError, HaRawJson, type HaBackend, type Unsubscribe } from './backend.ts';
+import { HaAuthRefused, HaCommandError, HaRawJson, type HaBackend, type Unsubscribe } from './backend.ts';
 import { ALREADY_ANSWERED, type HaCommands } from './command.ts';
 import { coreCommands } from './commands.ts';
 import { optionalCommands } from './optional-commands.ts';
@@ -148,14 +148,16 @@ export class HaSession<P> {
       return;
     }
     let principal: P | null = null;
+    let refusal = 'Invalid access token or password';
     try {
       principal = await this.backend.authenticate(parsed.data);
     } catch (err) {
-      this.log.error('ha websocket: authentication failed', err);
+      if (err instanceof HaAuthRefused) refusal = err.message;
+      else this.log.error('ha websocket: authentication failed', err);
     }
     if (this.closed) return;
     if (principal === null) {
-      this.send({ type: 'auth_invalid', message: 'Invalid access token or password' });
+      this.send({ type: 'auth_invalid', message: refusal });
       this.end(4001, 'auth_invalid');
       return;
     }
@@ -198,7 +200,10 @@ export class HaSession<P> {
       const result = await handler.handle(this, msg.data);
       if (result !== ALREADY_ANSWERED) this.sendResult(id, result);
     } catch (err) {
-      if (err instanceof HaCommandError) this.sendError(id, err.code, err.message);
+      if (err instanceof HaAuthRefused) {
+        this.send({ type: 'auth_invalid', message: err.message });
+        this.end(4001, 'auth_invalid');
+      } else if (err instanceof HaCommandError) this.sendError(id, err.code, err.message);
       else {
         this.log.error(`ha websocket: ${type} failed`, err);
         this.sendError(id, 'unknown_error', 'Unknown error');
