@@ -13,7 +13,6 @@ import {
   type HaState,
 } from '@smarthome/protocol/ha/index';
 import { EventTypeParam } from '@smarthome/protocol/edge-local';
-import { HttpError, MAX_JSON_DEPTH } from '@smarthome/protocol/server';
 import {
   HaCommandError,
   newContextId,
@@ -26,6 +25,7 @@ import type { CloudServices } from '../context.ts';
 import type { EdgeGrant, EntityGrant } from '../devices/access.ts';
 import { membership } from '../orgs/scope.ts';
 import type { EdgeEvent, StateChanged } from '../tunnel/hub.ts';
+import { assertShallow, checkEdgeAnswer, toHaError } from './errors.ts';
 import { servicesFor } from './services.ts';
 
 /** A cloud caller of the Home Assistant API: a user, the credential it authenticated with, and its organization scope. */
@@ -376,40 +376,4 @@ export class CloudHaBackend implements HaBackend<CloudHaPrincipal> {
   async areaRegistry(): Promise<HaAreaRegistryEntry[]> {
     return [];
   }
-}
-
-/**
- * What goes through the tunnel nests no deeper than a /v1 request body may: the HA socket and
- * REST parse without a bound, and walking (even JSON.stringify) a deeper value overflows the stack.
- */
-function assertShallow(data: Record<string, unknown>): void {
-  const limit = MAX_JSON_DEPTH - 1;
-  const stack: Array<[unknown, number]> = [[data, 1]];
-  while (stack.length) {
-    const [value, depth] = stack.pop()!;
-    if (depth > limit) throw new HaCommandError('invalid_format', `Data nested deeper than ${limit} levels.`);
-    for (const child of Object.values(value as object))
-      if (child && typeof child === 'object') stack.push([child, depth + 1]);
-  }
-}
-
-/** An edge's error answer becomes an HttpError like any relayed call's. */
-function checkEdgeAnswer(res: { status: number; body: unknown }): void {
-  if (res.status < 400) return;
-  const body = (res.body ?? {}) as { message?: unknown; error?: unknown };
-  throw new HttpError(
-    res.status,
-    typeof body.message === 'string' ? body.message : typeof body.error === 'string' ? body.error : 'edge error',
-  );
-}
-
-/** Relay failures in HA's error codes, with a message that says which edge. */
-function toHaError(err: unknown, edgeId: number): unknown {
-  if (!(err instanceof HttpError)) return err;
-  if (err.status === 503) return new HaCommandError('home_assistant_error', `Edge ${edgeId} is offline.`);
-  if (err.status === 504) return new HaCommandError('home_assistant_error', `Edge ${edgeId} did not answer in time.`);
-  if (err.status === 404) return new HaCommandError('not_found', err.expose);
-  if (err.status === 403 || err.status === 401) return new HaCommandError('unauthorized', err.expose);
-  if (err.status === 400) return new HaCommandError('service_validation_error', err.expose);
-  return new HaCommandError('home_assistant_error', `Edge ${edgeId}: ${err.expose}`);
 }
