@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { startTestCloud, type TestCloud } from '../testing/harness.ts';
-import { addMember, makeOrg, sampleSnapshot } from '../edges/testing.ts';
-import { connectHa } from './testing.ts';
+import { sampleSnapshot } from '../edges/testing.ts';
+import { connectHa, haWorld } from './testing.ts';
 
 /**
  * The cloud's Home Assistant API in-process: real cloud (SQLite or PostgreSQL), real ws
@@ -21,12 +21,7 @@ const sockets: WebSocket[] = [];
 
 beforeAll(async () => {
   t = await startTestCloud();
-  [a, b, v] = [await t.user(), await t.user(), await t.user()];
-  org = await makeOrg(t, a.id);
-  await addMember(t, org, v.id, 'member');
-  edgeA = (await t.post('/v1/edges', { token: a.token, body: { name: 'House' } })).body.edge.id;
-  edgeO = (await t.post('/v1/edges', { token: a.token, org, body: { name: 'Office' } })).body.edge.id;
-  await t.cloud.services.mirror.replaceSnapshot(edgeA, sampleSnapshot({ devices: 2 }));
+  ({ a, b, v, org, edgeA, edgeO } = await haWorld(t));
   const office = sampleSnapshot({ devices: 1 });
   office.states[0] = { ...office.states[0], entity_id: 'light.lamp_1', state: 'on' };
   office.entities = office.entities.map((e) => ({ ...e, entity_id: 'light.office', unique_id: 'office' }));
@@ -34,12 +29,6 @@ beforeAll(async () => {
     { entity_id: 'light.office', name: 'Office', domain: 'light', platform: 'demo', state: 'on', attributes: {} },
   ];
   await t.cloud.services.mirror.replaceSnapshot(edgeO, office);
-  // V (member of O) may view A's lamp_2, but not control it
-  const share = await t.post(`/v1/organizations/${org}/shares`, {
-    token: a.token,
-    body: { resource_type: 'entity', resource_id: 'light.lamp_2', can_view: true, user_id: v.id },
-  });
-  expect(share.status).toBe(201);
 });
 afterAll(async () => {
   for (const s of sockets) s.terminate();

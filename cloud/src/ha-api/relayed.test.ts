@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type WebSocket from 'ws';
 import { startTestCloud, type TestCloud } from '../testing/harness.ts';
-import { addMember, makeOrg, sampleSnapshot } from '../edges/testing.ts';
-import { connectHa } from './testing.ts';
+import { connectHa, haWorld } from './testing.ts';
 
 /**
  * The cloud's HA commands that need more than the mirror's states (render_template, history,
@@ -21,20 +20,10 @@ let org: string;
 const sockets: WebSocket[] = [];
 const connect = (token: string, extra: Record<string, unknown> = {}) => connectHa(t.url, sockets, token, extra);
 
+// V (member of the organization, which has no lamp here) may view A's lamp_2, not control it
 beforeAll(async () => {
   t = await startTestCloud();
-  [a, b, v] = [await t.user(), await t.user(), await t.user()];
-  org = await makeOrg(t, a.id);
-  await addMember(t, org, v.id, 'member');
-  edgeA = (await t.post('/v1/edges', { token: a.token, body: { name: 'House' } })).body.edge.id;
-  edgeO = (await t.post('/v1/edges', { token: a.token, org, body: { name: 'Office' } })).body.edge.id;
-  await t.cloud.services.mirror.replaceSnapshot(edgeA, sampleSnapshot({ devices: 2 }));
-  // V (member of the organization, which has no lamp) may view A's lamp_2, not control it
-  const share = await t.post(`/v1/organizations/${org}/shares`, {
-    token: a.token,
-    body: { resource_type: 'entity', resource_id: 'light.lamp_2', can_view: true, user_id: v.id },
-  });
-  expect(share.status).toBe(201);
+  ({ a, b, v, org, edgeA, edgeO } = await haWorld(t));
 });
 afterAll(async () => {
   for (const s of sockets) s.terminate();

@@ -1,5 +1,30 @@
 import { expect } from 'vitest';
 import WebSocket from 'ws';
+import type { TestCloud } from '../testing/harness.ts';
+import { addMember, makeOrg, sampleSnapshot } from '../edges/testing.ts';
+
+type User = Awaited<ReturnType<TestCloud['user']>>;
+
+/**
+ * The HA API tests' world: A owns edge "House" (two sample lamps) and organization O with edge
+ * "Office"; V is a member of O and may view A's lamp_2, not control it; B is another tenant.
+ */
+export async function haWorld(
+  t: TestCloud,
+): Promise<{ a: User; b: User; v: User; org: string; edgeA: number; edgeO: number }> {
+  const [a, b, v] = [await t.user(), await t.user(), await t.user()];
+  const org = await makeOrg(t, a.id);
+  await addMember(t, org, v.id, 'member');
+  const edgeA = (await t.post('/v1/edges', { token: a.token, body: { name: 'House' } })).body.edge.id as number;
+  const edgeO = (await t.post('/v1/edges', { token: a.token, org, body: { name: 'Office' } })).body.edge.id as number;
+  await t.cloud.services.mirror.replaceSnapshot(edgeA, sampleSnapshot({ devices: 2 }));
+  const share = await t.post(`/v1/organizations/${org}/shares`, {
+    token: a.token,
+    body: { resource_type: 'entity', resource_id: 'light.lamp_2', can_view: true, user_id: v.id },
+  });
+  expect(share.status).toBe(201);
+  return { a, b, v, org, edgeA, edgeO };
+}
 
 export interface Client {
   ask(msg: Record<string, unknown>): Promise<any>;
