@@ -30,6 +30,7 @@ import { InvalidInputError, NotFoundError, UncommittedWritesError } from './erro
 import { EdgeHaBackend } from './ha-api/backend.ts';
 import { HaWebSocketServer } from './ha-api/socket.ts';
 import { HaScripts } from './ha-api/scripts.ts';
+import { mountHaRelay } from './ha-api/relay-route.ts';
 import { mountHaRest } from '@smarthome/protocol/server/ha/index';
 import { LocalAccountStore } from './accounts/store.ts';
 import { mountLocalAccountRoutes } from './accounts/routes.ts';
@@ -237,6 +238,7 @@ export function createEdge(config: EdgeConfig): Edge {
     mountMore: (router) => {
       features.mount(router);
       mountLocalAccountRoutes(router, accounts);
+      mountHaRelay(router, haBackend);
     },
     commit: () => commit(),
     mountOwnAuth: (api) => mountHaRest(api, haBackend),

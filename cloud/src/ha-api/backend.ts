@@ -3,6 +3,8 @@ import {
   HA_VERSION,
   type HaAreaRegistryEntry,
   type HaCallService,
+  type HaContext,
+  type HaTemplateUpdate,
   type HaCallServiceResult,
   type HaConfig,
   type HaCurrentUser,
@@ -13,21 +15,25 @@ import {
   type HaState,
 } from '@smarthome/protocol/ha/index';
 import { EventTypeParam } from '@smarthome/protocol/edge-local';
-import { HttpError, MAX_JSON_DEPTH } from '@smarthome/protocol/server';
 import {
   HaAuthRefused,
   HaCommandError,
   newContextId,
   toHaState,
   type HaBackend,
+  type HaHistoryQuery,
+  type HaLogbookQuery,
+  type HaTemplateRequest,
   type Unsubscribe,
 } from '@smarthome/protocol/server/ha/index';
 import type { Principal } from '../auth/service.ts';
 import type { CloudServices } from '../context.ts';
-import type { EdgeGrant, EntityGrant } from '../devices/access.ts';
 import { MFA_ENROLLMENT_MESSAGE, memberAccess } from '../orgs/mfa-policy.ts';
 import type { EdgeEvent, StateChanged } from '../tunnel/hub.ts';
+import { assertShallow, checkEdgeAnswer, toHaError } from './errors.ts';
+import { HaRelay, streamLogbook, type Scope } from './relay.ts';
 import { servicesFor } from './services.ts';
+import { CloudTemplates } from './templates.ts';
 
 /** A cloud caller of the Home Assistant API: a user, the credential it authenticated with, and its organization scope. */
 export interface CloudHaPrincipal {
@@ -37,12 +43,6 @@ export interface CloudHaPrincipal {
   token: string;
   credential: Principal['credential'];
   expiresAt: number | null;
-}
-
-/** What the caller reaches: whole edges (with its role there) and entities shared with it on other edges. */
-interface Scope {
-  edges: EdgeGrant[];
-  shared: EntityGrant[];
 }
 
 type Listener = { principal: CloudHaPrincipal; eventType: string | undefined; fn: (event: HaEvent) => void };
@@ -65,9 +65,21 @@ export class CloudHaBackend implements HaBackend<CloudHaPrincipal> {
   private readonly s: CloudServices;
   private readonly listeners = new Set<Listener>();
   private readonly since = new Date().toISOString();
+  private readonly relay: HaRelay<CloudHaPrincipal>;
+  private readonly templates: CloudTemplates<CloudHaPrincipal>;
 
   constructor(services: CloudServices) {
     this.s = services;
+    this.relay = new HaRelay({
+      relay: (...args) => services.access.relay(...args),
+      scope: (p) => this.scope(p),
+      visibleStates: (p, scope) => this.entityStates(p, scope),
+      controllable: (p, scope, entityId) => this.controllable(p, scope, entityId),
+    });
+    this.templates = new CloudTemplates({
+      visibleStates: (p) => this.entityStates(p),
+      subscribeStates: (p, fn) => this.subscribeEvents(p, 'state_changed', fn),
+    });
   }
 
   async authenticate(auth: { access_token: string; organization_id?: string }): Promise<CloudHaPrincipal | null> {
@@ -381,44 +393,49 @@ export class CloudHaBackend implements HaBackend<CloudHaPrincipal> {
     };
   }
 
+  // ---- what only an edge can answer, relayed (relay.ts); templates rendered here (templates.ts)
+  subscribeTemplate(p: CloudHaPrincipal, request: HaTemplateRequest, listener: (u: HaTemplateUpdate) => void) {
+    return this.templates.subscribe(p, request, listener);
+  }
+  renderTemplate(p: CloudHaPrincipal, template: string, variables?: Record<string, unknown>) {
+    return this.templates.render(p, template, variables);
+  }
+  history(p: CloudHaPrincipal, query: HaHistoryQuery) {
+    return this.relay.history(p, query);
+  }
+  logbook(p: CloudHaPrincipal, query: HaLogbookQuery) {
+    return this.relay.logbook(p, query);
+  }
+  subscribeLogbook(
+    p: CloudHaPrincipal,
+    query: Omit<HaLogbookQuery, 'format'>,
+    listener: Parameters<typeof streamLogbook>[4],
+  ) {
+    return streamLogbook(this.relay, (q, fn) => this.subscribeEvents(q, 'state_changed', fn), p, query, listener);
+  }
+  async executeScript(p: CloudHaPrincipal, sequence: unknown, variables: Record<string, unknown>) {
+    return (await this.relay.executeScript(p, sequence, variables)) as { context: HaContext; response: unknown };
+  }
+  validateConfig(p: CloudHaPrincipal, kind: 'trigger' | 'condition' | 'action', config: unknown) {
+    return this.relay.validateConfig(p, kind, config);
+  }
+  setState(p: CloudHaPrincipal, entityId: string, state: string, attributes: Record<string, unknown>, force: boolean) {
+    return this.relay.setState(p, entityId, state, attributes, force);
+  }
+  removeState(p: CloudHaPrincipal, entityId: string) {
+    return this.relay.removeState(p, entityId);
+  }
+
+  /** GET /api/events: the caller's own subscriptions on this replica, per event type ("*" = all types) */
+  async eventListeners(p: CloudHaPrincipal): Promise<{ event: string; listener_count: number }[]> {
+    const counts = new Map<string, number>();
+    for (const l of this.listeners)
+      if (l.principal.userId === p.userId) counts.set(l.eventType ?? '*', (counts.get(l.eventType ?? '*') ?? 0) + 1);
+    return [...counts].map(([event, listener_count]) => ({ event, listener_count }));
+  }
+
   /** edges have no areas yet */
   async areaRegistry(): Promise<HaAreaRegistryEntry[]> {
     return [];
   }
-}
-
-/**
- * What goes through the tunnel nests no deeper than a /v1 request body may: the HA socket and
- * REST parse without a bound, and walking (even JSON.stringify) a deeper value overflows the stack.
- */
-function assertShallow(data: Record<string, unknown>): void {
-  const limit = MAX_JSON_DEPTH - 1;
-  const stack: Array<[unknown, number]> = [[data, 1]];
-  while (stack.length) {
-    const [value, depth] = stack.pop()!;
-    if (depth > limit) throw new HaCommandError('invalid_format', `Data nested deeper than ${limit} levels.`);
-    for (const child of Object.values(value as object))
-      if (child && typeof child === 'object') stack.push([child, depth + 1]);
-  }
-}
-
-/** An edge's error answer becomes an HttpError like any relayed call's. */
-function checkEdgeAnswer(res: { status: number; body: unknown }): void {
-  if (res.status < 400) return;
-  const body = (res.body ?? {}) as { message?: unknown; error?: unknown };
-  throw new HttpError(
-    res.status,
-    typeof body.message === 'string' ? body.message : typeof body.error === 'string' ? body.error : 'edge error',
-  );
-}
-
-/** Relay failures in HA's error codes, with a message that says which edge. */
-function toHaError(err: unknown, edgeId: number): unknown {
-  if (!(err instanceof HttpError)) return err;
-  if (err.status === 503) return new HaCommandError('home_assistant_error', `Edge ${edgeId} is offline.`);
-  if (err.status === 504) return new HaCommandError('home_assistant_error', `Edge ${edgeId} did not answer in time.`);
-  if (err.status === 404) return new HaCommandError('not_found', err.expose);
-  if (err.status === 403 || err.status === 401) return new HaCommandError('unauthorized', err.expose);
-  if (err.status === 400) return new HaCommandError('service_validation_error', err.expose);
-  return new HaCommandError('home_assistant_error', `Edge ${edgeId}: ${err.expose}`);
 }

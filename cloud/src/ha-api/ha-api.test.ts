@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { startTestCloud, type TestCloud } from '../testing/harness.ts';
-import { addMember, makeOrg, sampleSnapshot } from '../edges/testing.ts';
+import { sampleSnapshot } from '../edges/testing.ts';
+import { connectHa, haWorld } from './testing.ts';
 
 /**
  * The cloud's Home Assistant API in-process: real cloud (SQLite or PostgreSQL), real ws
@@ -20,12 +21,7 @@ const sockets: WebSocket[] = [];
 
 beforeAll(async () => {
   t = await startTestCloud();
-  [a, b, v] = [await t.user(), await t.user(), await t.user()];
-  org = await makeOrg(t, a.id);
-  await addMember(t, org, v.id, 'member');
-  edgeA = (await t.post('/v1/edges', { token: a.token, body: { name: 'House' } })).body.edge.id;
-  edgeO = (await t.post('/v1/edges', { token: a.token, org, body: { name: 'Office' } })).body.edge.id;
-  await t.cloud.services.mirror.replaceSnapshot(edgeA, sampleSnapshot({ devices: 2 }));
+  ({ a, b, v, org, edgeA, edgeO } = await haWorld(t));
   const office = sampleSnapshot({ devices: 1 });
   office.states[0] = { ...office.states[0], entity_id: 'light.lamp_1', state: 'on' };
   office.entities = office.entities.map((e) => ({ ...e, entity_id: 'light.office', unique_id: 'office' }));
@@ -33,76 +29,15 @@ beforeAll(async () => {
     { entity_id: 'light.office', name: 'Office', domain: 'light', platform: 'demo', state: 'on', attributes: {} },
   ];
   await t.cloud.services.mirror.replaceSnapshot(edgeO, office);
-  // V (member of O) may view A's lamp_2, but not control it
-  const share = await t.post(`/v1/organizations/${org}/shares`, {
-    token: a.token,
-    body: { resource_type: 'entity', resource_id: 'light.lamp_2', can_view: true, user_id: v.id },
-  });
-  expect(share.status).toBe(201);
 });
 afterAll(async () => {
   for (const s of sockets) s.terminate();
   await t.stop();
 });
 
-interface Client {
-  ask(msg: Record<string, unknown>): Promise<any>;
-  inbox: any[];
-  closed: Promise<{ code: number; reason: string }>;
-  next(pred: (m: any) => boolean): Promise<any>;
-}
-
-/** A raw HA WebSocket client: auth phase done (auth_ok expected unless `expectOk` is false). */
-async function connect(
-  token: string,
-  extra: Record<string, unknown> = {},
-  expectOk = true,
-): Promise<Client & { auth: any }> {
-  const ws = new WebSocket(`${t.url.replace('http', 'ws')}/api/websocket`);
-  sockets.push(ws);
-  const inbox: any[] = [];
-  const waiters: { pred: (m: any) => boolean; resolve: (m: any) => void }[] = [];
-  ws.on('message', (data) => {
-    const m = JSON.parse(data.toString());
-    inbox.push(m);
-    for (const w of [...waiters])
-      if (w.pred(m)) {
-        waiters.splice(waiters.indexOf(w), 1);
-        w.resolve(m);
-      }
-  });
-  const closed = new Promise<{ code: number; reason: string }>((resolve) =>
-    ws.on('close', (code, reason) => resolve({ code, reason: reason.toString() })),
-  );
-  const next = (pred: (m: any) => boolean) => {
-    const found = inbox.find(pred);
-    if (found) {
-      inbox.splice(inbox.indexOf(found), 1);
-      return Promise.resolve(found);
-    }
-    return new Promise<any>((resolve, reject) => {
-      waiters.push({
-        pred,
-        resolve: (m) => {
-          inbox.splice(inbox.indexOf(m), 1);
-          resolve(m);
-        },
-      });
-      setTimeout(() => reject(new Error(`timeout waiting; inbox ${JSON.stringify(inbox)}`)), 5000).unref();
-    });
-  };
-  expect(await next((m) => m.type === 'auth_required')).toEqual({ type: 'auth_required', ha_version: '2026.11.0' });
-  ws.send(JSON.stringify({ type: 'auth', access_token: token, ...extra }));
-  const auth = await next((m) => m.type === 'auth_ok' || m.type === 'auth_invalid');
-  if (expectOk) expect(auth.type).toBe('auth_ok');
-  let id = 0;
-  const ask = (msg: Record<string, unknown>) => {
-    const mine = ++id;
-    ws.send(JSON.stringify({ id: mine, ...msg }));
-    return next((m) => m.id === mine && (m.type === 'result' || m.type === 'pong'));
-  };
-  return { ask, inbox, closed, next, auth };
-}
+/** A raw HA WebSocket client on this cloud (see testing.ts). */
+const connect = (token: string, extra: Record<string, unknown> = {}, expectOk = true) =>
+  connectHa(t.url, sockets, token, extra, expectOk);
 
 const ids = (states: { entity_id: string }[]) => states.map((s) => s.entity_id).sort();
 

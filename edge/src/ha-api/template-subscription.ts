@@ -1,11 +1,15 @@
 import type { HaTemplateUpdate } from '@smarthome/protocol/ha/index';
 import { HaCommandError, type HaTemplateRequest, type Unsubscribe } from '@smarthome/protocol/server/ha/index';
 import { toNative } from '../automation/template.ts';
-import type { EventBus } from '../bus.ts';
 import type { RenderResult as RenderInfo, TemplateEngine } from '../templates/template.ts';
 
 /** What render_template needs of the template engine. */
 export type TemplateRenderer = Pick<TemplateEngine, 'renderWithInfo'>;
+
+/** Where the subscription hears of state changes: the edge bus, or the cloud's fan-out of the caller's edges. */
+export interface StateChanges {
+  on(type: 'state_changed', listener: (event: { entity_id: string }) => void): () => void;
+}
 
 /** HA re-renders a template that reads all states (or whole domains) at most once a second (helpers/event.py). */
 export const ALL_STATES_RATE_LIMIT_MS = 1000;
@@ -18,7 +22,7 @@ const message = (err: unknown) => (err instanceof Error ? err.message : String(e
  * A first render slower than `timeout` or failing under `strict` is a template_error.
  */
 export function subscribeTemplate(
-  deps: { templates: TemplateRenderer; bus: EventBus; now?: () => number },
+  deps: { templates: TemplateRenderer; bus: StateChanges; now?: () => number },
   request: HaTemplateRequest,
   listener: (update: HaTemplateUpdate) => void,
 ): Unsubscribe {

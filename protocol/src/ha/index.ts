@@ -4,3 +4,4 @@ export * from './messages.ts';
 export * from './registry.ts';
 export * from './user.ts';
 export * from './history.ts';
+export * from './relay.ts';

@@ -160,7 +160,7 @@ export const haDeleteStateRoute = defineRoute({
   params: z.object({ entity_id: z.string() }),
   status: 200,
   response: HaApiMessage,
-  errors: [401, 404],
+  errors: [400, 401, 404],
   errorShapes: haErrors,
 });
 export const haTemplateRoute = defineRoute({

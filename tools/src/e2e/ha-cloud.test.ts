@@ -170,6 +170,98 @@ describe('home-assistant-js-websocket against the cloud', () => {
   });
 });
 
+describe('home-assistant-js-websocket against the cloud: commands relayed to the edge or rendered in the cloud', () => {
+  it('render_template: a subscription re-rendered after the lamp publishes over MQTT through the edge', async () => {
+    const conn = await haConnect(pat.token);
+    const results: unknown[] = [];
+    const unsubscribe = await conn.subscribeMessage<{ result: unknown }>((e) => results.push(e.result), {
+      type: 'render_template',
+      template: `desk is {{ states('${DESK}') }}`,
+    });
+    await until(() => results.length === 1, 5000, 'the first render');
+    expect(results).toEqual(['desk is off']);
+    await lamp.client.publishAsync('desk/state', 'ON', { qos: 1 });
+    await until(() => results.length === 2, 5000, 'the render after the change');
+    expect(results[1]).toBe('desk is on');
+    await unsubscribe();
+    const rest = await cloud.post('/api/template', {
+      token: pat.token,
+      body: { template: `{{ is_state('${DESK}', 'on') }}` },
+    });
+    expect([rest.status, rest.text]).toEqual([200, 'True']);
+    await lamp.client.publishAsync('desk/state', 'OFF', { qos: 1 });
+    await until(
+      async () => (await cloud.get(`/v1/entities/states/${DESK}`, { token: a.token })).body?.state === 'off',
+      5000,
+      'lamp off again',
+    );
+  });
+
+  it("history/history_during_period and logbook: the lamp's changes, from the edge's recorder", async () => {
+    const conn = await haConnect(pat.token);
+    const start_time = new Date(Date.now() - 3_600_000).toISOString();
+    const history = await conn.sendMessagePromise<Record<string, { s: string }[]>>({
+      type: 'history/history_during_period',
+      start_time,
+      entity_ids: [DESK],
+      minimal_response: true,
+    });
+    expect(Object.keys(history)).toEqual([DESK]);
+    expect(history[DESK].map((x) => x.s)).toEqual(expect.arrayContaining(['off', 'on']));
+    const rest = await cloud.get(`/api/history/period/${start_time}?filter_entity_id=${DESK}`, { token: a.token });
+    expect(rest.status).toBe(200);
+    expect(rest.body[0][0]).toMatchObject({ entity_id: DESK });
+    const logbook = await conn.sendMessagePromise<{ entity_id?: string; state?: string }[]>({
+      type: 'logbook/get_events',
+      start_time,
+      entity_ids: [DESK],
+    });
+    expect(logbook.map((e) => e.state)).toContain('on');
+    // the view-only share reads the lamp's history too; another tenant gets nothing
+    const viewer = await haConnect(v.token);
+    const seen = await viewer.sendMessagePromise<Record<string, unknown[]>>({
+      type: 'history/history_during_period',
+      start_time,
+      entity_ids: [DESK],
+    });
+    expect(Object.keys(seen)).toEqual([DESK]);
+    const stranger = await haConnect(b.token);
+    expect(
+      await stranger.sendMessagePromise({ type: 'history/history_during_period', start_time, entity_ids: [DESK] }),
+    ).toEqual({});
+  });
+
+  it('execute_script runs on the edge for its owner; a view-only share cannot run it', async () => {
+    const sequence = [{ service: 'light.turn_on', target: { entity_id: DESK } }];
+    const viewer = await haConnect(v.token);
+    lamp.commands.length = 0;
+    await expect(viewer.sendMessagePromise({ type: 'execute_script', sequence })).rejects.toMatchObject({
+      code: 'unauthorized',
+    });
+    expect(lamp.commands).toEqual([]);
+    const conn = await haConnect(pat.token);
+    expect(await conn.sendMessagePromise({ type: 'execute_script', sequence })).toMatchObject({ response: null });
+    await until(() => lamp.commands.includes('desk/set ON'), 5000, "the script's command");
+    expect(
+      await conn.sendMessagePromise({ type: 'validate_config', trigger: { platform: 'state', entity_id: DESK } }),
+    ).toEqual({ trigger: { valid: true, error: null } });
+  });
+
+  it('POST /api/states creates a state on the edge, DELETE removes it; another tenant cannot', async () => {
+    const made = await cloud.post('/api/states/sensor.cloud_made', { token: a.token, body: { state: '21' } });
+    expect([made.status, made.body.state]).toEqual([201, '21']);
+    await until(
+      async () => (await cloud.get('/api/states/sensor.cloud_made', { token: a.token })).body?.state === '21',
+      5000,
+      'the new state mirrored',
+    );
+    expect((await cloud.delete('/api/states/sensor.cloud_made', { token: b.token })).status).toBe(404);
+    expect((await cloud.delete('/api/states/sensor.cloud_made', { token: a.token })).body).toEqual({
+      message: 'Entity removed.',
+    });
+  });
+});
+
 describe.skipIf(!redis)(
   "home-assistant-js-websocket on one cloud replica, the edge's tunnel on another (in-process replicas over Redis)",
   () => {

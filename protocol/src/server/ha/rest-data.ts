@@ -19,7 +19,16 @@ import { parseHaTime } from './optional-commands.ts';
  */
 
 type Guard<P> = <T>(c: Context, auth: P | null, then: (p: P) => T) => T | Response;
-const message = (c: Context, status: 400 | 404, text: string) => c.json({ message: text }, status);
+const message = (c: Context, status: 400 | 401 | 404, text: string) => c.json({ message: text }, status);
+
+/**
+ * A relayed operation's HA error in HA's REST terms (the cloud's backend relays these to edges):
+ * unauthorized 401, not_found 404, else 400 (an offline edge too, as for a relayed service call).
+ */
+function restError(c: Context, err: unknown): Response {
+  if (!(err instanceof HaCommandError)) throw err;
+  return message(c, err.code === 'unauthorized' ? 401 : err.code === 'not_found' ? 404 : 400, err.message);
+}
 const DAY_S = 86_400;
 /** HA's valid_entity_id */
 const ENTITY_ID = /^(?!.+__)(?!_)[\da-z_]+(?<!_)\.(?!_)[\da-z_]+(?<!_)$/;
@@ -68,9 +77,7 @@ export function mountHaRestData<P>(router: SpecRouter<P | null>, backend: HaBack
           c.header('Location', `/api/states/${out.state.entity_id}`);
           return c.json(out.state, out.created ? 201 : 200);
         } catch (err) {
-          if (err instanceof HaCommandError && err.code === 'invalid_format') return message(c, 400, err.message);
-          if (err instanceof HaCommandError && err.code === 'not_found') return message(c, 404, err.message);
-          throw err;
+          return restError(c, err);
         }
       }),
     );
@@ -79,9 +86,13 @@ export function mountHaRestData<P>(router: SpecRouter<P | null>, backend: HaBack
     router.add(haDeleteStateRoute, ({ c, auth, params }) =>
       guard(c, auth, async (p) => {
         if (!backend.removeState) return missing(c);
-        return (await backend.removeState(p, params.entity_id))
-          ? { message: 'Entity removed.' }
-          : message(c, 404, 'Entity not found.');
+        try {
+          return (await backend.removeState(p, params.entity_id))
+            ? { message: 'Entity removed.' }
+            : message(c, 404, 'Entity not found.');
+        } catch (err) {
+          return restError(c, err);
+        }
       }),
     );
 
@@ -136,10 +147,12 @@ export function mountHaRestData<P>(router: SpecRouter<P | null>, backend: HaBack
         minimal_response: query.minimal_response !== undefined,
         no_attributes: query.no_attributes !== undefined,
       })
-      .then((out) =>
-        out instanceof HaRawJson
-          ? c.body(out.json, 200, { 'content-type': 'application/json; charset=utf-8' })
-          : c.json(out),
+      .then(
+        (out) =>
+          out instanceof HaRawJson
+            ? c.body(out.json, 200, { 'content-type': 'application/json; charset=utf-8' })
+            : c.json(out),
+        (err: unknown) => restError(c, err),
       );
   };
   if (backend.history)
@@ -183,7 +196,11 @@ export function mountHaRestData<P>(router: SpecRouter<P | null>, backend: HaBack
       entityIds = query.entity.split(',').map((s) => s.trim().toLowerCase());
       if (entityIds.some((id) => !ENTITY_ID.test(id))) return message(c, 400, 'Invalid entity id(s)');
     }
-    return c.json(await backend.logbook(p, { format: 'rest', start, end, entity_ids: entityIds }));
+    try {
+      return c.json(await backend.logbook(p, { format: 'rest', start, end, entity_ids: entityIds }));
+    } catch (err) {
+      return restError(c, err);
+    }
   };
   if (backend.logbook)
     router.add(haLogbookRoute, ({ c, auth }) => guard(c, auth, (p) => logbook(c, p, undefined, c.req.query())));

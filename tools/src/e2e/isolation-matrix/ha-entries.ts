@@ -5,7 +5,8 @@ import { EVERYONE, NOT_X, type Ctx, type Entry } from './types.ts';
  * Matrix entries of Home Assistant's REST API on the cloud (/api/*, cloud/src/ha-api): the
  * caller's personal scope (X-Organization-Id is not read), the same grants as /v1. HA's
  * refusals: 404 {message} for an entity not in scope, 400 {message} for a service call on one,
- * 401 {message} for a view-only share.
+ * 401 {message} for a view-only share. History and logbook are lists: each caller gets the rows of
+ * what it may view, relayed from the edges.
  */
 const entity =
   (x: Ctx, id: string, commands: string[], owner: ActorName = 'A') =>
@@ -94,6 +95,67 @@ export const HA_ENTRIES: Record<string, Entry> = {
           await entity(x, HALL, x.w.lamps.hall.commands)(),
           await entity(x, ATTIC, x.w.lamps.attic.commands)(),
         ],
+      },
+    ],
+  },
+  // history and logbook relayed to the edges in scope, for the entities the caller may view
+  'GET /api/history/period': {
+    lists: () => [
+      { path: `/api/history/period?filter_entity_id=${[DESK, ATTIC, HALL, PORCH].join(',')}`, sees: ['V', DESK] },
+    ],
+  },
+  'GET /api/history/period/{timestamp}': {
+    lists: () => [
+      {
+        path: `/api/history/period/${new Date(Date.now() - 86_400_000).toISOString()}?filter_entity_id=${[DESK, ATTIC, HALL, PORCH].join(',')}`,
+        sees: ['A', ATTIC],
+      },
+    ],
+  },
+  'GET /api/logbook': { lists: () => [{ path: '/api/logbook' }] },
+  'GET /api/logbook/{timestamp}': {
+    lists: () => [{ path: `/api/logbook/${new Date(Date.now() - 86_400_000).toISOString()}` }],
+  },
+  'GET /api/events': { lists: () => [{ path: '/api/events' }] },
+  'POST /api/template': {
+    exempt: 'self-scoped',
+    reason:
+      "renders over the states the caller may view: another's entity reads as unknown (cloud/src/ha-api/relayed.test.ts)",
+  },
+  'POST /api/states/{entity_id}': {
+    exempt: 'self-scoped',
+    reason:
+      "an entity in scope needs control (view-only 401); an id out of scope is created on the caller's own administered edge, never on another's (relayed.test.ts, ha-cloud.test.ts)",
+  },
+  'DELETE /api/states/{entity_id}': {
+    probes: (x) => [
+      {
+        what: ATTIC,
+        path: `/api/states/${ATTIC}`,
+        deny: EVERYONE,
+        refusals: HA_REFUSALS,
+        snapshot: entity(x, ATTIC, x.w.lamps.attic.commands),
+      },
+      {
+        what: `${DESK} (shared)`,
+        path: `/api/states/${DESK}`,
+        deny: ['foreign', 'member', 'viewer'],
+        refusals: HA_REFUSALS,
+        snapshot: entity(x, DESK, x.w.lamps.desk.commands),
+      },
+      {
+        what: HALL,
+        path: `/api/states/${HALL}`,
+        deny: ['foreign'],
+        refusals: HA_REFUSALS,
+        snapshot: entity(x, HALL, x.w.lamps.hall.commands),
+      },
+      {
+        what: `${PORCH} (shared into O before X left)`,
+        path: `/api/states/${PORCH}`,
+        deny: NOT_X,
+        refusals: HA_REFUSALS,
+        snapshot: entity(x, PORCH, x.w.lamps.porch.commands, 'X'),
       },
     ],
   },

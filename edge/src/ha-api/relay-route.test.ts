@@ -1,0 +1,73 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Edge } from '../edge.ts';
+import { startEdge, tempDir } from '../test-helpers.ts';
+
+/** POST /v1/ha/relay on a real edge (what the cloud's HA API relays), over plain HTTP with a local token. */
+
+let edge: Edge;
+let tmp: ReturnType<typeof tempDir>;
+let token: string;
+
+beforeAll(async () => {
+  tmp = tempDir();
+  edge = await startEdge(tmp.dir);
+  token = edge.tokens.create('relay').token;
+});
+afterAll(async () => {
+  await edge?.stop();
+  tmp?.cleanup();
+});
+
+async function relay(body: unknown) {
+  const res = await fetch(`http://127.0.0.1:${edge.ports.http}/v1/ha/relay`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  return { status: res.status, json: (await res.json()) as any };
+}
+
+describe('POST /v1/ha/relay', () => {
+  it("answers in HA's result envelope: results, and HA's errors with their codes", async () => {
+    expect(
+      await relay({ op: 'validate_config', kind: 'trigger', config: { platform: 'state', entity_id: 'sensor.x' } }),
+    ).toEqual({
+      status: 200,
+      json: { success: true, result: null },
+    });
+    const set = await relay({
+      op: 'set_state',
+      entity_id: 'sensor.relayed',
+      state: '7',
+      attributes: {},
+      force_update: false,
+    });
+    expect(set.json).toMatchObject({
+      success: true,
+      result: { created: true, state: { entity_id: 'sensor.relayed', state: '7' } },
+    });
+    const start = Date.now() / 1000 - 60;
+    const history = await relay({
+      op: 'history',
+      query: {
+        format: 'websocket',
+        start,
+        entity_ids: ['sensor.relayed'],
+        include_start_time_state: true,
+        significant_changes_only: false,
+        minimal_response: true,
+        no_attributes: true,
+      },
+    });
+    expect(history.json.result['sensor.relayed'].map((x: { s: string }) => x.s)).toEqual(['7']);
+    expect(await relay({ op: 'remove_state', entity_id: 'sensor.relayed' })).toEqual({
+      status: 200,
+      json: { success: true, result: true },
+    });
+    expect((await relay({ op: 'execute_script', sequence: [{ nonsense: 1 }], variables: {} })).json).toMatchObject({
+      success: false,
+      error: { code: 'invalid_format' },
+    });
+    expect((await relay({ op: 'history' })).status).toBe(400);
+  });
+});
