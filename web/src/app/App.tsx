@@ -3,6 +3,7 @@ import { OnboardingStatus } from '@smarthome/protocol/local-accounts';
 import { AccountPage } from '../account/Account.tsx';
 import { api, describe } from '../api/http.ts';
 import { portalKind, session, type Session } from '../api/session.ts';
+import { ResetPasswordPage, VerifyEmailPage, linkToken } from '../auth/EmailLinks.tsx';
 import { Register, SignIn } from '../auth/SignIn.tsx';
 import { DashboardPage } from '../dashboards/Dashboard.tsx';
 import { DevicePage, DevicesPage, EntitiesPage } from '../devices/Devices.tsx';
@@ -12,6 +13,7 @@ import { LiveStates, useLive } from '../live/states.ts';
 import { Onboarding } from '../onboarding/Onboarding.tsx';
 import { InvitationPage } from '../orgs/Invitation.tsx';
 import { OrganizationPage, OrganizationsPage } from '../orgs/Organizations.tsx';
+import { TransferPage } from '../transfers/Transfer.tsx';
 import { App as AppCtx } from './context.ts';
 import { navigate, nextPath, onLink, usePath } from './router.ts';
 
@@ -33,9 +35,10 @@ async function signOut(): Promise<void> {
 function Page({ path }: { path: string }) {
   const org = /^\/organizations\/([^/]+)$/.exec(path);
   if (org && kind === 'cloud') return <OrganizationPage id={decodeURIComponent(org[1])} />;
-  const m = /^\/(dashboards|devices)\/(\d+)$/.exec(path);
+  const m = /^\/(dashboards|devices|transfers)\/(\d+)$/.exec(path);
   if (m?.[1] === 'dashboards') return <DashboardPage id={Number(m[2])} />;
   if (m?.[1] === 'devices') return <DevicePage id={Number(m[2])} />;
+  if (m?.[1] === 'transfers' && kind === 'cloud') return <TransferPage id={Number(m[2])} />;
   switch (path) {
     case '/':
     case '/dashboards':
@@ -154,7 +157,10 @@ export function App() {
       </main>
     );
   const invitation = kind === 'cloud' ? /^\/invitations\/([^/]+)$/.exec(path) : null;
-  if (invitation) return <InvitationPage token={decodeURIComponent(invitation[1])} signedIn={!!s} />;
+  if (invitation) return <InvitationPage token={linkToken() ?? decodeURIComponent(invitation[1])} signedIn={!!s} />;
+  // the pages the cloud's mails link to work signed in or out
+  if (kind === 'cloud' && path === '/verify-email') return <VerifyEmailPage signedIn={!!s} />;
+  if (kind === 'cloud' && path === '/reset-password') return <ResetPasswordPage />;
   if (!onboarded && !s) return <Onboarding onDone={() => setOnboarded(true)} />;
   if (!s) {
     if (path === '/register' && kind === 'cloud') return <Register />;
