@@ -1,4 +1,6 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
+import { z } from 'zod';
+import { Session as SessionSchema } from '@smarthome/protocol/auth';
 import { OnboardingStatus } from '@smarthome/protocol/local-accounts';
 import { AccountPage } from '../account/Account.tsx';
 import { api, describe } from '../api/http.ts';
@@ -25,9 +27,17 @@ function useSession(): Session | null {
   return s;
 }
 
+/** Ends the session on the server too (forgetting the tokens locally would leave the refresh token usable). */
 async function signOut(): Promise<void> {
-  // the edge ends its session token; the cloud's access token expires on its own (15 min) and the page forgets both
   if (kind === 'edge') await api('POST', '/v1/local/auth/logout').catch(() => undefined);
+  else
+    await api('GET', '/v1/account/sessions', { schema: z.array(SessionSchema), org: null })
+      .then((list) => {
+        const mine = list.find((x) => x.current);
+        // revoking the session ends its refresh token, its access tokens and its WebSockets at once
+        return mine && api('DELETE', `/v1/account/sessions/${encodeURIComponent(mine.id)}`, { org: null });
+      })
+      .catch(() => undefined);
   session.set(null);
   navigate('/signin', true);
 }
