@@ -24,6 +24,8 @@ export interface CallOptions<T> {
   org?: string | null;
   /** extra request headers (e.g. X-Account-Verification: the password re-check) */
   headers?: Record<string, string>;
+  /** the answer is text, not JSON (e.g. POST /api/template) */
+  text?: boolean;
 }
 
 async function send(
@@ -92,7 +94,7 @@ export async function api<T = unknown>(method: string, path: string, opts: CallO
     if (res.status === 401) session.set(null);
   }
   if (!res.ok) throw await errorOf(res);
-  const data: unknown = res.status === 204 ? null : await res.json();
+  const data: unknown = res.status === 204 ? null : opts.text ? await res.text() : await res.json();
   return opts.schema ? opts.schema.parse(data) : (data as T);
 }
 
