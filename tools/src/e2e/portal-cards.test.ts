@@ -7,7 +7,7 @@ import type { Edge } from '@smarthome/edge/edge';
 import { mqttLamp, pairEdge, until, type Cleanups } from './support.ts';
 import { BROWSER_SUITE, CHROMIUM, expectAccessible, launch, newPage, shot } from './portal-support.ts';
 
-/** Dashboard cards beyond the basic ones (thermostat, markdown) and edit mode adding views, on a cloud with a paired edge. */
+/** Dashboard cards beyond the basic ones (thermostat, markdown, history-graph) and edit mode adding views, on a cloud with a paired edge. */
 const HEATER = 'climate.office_heater';
 
 describe.skipIf(!CHROMIUM)(`portal dashboard cards ${BROWSER_SUITE}`, () => {
@@ -71,6 +71,7 @@ describe.skipIf(!CHROMIUM)(`portal dashboard cards ${BROWSER_SUITE}`, () => {
                     '# Welcome\nThe **heater** is *on* a `timer`.\n\n- water the plants\n- [manual](https://example.org/manual)',
                 },
                 { type: 'markdown', title: 'Templated', content: 'Heater: {{ states("climate.office_heater") }}' },
+                { type: 'history-graph', title: 'Heating history', entities: [HEATER], hours_to_show: 6 },
               ],
             },
           ],
@@ -108,6 +109,10 @@ describe.skipIf(!CHROMIUM)(`portal dashboard cards ${BROWSER_SUITE}`, () => {
     const templated = page.locator('.markdown-card', { hasText: 'Templated' });
     await expect.poll(() => templated.locator('.note').textContent()).toMatch(/^Templates are not rendered here: /);
     expect(await templated.locator('p').first().textContent()).toBe('Heater: {{ states("climate.office_heater") }}');
+    // history likewise: the current state, and why there is no graph, in the API's words
+    const history = page.locator('.history-graph');
+    await expect.poll(() => history.locator('.value-now').textContent()).toBe('heat');
+    await expect.poll(() => history.locator('.note').textContent()).toMatch(/^History is not available here: /);
     await expectAccessible(page, 'dashboard cards');
     await shot(page, 'cloud-dashboard-cards');
 
@@ -143,7 +148,7 @@ describe.skipIf(!CHROMIUM)(`portal dashboard cards ${BROWSER_SUITE}`, () => {
       cards: unknown[];
     }>;
     expect(stored.map((v) => v.title)).toEqual(['Main', 'Heating']);
-    expect(stored[0].cards).toHaveLength(3);
+    expect(stored[0].cards).toHaveLength(4);
     expect(stored[1].cards).toEqual([
       { type: 'thermostat', entity: HEATER },
       { type: 'markdown', content: 'Keep it **warm**' },

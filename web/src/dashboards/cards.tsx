@@ -1,6 +1,7 @@
 import { useApp } from '../app/context.ts';
 import { useLive } from '../live/states.ts';
 import { EntityControl, formatState } from './entity.tsx';
+import { HistoryGraphCard } from './history.tsx';
 import { MarkdownCard } from './markdown.tsx';
 import { ThermostatCard } from './thermostat.tsx';
 
@@ -89,6 +90,8 @@ export function CardView({ card }: { card: Card }) {
       return <ThermostatCard card={card} />;
     case 'markdown':
       return <MarkdownCard card={card} />;
+    case 'history-graph':
+      return <HistoryGraphCard card={card} />;
     default:
       return (
         <section class="card">
