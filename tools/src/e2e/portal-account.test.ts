@@ -4,7 +4,7 @@ import type { Browser, Page } from 'playwright-core';
 import { ensurePortalBuilt } from '@smarthome/web/serve/build';
 import { startTestCloud, type TestCloud } from '@smarthome/cloud/testing/harness';
 import type { Cleanups } from './support.ts';
-import { BROWSER_SUITE, CHROMIUM, expectAccessible, launch, newPage, shot } from './portal-support.ts';
+import { BROWSER_SUITE, CHROMIUM, expectAccessible, launch, newPage, shot, submitSignIn } from './portal-support.ts';
 
 /** RFC 6238 (SHA-1, 6 digits, 30 s), as an authenticator app computes it from the key the page shows. */
 function totp(base32: string, at = Date.now()): string {
@@ -36,11 +36,6 @@ describe.skipIf(!CHROMIUM)(`portal account ${BROWSER_SUITE}`, () => {
     for (const c of cleanups.splice(0).reverse()) await Promise.resolve(c()).catch(() => {});
   });
 
-  async function signIn(page: Page, email: string, password: string): Promise<void> {
-    await page.getByLabel('E-mail').fill(email);
-    await page.getByLabel('Password', { exact: true }).fill(password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-  }
   const refreshOf = (page: Page) =>
     page.evaluate(() => JSON.parse(localStorage.getItem('smarthome.session') ?? '{}').refresh_token as string);
   const refreshWorks = async (refresh: string) =>
@@ -50,7 +45,7 @@ describe.skipIf(!CHROMIUM)(`portal account ${BROWSER_SUITE}`, () => {
     const u = await cloud.user();
     const { page, problems } = await newPage(browser);
     await page.goto(`${cloud.url}/account`);
-    await signIn(page, u.email, u.password);
+    await submitSignIn(page, u.email, u.password);
     await page.getByRole('heading', { name: 'Signed-in devices' }).waitFor();
     const sessions = page.locator('.sessions li');
     // the session of cloud.user() (Node's fetch) and this browser's
@@ -76,7 +71,7 @@ describe.skipIf(!CHROMIUM)(`portal account ${BROWSER_SUITE}`, () => {
     const u = await cloud.user();
     const { page, problems } = await newPage(browser, { dark: true });
     await page.goto(`${cloud.url}/account`);
-    await signIn(page, u.email, u.password);
+    await submitSignIn(page, u.email, u.password);
     await page.getByRole('heading', { name: 'Two-step sign-in' }).waitFor();
     // a wrong password is refused in the API's words
     await page.getByLabel('Current password', { exact: true }).fill('wrong password');
@@ -103,7 +98,7 @@ describe.skipIf(!CHROMIUM)(`portal account ${BROWSER_SUITE}`, () => {
 
     // signing in now asks for a code after the password; a backup code works
     await page.locator('header').getByRole('button', { name: 'Sign out' }).click();
-    await signIn(page, u.email, u.password);
+    await submitSignIn(page, u.email, u.password);
     const code = page.getByLabel('Code from your authenticator app (or a backup code)');
     await code.fill('000000');
     await page.getByRole('button', { name: 'Sign in' }).click();

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { ensurePortalBuilt } from '@smarthome/web/serve/build';
 import { startTestCloud, type TestCloud } from '@smarthome/cloud/testing/harness';
 import { SmtpSink, linkIn } from '@smarthome/cloud/mail/testing';
 import type { Cleanups } from './support.ts';
-import { BROWSER_SUITE, CHROMIUM, expectAccessible, launch, newPage, shot } from './portal-support.ts';
+import { BROWSER_SUITE, CHROMIUM, expectAccessible, launch, newPage, shot, submitSignIn } from './portal-support.ts';
 
 /**
  * The pages the cloud's mails link to, reached from the links of real mails (a real SMTP
@@ -39,12 +39,6 @@ describe.skipIf(!CHROMIUM)(`portal pages of the mails' links ${BROWSER_SUITE}`, 
     const link = linkIn(mail, `${new URL(cloud.url).protocol}//`);
     expect(link.pathname.startsWith(page)).toBe(true);
     return `${cloud.url}${link.pathname}${link.search}`;
-  }
-
-  async function signIn(page: Page, email: string, password: string): Promise<void> {
-    await page.getByLabel('E-mail').fill(email);
-    await page.getByLabel('Password', { exact: true }).fill(password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
   }
 
   it("an invitee registers from the mailed invitation, is told the API's email_not_verified, verifies from the mail and joins", async () => {
@@ -123,7 +117,7 @@ describe.skipIf(!CHROMIUM)(`portal pages of the mails' links ${BROWSER_SUITE}`, 
     // the old session is over; the new password signs in
     expect((await cloud.get('/v1/account', { token: u.token })).status).toBe(401);
     await page.getByRole('link', { name: 'Sign in with the new password' }).click();
-    await signIn(page, u.email, 'a brand new secret');
+    await submitSignIn(page, u.email, 'a brand new secret');
     await page.getByRole('button', { name: 'Sign out' }).waitFor();
     expect(problems).toEqual([]);
   }, 120_000);
@@ -154,7 +148,7 @@ describe.skipIf(!CHROMIUM)(`portal pages of the mails' links ${BROWSER_SUITE}`, 
 
     const { page, problems } = await newPage(browser);
     await page.goto(link);
-    await signIn(page, recipient.email, recipient.password);
+    await submitSignIn(page, recipient.email, recipient.password);
     await page.getByRole('heading', { name: 'The dashboard “garden”' }).waitFor();
     await expectAccessible(page, 'transfer');
     await shot(page, 'cloud-transfer');

@@ -3,36 +3,13 @@ import { z } from 'zod';
 import { BackupCodes, Session as SessionSchema, TotpEnrolment } from '@smarthome/protocol/auth';
 import { MessageBody } from '@smarthome/protocol/common';
 import { api, describe } from '../api/http.ts';
+import { Field } from '../app/Field.tsx';
 
 type Enrolment = z.infer<typeof TotpEnrolment>;
 type Session = z.infer<typeof SessionSchema>;
 
-const value = (e: Event) => (e.currentTarget as HTMLInputElement).value;
 /** The password re-check the API takes in X-Account-Verification. */
 const verified = (secret: string) => ({ 'x-account-verification': secret });
-
-function Field(props: {
-  label: string;
-  name: string;
-  value: string;
-  set: (v: string) => void;
-  type?: string;
-  auto?: string;
-}) {
-  return (
-    <label>
-      {props.label}
-      <input
-        name={props.name}
-        type={props.type ?? 'text'}
-        autocomplete={props.auto ?? 'off'}
-        required
-        value={props.value}
-        onInput={(e) => props.set(value(e))}
-      />
-    </label>
-  );
-}
 
 /**
  * Two-step sign-in: enrol (password → QR code and secret → a first code), disable (password and

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { MessageBody } from '@smarthome/protocol/common';
 import { ApiError, api, describe } from '../api/http.ts';
+import { Field } from '../app/Field.tsx';
 import { onLink } from '../app/router.ts';
 import { useWait } from './SignIn.tsx';
 
@@ -127,28 +128,22 @@ export function ResetPasswordPage() {
         </>
       ) : token ? (
         <form onSubmit={confirm}>
-          <label>
-            New password
-            <input
-              name="password"
-              type="password"
-              autocomplete="new-password"
-              required
-              value={password}
-              onInput={(e) => setPassword((e.currentTarget as HTMLInputElement).value)}
-            />
-          </label>
-          <label>
-            Repeat the new password
-            <input
-              name="repeat"
-              type="password"
-              autocomplete="new-password"
-              required
-              value={repeat}
-              onInput={(e) => setRepeat((e.currentTarget as HTMLInputElement).value)}
-            />
-          </label>
+          <Field
+            label="New password"
+            name="password"
+            type="password"
+            auto="new-password"
+            value={password}
+            set={setPassword}
+          />
+          <Field
+            label="Repeat the new password"
+            name="repeat"
+            type="password"
+            auto="new-password"
+            value={repeat}
+            set={setRepeat}
+          />
           <p class="note">Setting it signs out every session of the account.</p>
           <Outcome error={error} done={null} />
           <button type="submit" disabled={busy}>
@@ -157,17 +152,7 @@ export function ResetPasswordPage() {
         </form>
       ) : (
         <form onSubmit={request}>
-          <label>
-            E-mail
-            <input
-              name="email"
-              type="email"
-              autocomplete="email"
-              required
-              value={email}
-              onInput={(e) => setEmail((e.currentTarget as HTMLInputElement).value)}
-            />
-          </label>
+          <Field label="E-mail" name="email" type="email" auto="email" value={email} set={setEmail} />
           <Outcome error={error} done={null} />
           {wait > 0 && (
             <p class="note" role="status">
