@@ -62,3 +62,10 @@ export async function expectAccessible(page: Page, name: string): Promise<void> 
     .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
   expect(bad, `axe on ${name}`).toEqual([]);
 }
+
+/** Fills the cloud's sign-in form on the page as it is and submits it. */
+export async function submitSignIn(page: Page, email: string, password: string): Promise<void> {
+  await page.getByLabel('E-mail').fill(email);
+  await page.getByLabel('Password', { exact: true }).fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+}

@@ -1,11 +1,13 @@
 import { useEffect, useState } from 'preact/hooks';
 import { z } from 'zod';
 import { Account as AccountSchema, CreatedPersonalAccessToken, PersonalAccessToken } from '@smarthome/protocol/auth';
+import { MessageBody } from '@smarthome/protocol/common';
 import { api, describe } from '../api/http.ts';
+import { MfaSection, SessionsSection } from './Security.tsx';
 
 type Pat = z.infer<typeof PersonalAccessToken>;
 
-/** Profile and personal access tokens (created: shown once; revoked at once). */
+/** Profile, two-step sign-in, sessions and personal access tokens (created: shown once; revoked at once). */
 export function AccountPage() {
   const [account, setAccount] = useState<z.infer<typeof AccountSchema> | null>(null);
   const [tokens, setTokens] = useState<Pat[] | null>(null);
@@ -35,6 +37,15 @@ export function AccountPage() {
       setError(describe(err));
     }
   };
+  const [resent, setResent] = useState<string | null>(null);
+  const resend = async () => {
+    setError(null);
+    try {
+      setResent((await api('POST', '/v1/account/email/verification', { schema: MessageBody, org: null })).message);
+    } catch (err) {
+      setError(describe(err));
+    }
+  };
   const revoke = async (id: string) => {
     setError(null);
     try {
@@ -57,8 +68,24 @@ export function AccountPage() {
           <h2>Profile</h2>
           <p>
             {account.email}
-            {account.name ? ` · ${account.name}` : ''}
+            {account.name ? ` · ${account.name}` : ''}{' '}
+            <span class={`badge ${account.email_verified ? 'online' : 'offline'}`}>
+              {account.email_verified ? 'confirmed' : 'not confirmed'}
+            </span>
           </p>
+          {!account.email_verified && (
+            <p>
+              <button type="button" class="secondary" onClick={() => void resend()}>
+                Mail me a new confirmation link
+              </button>
+              {resent && (
+                <span class="ok" role="status">
+                  {' '}
+                  {resent}
+                </span>
+              )}
+            </p>
+          )}
           <p class="note">
             Organizations:{' '}
             {account.organizations.length
@@ -67,6 +94,13 @@ export function AccountPage() {
           </p>
         </section>
       )}
+      {account && (
+        <MfaSection
+          enabled={account.mfa_enabled}
+          onChange={async () => setAccount(await api('GET', '/v1/account', { schema: AccountSchema }))}
+        />
+      )}
+      <SessionsSection />
       <section class="card">
         <h2>Personal access tokens</h2>
         <p class="note">For scripts and integrations: a token acts as you until you revoke it.</p>

@@ -22,6 +22,10 @@ export interface CallOptions<T> {
   anonymous?: boolean;
   /** X-Organization-Id for this call (default: the session's scope; null: personal) */
   org?: string | null;
+  /** extra request headers (e.g. X-Account-Verification: the password re-check) */
+  headers?: Record<string, string>;
+  /** the answer is text, not JSON (e.g. POST /api/template) */
+  text?: boolean;
 }
 
 async function send(
@@ -30,8 +34,9 @@ async function send(
   body: unknown,
   anonymous: boolean,
   org?: string | null,
+  extra: Record<string, string> = {},
 ): Promise<Response> {
-  const headers: Record<string, string> = { accept: 'application/json' };
+  const headers: Record<string, string> = { ...extra, accept: 'application/json' };
   const s = anonymous ? null : session.get();
   if (s) headers.authorization = `Bearer ${s.access_token}`;
   const scope = org === undefined ? s?.org : org;
@@ -83,13 +88,13 @@ async function errorOf(res: Response): Promise<ApiError> {
 /** One API call; a 401 with a refresh token refreshes once and retries, else signs out. */
 export async function api<T = unknown>(method: string, path: string, opts: CallOptions<T> = {}): Promise<T> {
   const anonymous = opts.anonymous ?? false;
-  let res = await send(method, path, opts.body, anonymous, opts.org);
+  let res = await send(method, path, opts.body, anonymous, opts.org, opts.headers);
   if (res.status === 401 && !anonymous && session.get()) {
-    if (await refresh()) res = await send(method, path, opts.body, anonymous, opts.org);
+    if (await refresh()) res = await send(method, path, opts.body, anonymous, opts.org, opts.headers);
     if (res.status === 401) session.set(null);
   }
   if (!res.ok) throw await errorOf(res);
-  const data: unknown = res.status === 204 ? null : await res.json();
+  const data: unknown = res.status === 204 ? null : opts.text ? await res.text() : await res.json();
   return opts.schema ? opts.schema.parse(data) : (data as T);
 }
 
@@ -100,6 +105,6 @@ export function describe(err: unknown): string {
     return `Too many attempts (${err.message}). Wait ${err.retryAfter ?? 'a few'} s and try again.`;
   if (err.message === 'edge_offline')
     return 'This home is offline: its edge is not connected to the cloud (edge_offline).';
-  if (err.status === 403) return `Not allowed (${err.message}): you can view this but not control it.`;
+  if (err.status === 403) return `Not allowed (${err.message}).`;
   return err.message;
 }

@@ -1,8 +1,11 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
+import { z } from 'zod';
+import { Session as SessionSchema } from '@smarthome/protocol/auth';
 import { OnboardingStatus } from '@smarthome/protocol/local-accounts';
 import { AccountPage } from '../account/Account.tsx';
 import { api, describe } from '../api/http.ts';
 import { portalKind, session, type Session } from '../api/session.ts';
+import { ResetPasswordPage, VerifyEmailPage, linkToken } from '../auth/EmailLinks.tsx';
 import { Register, SignIn } from '../auth/SignIn.tsx';
 import { DashboardPage } from '../dashboards/Dashboard.tsx';
 import { DevicePage, DevicesPage, EntitiesPage } from '../devices/Devices.tsx';
@@ -12,6 +15,7 @@ import { LiveStates, useLive } from '../live/states.ts';
 import { Onboarding } from '../onboarding/Onboarding.tsx';
 import { InvitationPage } from '../orgs/Invitation.tsx';
 import { OrganizationPage, OrganizationsPage } from '../orgs/Organizations.tsx';
+import { TransferPage } from '../transfers/Transfer.tsx';
 import { App as AppCtx } from './context.ts';
 import { navigate, nextPath, onLink, usePath } from './router.ts';
 
@@ -23,9 +27,17 @@ function useSession(): Session | null {
   return s;
 }
 
+/** Ends the session on the server too (forgetting the tokens locally would leave the refresh token usable). */
 async function signOut(): Promise<void> {
-  // the edge ends its session token; the cloud's access token expires on its own (15 min) and the page forgets both
   if (kind === 'edge') await api('POST', '/v1/local/auth/logout').catch(() => undefined);
+  else
+    await api('GET', '/v1/account/sessions', { schema: z.array(SessionSchema), org: null })
+      .then((list) => {
+        const mine = list.find((x) => x.current);
+        // revoking the session ends its refresh token, its access tokens and its WebSockets at once
+        return mine && api('DELETE', `/v1/account/sessions/${encodeURIComponent(mine.id)}`, { org: null });
+      })
+      .catch(() => undefined);
   session.set(null);
   navigate('/signin', true);
 }
@@ -33,9 +45,10 @@ async function signOut(): Promise<void> {
 function Page({ path }: { path: string }) {
   const org = /^\/organizations\/([^/]+)$/.exec(path);
   if (org && kind === 'cloud') return <OrganizationPage id={decodeURIComponent(org[1])} />;
-  const m = /^\/(dashboards|devices)\/(\d+)$/.exec(path);
+  const m = /^\/(dashboards|devices|transfers)\/(\d+)$/.exec(path);
   if (m?.[1] === 'dashboards') return <DashboardPage id={Number(m[2])} />;
   if (m?.[1] === 'devices') return <DevicePage id={Number(m[2])} />;
+  if (m?.[1] === 'transfers' && kind === 'cloud') return <TransferPage id={Number(m[2])} />;
   switch (path) {
     case '/':
     case '/dashboards':
@@ -154,7 +167,10 @@ export function App() {
       </main>
     );
   const invitation = kind === 'cloud' ? /^\/invitations\/([^/]+)$/.exec(path) : null;
-  if (invitation) return <InvitationPage token={decodeURIComponent(invitation[1])} signedIn={!!s} />;
+  if (invitation) return <InvitationPage token={linkToken() ?? decodeURIComponent(invitation[1])} signedIn={!!s} />;
+  // the pages the cloud's mails link to work signed in or out
+  if (kind === 'cloud' && path === '/verify-email') return <VerifyEmailPage signedIn={!!s} />;
+  if (kind === 'cloud' && path === '/reset-password') return <ResetPasswordPage />;
   if (!onboarded && !s) return <Onboarding onDone={() => setOnboarded(true)} />;
   if (!s) {
     if (path === '/register' && kind === 'cloud') return <Register />;

@@ -34,9 +34,12 @@ export function onLink(e: MouseEvent): void {
   navigate(a.getAttribute('href') ?? '/');
 }
 
-/** Where sign-in or register return to: ?next= (same-origin paths only), else the page asked for, else the dashboard. */
+/** Where sign-in or register return to: ?next= (same-origin paths only), else the page asked for (with its query), else the dashboard. */
 export function nextPath(): string {
   const next = new URLSearchParams(location.search).get('next');
   if (next && next.startsWith('/') && !next.startsWith('//')) return next;
-  return ['/signin', '/register', '/onboarding'].includes(location.pathname) ? '/' : location.pathname;
+  // a deep link keeps its query: the mails' links carry their token there (/transfers/… has none, invitations do)
+  return ['/signin', '/register', '/onboarding'].includes(location.pathname)
+    ? '/'
+    : location.pathname + location.search;
 }

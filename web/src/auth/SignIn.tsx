@@ -22,6 +22,8 @@ export function SignIn({ kind }: { kind: PortalKind }) {
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const [wait, setWait] = useWait();
+  // the cloud answers 401 mfa_required when the account has TOTP: then the same request with a code
+  const [mfa, setMfa] = useState<string | null>(null);
   const submit = async (e: Event) => {
     e.preventDefault();
     setBusy(true);
@@ -31,7 +33,7 @@ export function SignIn({ kind }: { kind: PortalKind }) {
         const t = await api('POST', '/v1/auth/token', {
           anonymous: true,
           schema: TokenResponse,
-          body: { grant_type: 'password', email: who, password },
+          body: { grant_type: 'password', email: who, password, ...(mfa !== null ? { mfa_code: mfa } : {}) },
         });
         session.set({ access_token: t.access_token, refresh_token: t.refresh_token, who: t.user.email, org: null });
       } else {
@@ -45,6 +47,10 @@ export function SignIn({ kind }: { kind: PortalKind }) {
       navigate(nextPath(), true);
     } catch (err) {
       if (err instanceof ApiError && err.status === 429 && err.retryAfter) setWait(err.retryAfter);
+      if (err instanceof ApiError && err.message === 'mfa_required' && mfa === null) {
+        setMfa('');
+        return;
+      }
       setError(describe(err));
     } finally {
       setBusy(false);
@@ -76,6 +82,20 @@ export function SignIn({ kind }: { kind: PortalKind }) {
             onInput={(e) => setPassword((e.currentTarget as HTMLInputElement).value)}
           />
         </label>
+        {mfa !== null && (
+          <label>
+            Code from your authenticator app (or a backup code)
+            <input
+              name="mfa-code"
+              autocomplete="one-time-code"
+              inputMode="numeric"
+              required
+              autoFocus
+              value={mfa}
+              onInput={(e) => setMfa((e.currentTarget as HTMLInputElement).value)}
+            />
+          </label>
+        )}
         {error && (
           <p class="error" role="alert">
             {error}
@@ -95,6 +115,10 @@ export function SignIn({ kind }: { kind: PortalKind }) {
           No account yet?{' '}
           <a href={`/register${location.search}`} onClick={onLink}>
             Create one
+          </a>
+          {' · '}
+          <a href="/reset-password" onClick={onLink}>
+            Forgot your password?
           </a>
         </p>
       ) : (

@@ -5,7 +5,7 @@ import { useApp } from '../app/context.ts';
 import { displayName, useLive } from '../live/states.ts';
 import type { Card } from './cards.tsx';
 
-const TYPES = ['tile', 'button', 'sensor', 'gauge', 'entities'] as const;
+const TYPES = ['tile', 'button', 'sensor', 'gauge', 'entities', 'thermostat', 'markdown'] as const;
 
 const entitiesOf = (card: Card): string =>
   typeof card.entity === 'string'
@@ -15,8 +15,8 @@ const entitiesOf = (card: Card): string =>
       : '';
 
 /**
- * Edit mode of one view: add, move and remove cards, then save the whole dashboard with
- * PUT /v1/ui-dashboard (a new "home" dashboard when the scope has none yet).
+ * Edit mode: add, move and remove cards of a view, add and remove views, then save the whole
+ * dashboard with PUT /v1/ui-dashboard (a new "home" dashboard when the scope has none yet).
  */
 export function DashboardEditor({
   dashboard,
@@ -29,8 +29,17 @@ export function DashboardEditor({
 }) {
   const { live } = useApp();
   useLive(live);
-  const views = dashboard?.config.views ?? [{ title: 'Home', cards: [] }];
-  const [cards, setCards] = useState<Card[]>(() => [...(views[viewIndex]?.cards ?? [])]);
+  const [views, setViews] = useState<Array<{ title?: string; cards: Card[] } & Record<string, unknown>>>(() =>
+    (dashboard?.config.views.length ? dashboard.config.views : [{ title: 'Home', cards: [] }]).map((v) => ({
+      ...v,
+      cards: [...v.cards],
+    })),
+  );
+  const [at, setAt] = useState(Math.min(viewIndex, views.length - 1));
+  const cards = views[at]?.cards ?? [];
+  const setCards = (next: Card[]) => setViews(views.map((v, i) => (i === at ? { ...v, cards: next } : v)));
+  const [viewTitle, setViewTitle] = useState('');
+  const [content, setContent] = useState('');
   const [type, setType] = useState<(typeof TYPES)[number]>('tile');
   const [entity, setEntity] = useState('');
   const [error, setError] = useState<string | null>(null);
@@ -45,18 +54,25 @@ export function DashboardEditor({
   };
   const add = (e: Event) => {
     e.preventDefault();
+    if (type === 'markdown') {
+      setCards([...cards, { type, content }]);
+      setContent('');
+      return;
+    }
     const id = entity || ids[0];
     if (!id) return;
     setCards([...cards, type === 'entities' ? { type, entities: [id] } : { type, entity: id }]);
   };
+  const addView = (e: Event) => {
+    e.preventDefault();
+    setViews([...views, { title: viewTitle, cards: [] }]);
+    setAt(views.length);
+    setViewTitle('');
+  };
   const save = async () => {
     setBusy(true);
     setError(null);
-    const config = {
-      ...(dashboard?.config ?? {}),
-      views: views.map((v, i) => (i === viewIndex ? { ...v, cards } : v)),
-    };
-    if (!dashboard) config.views = [{ title: 'Home', cards }];
+    const config = { ...(dashboard?.config ?? {}), views };
     try {
       const saved = await api('PUT', '/v1/ui-dashboard', {
         schema: DashboardSchema,
@@ -73,7 +89,40 @@ export function DashboardEditor({
   };
   return (
     <section class="card editor" aria-label="Edit dashboard">
-      <h2>Edit {views[viewIndex]?.title ?? 'view'}</h2>
+      <h2>Edit the dashboard</h2>
+      <div role="group" aria-label="Views" class="tabs">
+        {views.map((v, i) => (
+          <button key={i} type="button" aria-pressed={i === at} class="secondary" onClick={() => setAt(i)}>
+            {v.title || `View ${i + 1}`}
+          </button>
+        ))}
+      </div>
+      <form class="inline" onSubmit={addView}>
+        <label>
+          New view title
+          <input
+            name="view-title"
+            required
+            maxLength={100}
+            value={viewTitle}
+            onInput={(e) => setViewTitle((e.currentTarget as HTMLInputElement).value)}
+          />
+        </label>
+        <button type="submit">Add view</button>
+        {views.length > 1 && (
+          <button
+            type="button"
+            class="danger"
+            onClick={() => {
+              setViews(views.filter((_, i) => i !== at));
+              setAt(Math.max(0, at - 1));
+            }}
+          >
+            Remove view “{views[at]?.title || `View ${at + 1}`}”
+          </button>
+        )}
+      </form>
+      <h3>Cards of “{views[at]?.title || `View ${at + 1}`}”</h3>
       <ol class="rows">
         {cards.map((c, i) => (
           <li key={i}>
@@ -115,16 +164,29 @@ export function DashboardEditor({
             ))}
           </select>
         </label>
-        <label>
-          Entity
-          <select value={entity || ids[0]} onChange={(e) => setEntity((e.currentTarget as HTMLSelectElement).value)}>
-            {ids.map((id) => {
-              const s = live.states.get(id)!;
-              return <option key={id} value={id}>{`${displayName(s)} (${id})`}</option>;
-            })}
-          </select>
-        </label>
-        <button type="submit" disabled={ids.length === 0}>
+        {type === 'markdown' ? (
+          <label>
+            Markdown
+            <textarea
+              name="markdown"
+              required
+              rows={3}
+              value={content}
+              onInput={(e) => setContent((e.currentTarget as HTMLTextAreaElement).value)}
+            />
+          </label>
+        ) : (
+          <label>
+            Entity
+            <select value={entity || ids[0]} onChange={(e) => setEntity((e.currentTarget as HTMLSelectElement).value)}>
+              {ids.map((id) => {
+                const s = live.states.get(id)!;
+                return <option key={id} value={id}>{`${displayName(s)} (${id})`}</option>;
+              })}
+            </select>
+          </label>
+        )}
+        <button type="submit" disabled={type !== 'markdown' && ids.length === 0}>
           Add card
         </button>
       </form>

@@ -1,6 +1,9 @@
 import { useApp } from '../app/context.ts';
 import { useLive } from '../live/states.ts';
 import { EntityControl, formatState } from './entity.tsx';
+import { HistoryGraphCard } from './history.tsx';
+import { MarkdownCard } from './markdown.tsx';
+import { ThermostatCard } from './thermostat.tsx';
 
 /** A card of a stored ui-dashboard view (Home Assistant's Lovelace shapes). */
 export type Card = Record<string, unknown>;
@@ -83,6 +86,12 @@ export function CardView({ card }: { card: Card }) {
       return <SensorCard card={card} />;
     case 'gauge':
       return <GaugeCard card={card} />;
+    case 'thermostat':
+      return <ThermostatCard card={card} />;
+    case 'markdown':
+      return <MarkdownCard card={card} />;
+    case 'history-graph':
+      return <HistoryGraphCard card={card} />;
     default:
       return (
         <section class="card">

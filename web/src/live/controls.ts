@@ -42,8 +42,13 @@ export class Controls {
       });
       this.live.apply(result.changed_states);
     } catch (err) {
-      if (err instanceof ApiError && err.status === 403) this.viewOnly.add(entityId);
-      this.errors.set(entityId, describe(err));
+      const refused = err instanceof ApiError && err.status === 403;
+      if (refused) this.viewOnly.add(entityId);
+      // the API's 403 says what was refused; on a control it means the share is view-only
+      this.errors.set(
+        entityId,
+        refused ? describe(err).replace(/\.$/, ': you can view this but not control it.') : describe(err),
+      );
     } finally {
       this.pending.delete(entityId);
       this.changed();

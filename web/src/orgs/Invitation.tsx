@@ -5,8 +5,9 @@ import { api, describe } from '../api/http.ts';
 import { navigate, onLink } from '../app/router.ts';
 
 /**
- * The public invitation page (/invitations/<token>), in the organization's branding: readable
- * signed out; accepting needs the invited account (sign-in or register come back here).
+ * The public invitation page, in the organization's branding: readable signed out; accepting
+ * needs the invited account (sign-in or register come back here). The mail's link is
+ * /invitations/<id>?token=<token>; /invitations/<token> (older links) works too.
  */
 export function InvitationPage({ token, signedIn }: { token: string; signedIn: boolean }) {
   const [page, setPage] = useState<z.infer<typeof InvitationPageSchema> | null>(null);
@@ -28,7 +29,7 @@ export function InvitationPage({ token, signedIn }: { token: string; signedIn: b
       setError(describe(err));
     }
   };
-  const next = `?next=${encodeURIComponent(location.pathname)}`;
+  const next = `?next=${encodeURIComponent(location.pathname + location.search)}`;
   const b = page?.branding ?? {};
   const ib = page?.inviteBranding ?? {};
   const dark = matchMedia('(prefers-color-scheme: dark)').matches;

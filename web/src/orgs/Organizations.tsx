@@ -100,7 +100,8 @@ export function OrganizationPage({ id }: { id: string }) {
     setError(null);
     try {
       const inv = await api('POST', `${base}/invitations`, { body: { email, role }, schema: Invitation });
-      setLink(`${location.origin}/invitations/${inv.token}`);
+      // the same link as the mail's (cloud/src/orgs/invitations.ts)
+      setLink(`${location.origin}/invitations/${encodeURIComponent(inv.id)}?token=${encodeURIComponent(inv.token)}`);
       setEmail('');
       await load();
     } catch (err) {
