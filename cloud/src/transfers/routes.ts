@@ -1,7 +1,6 @@
 import { routes } from '@smarthome/protocol';
 import type { CloudRouter, CloudServices } from '../context.ts';
-import { userOf } from '../auth/routes.ts';
-import { rowId } from '../zones/scoped.ts';
+import { rowId, userOf } from '../http/route-inputs.ts';
 import { transferResourceHandlers } from './resources.ts';
 import { TransferService } from './service.ts';
 
