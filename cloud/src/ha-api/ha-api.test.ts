@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { startTestCloud, type TestCloud } from '../testing/harness.ts';
-import { addMember, makeOrg, sampleSnapshot } from '../edges/testing.ts';
+import { addMember, makeOrg, sampleSnapshot } from '../testing/fixtures.ts';
 
 /**
  * The cloud's Home Assistant API in-process: real cloud (SQLite or PostgreSQL), real ws
@@ -21,7 +21,7 @@ const sockets: WebSocket[] = [];
 beforeAll(async () => {
   t = await startTestCloud();
   [a, b, v] = [await t.user(), await t.user(), await t.user()];
-  org = await makeOrg(t, a.id);
+  org = await makeOrg(t, a);
   await addMember(t, org, v.id, 'member');
   edgeA = (await t.post('/v1/edges', { token: a.token, body: { name: 'House' } })).body.edge.id;
   edgeO = (await t.post('/v1/edges', { token: a.token, org, body: { name: 'Office' } })).body.edge.id;
