@@ -19,6 +19,9 @@ import { dashboardMigrations } from './dashboards/tables.ts';
 import { mountDashboardRoutes } from './dashboards/routes.ts';
 import { transferMigrations } from './transfers/tables.ts';
 import { mountTransferRoutes } from './transfers/routes.ts';
+import type { TransferResourceHandlers } from './transfers/resources.ts';
+import { zoneTransferHandler } from './zones/transfer.ts';
+import { dashboardTransferHandler } from './dashboards/transfer.ts';
 import { voipMigrations } from './voip/tables.ts';
 import { mountVoipRoutes } from './voip/routes.ts';
 import { edgeMigrations } from './edges/tables.ts';
@@ -60,13 +63,22 @@ export const migrations: Migration[] = [
   ...orgRequireMfaMigrations,
 ];
 
+/**
+ * The transferable resource types: to make another type transferable, implement a
+ * TransferResourceHandler next to the resource (as zones/transfer.ts does) and add it here.
+ */
+export const transferResourceHandlers: TransferResourceHandlers = {
+  zone: zoneTransferHandler,
+  ui_dashboard: dashboardTransferHandler,
+};
+
 /** Every capability's routes; one line per module. */
 export const routeModules: RouteModule[] = [
   mountAuthRoutes,
   mountOrgRoutes,
   mountZoneRoutes,
   mountDashboardRoutes,
-  mountTransferRoutes,
+  (router, s) => mountTransferRoutes(router, s, transferResourceHandlers),
   mountVoipRoutes,
   mountEdgeRoutes,
   mountBillingRoutes,

@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { startTestCloud, type TestCloud } from '../testing/harness.ts';
-import { SmtpSink, linkIn, type ReceivedMail } from '../mail/testing.ts';
-import { orgFixture } from '../orgs/test-fixtures.ts';
+import { SmtpSink, linkIn, type ReceivedMail } from '../testing/mail.ts';
+import { orgFixture } from '../testing/fixtures.ts';
 
 const PORTAL = 'https://portal.example';
 const sink = new SmtpSink();

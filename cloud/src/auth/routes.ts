@@ -1,19 +1,14 @@
 import { routes } from '@smarthome/protocol';
 import { unauthorized } from '@smarthome/protocol/server';
 import { eq } from 'drizzle-orm';
-import { clientAddress, type Caller, type CloudRouter, type CloudServices } from '../context.ts';
+import { clientAddress, type CloudRouter, type CloudServices } from '../context.ts';
 import { orgMembers, organizations } from '../orgs/tables.ts';
 import { pickLocale } from '../mail/templates.ts';
 import { AccountEmailService, RESET_REQUESTED } from './account-email.ts';
 import { MfaService } from './mfa.ts';
 import { SessionList, currentSession } from './sessions.ts';
+import { userOf } from '../http/route-inputs.ts';
 import type { Context } from 'hono';
-
-/** The user behind a bearer route (the router already refused anonymous callers). */
-export function userOf(auth: Caller): string {
-  if (!auth.userId) throw unauthorized();
-  return auth.userId;
-}
 
 export function mountAuthRoutes(router: CloudRouter, s: CloudServices): void {
   const accountEmail = new AccountEmailService({

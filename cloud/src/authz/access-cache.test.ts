@@ -5,8 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AccessCache } from './access-cache.ts';
 import { CloudDatabase } from '../db/database.ts';
 import { startTestCloud, type TestCloud } from '../testing/harness.ts';
-import { sampleSnapshot } from '../edges/testing.ts';
-import { addMember } from '../orgs/test-fixtures.ts';
+import { addMember, sampleSnapshot } from '../testing/fixtures.ts';
 
 describe('AccessCache', () => {
   it('answers from memory until invalidated, and keeps no answer whose load overlapped a write', async () => {

@@ -1,5 +1,6 @@
 import { integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import type { Migration } from '../db/database.ts';
+import { ROW_ID_SQL, orgRefSql, userRefSql } from './owner-columns.ts';
 
 /** A resource shared into an organization, optionally for one member only (user_id). */
 export const shares = sqliteTable('shares', {
@@ -20,14 +21,14 @@ export const shareMigrations: Migration[] = [
     id: 'shares-001-init',
     sql: `
       CREATE TABLE shares (
-        id INTEGER PRIMARY KEY AUTOINCREMENT,
-        org_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+        ${ROW_ID_SQL},
+        ${orgRefSql('org_id')},
         resource_type TEXT NOT NULL,
         resource_id TEXT NOT NULL,
         can_view INTEGER NOT NULL,
         can_control INTEGER NOT NULL,
         can_edit INTEGER NOT NULL,
-        user_id TEXT REFERENCES users(id) ON DELETE CASCADE,
+        ${userRefSql('user_id', true)},
         created_by TEXT NOT NULL,
         created_at TEXT NOT NULL
       );

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Edge } from '@smarthome/protocol';
 import { startTestCloud, type TestCloud } from '../testing/harness.ts';
-import { addMember, makeOrg, sampleSnapshot } from '../edges/testing.ts';
+import { addMember, makeOrg, sampleSnapshot } from '../testing/fixtures.ts';
 import { MemoryWebhookRateLimiter } from './rate-limit.ts';
 
 /**
@@ -106,7 +106,7 @@ describe('cloud automations without an edge online', () => {
     const owner = await t.user();
     const member = await t.user();
     const stranger = await t.user();
-    const org = await makeOrg(t, owner.id, 'Home org');
+    const org = await makeOrg(t, owner, [], 'Home org');
     await addMember(t, org, member.id, 'member');
     const one = await edgeOf(owner.token, 'one');
     // only edge → it is picked; it is offline → 503
@@ -170,7 +170,7 @@ describe('cloud automations without an edge online', () => {
     const ok = await t.post('/v1/automations', { token: u.token, body: { ...valid, edge_id: edge.id } });
     expect(ok.status).toBe(503);
     // an organization edge counts in the organization's plan even without the header
-    const org = await makeOrg(t, u.id, 'Limits');
+    const org = await makeOrg(t, u, [], 'Limits');
     const orgEdge = await edgeOf(u.token, 'org home', org);
     await mirror(orgEdge.id, 5, `limit-${orgEdge.id}`);
     const full = await t.post('/v1/automations', { token: u.token, body: { ...valid, edge_id: orgEdge.id } });
@@ -182,7 +182,7 @@ describe('cloud automations without an edge online', () => {
     const a = await t.user();
     const b = await t.user();
     const member = await t.user();
-    const orgA = await makeOrg(t, a.id, 'A');
+    const orgA = await makeOrg(t, a, [], 'A');
     await addMember(t, orgA, member.id, 'member');
     const personal = await edgeOf(a.token, 'a-home');
     const orgEdge = await edgeOf(a.token, 'a-org', orgA);
@@ -287,7 +287,7 @@ describe('cloud automations without an edge online', () => {
 
   it('cloud-bootstrap answers the scope with offline edges skipped', async () => {
     const u = await t.user();
-    const org = await makeOrg(t, u.id, 'Boot');
+    const org = await makeOrg(t, u, [], 'Boot');
     const edge = await edgeOf(u.token, 'boot', org);
     await mirror(edge.id, 2, 'boot');
     const personal = await t.get('/v1/automation/cloud-bootstrap', { token: u.token });

@@ -11,7 +11,7 @@ import {
   readBodyBytes,
 } from '@smarthome/protocol/server';
 import { clientAddress, type CloudRouter, type CloudServices, type RouteModule } from '../context.ts';
-import { userOf } from '../auth/routes.ts';
+import { userOf } from '../http/route-inputs.ts';
 import { resolveScope } from '../orgs/scope.ts';
 import { assertWithinLimit } from '../billing/plans.ts';
 import { passThrough } from '../devices/access.ts';

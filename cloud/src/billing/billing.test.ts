@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestCloud, type TestCloud } from '../testing/harness.ts';
-import { addMember, makeOrg, sampleSnapshot, subscribe } from '../edges/testing.ts';
+import { addMember, makeOrg, sampleSnapshot, subscribe } from '../testing/fixtures.ts';
 import type { Scope } from '../orgs/scope.ts';
 import { assertWithinLimit, effectivePlan } from './plans.ts';
 
@@ -40,7 +40,7 @@ describe('GET /v1/billing/usage', () => {
 
   it("counts only the organization's edges with the header, and not revoked edges", async () => {
     const u = await t.user();
-    const org = await makeOrg(t, u.id);
+    const org = await makeOrg(t, u);
     await edgeWith(personal(u.id), { devices: 9 });
     await edgeWith(orgScope(u.id, org), { devices: 2, automations: 3 });
     const revoked = await edgeWith(orgScope(u.id, org), { devices: 7 });
@@ -65,7 +65,7 @@ describe('GET /v1/billing/usage', () => {
     expect((await t.get('/v1/billing/usage')).body).toEqual({ error: 'unauthorized' });
     const owner = await t.user();
     const other = await t.user();
-    const org = await makeOrg(t, owner.id);
+    const org = await makeOrg(t, owner);
     const res = await t.get('/v1/billing/usage', { token: other.token, org });
     expect(res.status).toBe(403);
     expect(res.body).toEqual({ error: 'forbidden' });
@@ -96,7 +96,7 @@ describe('effective plan', () => {
     const db = t.cloud.database.db;
     const admin = await t.user();
     const member = await t.user();
-    const org = await makeOrg(t, admin.id);
+    const org = await makeOrg(t, admin);
     await addMember(t, org, member.id, 'member');
     await subscribe(t, member.id, 3);
     expect((await effectivePlan(db, orgScope(member.id, org))).name).toBe('free');
@@ -136,7 +136,7 @@ describe('assertWithinLimit', () => {
   it('counts per scope: a full personal scope does not block an organization', async () => {
     const u = await t.user();
     await edgeWith(personal(u.id), { entries: 3 });
-    const org = await makeOrg(t, u.id);
+    const org = await makeOrg(t, u);
     await expect(assertWithinLimit(t.cloud.services, personal(u.id), 'config_entries')).rejects.toMatchObject({
       status: 403,
     });

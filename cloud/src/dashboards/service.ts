@@ -6,7 +6,7 @@ import type { CloudDatabase, Db } from '../db/database.ts';
 import type { Scope } from '../orgs/scope.ts';
 import { can, sharesFor, type Action } from '../authz/can.ts';
 import { shares } from '../authz/shares-table.ts';
-import { inScope } from '../zones/scoped.ts';
+import { inScope } from '../authz/scope.ts';
 import { dashboards, type DashboardRow } from './tables.ts';
 
 export const DEFAULT_TYPE = 'dashboard';

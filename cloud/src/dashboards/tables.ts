@@ -1,11 +1,10 @@
-import { integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import type { Migration } from '../db/database.ts';
+import { OWNED_COLUMNS_SQL, ownedColumns } from '../authz/owner-columns.ts';
 
 /** A UI dashboard: views holding cards. Its name is unique within its scope. */
 export const dashboards = sqliteTable('ui_dashboards', {
-  id: integer('id').primaryKey({ autoIncrement: true }),
-  userId: text('user_id').notNull(),
-  orgId: text('org_id'),
+  ...ownedColumns(),
   name: text('name').notNull(),
   type: text('type').notNull(),
   title: text('title').notNull(),
@@ -24,9 +23,7 @@ export const dashboardMigrations: Migration[] = [
     id: 'dashboards-001-init',
     sql: `
       CREATE TABLE ui_dashboards (
-        id INTEGER PRIMARY KEY AUTOINCREMENT,
-        user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
-        org_id TEXT REFERENCES organizations(id) ON DELETE CASCADE,
+        ${OWNED_COLUMNS_SQL},
         name TEXT NOT NULL,
         type TEXT NOT NULL,
         title TEXT NOT NULL,

@@ -1,7 +1,7 @@
 import { and, eq, isNull } from 'drizzle-orm';
 import { conflict } from '@smarthome/protocol/server';
 import type { TransferResourceHandler } from '../transfers/resources.ts';
-import { rowId } from '../zones/scoped.ts';
+import { rowId } from '../http/route-inputs.ts';
 import { dropDashboardShares } from './service.ts';
 import { dashboards } from './tables.ts';
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestCloud, type TestCloud } from '../testing/harness.ts';
-import { addMember } from '../orgs/test-fixtures.ts';
+import { addMember } from '../testing/fixtures.ts';
 
 let t: TestCloud;
 beforeAll(async () => {

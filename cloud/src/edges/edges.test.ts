@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Edge } from '@smarthome/protocol';
 import { startTestCloud, type TestCloud } from '../testing/harness.ts';
 import { sha256 } from '../auth/secrets.ts';
-import { addMember, makeOrg } from './testing.ts';
+import { addMember, makeOrg } from '../testing/fixtures.ts';
 
 const FLEET = 'fleet-secret-token-for-tests';
 let t: TestCloud;
@@ -45,7 +45,7 @@ describe('POST /v1/edges', () => {
 
   it('creates in the organization of X-Organization-Id', async () => {
     const u = await t.user();
-    const org = await makeOrg(t, u.id);
+    const org = await makeOrg(t, u);
     const res = await t.post('/v1/edges', {
       token: u.token,
       org,
@@ -72,7 +72,7 @@ describe('POST /v1/edges', () => {
     expect(none.body).toEqual({ error: 'unauthorized' });
     const owner = await t.user();
     const other = await t.user();
-    const org = await makeOrg(t, owner.id);
+    const org = await makeOrg(t, owner);
     const res = await t.post('/v1/edges', { token: other.token, org, body: { name: 'x' } });
     expect(res.status).toBe(403);
     expect(res.body).toEqual({ error: 'forbidden' });
@@ -82,7 +82,7 @@ describe('POST /v1/edges', () => {
 describe('GET /v1/edges and /v1/edges/{id}', () => {
   it("lists the scope: personal edges without the header, the organization's with it", async () => {
     const u = await t.user();
-    const org = await makeOrg(t, u.id);
+    const org = await makeOrg(t, u);
     const mine = (await t.post('/v1/edges', { token: u.token, body: { name: 'Mine' } })).body.edge as Edge;
     const orgs = (await t.post('/v1/edges', { token: u.token, org, body: { name: 'Org' } })).body.edge as Edge;
     const personal = await t.get('/v1/edges', { token: u.token });
@@ -101,7 +101,7 @@ describe('GET /v1/edges and /v1/edges/{id}', () => {
   it('401 without auth, 403 foreign org, 404 unknown / malformed / invisible / outside the org header', async () => {
     const u = await t.user();
     const stranger = await t.user();
-    const org = await makeOrg(t, u.id);
+    const org = await makeOrg(t, u);
     const edge = (await t.post('/v1/edges', { token: u.token, body: { name: 'E' } })).body.edge as Edge;
     expect((await t.get('/v1/edges')).status).toBe(401);
     expect((await t.get(`/v1/edges/${edge.id}`)).status).toBe(401);
@@ -142,7 +142,7 @@ describe('DELETE /v1/edges/{id}', () => {
     const admin = await t.user();
     const member = await t.user();
     const stranger = await t.user();
-    const org = await makeOrg(t, owner.id);
+    const org = await makeOrg(t, owner);
     await addMember(t, org, admin.id, 'admin');
     await addMember(t, org, member.id, 'member');
     const edge = (await t.post('/v1/edges', { token: owner.token, org, body: { name: 'Shared' } })).body.edge as Edge;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Edge } from '@smarthome/protocol';
 import { startTestCloud, type TestCloud } from '../testing/harness.ts';
-import { makeOrg, sampleSnapshot, subscribe } from './testing.ts';
+import { makeOrg, sampleSnapshot, subscribe } from '../testing/fixtures.ts';
 
 /**
  * Tenant isolation across every route of edges, billing and smarthomes: user B (with
@@ -20,8 +20,8 @@ describe('tenant isolation', () => {
   it('nothing of user A or organization A leaks to user B or organization B', async () => {
     const a = await t.user();
     const b = await t.user();
-    const orgA = await makeOrg(t, a.id, 'A');
-    const orgB = await makeOrg(t, b.id, 'B');
+    const orgA = await makeOrg(t, a, [], 'A');
+    const orgB = await makeOrg(t, b, [], 'B');
     const aPersonal = (await t.post('/v1/edges', { token: a.token, body: { name: 'a-home' } })).body as {
       edge: Edge;
       token: string;

@@ -1,7 +1,7 @@
 import { routes, type Edge } from '@smarthome/protocol';
 import { forbidden, notFound, unauthorized } from '@smarthome/protocol/server';
 import type { Caller, CloudRouter, CloudServices } from '../context.ts';
-import { userOf } from '../auth/routes.ts';
+import { userOf } from '../http/route-inputs.ts';
 import { can, type Action } from '../authz/can.ts';
 import { resolveScope, type Scope } from '../orgs/scope.ts';
 import { edgeResource } from './registry.ts';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { startTestCloud, type TestCloud } from '../testing/harness.ts';
-import { sampleSnapshot } from '../edges/testing.ts';
+import { sampleSnapshot } from '../testing/fixtures.ts';
 import { connectHa, haWorld } from './testing.ts';
 
 /**

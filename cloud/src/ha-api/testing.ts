@@ -1,7 +1,7 @@
 import { expect } from 'vitest';
 import WebSocket from 'ws';
 import type { TestCloud } from '../testing/harness.ts';
-import { addMember, makeOrg, sampleSnapshot } from '../edges/testing.ts';
+import { addMember, makeOrg, sampleSnapshot } from '../testing/fixtures.ts';
 
 type User = Awaited<ReturnType<TestCloud['user']>>;
 
@@ -13,7 +13,7 @@ export async function haWorld(
   t: TestCloud,
 ): Promise<{ a: User; b: User; v: User; org: string; edgeA: number; edgeO: number }> {
   const [a, b, v] = [await t.user(), await t.user(), await t.user()];
-  const org = await makeOrg(t, a.id);
+  const org = await makeOrg(t, a);
   await addMember(t, org, v.id, 'member');
   const edgeA = (await t.post('/v1/edges', { token: a.token, body: { name: 'House' } })).body.edge.id as number;
   const edgeO = (await t.post('/v1/edges', { token: a.token, org, body: { name: 'Office' } })).body.edge.id as number;

@@ -5,8 +5,8 @@ import { simpleParser } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestCloud, type TestCloud } from '../testing/harness.ts';
 import { createTestSchema, testDatabaseUrl } from '../testing/database.ts';
-import { orgFixture } from '../orgs/test-fixtures.ts';
-import { SmtpSink, linkIn } from './testing.ts';
+import { orgFixture } from '../testing/fixtures.ts';
+import { SmtpSink, linkIn } from '../testing/mail.ts';
 import { renderMail } from './templates.ts';
 
 const FAST_QUEUE = { pollMs: 100, retryBaseMs: 100, maxAttempts: 50 };

@@ -2,7 +2,7 @@ import http from 'node:http';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestCloud, type TestCloud } from '../testing/harness.ts';
-import { sampleSnapshot } from '../edges/testing.ts';
+import { sampleSnapshot } from '../testing/fixtures.ts';
 
 let t: TestCloud;
 beforeAll(async () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestCloud, type TestCloud } from '../testing/harness.ts';
-import { sampleSnapshot } from '../edges/testing.ts';
+import { sampleSnapshot } from '../testing/fixtures.ts';
 import type { MirrorStore } from './store.ts';
 
 let t: TestCloud;

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestCloud, type TestCloud } from '../testing/harness.ts';
-import { UNKNOWN_ORG, orgFixture } from './test-fixtures.ts';
+import { UNKNOWN_ORG, orgFixture } from '../testing/fixtures.ts';
 
 let t: TestCloud;
 beforeAll(async () => {

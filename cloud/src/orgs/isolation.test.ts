@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestCloud, type TestCloud } from '../testing/harness.ts';
-import { orgFixture } from './test-fixtures.ts';
+import { orgFixture } from '../testing/fixtures.ts';
 
 /**
  * Tenant isolation: a second organization (A) and its users walk every organization route

@@ -1,9 +1,8 @@
 import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { sampleSnapshot } from '../edges/testing.ts';
+import { orgFixture, sampleSnapshot } from '../testing/fixtures.ts';
 import { startTestCloud, type TestCloud } from '../testing/harness.ts';
-import { orgFixture } from './test-fixtures.ts';
 
 /**
  * Organizations requiring multi-factor sign-in (organizations.require_mfa), on a real cloud

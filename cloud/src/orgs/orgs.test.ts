@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestCloud, type TestCloud } from '../testing/harness.ts';
-import { UNKNOWN_ORG as UNKNOWN, addMember } from './test-fixtures.ts';
+import { UNKNOWN_ORG as UNKNOWN, addMember } from '../testing/fixtures.ts';
 
 let t: TestCloud;
 beforeAll(async () => {

@@ -1,6 +1,6 @@
 import { routes } from '@smarthome/protocol';
 import type { CloudRouter, CloudServices } from '../context.ts';
-import { userOf } from '../auth/routes.ts';
+import { userOf } from '../http/route-inputs.ts';
 import { OrgService } from './service.ts';
 import { InvitationService } from './invitations.ts';
 import { ShareService } from './shares.ts';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestCloud, type TestCloud } from '../testing/harness.ts';
-import { UNKNOWN_ORG, addMember, orgFixture } from './test-fixtures.ts';
+import { UNKNOWN_ORG, addMember, orgFixture } from '../testing/fixtures.ts';
 
 let t: TestCloud;
 beforeAll(async () => {

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { startTestCloud, type TestCloud } from '../testing/harness.ts';
-import { TEST_REDIS_URL, redisReachable, testRedisPrefix } from './testing.ts';
+import { TEST_REDIS_URL, redisReachable, testRedisPrefix } from '../testing/redis.ts';
 
 const reachable = await redisReachable();
 if (!reachable) console.warn(`skipping replica health tests: no Redis at ${TEST_REDIS_URL}`);

@@ -9,7 +9,7 @@ import { ClusterEdges, type LocalTunnels } from './edges.ts';
 import { RedisFailureStore } from './failure-store.ts';
 import { RedisWebhookRateLimiter } from './webhook-limiter.ts';
 import { StaleEdgeSweeper } from './sweeper.ts';
-import { TEST_REDIS_URL, deletePrefix, redisReachable, testRedisPrefix } from './testing.ts';
+import { TEST_REDIS_URL, deletePrefix, redisReachable, testRedisPrefix } from '../testing/redis.ts';
 
 /** The Redis-backed scale-out pieces against the machine's real Redis, under a random key prefix. */
 const reachable = await redisReachable();

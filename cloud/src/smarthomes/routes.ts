@@ -1,7 +1,7 @@
 import { routes } from '@smarthome/protocol';
 import { badRequest } from '@smarthome/protocol/server';
 import type { CloudRouter, CloudServices } from '../context.ts';
-import { userOf } from '../auth/routes.ts';
+import { userOf } from '../http/route-inputs.ts';
 import { resolveScope } from '../orgs/scope.ts';
 
 /** Opaque cursor: base64url of "e:<last edge id>". */

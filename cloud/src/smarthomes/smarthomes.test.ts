@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestCloud, type TestCloud } from '../testing/harness.ts';
-import { addMember, makeOrg, sampleSnapshot } from '../edges/testing.ts';
+import { addMember, makeOrg, sampleSnapshot } from '../testing/fixtures.ts';
 import { decodeCursor, encodeCursor } from './routes.ts';
 
 let t: TestCloud;
@@ -34,7 +34,7 @@ describe('GET /v2/smarthomes', () => {
 
   it('paginates with an opaque cursor: no duplicates, no gaps', async () => {
     const u = await t.user();
-    const org = await makeOrg(t, u.id);
+    const org = await makeOrg(t, u);
     const member = await t.user();
     await addMember(t, org, member.id, 'member');
     const ids: number[] = [];
@@ -89,7 +89,7 @@ describe('GET /v2/smarthomes', () => {
     expect((await t.get('/v2/smarthomes')).status).toBe(401);
     const owner = await t.user();
     const other = await t.user();
-    const org = await makeOrg(t, owner.id);
+    const org = await makeOrg(t, owner);
     const res = await t.get('/v2/smarthomes', { token: other.token, org });
     expect(res.status).toBe(403);
     expect(res.body).toEqual({ error: 'forbidden' });

@@ -14,7 +14,7 @@ import {
   TEST_BUNDLE_ID,
   type NotificationSpec,
   type TestPki,
-} from './test-pki.ts';
+} from '../testing/app-store-pki.ts';
 import { APPLE_LEAF_MARKER_OID } from './verify.ts';
 import { DbIapRepository } from './repository.ts';
 import { defaultPlanOfProduct, parseProductPlans, productPlanMap } from './product-plans.ts';

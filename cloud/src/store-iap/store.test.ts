@@ -10,7 +10,7 @@ import {
   TEST_BUNDLE_ID,
   type NotificationSpec,
   type TestPki,
-} from './test-pki.ts';
+} from '../testing/app-store-pki.ts';
 import { createStoreVerifier, type StoreVerifier } from './verify.ts';
 import {
   handleStoreNotification,

@@ -12,7 +12,7 @@ import {
   TEST_BUNDLE_ID,
   type NotificationSpec,
   type TestPki,
-} from './test-pki.ts';
+} from '../testing/app-store-pki.ts';
 import {
   APPLE_ROOT_CA_G3_SHA256,
   createStoreVerifier,

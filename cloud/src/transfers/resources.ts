@@ -1,8 +1,6 @@
 import type { TransferResourceType } from '@smarthome/protocol';
 import type { Db } from '../db/database.ts';
 import type { Resource } from '../authz/can.ts';
-import { zoneTransferHandler } from '../zones/transfer.ts';
-import { dashboardTransferHandler } from '../dashboards/transfer.ts';
 
 /** Who owns a transferable resource, as can() needs it. */
 export interface TransferOwnership {
@@ -28,17 +26,11 @@ export interface TransferResourceHandler {
   moveTo(db: Db, id: string, newOwnerUserId: string): Promise<void>;
 }
 
-export type TransferResourceHandlers = Partial<Record<TransferResourceType, TransferResourceHandler>>;
-
 /**
- * The registry: resource_type → handler. To make another type transferable, implement a
- * TransferResourceHandler next to the resource (as zones/transfer.ts does) and add one
- * import and one entry here. Types without a handler (physical_device, user_product,
- * config_entry, automation, script, tag, organization until their owners register one)
- * answer 400 "resource not found or not owned" on POST /v1/transfers, exactly like a
+ * resource_type → handler. The map is built at the composition root (modules.ts), so this
+ * capability imports none of the resources it moves. Types without a handler (physical_device,
+ * user_product, config_entry, automation, script, tag, organization until their owners register
+ * one) answer 400 "resource not found or not owned" on POST /v1/transfers, exactly like a
  * resource the caller does not own, so nothing about them can be probed.
  */
-export const transferResourceHandlers: TransferResourceHandlers = {
-  zone: zoneTransferHandler,
-  ui_dashboard: dashboardTransferHandler,
-};
+export type TransferResourceHandlers = Partial<Record<TransferResourceType, TransferResourceHandler>>;

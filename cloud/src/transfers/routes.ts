@@ -1,15 +1,15 @@
 import { routes } from '@smarthome/protocol';
 import type { CloudRouter, CloudServices } from '../context.ts';
-import { userOf } from '../auth/routes.ts';
-import { rowId } from '../zones/scoped.ts';
-import { transferResourceHandlers } from './resources.ts';
+import { rowId, userOf } from '../http/route-inputs.ts';
+import type { TransferResourceHandlers } from './resources.ts';
 import { TransferService } from './service.ts';
 
-export function mountTransferRoutes(router: CloudRouter, s: CloudServices): void {
+/** `handlers`: the transferable resource types (modules.ts registers them). */
+export function mountTransferRoutes(router: CloudRouter, s: CloudServices, handlers: TransferResourceHandlers): void {
   const transfers = new TransferService({
     database: s.database,
     auth: s.auth,
-    handlers: transferResourceHandlers,
+    handlers,
     mail: s.mail,
     publicUrl: s.publicUrl,
   });

@@ -1,5 +1,6 @@
 import { integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import type { Migration } from '../db/database.ts';
+import { ROW_ID_SQL, userRefSql } from '../authz/owner-columns.ts';
 
 /** An offer to hand a resource to the user with the e-mail to_email. */
 export const transfers = sqliteTable('transfers', {
@@ -24,8 +25,8 @@ export const transferMigrations: Migration[] = [
     id: 'transfers-001-init',
     sql: `
       CREATE TABLE transfers (
-        id INTEGER PRIMARY KEY AUTOINCREMENT,
-        from_user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        ${ROW_ID_SQL},
+        ${userRefSql('from_user_id')},
         to_email TEXT NOT NULL,
         resource_type TEXT NOT NULL,
         resource_id TEXT NOT NULL,

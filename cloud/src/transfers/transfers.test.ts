@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestCloud, type TestCloud } from '../testing/harness.ts';
-import { makeOrg, share } from '../zones/testing.ts';
+import { makeOrg, share } from '../testing/fixtures.ts';
 
 let t: TestCloud;
 beforeAll(async () => {

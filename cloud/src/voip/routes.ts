@@ -1,9 +1,8 @@
 import path from 'node:path';
 import { routes } from '@smarthome/protocol';
 import type { CloudRouter, CloudServices } from '../context.ts';
-import { userOf } from '../auth/routes.ts';
+import { rowId, userOf } from '../http/route-inputs.ts';
 import { resolveScope } from '../orgs/scope.ts';
-import { rowId } from '../zones/scoped.ts';
 import { SecretBox } from './secret-box.ts';
 import { VoipService } from './service.ts';
 

@@ -5,7 +5,7 @@ import { forbidden, notFound } from '@smarthome/protocol/server';
 import type { Db } from '../db/database.ts';
 import type { Scope } from '../orgs/scope.ts';
 import { can } from '../authz/can.ts';
-import { inScope } from '../zones/scoped.ts';
+import { inScope } from '../authz/scope.ts';
 import type { SecretBox } from './secret-box.ts';
 import { voipAccounts, type VoipAccountRow } from './tables.ts';
 

@@ -1,11 +1,10 @@
 import { integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import type { Migration } from '../db/database.ts';
+import { OWNED_COLUMNS_SQL, ownedColumns } from '../authz/owner-columns.ts';
 
 /** A SIP account; the password is sealed with the data dir's VoIP key (SecretBox). */
 export const voipAccounts = sqliteTable('voip_accounts', {
-  id: integer('id').primaryKey({ autoIncrement: true }),
-  userId: text('user_id').notNull(),
-  orgId: text('org_id'),
+  ...ownedColumns(),
   name: text('name').notNull(),
   server: text('server').notNull(),
   domain: text('domain'),
@@ -25,9 +24,7 @@ export const voipMigrations: Migration[] = [
     id: 'voip-001-init',
     sql: `
       CREATE TABLE voip_accounts (
-        id INTEGER PRIMARY KEY AUTOINCREMENT,
-        user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
-        org_id TEXT REFERENCES organizations(id) ON DELETE CASCADE,
+        ${OWNED_COLUMNS_SQL},
         name TEXT NOT NULL,
         server TEXT NOT NULL,
         domain TEXT,

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestCloud, type TestCloud } from '../testing/harness.ts';
 import { onPostgres } from '../testing/database.ts';
-import { makeOrg } from '../zones/testing.ts';
+import { makeOrg } from '../testing/fixtures.ts';
 import { SecretBox } from './secret-box.ts';
 import { voipKeyFile } from './routes.ts';
 

@@ -1,8 +1,7 @@
 import { routes } from '@smarthome/protocol';
 import type { CloudRouter, CloudServices } from '../context.ts';
-import { userOf } from '../auth/routes.ts';
+import { rowId, userOf } from '../http/route-inputs.ts';
 import { resolveScope } from '../orgs/scope.ts';
-import { rowId } from './scoped.ts';
 import { ZoneService, toZone } from './service.ts';
 
 export function mountZoneRoutes(router: CloudRouter, s: CloudServices): void {

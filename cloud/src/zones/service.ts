@@ -5,7 +5,7 @@ import { forbidden, notFound } from '@smarthome/protocol/server';
 import type { Db } from '../db/database.ts';
 import type { Scope } from '../orgs/scope.ts';
 import { can, type Action } from '../authz/can.ts';
-import { inScope } from './scoped.ts';
+import { inScope } from '../authz/scope.ts';
 import { zones, type ZoneRow } from './tables.ts';
 
 const now = () => new Date().toISOString();

@@ -1,11 +1,10 @@
 import { integer, real, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import type { Migration } from '../db/database.ts';
+import { OWNED_COLUMNS_SQL, ownedColumns } from '../authz/owner-columns.ts';
 
 /** A geographic circle: centre in decimal degrees, radius in metres. */
 export const zones = sqliteTable('zones', {
-  id: integer('id').primaryKey({ autoIncrement: true }),
-  userId: text('user_id').notNull(),
-  orgId: text('org_id'),
+  ...ownedColumns(),
   name: text('name').notNull(),
   icon: text('icon').notNull(),
   latitude: real('latitude').notNull(),
@@ -23,9 +22,7 @@ export const zoneMigrations: Migration[] = [
     id: 'zones-001-init',
     sql: `
       CREATE TABLE zones (
-        id INTEGER PRIMARY KEY AUTOINCREMENT,
-        user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
-        org_id TEXT REFERENCES organizations(id) ON DELETE CASCADE,
+        ${OWNED_COLUMNS_SQL},
         name TEXT NOT NULL,
         icon TEXT NOT NULL,
         latitude REAL NOT NULL CHECK (latitude BETWEEN -90 AND 90),

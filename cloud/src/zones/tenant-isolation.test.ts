@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestCloud, type TestCloud } from '../testing/harness.ts';
-import { makeOrg } from './testing.ts';
+import { makeOrg } from '../testing/fixtures.ts';
 
 /**
  * Walks every zone, dashboard, transfer and VoIP route as a second user with a second

@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import type { TransferResourceHandler } from '../transfers/resources.ts';
-import { rowId } from './scoped.ts';
+import { rowId } from '../http/route-inputs.ts';
 import { zones } from './tables.ts';
 
 /** Transfer of a zone: the recipient becomes its owner and it becomes personal. */

@@ -5,7 +5,7 @@ import { Hono } from 'hono';
 import { serve } from '@hono/node-server';
 import type { MqttClient } from 'mqtt';
 import { startTestCloud, type TestCloud } from '@smarthome/cloud/testing/harness';
-import { sampleSnapshot } from '@smarthome/cloud/edges/testing';
+import { sampleSnapshot } from '@smarthome/cloud/testing/fixtures';
 import { connect, startEdge, tempDir } from '@smarthome/edge/test-helpers';
 import type { Edge } from '@smarthome/edge/edge';
 import type { BenchOptions, BenchResult, BenchScenario } from '../lib/types.ts';

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startTestCloud } from '@smarthome/cloud/testing/harness';
 import { startEdge, tempDir } from '@smarthome/edge/test-helpers';
-import { addMember } from '@smarthome/cloud/orgs/test-fixtures';
+import { addMember } from '@smarthome/cloud/testing/fixtures';
 import { pairEdge, until, type Cleanups } from './support.ts';
 
 /**

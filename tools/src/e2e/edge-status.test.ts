@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startTestCloud, type TestCloud } from '@smarthome/cloud/testing/harness';
-import { TEST_REDIS_URL, deleteTestPrefix, redisReachable, testRedisPrefix } from '@smarthome/cloud/scale/testing';
+import { TEST_REDIS_URL, deleteTestPrefix, redisReachable, testRedisPrefix } from '@smarthome/cloud/testing/redis';
 import { startEdge, tempDir } from '@smarthome/edge/test-helpers';
 import { until } from './support.ts';
 

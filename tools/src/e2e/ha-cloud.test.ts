@@ -11,9 +11,9 @@ import {
   type Connection,
   type HassEntities,
 } from 'home-assistant-js-websocket';
-import { addMember } from '@smarthome/cloud/edges/testing';
+import { addMember } from '@smarthome/cloud/testing/fixtures';
 import { TestCloud, startTestCloud } from '@smarthome/cloud/testing/harness';
-import { redisReachable } from '@smarthome/cloud/scale/testing';
+import { redisReachable } from '@smarthome/cloud/testing/redis';
 import type { Edge } from '@smarthome/edge/edge';
 import { mqttLamp, pairEdge, startReplicaPair, until, type Cleanups } from './support.ts';
 

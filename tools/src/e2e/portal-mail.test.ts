@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { ensurePortalBuilt } from '@smarthome/web/serve/build';
 import { startTestCloud, type TestCloud } from '@smarthome/cloud/testing/harness';
-import { SmtpSink, linkIn } from '@smarthome/cloud/mail/testing';
+import { SmtpSink, linkIn } from '@smarthome/cloud/testing/mail';
 import type { Cleanups } from './support.ts';
 import { BROWSER_SUITE, CHROMIUM, expectAccessible, launch, newPage, shot, submitSignIn } from './portal-support.ts';
 

@@ -6,12 +6,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exportJWK, generateKeyPair } from 'jose';
 import type { MqttClient } from 'mqtt';
 import { spawnReady, type Spawned } from '@smarthome/cloud/testing/process';
-import { TEST_REDIS_URL, deleteTestPrefix, redisReachable, testRedisPrefix } from '@smarthome/cloud/scale/testing';
+import { TEST_REDIS_URL, deleteTestPrefix, redisReachable, testRedisPrefix } from '@smarthome/cloud/testing/redis';
 import { connect, startEdge, tempDir } from '@smarthome/edge/test-helpers';
 import type { Edge } from '@smarthome/edge/edge';
 import { createTestSchema, testDatabaseUrl } from '@smarthome/cloud/testing/database';
 import { failoverProxy, openAppSocket, until } from './support.ts';
-import { outboxToken } from '@smarthome/cloud/mail/testing';
+import { outboxToken } from '@smarthome/cloud/testing/mail';
 
 /** What an operator copies to every replica: the access-token signing key and the VoIP secret key. */
 async function provisionSharedKeys(dirs: string[]): Promise<void> {

@@ -9,7 +9,7 @@ import { TestCloud } from '@smarthome/cloud/testing/harness';
 import { createCloud } from '@smarthome/cloud/cloud';
 import { defaultCloudConfig } from '@smarthome/cloud/config';
 import { createLogger } from '@smarthome/cloud/log';
-import { TEST_REDIS_URL, deleteTestPrefix, testRedisPrefix } from '@smarthome/cloud/scale/testing';
+import { TEST_REDIS_URL, deleteTestPrefix, testRedisPrefix } from '@smarthome/cloud/testing/redis';
 import { createTestSchema, testDatabaseUrl } from '@smarthome/cloud/testing/database';
 import { connect, startEdge, tempDir } from '@smarthome/edge/test-helpers';
 import type { Edge } from '@smarthome/edge/edge';

@@ -1,4 +1,4 @@
-import type { Publish, Rng, SimKind } from './kinds.ts';
+import type { Publish, Rng, SimKind } from './kind-types.ts';
 
 /**
  * zigbee2mqtt-style device kinds: one JSON state document per device on its base topic,

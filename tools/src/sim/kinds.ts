@@ -4,34 +4,8 @@
  * as a real device does).
  */
 
+import type { SimKind } from './kind-types.ts';
 import { ZIGBEE_KINDS } from './kinds-zigbee.ts';
-
-export type Rng = () => number;
-
-export interface SimEntityDef {
-  component: string;
-  objectId: string;
-  config: Record<string, unknown>;
-}
-
-export interface Publish {
-  topic: string;
-  payload: string;
-  retain?: boolean;
-}
-
-export interface SimKind {
-  kind: string;
-  model: string;
-  entities(base: string): SimEntityDef[];
-  initial(rng: Rng): Record<string, unknown>;
-  /** the full current state as messages */
-  states(base: string, s: Record<string, unknown>): Publish[];
-  /** one spontaneous change (sensor drift, motion …); returns what changed */
-  tick(base: string, s: Record<string, unknown>, rng: Rng): Publish[];
-  /** reacts to a command on one of its command topics */
-  command(base: string, s: Record<string, unknown>, topic: string, payload: string): Publish[];
-}
 
 const round = (n: number, d = 1) => Math.round(n * 10 ** d) / 10 ** d;
 const clamp = (n: number, lo: number, hi: number) => Math.max(lo, Math.min(hi, n));

@@ -1,5 +1,6 @@
 import mqtt, { type MqttClient } from 'mqtt';
-import { KINDS, type Publish, type Rng, type SimKind } from './kinds.ts';
+import type { Publish, Rng, SimKind } from './kind-types.ts';
+import { KINDS } from './kinds.ts';
 
 export interface SimulatorOptions {
   /** mqtt://user:pass@host:port */

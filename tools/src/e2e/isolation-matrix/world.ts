@@ -1,7 +1,7 @@
 import { expect } from 'vitest';
 import type { MqttClient } from 'mqtt';
 import { startTestCloud, type ApiResponse, type TestCloud } from '@smarthome/cloud/testing/harness';
-import { subscribe } from '@smarthome/cloud/edges/testing';
+import { subscribe } from '@smarthome/cloud/testing/fixtures';
 import type { Edge } from '@smarthome/edge/edge';
 import { mqttLamp, pairEdge, until } from '../support.ts';
 

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import readline from 'node:readline';
 import { simpleParser, type ParsedMail } from 'mailparser';
-import { NODE } from '../testing/process.ts';
+import { NODE } from './process.ts';
 
 export interface ReceivedMail {
   from: string | null;

@@ -1,5 +1,5 @@
 /**
- * A real SMTP server for tests, run as its own process (spawned by testing.ts): smtp-server
+ * A real SMTP server for tests, run as its own process (spawned by mail.ts): smtp-server
  * with STARTTLS (its built-in self-signed certificate), any sender and recipient. Each message
  * goes to the parent over IPC before the server answers 250. argv[2]: the port (0 = any).
  */

@@ -28,7 +28,7 @@ import {
   TBSCertificate,
   Validity,
 } from '@peculiar/asn1-x509';
-import { APPLE_INTERMEDIATE_MARKER_OID, APPLE_LEAF_MARKER_OID } from './verify.ts';
+import { APPLE_INTERMEDIATE_MARKER_OID, APPLE_LEAF_MARKER_OID } from '../store-iap/verify.ts';
 
 const ECDSA_WITH_SHA256 = '1.2.840.10045.4.3.2';
 const COMMON_NAME = '2.5.4.3';
