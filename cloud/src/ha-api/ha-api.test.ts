@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { startTestCloud, type TestCloud } from '../testing/harness.ts';
 import { sampleSnapshot } from '../testing/fixtures.ts';
-import { connectHa, haWorld } from './testing.ts';
+import { connectHa, haWorld } from '../testing/ha.ts';
 
 /**
  * The cloud's Home Assistant API in-process: real cloud (SQLite or PostgreSQL), real ws

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type WebSocket from 'ws';
 import { startTestCloud, type TestCloud } from '../testing/harness.ts';
-import { connectHa, haWorld } from './testing.ts';
+import { connectHa, haWorld } from '../testing/ha.ts';
 
 /**
  * The cloud's HA commands that need more than the mirror's states (render_template, history,

@@ -1,7 +1,7 @@
 import { expect } from 'vitest';
 import WebSocket from 'ws';
-import type { TestCloud } from '../testing/harness.ts';
-import { addMember, makeOrg, sampleSnapshot } from '../testing/fixtures.ts';
+import type { TestCloud } from './harness.ts';
+import { addMember, makeOrg, sampleSnapshot } from './fixtures.ts';
 
 type User = Awaited<ReturnType<TestCloud['user']>>;
 
