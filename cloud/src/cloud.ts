@@ -21,8 +21,8 @@ import { AccessTokenSigner } from './auth/jwt.ts';
 import { AuthService } from './auth/service.ts';
 import { LoginThrottle, MemoryFailureStore } from './auth/throttle.ts';
 import { safeEqual } from './auth/secrets.ts';
-import { peerAddress, type Caller, type CloudServices } from './context.ts';
-import { TrustedProxies } from './http/client-address.ts';
+import type { Caller, CloudServices } from './context.ts';
+import { TrustedProxies, clientAddressMiddleware } from './http/client-address.ts';
 import { mountDocs } from './docs/routes.ts';
 import { EdgeRegistry } from './edges/registry.ts';
 import { MirrorStore } from './mirror/store.ts';
@@ -210,11 +210,7 @@ export class Cloud {
       haBackend.fanOutEvent(e).catch((err) => this.log.error('ha edge event fan-out failed', err));
     });
     // Before every route: who the client is (throttling, the origin relayed to edges).
-    const proxies = new TrustedProxies(config.trustProxy);
-    this.app.use('*', async (c, next) => {
-      c.set('clientAddress', proxies.clientAddress(peerAddress(c), c.req.header('x-forwarded-for')));
-      await next();
-    });
+    this.app.use('*', clientAddressMiddleware(new TrustedProxies(config.trustProxy)));
     this.router = new SpecRouter<Caller>(this.app, {
       authenticate: (c, spec) => this.authenticate(c.req.header('authorization'), spec),
       bodyLimit: config.bodyLimitBytes,

@@ -1,7 +1,5 @@
-import type { Context } from 'hono';
 import type { AccessCache } from './authz/access-cache.ts';
 import type { Handled, SpecRouter } from '@smarthome/protocol/server';
-import { getConnInfo } from '@hono/node-server/conninfo';
 import type { CloudConfig } from './config.ts';
 import type { CloudDatabase } from './db/database.ts';
 import type { Logger } from './log.ts';
@@ -47,26 +45,5 @@ export type Caller =
   Principal | { userId: ''; via: 'anonymous' | 'fleet' } | { userId: ''; via: 'edge'; edgeId: number };
 export type CloudRouter = SpecRouter<Caller>;
 export type H<P = unknown, Q = unknown, B = unknown> = Handled<P, Q, B, Caller>;
-
-declare module 'hono' {
-  interface ContextVariableMap {
-    /** set once per request by the cloud (the TCP peer, or the client a trusted proxy names) */
-    clientAddress: string;
-  }
-}
-
-/** The client's address: behind --trust-proxy, what the proxies' X-Forwarded-For says. */
-export function clientAddress(c: Context): string {
-  return c.get('clientAddress') ?? peerAddress(c);
-}
-
-/** The TCP peer of the request. */
-export function peerAddress(c: Context): string {
-  try {
-    return getConnInfo(c).remote.address ?? 'unknown';
-  } catch {
-    return 'unknown';
-  }
-}
 
 export type RouteModule = (router: CloudRouter, services: CloudServices) => void;

@@ -1,7 +1,8 @@
 import { routes } from '@smarthome/protocol';
 import { unauthorized } from '@smarthome/protocol/server';
 import { eq } from 'drizzle-orm';
-import { clientAddress, type Caller, type CloudRouter, type CloudServices } from '../context.ts';
+import type { Caller, CloudRouter, CloudServices } from '../context.ts';
+import { clientAddress } from '../http/client-address.ts';
 import { orgMembers, organizations } from '../orgs/tables.ts';
 import { pickLocale } from '../mail/templates.ts';
 import { AccountEmailService, RESET_REQUESTED } from './account-email.ts';

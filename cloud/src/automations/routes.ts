@@ -10,7 +10,8 @@ import {
   rateLimited,
   readBodyBytes,
 } from '@smarthome/protocol/server';
-import { clientAddress, type CloudRouter, type CloudServices, type RouteModule } from '../context.ts';
+import type { CloudRouter, CloudServices, RouteModule } from '../context.ts';
+import { clientAddress } from '../http/client-address.ts';
 import { userOf } from '../auth/routes.ts';
 import { resolveScope } from '../orgs/scope.ts';
 import { assertWithinLimit } from '../billing/plans.ts';

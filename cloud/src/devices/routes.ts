@@ -1,6 +1,7 @@
 import { MEDIA_SOURCE_ROOT, mediaRoot, routes, type Edge } from '@smarthome/protocol';
 import { badRequest, forbidden, notFound } from '@smarthome/protocol/server';
-import { clientAddress, type CloudRouter, type CloudServices } from '../context.ts';
+import type { CloudRouter, CloudServices } from '../context.ts';
+import { clientAddress } from '../http/client-address.ts';
 import { userOf } from '../auth/routes.ts';
 import { can } from '../authz/can.ts';
 import { edgeResource } from '../edges/registry.ts';
