@@ -21,12 +21,14 @@ import { AccessTokenSigner } from './auth/jwt.ts';
 import { AuthService } from './auth/service.ts';
 import { LoginThrottle, MemoryFailureStore } from './auth/throttle.ts';
 import { safeEqual } from './auth/secrets.ts';
-import type { Caller, CloudServices } from './context.ts';
+import type { Caller } from './context.ts';
+import type { CloudParts } from './parts.ts';
+import { mountCapabilityRoutes } from './api.ts';
 import { TrustedProxies, clientAddressMiddleware } from './http/client-address.ts';
 import { mountDocs } from './docs/routes.ts';
 import { EdgeRegistry } from './edges/registry.ts';
 import { MirrorStore } from './mirror/store.ts';
-import { migrations, routeModules } from './modules.ts';
+import { migrations } from './modules.ts';
 import { TunnelHub } from './tunnel/hub.ts';
 import { AppSocketServer } from './websocket/app-socket.ts';
 import { CloudHaBackend } from './ha-api/backend.ts';
@@ -62,7 +64,8 @@ export class Cloud {
   readonly log: Logger;
   readonly app = new Hono();
   readonly database: CloudDatabase;
-  readonly services: CloudServices;
+  /** the parts every route module takes its dependencies from (tests reach into them) */
+  readonly services: CloudParts;
   private readonly signer: AccessTokenSigner;
   private readonly router: SpecRouter<Caller>;
   private readonly appSocket: AppSocketServer;
@@ -165,7 +168,8 @@ export class Cloud {
     const webhookLimiter: WebhookRateLimiter = this.cluster
       ? new RedisWebhookRateLimiter(this.cluster, WEBHOOK_RATE)
       : new MemoryWebhookRateLimiter(WEBHOOK_RATE);
-    const core = {
+    const access = new EntityAccess({ database: this.database, mirror, accessCache }, tunnel);
+    this.services = {
       config,
       database: this.database,
       log: this.log,
@@ -174,14 +178,13 @@ export class Cloud {
       edges,
       mirror,
       tunnel,
+      access,
       webhookLimiter,
       accessCache,
       mail,
       publicUrl,
       links,
     };
-    const access = new EntityAccess(core, tunnel);
-    this.services = { ...core, access };
     // Open sockets' sessions end when their credential is revoked or expires, and drop cached
     // visibility whenever grants change, on any replica.
     const sessions = new SessionRegistry();
@@ -223,7 +226,7 @@ export class Cloud {
       return { status: 'ok' as const };
     });
     mountDocs(this.app, () => this.routes);
-    for (const mount of routeModules) mount(this.router, this.services);
+    mountCapabilityRoutes(this.router, this.services);
     this.haRoutes = mountHaRest(this.app, haBackend);
     // the web portal at / (GET outside the API paths only: unknown API paths keep their JSON 404)
     this.app.use('*', portalFallback('cloud'));

@@ -21,9 +21,10 @@ import {
   type HaBackend,
   type Unsubscribe,
 } from '@smarthome/protocol/server/ha/index';
-import type { Principal } from '../auth/service.ts';
-import type { CloudServices } from '../context.ts';
-import type { EdgeGrant, EntityGrant } from '../devices/access.ts';
+import type { AuthService, Principal } from '../auth/service.ts';
+import type { CloudDatabase } from '../db/database.ts';
+import type { EdgeGrant, EntityAccess, EntityGrant } from '../devices/access.ts';
+import type { MirrorStore } from '../mirror/store.ts';
 import { membership } from '../orgs/scope.ts';
 import type { EdgeEvent, StateChanged } from '../tunnel/hub.ts';
 import { servicesFor } from './services.ts';
@@ -36,6 +37,13 @@ export interface CloudHaPrincipal {
   token: string;
   credential: Principal['credential'];
   expiresAt: number | null;
+}
+
+export interface CloudHaBackendDeps {
+  auth: AuthService;
+  access: EntityAccess;
+  database: CloudDatabase;
+  mirror: MirrorStore;
 }
 
 /** What the caller reaches: whole edges (with its role there) and entities shared with it on other edges. */
@@ -61,11 +69,11 @@ const globalId = (edgeId: number, id: number | null | undefined) =>
  * entity_id on several edges is shown once, from the lowest edge id (as /v1 resolves it).
  */
 export class CloudHaBackend implements HaBackend<CloudHaPrincipal> {
-  private readonly s: CloudServices;
+  private readonly s: CloudHaBackendDeps;
   private readonly listeners = new Set<Listener>();
   private readonly since = new Date().toISOString();
 
-  constructor(services: CloudServices) {
+  constructor(services: CloudHaBackendDeps) {
     this.s = services;
   }
 

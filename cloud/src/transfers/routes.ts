@@ -1,11 +1,22 @@
 import { routes } from '@smarthome/protocol';
-import type { CloudRouter, CloudServices } from '../context.ts';
+import type { CloudRouter } from '../context.ts';
+import type { CloudDatabase } from '../db/database.ts';
+import type { MailQueue } from '../mail/queue.ts';
+import type { AuthService } from '../auth/service.ts';
 import { userOf } from '../auth/routes.ts';
 import { rowId } from '../zones/scoped.ts';
 import { transferResourceHandlers } from './resources.ts';
 import { TransferService } from './service.ts';
 
-export function mountTransferRoutes(router: CloudRouter, s: CloudServices): void {
+export interface TransferRoutesDeps {
+  database: CloudDatabase;
+  auth: AuthService;
+  mail: MailQueue;
+  /** where transfer links point */
+  publicUrl: () => string;
+}
+
+export function mountTransferRoutes(router: CloudRouter, s: TransferRoutesDeps): void {
   const transfers = new TransferService({
     database: s.database,
     auth: s.auth,
