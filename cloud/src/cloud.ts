@@ -84,39 +84,42 @@ export class Cloud {
     return `http://127.0.0.1:${this.port}`;
   }
 
+  /** Opens the parts and listens; a step that fails (a taken port) undoes those before it and rejects. */
   async start(): Promise<void> {
     const { life } = this;
-    await this.database.start();
-    life.defer('closing the database', () => this.database.stop());
-    await this.signer.start();
-    if (this.scale) await this.scale.start(life);
-    else await this.markEdgesOfflineAtStart();
-    const server = await this.listen();
-    this.server = server;
-    // Stops accepting and lets in-flight requests finish (they commit before they answer).
-    life.defer('closing HTTP', async () => {
-      this.server = null;
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeIdleConnections();
+    await life.start(async () => {
+      await this.database.start();
+      life.defer('closing the database', () => this.database.stop());
+      await this.signer.start();
+      if (this.scale) await this.scale.start(life);
+      else await this.markEdgesOfflineAtStart();
+      const server = await this.listen();
+      this.server = server;
+      // Stops accepting and lets in-flight requests finish (they commit before they answer).
+      life.defer('closing HTTP', async () => {
+        this.server = null;
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeIdleConnections();
+        });
+        this.upgrades.detach();
       });
-      this.upgrades.detach();
+      // Bound how long a client may take to send its request (slowloris).
+      server.requestTimeout = 30_000;
+      server.headersTimeout = 10_000;
+      this.listenPort = (server.address() as AddressInfo).port;
+      this.upgrades.attach(server);
+      const { tunnel, mail } = this.services;
+      tunnel.start(this.upgrades);
+      life.defer('closing the tunnels', () => tunnel.stop());
+      mail.start();
+      life.defer('stopping the mail queue', () => mail.stop());
+      this.haSocket.start(this.upgrades);
+      life.defer('closing HA WebSockets', () => this.haSocket.stop());
+      this.appSocket.start(this.upgrades);
+      life.defer('closing app WebSockets', () => this.appSocket.stop());
+      this.log.info('mail goes to', { transport: mail.transportDescription });
     });
-    // Bound how long a client may take to send its request (slowloris).
-    server.requestTimeout = 30_000;
-    server.headersTimeout = 10_000;
-    this.listenPort = (server.address() as AddressInfo).port;
-    this.upgrades.attach(server);
-    const { tunnel, mail } = this.services;
-    tunnel.start(this.upgrades);
-    life.defer('closing the tunnels', () => tunnel.stop());
-    mail.start();
-    life.defer('stopping the mail queue', () => mail.stop());
-    this.haSocket.start(this.upgrades);
-    life.defer('closing HA WebSockets', () => this.haSocket.stop());
-    this.appSocket.start(this.upgrades);
-    life.defer('closing app WebSockets', () => this.appSocket.stop());
-    this.log.info('mail goes to', { transport: mail.transportDescription });
   }
 
   private listen(): Promise<Server> {
