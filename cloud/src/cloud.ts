@@ -45,7 +45,7 @@ export class Cloud {
   constructor(config: CloudConfig, opts: { log?: Logger; redisPrefix?: string } = {}) {
     this.config = config;
     this.log = opts.log ?? createLogger('cloud');
-    this.life = new Lifecycle({ onError: (what, err) => this.log.error(`stop: ${what} failed`, err) });
+    this.life = new Lifecycle({ onError: (message, err) => this.log.error(message, err) });
     this.upgrades = new UpgradeDispatcher(this.log);
     // Scale-out: with REDIS_URL, replicas share tunnels, state_changed and login throttling through Redis (scale/).
     this.scale = config.redisUrl

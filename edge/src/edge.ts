@@ -286,7 +286,7 @@ export function createEdge(config: EdgeConfig): Edge {
         })
       : null;
   /** What start() brought up, undone in reverse by stop() (also after a failed start). */
-  const life = new Lifecycle({ onError: (what, err) => log.error(what, err) });
+  const life = new Lifecycle({ onError: (message, err) => log.error(message, err) });
 
   /** Every write-behind row to disk now; the first failure is thrown after both were tried. */
   const commit = () => {

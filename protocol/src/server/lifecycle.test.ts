@@ -69,7 +69,7 @@ describe('Lifecycle', () => {
     });
     await expect(life.stop()).rejects.toThrow('http stuck');
     expect(log).toEqual(['database closed']);
-    expect(reported).toEqual(['redis: redis gone']);
+    expect(reported).toEqual(['stop: redis failed: redis gone']);
   });
 
   it('undoes what a failed start registered and rejects with the start error', async () => {

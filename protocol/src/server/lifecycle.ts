@@ -13,14 +13,17 @@ type Entry =
   | { kind: 'join'; name: string };
 
 export interface LifecycleOptions {
-  /** told about each failed undo but the one stop() rejects with (the stop goes on) */
-  onError?: (what: string, err: unknown) => void;
+  /**
+   * Told, as a log line ("stop: <step> failed", "stop after a failed start"), about each failed
+   * undo but the one stop() rejects with (the stop goes on), and about a failed stop after a failed start.
+   */
+  onError?: (message: string, err: unknown) => void;
 }
 
 export class Lifecycle {
   private entries: Entry[] = [];
   private stopping: Promise<void> | null = null;
-  private readonly onError: (what: string, err: unknown) => void;
+  private readonly onError: (message: string, err: unknown) => void;
 
   constructor(options: LifecycleOptions = {}) {
     this.onError = options.onError ?? (() => {});
@@ -102,7 +105,7 @@ export class Lifecycle {
     }
     await waitForBackground();
     if (failures.length === 0) return;
-    for (const { what, err } of failures.slice(1)) this.onError(what, err);
+    for (const { what, err } of failures.slice(1)) this.onError(`stop: ${what} failed`, err);
     throw failures[0].err;
   }
 }
