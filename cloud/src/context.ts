@@ -1,72 +1,8 @@
-import type { Context } from 'hono';
-import type { AccessCache } from './authz/access-cache.ts';
 import type { Handled, SpecRouter } from '@smarthome/protocol/server';
-import { getConnInfo } from '@hono/node-server/conninfo';
-import type { CloudConfig } from './config.ts';
-import type { CloudDatabase } from './db/database.ts';
-import type { Logger } from './log.ts';
-import type { AuthService, Principal } from './auth/service.ts';
-import type { LoginThrottle } from './auth/throttle.ts';
-import type { EdgeRegistry } from './edges/registry.ts';
-import type { MirrorStore } from './mirror/store.ts';
-import type { TunnelHub } from './tunnel/hub.ts';
-import type { EntityAccess } from './devices/access.ts';
-import type { WebhookRateLimiter } from './automations/rate-limit.ts';
-import type { MailQueue } from './mail/queue.ts';
-import type { EmailLinks } from './auth/email-links.ts';
-
-/** What a route module gets: every dependency passed in, nothing imported as a singleton. */
-export interface CloudServices {
-  config: CloudConfig;
-  database: CloudDatabase;
-  log: Logger;
-  auth: AuthService;
-  throttle: LoginThrottle;
-  /** edges registry: create/revoke ('revoked' event), register-cloud, edge-token auth */
-  edges: EdgeRegistry;
-  /** read mirror of the edges' registries and states, filled by the tunnel */
-  mirror: MirrorStore;
-  /** the cloud end of every edge tunnel (RPCs, state_changed) */
-  tunnel: TunnelHub;
-  /** who may see and operate edge-owned things; service calls through the tunnel */
-  access: EntityAccess;
-  /** per-webhook flood control of the webhook receiver (in memory, or shared through Redis) */
-  webhookLimiter: WebhookRateLimiter;
-  /** users' existence and grants, emptied by writes to the tables they come from (on every replica) */
-  accessCache: AccessCache;
-  /** the durable outbound mail queue: enqueue inside the transaction that causes the mail */
-  mail: MailQueue;
-  /** where links in mails point: --public-url, else http://localhost:<port> */
-  publicUrl: () => string;
-  /** single-use verification and reset links sent by mail */
-  links: EmailLinks;
-}
+import type { Principal } from './auth/service.ts';
 
 /** The caller of a route; public routes get the anonymous principal. */
 export type Caller =
   Principal | { userId: ''; via: 'anonymous' | 'fleet' } | { userId: ''; via: 'edge'; edgeId: number };
 export type CloudRouter = SpecRouter<Caller>;
 export type H<P = unknown, Q = unknown, B = unknown> = Handled<P, Q, B, Caller>;
-
-declare module 'hono' {
-  interface ContextVariableMap {
-    /** set once per request by the cloud (the TCP peer, or the client a trusted proxy names) */
-    clientAddress: string;
-  }
-}
-
-/** The client's address: behind --trust-proxy, what the proxies' X-Forwarded-For says. */
-export function clientAddress(c: Context): string {
-  return c.get('clientAddress') ?? peerAddress(c);
-}
-
-/** The TCP peer of the request. */
-export function peerAddress(c: Context): string {
-  try {
-    return getConnInfo(c).remote.address ?? 'unknown';
-  } catch {
-    return 'unknown';
-  }
-}
-
-export type RouteModule = (router: CloudRouter, services: CloudServices) => void;

@@ -1,5 +1,4 @@
 import type { Migration } from './db/database.ts';
-import type { RouteModule } from './context.ts';
 import {
   authMigrations,
   emailVerificationMigrations,
@@ -10,31 +9,19 @@ import {
 } from './auth/tables.ts';
 import { orgMigrations, orgRequireMfaMigrations } from './orgs/tables.ts';
 import { shareMigrations } from './authz/shares-table.ts';
-import { mountAuthRoutes } from './auth/routes.ts';
 import { invitationMigrations } from './orgs/invitations-table.ts';
-import { mountOrgRoutes } from './orgs/routes.ts';
 import { zoneMigrations } from './zones/tables.ts';
-import { mountZoneRoutes } from './zones/routes.ts';
 import { dashboardMigrations } from './dashboards/tables.ts';
-import { mountDashboardRoutes } from './dashboards/routes.ts';
 import { transferMigrations } from './transfers/tables.ts';
-import { mountTransferRoutes } from './transfers/routes.ts';
 import type { TransferResourceHandlers } from './transfers/resources.ts';
 import { zoneTransferHandler } from './zones/transfer.ts';
 import { dashboardTransferHandler } from './dashboards/transfer.ts';
 import { voipMigrations } from './voip/tables.ts';
-import { mountVoipRoutes } from './voip/routes.ts';
 import { edgeMigrations } from './edges/tables.ts';
 import { mirrorMigrations } from './mirror/tables.ts';
 import { billingMigrations } from './billing/tables.ts';
-import { mountEdgeRoutes } from './edges/routes.ts';
-import { mountBillingRoutes } from './billing/routes.ts';
-import { mountSmartHomeRoutes } from './smarthomes/routes.ts';
-import { mountDeviceRoutes } from './devices/routes.ts';
 import { voiceMigrations } from './devices/voice.ts';
 import { storeIapMigrations } from './store-iap/tables.ts';
-import { mountStoreIapRoutes } from './store-iap/routes.ts';
-import { mountAutomationRoutes } from './automations/routes.ts';
 import { flowMigrations } from './devices/flows.ts';
 import { mailMigrations } from './mail/tables.ts';
 
@@ -71,19 +58,3 @@ export const transferResourceHandlers: TransferResourceHandlers = {
   zone: zoneTransferHandler,
   ui_dashboard: dashboardTransferHandler,
 };
-
-/** Every capability's routes; one line per module. */
-export const routeModules: RouteModule[] = [
-  mountAuthRoutes,
-  mountOrgRoutes,
-  mountZoneRoutes,
-  mountDashboardRoutes,
-  (router, s) => mountTransferRoutes(router, s, transferResourceHandlers),
-  mountVoipRoutes,
-  mountEdgeRoutes,
-  mountBillingRoutes,
-  mountSmartHomeRoutes,
-  mountDeviceRoutes,
-  mountStoreIapRoutes,
-  mountAutomationRoutes,
-];

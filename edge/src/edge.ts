@@ -35,6 +35,7 @@ import { mountHaRest } from '@smarthome/protocol/server/ha/index';
 import { LocalAccountStore } from './accounts/store.ts';
 import { mountLocalAccountRoutes } from './accounts/routes.ts';
 import { portalFallback } from '@smarthome/web/serve';
+import { Lifecycle } from '@smarthome/protocol/server';
 
 export interface EdgeConfig {
   /** HTTP port of the local API (0 = any free port) */
@@ -121,8 +122,8 @@ export interface Edge {
 /**
  * Wires every edge component in one place. Constructors only assign; start() opens the
  * database, restores registry and states, starts the broker (with discovery listening),
- * then HTTP and the tunnel. stop() commits first and never makes a commit wait behind a
- * network peer (see stopAll).
+ * then HTTP and the tunnel, registering each step's undo in one Lifecycle. stop() commits first
+ * and never makes a commit wait behind a network peer (see start()).
  */
 export function createEdge(config: EdgeConfig): Edge {
   const log = config.logger ?? createLogger(config.logLevel ?? 'info');
@@ -286,18 +287,8 @@ export function createEdge(config: EdgeConfig): Edge {
           installMqttCredentials: (creds) => users.put({ ...creds, role: 'integration' }),
         })
       : null;
-  /** What start() brought up, so that stop() (also after a failed start) takes down exactly that. */
-  const up = {
-    database: false,
-    haSocket: false,
-    recorder: false,
-    discovery: false,
-    features: false,
-    broker: false,
-    http: false,
-    link: false,
-  };
-  let stopping: Promise<void> | null = null;
+  /** What start() brought up, undone in reverse by stop() (also after a failed start). */
+  const life = new Lifecycle({ onError: (message, err) => log.error(message, err) });
 
   /** Every write-behind row to disk now; the first failure is thrown after both were tried. */
   const commit = () => {
@@ -329,43 +320,8 @@ export function createEdge(config: EdgeConfig): Edge {
     }
   };
 
-  /**
-   * 1. commit what was acknowledged until now, before anything else; 2. take no more input: HTTP
-   * stops accepting (in-flight requests get up to 1 s), the tunnel closes (up to 1 s), the broker
-   * disconnects every client; 3. commit what came in meanwhile (last publishes, wills) without
-   * waiting for those network peers; 4. let them go; 5. stop the features; 6. commit the rest
-   * and close the database. A write that still fails then is reported, not swallowed.
-   */
-  const stopAll = async () => {
-    tryCommit('at the start of stop');
-    if (up.haSocket) {
-      up.haSocket = false;
-      haSocket.stop();
-      haScripts.stop();
-    }
-    const httpClosed = up.http ? settle('closing HTTP', () => http.stop()) : null;
-    const linkClosed = up.link && link ? settle('closing the tunnel', () => link.stop()) : null;
-    up.http = up.link = false;
-    if (up.broker) {
-      up.broker = false;
-      await settle('closing the MQTT broker', () => broker.stop());
-    }
-    tryCommit('after the inputs closed');
-    await httpClosed;
-    await linkClosed;
-    if (up.features) {
-      up.features = false;
-      await settle('stopping automations, config flows and media', () => features.stop());
-    }
-    if (up.discovery) {
-      up.discovery = false;
-      discovery.stop();
-    }
-    // history is written behind like states; its last rows go before the database closes
-    if (up.recorder && recorder) {
-      up.recorder = false;
-      await settle('stopping the recorder', () => recorder.stop());
-    }
+  /** The last step of a stop: every pending write, then the database closes. A write that still fails is reported, not swallowed. */
+  const closeDatabase = () => {
     let failure: unknown = null;
     for (const last of [() => states.stop(), () => retained.stop()]) {
       try {
@@ -375,10 +331,7 @@ export function createEdge(config: EdgeConfig): Edge {
       }
     }
     const unwritten = { states: states.pendingWrites, retained: retained.pending };
-    if (up.database) {
-      up.database = false;
-      database.close();
-    }
+    database.close();
     if (failure !== null) throw new UncommittedWritesError(unwritten.states, unwritten.retained, failure);
   };
 
@@ -400,43 +353,55 @@ export function createEdge(config: EdgeConfig): Edge {
     features,
     link,
 
+    /**
+     * Each step registers its undo once it is up, so that stop() runs, in this order: 1. commit
+     * what was acknowledged until now, before anything else; 2. take no more input: HTTP stops
+     * accepting (in-flight requests get up to 1 s), the tunnel closes (up to 1 s), the broker
+     * disconnects every client; 3. commit what came in meanwhile (last publishes, wills) without
+     * waiting for those network peers; 4. let them go; 5. stop the features; 6. commit the rest
+     * and close the database.
+     */
     async start() {
-      stopping = null;
-      try {
+      await life.start(async () => {
         database.open();
-        up.database = true;
+        life.defer('closing the database', closeDatabase);
         registry.load();
         states.start();
         if (recorder) {
           recorder.start();
-          up.recorder = true;
+          // history is written behind like states; its last rows go before the database closes
+          life.defer('stopping the recorder', () => settle('stopping the recorder', () => recorder.stop()));
         }
         discovery.start();
-        up.discovery = true;
+        life.defer('stopping discovery', () => discovery.stop());
         await features.start();
-        up.features = true;
+        life.defer('stopping features', () =>
+          settle('stopping automations, config flows and media', () => features.stop()),
+        );
+        life.join('network peers gone');
         ports.mqtt = await broker.start();
-        up.broker = true;
+        life.defer('closing the MQTT broker', async () => {
+          await settle('closing the MQTT broker', () => broker.stop());
+          tryCommit('after the inputs closed');
+        });
         await discovery.announce();
         ports.http = await http.start();
+        life.deferInBackground('closing HTTP', () => settle('closing HTTP', () => http.stop()));
+        if (link) life.deferInBackground('closing the tunnel', () => settle('closing the tunnel', () => link.stop()));
         haSocket.start(http.upgrades);
-        up.haSocket = true;
-        up.http = true;
-        if (link) {
-          up.link = true;
-          await link.start();
-        }
-      } catch (err) {
-        await stopAll().catch((stopErr: unknown) => log.error('stop after a failed start', stopErr));
-        throw err;
-      }
+        life.defer('closing HA WebSockets', () => {
+          haSocket.stop();
+          haScripts.stop();
+        });
+        life.defer('commit at the start of stop', () => tryCommit('at the start of stop'));
+        await link?.start();
+      });
       log.info(`edge ready: http ${ports.http}, mqtt ${ports.mqtt}, data ${database.file}`);
       return { ...ports };
     },
 
     stop() {
-      stopping ??= stopAll();
-      return stopping;
+      return life.stop();
     },
 
     commit,

@@ -1,16 +1,30 @@
 import { routes } from '@smarthome/protocol';
 import { unauthorized } from '@smarthome/protocol/server';
 import { eq } from 'drizzle-orm';
-import { clientAddress, type CloudRouter, type CloudServices } from '../context.ts';
+import type { CloudRouter } from '../context.ts';
+import type { CloudDatabase } from '../db/database.ts';
+import type { MailQueue } from '../mail/queue.ts';
+import { clientAddress } from '../http/client-address.ts';
 import { orgMembers, organizations } from '../orgs/tables.ts';
 import { pickLocale } from '../mail/templates.ts';
 import { AccountEmailService, RESET_REQUESTED } from './account-email.ts';
 import { MfaService } from './mfa.ts';
 import { SessionList, currentSession } from './sessions.ts';
 import { userOf } from '../http/route-inputs.ts';
+import type { EmailLinks } from './email-links.ts';
+import type { AuthService } from './service.ts';
+import type { LoginThrottle } from './throttle.ts';
 import type { Context } from 'hono';
 
-export function mountAuthRoutes(router: CloudRouter, s: CloudServices): void {
+export interface AuthRoutesDeps {
+  database: CloudDatabase;
+  auth: AuthService;
+  links: EmailLinks;
+  throttle: LoginThrottle;
+  mail: MailQueue;
+}
+
+export function mountAuthRoutes(router: CloudRouter, s: AuthRoutesDeps): void {
   const accountEmail = new AccountEmailService({
     database: s.database,
     auth: s.auth,

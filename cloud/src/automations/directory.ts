@@ -1,15 +1,25 @@
 import { and, eq, ne } from 'drizzle-orm';
 import type { Automation, Edge, tunnel } from '@smarthome/protocol';
 import { badRequest, forbidden, notFound } from '@smarthome/protocol/server';
-import type { CloudServices } from '../context.ts';
+import type { CloudDatabase } from '../db/database.ts';
+import type { MirrorStore } from '../mirror/store.ts';
+import type { TunnelHub } from '../tunnel/hub.ts';
 import { can } from '../authz/can.ts';
-import { edgeResource } from '../edges/registry.ts';
+import { edgeResource, type EdgeRegistry } from '../edges/registry.ts';
 import { edges } from '../edges/tables.ts';
 import { mirrorAutomations } from '../mirror/tables.ts';
 import type { Scope } from '../orgs/scope.ts';
-import type { EdgeGrant } from '../devices/access.ts';
+import type { EdgeGrant, EntityAccess } from '../devices/access.ts';
 
-export type MirroredAutomation = Awaited<ReturnType<CloudServices['mirror']['automations']>>[number];
+export type MirroredAutomation = Awaited<ReturnType<MirrorStore['automations']>>[number];
+
+export interface AutomationDirectoryDeps {
+  database: CloudDatabase;
+  edges: EdgeRegistry;
+  mirror: MirrorStore;
+  tunnel: Pick<TunnelHub, 'isOnline'>;
+  access: Pick<EntityAccess, 'edgeGrants'>;
+}
 
 /** The caller's way to one automation: the edge it lives on and what the caller may do there. */
 export interface Located {
@@ -24,8 +34,8 @@ export interface Located {
  * may edit, organization members may view.
  */
 export class AutomationDirectory {
-  private readonly s: CloudServices;
-  constructor(services: CloudServices) {
+  private readonly s: AutomationDirectoryDeps;
+  constructor(services: AutomationDirectoryDeps) {
     this.s = services;
   }
 

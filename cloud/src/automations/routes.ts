@@ -10,13 +10,15 @@ import {
   rateLimited,
   readBodyBytes,
 } from '@smarthome/protocol/server';
-import { clientAddress, type CloudRouter, type CloudServices, type RouteModule } from '../context.ts';
+import type { CloudRouter } from '../context.ts';
+import type { Logger } from '../log.ts';
+import { clientAddress } from '../http/client-address.ts';
 import { userOf } from '../http/route-inputs.ts';
 import { resolveScope } from '../orgs/scope.ts';
-import { assertWithinLimit } from '../billing/plans.ts';
-import { passThrough } from '../devices/access.ts';
+import { assertWithinLimit, type BillingDeps } from '../billing/plans.ts';
+import { passThrough, type EntityAccess } from '../devices/access.ts';
 import type { RpcResult } from '../tunnel/connection.ts';
-import { AutomationDirectory } from './directory.ts';
+import { AutomationDirectory, type AutomationDirectoryDeps } from './directory.ts';
 import type { WebhookRateLimiter } from './rate-limit.ts';
 
 /** 1 MiB, counted on the bytes actually read. */
@@ -31,11 +33,19 @@ export const WEBHOOK_BODY_LIMIT = 1024 * 1024;
  *   so a local_only trigger refuses it;
  * - cloud-bootstrap collects the enabled definitions from the scope's online edges.
  */
-export const mountAutomationRoutes: RouteModule = (router, s) => mount(router, s, s.webhookLimiter);
+export interface AutomationRoutesDeps extends AutomationDirectoryDeps, BillingDeps {
+  log: Logger;
+  access: EntityAccess;
+  /** per-webhook flood control of the webhook receiver (in memory, or shared through Redis) */
+  webhookLimiter: WebhookRateLimiter;
+}
+
+export const mountAutomationRoutes = (router: CloudRouter, s: AutomationRoutesDeps): void =>
+  mount(router, s, s.webhookLimiter);
 
 type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
-function mount(router: CloudRouter, s: CloudServices, limiter: WebhookRateLimiter): void {
+function mount(router: CloudRouter, s: AutomationRoutesDeps, limiter: WebhookRateLimiter): void {
   const dir = new AutomationDirectory(s);
   const relay = (
     edgeId: number,

@@ -1,10 +1,15 @@
 import { routes } from '@smarthome/protocol';
-import type { CloudRouter, CloudServices } from '../context.ts';
+import type { CloudRouter } from '../context.ts';
+import type { CloudDatabase } from '../db/database.ts';
 import { rowId, userOf } from '../http/route-inputs.ts';
 import { resolveScope } from '../orgs/scope.ts';
 import { DashboardService, toDashboard } from './service.ts';
 
-export function mountDashboardRoutes(router: CloudRouter, s: CloudServices): void {
+export interface DashboardRoutesDeps {
+  database: CloudDatabase;
+}
+
+export function mountDashboardRoutes(router: CloudRouter, s: DashboardRoutesDeps): void {
   const dashboards = new DashboardService(s.database);
   const scopeOf = (c: Parameters<typeof resolveScope>[1], auth: Parameters<typeof userOf>[0]) =>
     resolveScope(s.database.db, c, userOf(auth));

@@ -1,6 +1,8 @@
 import { ServiceName, type EntityState } from '@smarthome/protocol';
 import { badRequest, edgeOffline, forbidden, gatewayTimeout, HttpError, notFound } from '@smarthome/protocol/server';
-import type { CloudServices } from '../context.ts';
+import type { AccessCache } from '../authz/access-cache.ts';
+import type { CloudDatabase } from '../db/database.ts';
+import type { MirrorStore } from '../mirror/store.ts';
 import type { TunnelHub } from '../tunnel/hub.ts';
 import { EdgeBusyError, EdgeOfflineError, EdgeTimeoutError, type RpcResult } from '../tunnel/connection.ts';
 import type { Visibility } from '../websocket/app-socket.ts';
@@ -21,6 +23,13 @@ export interface EntityGrant {
   canEdit: boolean;
 }
 
+export interface EntityAccessDeps {
+  database: CloudDatabase;
+  mirror: MirrorStore;
+  /** users' grants, emptied by writes to the tables they come from */
+  accessCache: AccessCache;
+}
+
 const key = (edgeId: number, entityId: string) => `${edgeId}:${entityId}`;
 
 /**
@@ -32,11 +41,11 @@ const key = (edgeId: number, entityId: string) => `${edgeId}:${entityId}`;
  *   own edges, with the share's flags.
  */
 export class EntityAccess {
-  private readonly s: Omit<CloudServices, 'access'>;
+  private readonly s: EntityAccessDeps;
   private readonly hub: TunnelHub;
   private readonly statesCache: StatesCache;
   private readonly prepared: () => GrantQueries;
-  constructor(services: Omit<CloudServices, 'access'>, hub: TunnelHub) {
+  constructor(services: EntityAccessDeps, hub: TunnelHub) {
     this.s = services;
     this.hub = hub;
     this.statesCache = new StatesCache(services.mirror);

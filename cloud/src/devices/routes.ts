@@ -1,18 +1,32 @@
 import { MEDIA_SOURCE_ROOT, mediaRoot, routes, type Edge } from '@smarthome/protocol';
 import { badRequest, forbidden, notFound } from '@smarthome/protocol/server';
-import { clientAddress, type CloudRouter, type CloudServices } from '../context.ts';
+import type { CloudRouter } from '../context.ts';
+import type { CloudConfig } from '../config.ts';
+import type { CloudDatabase } from '../db/database.ts';
+import type { MirrorStore } from '../mirror/store.ts';
+import { clientAddress } from '../http/client-address.ts';
 import { userOf } from '../http/route-inputs.ts';
 import { can } from '../authz/can.ts';
-import { edgeResource } from '../edges/registry.ts';
+import { edgeResource, type EdgeRegistry } from '../edges/registry.ts';
 import { resolveScope, type Scope } from '../orgs/scope.ts';
 import { assertWithinLimit } from '../billing/plans.ts';
-import { passThrough } from './access.ts';
+import { passThrough, type EntityAccess } from './access.ts';
 import { edgeOwners, withOwner } from './owners.ts';
 import { FlowDirectory } from './flows.ts';
 import { VoiceExposure } from './voice.ts';
 
+export interface DeviceRoutesDeps {
+  config: Pick<CloudConfig, 'publicUrl'>;
+  database: CloudDatabase;
+  edges: EdgeRegistry;
+  mirror: MirrorStore;
+  access: EntityAccess;
+}
+
+type EdgeLookup = Pick<DeviceRoutesDeps, 'database' | 'edges'>;
+
 /** Loads an edge the caller may act on: 404 when invisible, 403 when the action is not allowed. */
-async function loadEdge(s: CloudServices, userId: string, id: number, action: 'view' | 'edit'): Promise<Edge> {
+async function loadEdge(s: EdgeLookup, userId: string, id: number, action: 'view' | 'edit'): Promise<Edge> {
   const edge = await s.edges.get(id);
   if (!edge || edge.status === 'revoked' || !(await can(s.database.db, userId, 'view', edgeResource(edge))))
     throw notFound('edge not found');
@@ -22,7 +36,7 @@ async function loadEdge(s: CloudServices, userId: string, id: number, action: 'v
 
 /** The edge a scoped call is about: the given edge_id, or the scope's only edge; null when the scope has none. */
 async function findEdge(
-  s: CloudServices,
+  s: EdgeLookup,
   scope: Scope,
   edgeId: number | undefined,
   action: 'view' | 'edit',
@@ -40,7 +54,7 @@ async function findEdge(
 
 /** findEdge, for calls that need an edge: 404 when the scope has none. */
 async function pickEdge(
-  s: CloudServices,
+  s: EdgeLookup,
   scope: Scope,
   edgeId: number | undefined,
   action: 'view' | 'edit',
@@ -50,7 +64,7 @@ async function pickEdge(
   return edge;
 }
 
-export function mountDeviceRoutes(router: CloudRouter, s: CloudServices): void {
+export function mountDeviceRoutes(router: CloudRouter, s: DeviceRoutesDeps): void {
   const access = s.access;
   const flows = new FlowDirectory(s.database);
   const voice = new VoiceExposure(s.database);

@@ -1,17 +1,30 @@
 import { routes, type Edge } from '@smarthome/protocol';
 import { forbidden, notFound, unauthorized } from '@smarthome/protocol/server';
-import type { Caller, CloudRouter, CloudServices } from '../context.ts';
+import type { Caller, CloudRouter } from '../context.ts';
+import type { CloudDatabase } from '../db/database.ts';
+import type { MirrorStore } from '../mirror/store.ts';
 import { userOf } from '../http/route-inputs.ts';
 import { can, type Action } from '../authz/can.ts';
 import { resolveScope, type Scope } from '../orgs/scope.ts';
-import { edgeResource } from './registry.ts';
+import { edgeResource, type EdgeRegistry } from './registry.ts';
+
+export interface EdgeRoutesDeps {
+  database: CloudDatabase;
+  edges: EdgeRegistry;
+  mirror: MirrorStore;
+}
 
 /**
  * Loads an edge for the caller: 404 when it does not exist, is outside the organization named
  * by X-Organization-Id, or is not visible to the caller (so ids cannot be probed); 403 when
  * the caller may view it but not do `action`.
  */
-export async function loadEdgeFor(s: CloudServices, scope: Scope, id: number, action: Action): Promise<Edge> {
+export async function loadEdgeFor(
+  s: Pick<EdgeRoutesDeps, 'database' | 'edges'>,
+  scope: Scope,
+  id: number,
+  action: Action,
+): Promise<Edge> {
   const edge = await s.edges.get(id);
   if (!edge) throw notFound('edge not found');
   if (scope.kind === 'org' && edge.org_id !== scope.orgId) throw notFound('edge not found');
@@ -26,7 +39,7 @@ function edgeIdOf(auth: Caller): number {
   return auth.edgeId;
 }
 
-export function mountEdgeRoutes(router: CloudRouter, s: CloudServices): void {
+export function mountEdgeRoutes(router: CloudRouter, s: EdgeRoutesDeps): void {
   router.add(routes.createEdgeRoute, async ({ auth, c, body }) => {
     const scope = await resolveScope(s.database.db, c, userOf(auth));
     return s.edges.create(scope, body);

@@ -26,8 +26,10 @@ import {
   type HaTemplateRequest,
   type Unsubscribe,
 } from '@smarthome/protocol/server/ha/index';
-import type { Principal } from '../auth/service.ts';
-import type { CloudServices } from '../context.ts';
+import type { AuthService, Principal } from '../auth/service.ts';
+import type { CloudDatabase } from '../db/database.ts';
+import type { EntityAccess } from '../devices/access.ts';
+import type { MirrorStore } from '../mirror/store.ts';
 import { MFA_ENROLLMENT_MESSAGE, memberAccess } from '../orgs/mfa-policy.ts';
 import type { EdgeEvent, StateChanged } from '../tunnel/hub.ts';
 import { assertShallow, checkEdgeAnswer, toHaError } from './errors.ts';
@@ -43,6 +45,13 @@ export interface CloudHaPrincipal {
   token: string;
   credential: Principal['credential'];
   expiresAt: number | null;
+}
+
+export interface CloudHaBackendDeps {
+  auth: AuthService;
+  access: EntityAccess;
+  database: CloudDatabase;
+  mirror: MirrorStore;
 }
 
 type Listener = { principal: CloudHaPrincipal; eventType: string | undefined; fn: (event: HaEvent) => void };
@@ -62,13 +71,13 @@ const globalId = (edgeId: number, id: number | null | undefined) =>
  * entity_id on several edges is shown once, from the lowest edge id (as /v1 resolves it).
  */
 export class CloudHaBackend implements HaBackend<CloudHaPrincipal> {
-  private readonly s: CloudServices;
+  private readonly s: CloudHaBackendDeps;
   private readonly listeners = new Set<Listener>();
   private readonly since = new Date().toISOString();
   private readonly relay: HaRelay<CloudHaPrincipal>;
   private readonly templates: CloudTemplates<CloudHaPrincipal>;
 
-  constructor(services: CloudServices) {
+  constructor(services: CloudHaBackendDeps) {
     this.s = services;
     this.relay = new HaRelay({
       relay: (...args) => services.access.relay(...args),

@@ -1,4 +1,35 @@
 import net from 'node:net';
+import type { Context, MiddlewareHandler } from 'hono';
+import { getConnInfo } from '@hono/node-server/conninfo';
+
+declare module 'hono' {
+  interface ContextVariableMap {
+    /** set once per request by the cloud (the TCP peer, or the client a trusted proxy names) */
+    clientAddress: string;
+  }
+}
+
+/** The client's address: behind --trust-proxy, what the proxies' X-Forwarded-For says. */
+export function clientAddress(c: Context): string {
+  return c.get('clientAddress') ?? peerAddress(c);
+}
+
+/** The TCP peer of the request. */
+export function peerAddress(c: Context): string {
+  try {
+    return getConnInfo(c).remote.address ?? 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}
+
+/** Before every route: who the client is (throttling, the origin relayed to edges). */
+export function clientAddressMiddleware(proxies: TrustedProxies): MiddlewareHandler {
+  return async (c, next) => {
+    c.set('clientAddress', proxies.clientAddress(peerAddress(c), c.req.header('x-forwarded-for')));
+    await next();
+  };
+}
 
 /** Words accepted by --trust-proxy for the usual places a load balancer lives. */
 const NAMED_RANGES: Record<string, string[]> = {

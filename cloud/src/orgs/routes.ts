@@ -1,5 +1,7 @@
 import { routes } from '@smarthome/protocol';
-import type { CloudRouter, CloudServices } from '../context.ts';
+import type { CloudRouter } from '../context.ts';
+import type { CloudDatabase } from '../db/database.ts';
+import type { MailQueue } from '../mail/queue.ts';
 import { userOf } from '../http/route-inputs.ts';
 import { OrgService } from './service.ts';
 import { InvitationService } from './invitations.ts';
@@ -8,7 +10,14 @@ import { shareTargetChecks } from './share-targets.ts';
 import { pickLocale } from '../mail/templates.ts';
 
 /** Organizations, branding, members, invitations and shares (/v1/organizations/…, /v1/invitations/…). */
-export function mountOrgRoutes(router: CloudRouter, s: CloudServices): void {
+export interface OrgRoutesDeps {
+  database: CloudDatabase;
+  mail: MailQueue;
+  /** where invitation links point */
+  publicUrl: () => string;
+}
+
+export function mountOrgRoutes(router: CloudRouter, s: OrgRoutesDeps): void {
   const orgs = new OrgService({ database: s.database });
   const invitations = new InvitationService({ database: s.database, mail: s.mail, publicUrl: s.publicUrl });
   const shares = new ShareService({ database: s.database, targets: shareTargetChecks(() => s.database.db) });

@@ -18,7 +18,8 @@ describe.skipIf(!reachable)('health of a cloud replica', () => {
     clouds.push(t);
     expect((await t.get('/healthz')).body).toEqual({ status: 'ok' });
     // Lose the Redis connections the way a network cut would leave them.
-    const cluster = (t.cloud as unknown as { cluster: { redis: { disconnect(): void }; healthy: boolean } }).cluster;
+    const cluster = (t.cloud as unknown as { scale: { cluster: { redis: { disconnect(): void }; healthy: boolean } } })
+      .scale.cluster;
     cluster.redis.disconnect();
     // ioredis reports the loss on the socket's close event, a moment after disconnect() returns.
     await vi.waitFor(() => expect(cluster.healthy).toBe(false), { timeout: 2000 });

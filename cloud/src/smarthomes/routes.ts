@@ -1,6 +1,9 @@
 import { routes } from '@smarthome/protocol';
 import { badRequest } from '@smarthome/protocol/server';
-import type { CloudRouter, CloudServices } from '../context.ts';
+import type { CloudRouter } from '../context.ts';
+import type { CloudDatabase } from '../db/database.ts';
+import type { EdgeRegistry } from '../edges/registry.ts';
+import type { MirrorStore } from '../mirror/store.ts';
 import { userOf } from '../http/route-inputs.ts';
 import { resolveScope } from '../orgs/scope.ts';
 
@@ -17,7 +20,13 @@ export function decodeCursor(cursor: string): number {
 }
 
 /** GET /v2/smarthomes: one item per edge of the scope, ordered by id, with mirrored counts. */
-export function mountSmartHomeRoutes(router: CloudRouter, s: CloudServices): void {
+export interface SmartHomeRoutesDeps {
+  database: CloudDatabase;
+  edges: EdgeRegistry;
+  mirror: MirrorStore;
+}
+
+export function mountSmartHomeRoutes(router: CloudRouter, s: SmartHomeRoutesDeps): void {
   router.add(routes.smartHomesRoute, async ({ auth, c, query }) => {
     const scope = await resolveScope(s.database.db, c, userOf(auth));
     const after = query.cursor ? decodeCursor(query.cursor) : 0;

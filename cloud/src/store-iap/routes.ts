@@ -10,7 +10,9 @@
 import type { Context } from 'hono';
 import { routes } from '@smarthome/protocol';
 import { parseJsonBody, readBodyBytes } from '@smarthome/protocol/server';
-import type { CloudRouter, CloudServices } from '../context.ts';
+import type { CloudRouter } from '../context.ts';
+import type { CloudConfig } from '../config.ts';
+import type { CloudDatabase } from '../db/database.ts';
 import type { Logger } from '../log.ts';
 import { productPlanMap } from './product-plans.ts';
 import { DbIapRepository } from './repository.ts';
@@ -54,8 +56,14 @@ async function readStoreBody(c: Context): Promise<unknown> {
   }
 }
 
+export interface StoreIapRoutesDeps {
+  config: CloudConfig;
+  database: CloudDatabase;
+  log: Logger;
+}
+
 export function createStoreIapDeps(
-  s: Pick<CloudServices, 'config' | 'database'>,
+  s: Pick<StoreIapRoutesDeps, 'config' | 'database'>,
   log: Logger,
 ): { deps: StoreNotificationDeps | null; repo: DbIapRepository; problem: string | null } {
   const repo = new DbIapRepository(s.database);
@@ -74,7 +82,7 @@ export function createStoreIapDeps(
   };
 }
 
-export function mountStoreIapRoutes(router: CloudRouter, s: CloudServices): void {
+export function mountStoreIapRoutes(router: CloudRouter, s: StoreIapRoutesDeps): void {
   const { deps, repo, problem } = createStoreIapDeps(s, s.log);
   // No bundle id is a cloud that does not sell through the store: nothing to say until a
   // notification arrives. A bundle id with a broken rest (roots file) is an operator error.

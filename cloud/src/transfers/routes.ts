@@ -1,11 +1,26 @@
 import { routes } from '@smarthome/protocol';
-import type { CloudRouter, CloudServices } from '../context.ts';
+import type { CloudRouter } from '../context.ts';
+import type { CloudDatabase } from '../db/database.ts';
+import type { MailQueue } from '../mail/queue.ts';
+import type { AuthService } from '../auth/service.ts';
 import { rowId, userOf } from '../http/route-inputs.ts';
 import type { TransferResourceHandlers } from './resources.ts';
 import { TransferService } from './service.ts';
 
+export interface TransferRoutesDeps {
+  database: CloudDatabase;
+  auth: AuthService;
+  mail: MailQueue;
+  /** where transfer links point */
+  publicUrl: () => string;
+}
+
 /** `handlers`: the transferable resource types (modules.ts registers them). */
-export function mountTransferRoutes(router: CloudRouter, s: CloudServices, handlers: TransferResourceHandlers): void {
+export function mountTransferRoutes(
+  router: CloudRouter,
+  s: TransferRoutesDeps,
+  handlers: TransferResourceHandlers,
+): void {
   const transfers = new TransferService({
     database: s.database,
     auth: s.auth,

@@ -1,6 +1,8 @@
 import path from 'node:path';
 import { routes } from '@smarthome/protocol';
-import type { CloudRouter, CloudServices } from '../context.ts';
+import type { CloudRouter } from '../context.ts';
+import type { CloudConfig } from '../config.ts';
+import type { CloudDatabase } from '../db/database.ts';
 import { rowId, userOf } from '../http/route-inputs.ts';
 import { resolveScope } from '../orgs/scope.ts';
 import { SecretBox } from './secret-box.ts';
@@ -9,7 +11,12 @@ import { VoipService } from './service.ts';
 /** The AES-256-GCM key for SIP passwords, generated on first use. */
 export const voipKeyFile = (dataDir: string) => path.join(dataDir, 'voip-secret.key');
 
-export function mountVoipRoutes(router: CloudRouter, s: CloudServices): void {
+export interface VoipRoutesDeps {
+  config: Pick<CloudConfig, 'dataDir' | 'voipSecretKey'>;
+  database: CloudDatabase;
+}
+
+export function mountVoipRoutes(router: CloudRouter, s: VoipRoutesDeps): void {
   const voip = new VoipService(
     () => s.database.db,
     new SecretBox(voipKeyFile(s.config.dataDir), s.config.voipSecretKey ?? null),

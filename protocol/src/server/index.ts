@@ -5,3 +5,4 @@ export * from './router.ts';
 export * from './app.ts';
 export * from './log.ts';
 export * from './upgrade.ts';
+export * from './lifecycle.ts';
