@@ -1,9 +1,9 @@
 import { and, eq, isNotNull, or, type Placeholder } from 'drizzle-orm';
+import type { OrgRole } from '@smarthome/protocol';
 import { forbidden } from '@smarthome/protocol/server';
 import type { Db } from '../db/database.ts';
 import { users } from '../auth/tables.ts';
 import { orgMembers, organizations } from './tables.ts';
-import type { Role } from './scope.ts';
 
 /**
  * An organization may require multi-factor sign-in of its members (organizations.require_mfa).
@@ -23,7 +23,7 @@ export async function memberAccess(
   db: Db,
   orgId: string,
   userId: string,
-): Promise<{ role: Role; mfaMissing: boolean } | null> {
+): Promise<{ role: OrgRole; mfaMissing: boolean } | null> {
   const row = await db
     .select({ role: orgMembers.role, requireMfa: organizations.requireMfa, totp: users.totpSecret })
     .from(orgMembers)

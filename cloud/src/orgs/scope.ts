@@ -1,12 +1,12 @@
 import { and, eq } from 'drizzle-orm';
 import type { Context } from 'hono';
-import { ORG_HEADER } from '@smarthome/protocol';
+import { ORG_HEADER, type OrgRole } from '@smarthome/protocol';
 import { forbidden, notFound } from '@smarthome/protocol/server';
 import type { Db } from '../db/database.ts';
 import { orgMembers, organizations } from './tables.ts';
 import { memberAccess, mfaEnrollmentRequired } from './mfa-policy.ts';
 
-export type Role = 'admin' | 'member';
+export type Role = OrgRole;
 
 /** Where a request reads and writes: the caller's personal scope, or one organization. */
 export type Scope =

@@ -1,10 +1,10 @@
-import type { RenderContext } from './interpreter.ts';
+import type { OutputGuard } from './output-guard.ts';
 import { dateArith, durationScale } from './datetime.ts';
 import { percentFormat } from './format.ts';
 import { RenderError, float, isFloat, isList, isNum, isTuple, num, tuple, typeName } from './values.ts';
 
 /** Python arithmetic: int stays int, float is contagious, `/` is true division; str and list + and *. */
-export function arith(ctx: RenderContext, op: string, a: unknown, b: unknown): unknown {
+export function arith(ctx: OutputGuard, op: string, a: unknown, b: unknown): unknown {
   const an = isNum(a) || typeof a === 'boolean';
   const bn = isNum(b) || typeof b === 'boolean';
   if (an && bn) {
@@ -57,7 +57,7 @@ export function arith(ctx: RenderContext, op: string, a: unknown, b: unknown): u
   throw new RenderError(`unsupported operand type(s) for ${sym}: '${typeName(a)}' and '${typeName(b)}'`);
 }
 
-function repeat(ctx: RenderContext, v: string | unknown[], n: number): unknown {
+function repeat(ctx: OutputGuard, v: string | unknown[], n: number): unknown {
   if (n <= 0) return typeof v === 'string' ? '' : [];
   if (v.length * n > ctx.limits.maxOutput) throw new RenderError(`result longer than ${ctx.limits.maxOutput}`);
   return typeof v === 'string' ? v.repeat(n) : Array.from({ length: n }, () => v).flat();

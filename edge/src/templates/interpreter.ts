@@ -1,4 +1,5 @@
 import type { Node } from './parser.ts';
+import type { OutputGuard, RenderLimits } from './output-guard.ts';
 import { arith } from './arith.ts';
 import { Loop, Namespace } from './objects.ts';
 import { methodOf } from './methods.ts';
@@ -31,13 +32,6 @@ import {
  * every lookup goes through getAttr/getItem, so a template sees data and Callables only.
  */
 
-export interface RenderLimits {
-  deadline: number;
-  maxOutput: number;
-  maxIterations: number;
-  maxRange: number;
-}
-
 export type Filter = (ctx: RenderContext, value: unknown, args: unknown[], kwargs: Record<string, unknown>) => unknown;
 export type Test = (ctx: RenderContext, value: unknown, args: unknown[]) => boolean;
 
@@ -53,7 +47,7 @@ class ContinueSignal {}
 
 type Scope = Map<string, unknown>[];
 
-export class RenderContext {
+export class RenderContext implements OutputGuard {
   readonly globals: Record<string, unknown>;
   readonly filters: Record<string, Filter>;
   readonly tests: Record<string, Test>;

@@ -1,4 +1,4 @@
-import type { RenderContext } from './interpreter.ts';
+import type { OutputGuard } from './output-guard.ts';
 import { strFormat } from './format.ts';
 import {
   Callable,
@@ -69,7 +69,7 @@ function split(s: string, sep: unknown, maxsplit: unknown): string[] {
   return [...parts.slice(0, max), parts.slice(max).join(d)];
 }
 
-function strMethod(ctx: RenderContext, s: string, name: string): Callable | undefined {
+function strMethod(ctx: OutputGuard, s: string, name: string): Callable | undefined {
   switch (name) {
     case 'split':
       return method(name, (a, kw) => split(s, a[0] ?? kw.sep, a[1] ?? kw.maxsplit));
@@ -228,7 +228,7 @@ function dictMethod(d: Record<string, unknown>, name: string): Callable | undefi
 }
 
 /** A bound method of a str, list or dict; undefined when it has none by that name. */
-export function methodOf(ctx: RenderContext, obj: unknown, name: string): Callable | undefined {
+export function methodOf(ctx: OutputGuard, obj: unknown, name: string): Callable | undefined {
   if (typeof obj === 'string') return strMethod(ctx, obj, name);
   if (isList(obj)) return listMethod(obj, name);
   if (isDict(obj)) return dictMethod(obj, name);

@@ -5,7 +5,8 @@ import { api, describe } from '../api/http.ts';
 import { useApp } from '../app/context.ts';
 import { onLink } from '../app/router.ts';
 import { domainOf, useLive } from '../live/states.ts';
-import { CardView, type Card } from './cards.tsx';
+import type { Card } from './card.ts';
+import { CardView } from './cards.tsx';
 import { DashboardEditor } from './Editor.tsx';
 
 /** Without a stored dashboard (and always on the edge): one card per domain, built from the live states. */

@@ -3,7 +3,7 @@ import { Dashboard as DashboardSchema, type Dashboard } from '@smarthome/protoco
 import { api, describe } from '../api/http.ts';
 import { useApp } from '../app/context.ts';
 import { displayName, useLive } from '../live/states.ts';
-import type { Card } from './cards.tsx';
+import type { Card } from './card.ts';
 
 const TYPES = ['tile', 'button', 'sensor', 'gauge', 'entities', 'thermostat', 'markdown'] as const;
 

@@ -1,12 +1,10 @@
 import { useApp } from '../app/context.ts';
+import type { Card } from './card.ts';
 import { useLive } from '../live/states.ts';
 import { EntityControl, formatState } from './entity.tsx';
 import { HistoryGraphCard } from './history.tsx';
 import { MarkdownCard } from './markdown.tsx';
 import { ThermostatCard } from './thermostat.tsx';
-
-/** A card of a stored ui-dashboard view (Home Assistant's Lovelace shapes). */
-export type Card = Record<string, unknown>;
 
 const entityOf = (card: Card): string => (typeof card.entity === 'string' ? card.entity : '');
 const rowEntity = (row: unknown): string =>

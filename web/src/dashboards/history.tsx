@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, describe } from '../api/http.ts';
 import { useApp } from '../app/context.ts';
 import { displayName, useLive } from '../live/states.ts';
-import type { Card } from './cards.tsx';
+import type { Card } from './card.ts';
 
 interface Point {
   state: string;

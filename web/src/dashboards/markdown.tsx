@@ -1,7 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api, describe } from '../api/http.ts';
-import type { Card } from './cards.tsx';
+import type { Card } from './card.ts';
 
 /** Inline markdown: **bold**, *italic*, `code` and [links](https://…) (http(s) only); everything else is text. */
 function inline(text: string): ComponentChildren[] {

@@ -1,7 +1,7 @@
 import { useApp } from '../app/context.ts';
 import { useControls } from '../live/controls.ts';
 import { displayName, useLive } from '../live/states.ts';
-import type { Card } from './cards.tsx';
+import type { Card } from './card.ts';
 
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 

@@ -11,8 +11,7 @@ import {
   type HaTriggerEvent,
 } from '../../ha/index.ts';
 import { HaCommandError, type HaBackend } from './backend.ts';
-import { ALREADY_ANSWERED, command } from './command.ts';
-import type { HaSession } from './session.ts';
+import { ALREADY_ANSWERED, command, type HaCommandSession } from './command.ts';
 
 /**
  * The commands a backend may lack (render_template, validate_config, history, logbook): each
@@ -20,7 +19,7 @@ import type { HaSession } from './session.ts';
  * integration behind it is not loaded.
  */
 
-function need<P, K extends keyof HaBackend<P>>(session: HaSession<P>, method: K): NonNullable<HaBackend<P>[K]> {
+function need<P, K extends keyof HaBackend<P>>(session: HaCommandSession<P>, method: K): NonNullable<HaBackend<P>[K]> {
   const fn = session.backend[method];
   if (typeof fn !== 'function') throw new HaCommandError('unknown_command', 'Unknown command.');
   return (fn as (...args: unknown[]) => unknown).bind(session.backend) as NonNullable<HaBackend<P>[K]>;
@@ -52,7 +51,7 @@ function period(msg: { start_time: string; end_time?: string }): { start: number
  * result first, then the events; what arrives meanwhile is held and sent after the result.
  */
 async function subscribeThenAnswer<P, E>(
-  session: HaSession<P>,
+  session: HaCommandSession<P>,
   id: number,
   start: (emit: (event: E) => void) => Promise<() => void>,
 ): Promise<typeof ALREADY_ANSWERED> {

@@ -2,7 +2,7 @@ import { HA_VERSION, HaAuth, HaCommandBase, type HaErrorCode, type HaServerMessa
 import type { Logger } from '../log.ts';
 import { describeZodError } from '../router.ts';
 import { HaAuthRefused, HaCommandError, HaRawJson, type HaBackend, type Unsubscribe } from './backend.ts';
-import { ALREADY_ANSWERED, type HaCommands } from './command.ts';
+import { ALREADY_ANSWERED, type HaCommandSession, type HaCommands } from './command.ts';
 import { coreCommands } from './commands.ts';
 import { optionalCommands } from './optional-commands.ts';
 
@@ -28,7 +28,7 @@ export interface HaSessionOptions<P> {
  * supported_features (coalesce_messages: queued messages go out as one JSON array) and the
  * subscriptions' bookkeeping. Transport-agnostic: feed it `receive(text)`, call `close()` when the socket closes.
  */
-export class HaSession<P> {
+export class HaSession<P> implements HaCommandSession<P> {
   readonly backend: HaBackend<P>;
   private readonly transport: HaTransport;
   private readonly log: Logger;
