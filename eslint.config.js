@@ -1,7 +1,6 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import globals from 'globals';
-import { createNodeResolver, importX } from 'eslint-plugin-import-x';
 
 export default tseslint.config(
   {
@@ -41,19 +40,5 @@ export default tseslint.config(
       '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: false }],
       '@typescript-eslint/await-thenable': 'error',
     },
-  },
-  {
-    // An import cycle makes a module's dependencies unclear and its load order fragile: registries
-    // belong at a composition root (cloud/src/modules.ts), shared helpers outside capabilities.
-    // Type-only imports do not count (they vanish at run time).
-    files: ['**/*.{ts,tsx}'],
-    plugins: { 'import-x': importX },
-    settings: {
-      // without these, imported .ts files are not followed and no cycle is ever seen
-      'import-x/extensions': ['.ts', '.tsx', '.js', '.mjs'],
-      'import-x/parsers': { '@typescript-eslint/parser': ['.ts', '.tsx'] },
-      'import-x/resolver-next': [createNodeResolver({ extensions: ['.ts', '.tsx', '.js', '.mjs'] })],
-    },
-    rules: { 'import-x/no-cycle': 'error' },
   },
 );
