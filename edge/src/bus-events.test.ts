@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Edge } from './edge.ts';
-import { startEdge, tempDir } from './test-helpers.ts';
+import { startEdge, tempDir } from './testing/edge.ts';
 
 /** Event triggers and event actions on a whole edge: its own event bus, demo entities, the local API. */
 describe('automation events on the edge bus', () => {

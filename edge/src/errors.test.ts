@@ -11,7 +11,7 @@ import {
   type EdgeErrorKind,
 } from './errors.ts';
 import { ServiceCallError, UnknownEntityError } from './services/services.ts';
-import { serveRoutes, type TestServer } from './test-server.ts';
+import { serveRoutes, type TestServer } from './testing/server.ts';
 
 /** A class outside the family, as a newcomer might add one. */
 class SomethingNewError extends Error {

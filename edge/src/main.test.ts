@@ -6,8 +6,8 @@ import { LocalTokenStore } from './auth/tokens.ts';
 import { EdgeDatabase } from './db/database.ts';
 import type { MqttOwnerAction } from './cli.ts';
 import { runMqttOwnerCommand } from './mqtt/owner-cli.ts';
-import { granted, tempDir } from './test-helpers.ts';
-import { killEdgeProcesses, MAIN, NODE, REPO_ROOT, startEdgeProcess as startMain } from './test-process.ts';
+import { granted, tempDir } from './testing/edge.ts';
+import { killEdgeProcesses, MAIN, NODE, REPO_ROOT, startEdgeProcess as startMain } from './testing/process.ts';
 
 const tmps: ReturnType<typeof tempDir>[] = [];
 afterEach(() => {

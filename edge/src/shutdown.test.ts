@@ -5,8 +5,8 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import mqtt, { type MqttClient } from 'mqtt';
 import { afterEach, describe, expect, it } from 'vitest';
-import { tempDir, waitFor } from './test-helpers.ts';
-import { killEdgeProcesses, MAIN, NODE, startEdgeProcess, type EdgeProcess } from './test-process.ts';
+import { tempDir, waitFor } from './testing/edge.ts';
+import { killEdgeProcesses, MAIN, NODE, startEdgeProcess, type EdgeProcess } from './testing/process.ts';
 
 /**
  * Shutdown and crashes of the real edge process (signals, kill -9), with a real mqtt.js client

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { ensurePortalBuilt } from '@smarthome/web/serve/build';
 import type { Edge } from '../edge.ts';
-import { startEdge, tempDir } from '../test-helpers.ts';
+import { startEdge, tempDir } from '../testing/edge.ts';
 import { createAccountCommand } from './cli.ts';
 import { SignInThrottle } from './throttle.ts';
 

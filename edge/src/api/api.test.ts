@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Edge } from '../edge.ts';
-import { collector, connect, startEdge, tempDir, waitFor } from '../test-helpers.ts';
+import { collector, connect, startEdge, tempDir, waitFor } from '../testing/edge.ts';
 
 let edge: Edge;
 let tmp: ReturnType<typeof tempDir>;

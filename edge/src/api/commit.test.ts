@@ -2,7 +2,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Edge } from '../edge.ts';
-import { connect, startEdge, tempDir, waitFor } from '../test-helpers.ts';
+import { connect, startEdge, tempDir, waitFor } from '../testing/edge.ts';
 
 /**
  * A write the local API acknowledges is committed before the answer, also when it changes

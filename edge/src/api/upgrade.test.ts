@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { probeUpgrade } from '@smarthome/protocol/server/upgrade-probe';
 import type { Edge } from '../edge.ts';
-import { startEdge, tempDir } from '../test-helpers.ts';
+import { startEdge, tempDir } from '../testing/edge.ts';
 
 /**
  * Issue #13 item 1 on the edge: a request asking to switch protocols gets an HTTP answer and

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { FakeClock, harness, settle, until, type Harness } from './testing.ts';
+import { FakeClock, harness, settle, until, type Harness } from '../testing/automation.ts';
 
 describe('actions', () => {
   let h: Harness;

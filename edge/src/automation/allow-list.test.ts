@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Edge } from '../edge.ts';
-import { startEdge, tempDir, waitFor } from '../test-helpers.ts';
+import { startEdge, tempDir, waitFor } from '../testing/edge.ts';
 
 /** A cloud replica edge started with --call-url-allow: the allow-listed LAN target is reachable, nothing else private is. */
 

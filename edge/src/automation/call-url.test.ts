@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CallUrlError, UrlCaller, isPublicAddress } from './call-url.ts';
-import { harness, until, type Harness } from './testing.ts';
+import { harness, until, type Harness } from '../testing/automation.ts';
 
 interface Received {
   method: string;

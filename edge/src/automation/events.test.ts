@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../log.ts';
-import { harness, settle, until, type Harness } from './testing.ts';
+import { harness, settle, until, type Harness } from '../testing/automation.ts';
 
 /** Event triggers and event actions on the engine's event bus port (in-memory bus). */
 describe('events', () => {

@@ -1,6 +1,6 @@
 import { AutomationBody } from '@smarthome/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FakeClock, harness, until, type Harness } from './testing.ts';
+import { FakeClock, harness, until, type Harness } from '../testing/automation.ts';
 
 /** Home Assistant features users paste: automation `variables:`, time functions, webhook allowed_methods. */
 

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { FakeClock, harness, type Harness } from './testing.ts';
+import { FakeClock, harness, type Harness } from '../testing/automation.ts';
 
 describe('survives restarts', () => {
   let h: Harness;

@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildOpenApiDocument } from '@smarthome/protocol';
 import { SpecRouter, installErrorHandling, planLimitReached } from '@smarthome/protocol/server';
 import { mountAutomationRoutes } from './routes.ts';
-import { harness, until, type Harness } from './testing.ts';
+import { harness, until, type Harness } from '../testing/automation.ts';
 
 describe('automation routes over HTTP', () => {
   let h: Harness;

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { FakeClock, harness, settle, type Harness } from './testing.ts';
+import { FakeClock, harness, settle, type Harness } from '../testing/automation.ts';
 import { compilePattern, nextPatternMatch, timeConditionMatches } from './time.ts';
 import { topicMatches } from './triggers.ts';
 

@@ -2,8 +2,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigFlowComponent } from './component.ts';
 import { InMemoryConfigEntryStore, InMemoryDeviceRegistry, InMemoryStates } from './memory-ports.ts';
 import { checkStepInput } from './schema.ts';
-import type { TestServer } from '../test-server.ts';
-import { serveConfigFlows, type ConfigFlowHarness } from './testing.ts';
+import type { TestServer } from '../testing/server.ts';
+import { serveConfigFlows, type ConfigFlowHarness } from '../testing/config-flow.ts';
 import type { Integration, StepResult } from './types.ts';
 
 /** A two-step test integration: "user" (name, count) → "confirm" (ok) → entry. */

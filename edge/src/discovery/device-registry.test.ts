@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MqttClient } from 'mqtt';
 import type { Edge } from '../edge.ts';
-import { connect, haSession, startEdge, tempDir, waitFor } from '../test-helpers.ts';
+import { connect, haSession, startEdge, tempDir, waitFor } from '../testing/edge.ts';
 
 /**
  * device.via_device and device.suggested_area as HA's device registry keeps them: the parent

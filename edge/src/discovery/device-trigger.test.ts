@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MqttClient } from 'mqtt';
 import type { ws } from '@smarthome/protocol';
 import type { Edge } from '../edge.ts';
-import { collector, connect, startEdge, tempDir, waitFor } from '../test-helpers.ts';
+import { collector, connect, startEdge, tempDir, waitFor } from '../testing/edge.ts';
 
 /** A zigbee2mqtt remote's device triggers drive an automation (`platform: device`) and reach the bus. */
 

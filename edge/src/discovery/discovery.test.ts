@@ -3,7 +3,7 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MqttClient } from 'mqtt';
 import type { Edge } from '../edge.ts';
-import { connect, startEdge, tempDir, waitFor } from '../test-helpers.ts';
+import { connect, startEdge, tempDir, waitFor } from '../testing/edge.ts';
 
 let edge: Edge;
 let device: MqttClient;

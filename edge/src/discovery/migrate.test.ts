@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MqttClient } from 'mqtt';
 import type { Edge } from '../edge.ts';
-import { connect, recordingLogger, startEdge, tempDir, waitFor } from '../test-helpers.ts';
+import { connect, recordingLogger, startEdge, tempDir, waitFor } from '../testing/edge.ts';
 
 /** migrate_discovery: an entity moves between single-component and device-based discovery, keeping its id and state. */
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MqttCredentials } from '@smarthome/protocol';
 import type { Edge } from '../edge.ts';
-import { collector, connect, granted, recordingLogger, startEdge, tempDir, waitFor } from '../test-helpers.ts';
+import { collector, connect, granted, recordingLogger, startEdge, tempDir, waitFor } from '../testing/edge.ts';
 
 let edge: Edge;
 let tmp: ReturnType<typeof tempDir>;

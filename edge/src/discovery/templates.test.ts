@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MqttClient } from 'mqtt';
 import type { Edge } from '../edge.ts';
-import { connect, recordingLogger, startEdge, tempDir, waitFor } from '../test-helpers.ts';
+import { connect, recordingLogger, startEdge, tempDir, waitFor } from '../testing/edge.ts';
 
 /**
  * Templates from real discovery configs (zigbee2mqtt, Tasmota), over real MQTT: they parse as

@@ -15,7 +15,7 @@ import {
   type HassEntities,
 } from 'home-assistant-js-websocket';
 import type { Edge } from '../edge.ts';
-import { collector, connect, startEdge, tempDir, waitFor } from '../test-helpers.ts';
+import { collector, connect, startEdge, tempDir, waitFor } from '../testing/edge.ts';
 
 /** The real home-assistant-js-websocket client (what HA's frontend uses) against a real edge. */
 

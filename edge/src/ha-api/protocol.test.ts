@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import type { Edge } from '../edge.ts';
-import { startEdge, tempDir, waitFor } from '../test-helpers.ts';
+import { startEdge, tempDir, waitFor } from '../testing/edge.ts';
 
 /** HA's WebSocket protocol edge cases, over a raw `ws` socket against a real edge. */
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Edge } from '../edge.ts';
-import { startEdge, tempDir } from '../test-helpers.ts';
+import { startEdge, tempDir } from '../testing/edge.ts';
 
 /** POST /v1/ha/relay on a real edge (what the cloud's HA API relays), over plain HTTP with a local token. */
 

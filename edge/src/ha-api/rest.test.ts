@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MqttClient } from 'mqtt';
 import type { Edge } from '../edge.ts';
-import { collector, connect, startEdge, tempDir, waitFor } from '../test-helpers.ts';
+import { collector, connect, startEdge, tempDir, waitFor } from '../testing/edge.ts';
 
 /** Home Assistant's REST API on a real edge, over plain HTTP. */
 

@@ -8,7 +8,7 @@ import { MediaSourceComponent } from './component.ts';
 import { DemoMediaProvider } from './demo-provider.ts';
 import { LocalMediaProvider } from './local-provider.ts';
 import { mountMediaRoutes } from './routes.ts';
-import { serveRoutes, type TestServer } from '../test-server.ts';
+import { serveRoutes, type TestServer } from '../testing/server.ts';
 
 const KEY = 'test-media-signing-key-0123456789abcdef';
 const SONG = randomBytes(100_000);

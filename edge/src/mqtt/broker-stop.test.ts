@@ -2,7 +2,7 @@ import mqtt from 'mqtt';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EdgeDatabase } from '../db/database.ts';
 import { silentLogger } from '../log.ts';
-import { tempDir } from '../test-helpers.ts';
+import { tempDir } from '../testing/edge.ts';
 import { MqttAcl } from './acl.ts';
 import { MqttBroker } from './broker.ts';
 import { MqttUserStore } from './users.ts';

@@ -11,7 +11,7 @@ import {
   startEdge,
   tempDir,
   waitFor,
-} from '../test-helpers.ts';
+} from '../testing/edge.ts';
 
 let edge: Edge;
 let tmp: ReturnType<typeof tempDir>;

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { MqttClient } from 'mqtt';
 import type { MqttCredentials } from '@smarthome/protocol';
-import { connect, startEdge, tempDir, waitFor } from '../test-helpers.ts';
+import { connect, startEdge, tempDir, waitFor } from '../testing/edge.ts';
 import type { Edge } from '../edge.ts';
 
 const cleanups: (() => Promise<unknown> | unknown)[] = [];

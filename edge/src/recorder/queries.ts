@@ -84,25 +84,25 @@ export class RecorderQueries {
       startState: sqlite
         .prepare(
           `SELECT state, attributes_id FROM recorder_states
-        WHERE metadata_id = ? AND last_updated < ? ORDER BY last_updated DESC LIMIT 1`,
+        WHERE metadata_id = ? AND last_updated < ? ORDER BY last_updated DESC, state_id DESC LIMIT 1`,
         )
         .raw(),
       rows: sqlite
         .prepare(
           `SELECT state, attributes_id, last_updated, last_changed FROM recorder_states
-        WHERE metadata_id = ? AND last_updated >= ? AND last_updated < ? ORDER BY last_updated`,
+        WHERE metadata_id = ? AND last_updated >= ? AND last_updated < ? ORDER BY last_updated, state_id`,
         )
         .raw(),
       significantRows: sqlite
         .prepare(
           `SELECT state, attributes_id, last_updated, last_changed FROM recorder_states
-        WHERE metadata_id = ? AND last_updated >= ? AND last_updated < ? AND last_changed IS NULL ORDER BY last_updated`,
+        WHERE metadata_id = ? AND last_updated >= ? AND last_updated < ? AND last_changed IS NULL ORDER BY last_updated, state_id`,
         )
         .raw(),
       attributes: sqlite.prepare('SELECT shared FROM recorder_attributes WHERE attributes_id = ?').pluck(),
       events: sqlite
         .prepare(
-          'SELECT event_type, data, time_fired FROM recorder_events WHERE time_fired >= ? AND time_fired < ? ORDER BY time_fired',
+          'SELECT event_type, data, time_fired FROM recorder_events WHERE time_fired >= ? AND time_fired < ? ORDER BY time_fired, event_id',
         )
         .raw(),
     };

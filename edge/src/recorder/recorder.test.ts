@@ -5,7 +5,7 @@ import type { EntityState } from '@smarthome/protocol';
 import { EventBus } from '../bus.ts';
 import { DB_FILE, EdgeDatabase } from '../db/database.ts';
 import { silentLogger } from '../log.ts';
-import { connect, startEdge, tempDir, waitFor } from '../test-helpers.ts';
+import { connect, startEdge, tempDir, waitFor } from '../testing/edge.ts';
 import { Recorder, type RecorderOptions } from './recorder.ts';
 
 const tmps: ReturnType<typeof tempDir>[] = [];

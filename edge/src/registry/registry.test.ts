@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { EventBus } from '../bus.ts';
 import { EdgeDatabase } from '../db/database.ts';
-import { tempDir } from '../test-helpers.ts';
+import { tempDir } from '../testing/edge.ts';
 import { Registry, slugify } from './registry.ts';
 
 const cleanups: (() => void)[] = [];

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DB_FILE } from '../db/database.ts';
 import { silentLogger } from '../log.ts';
-import { connect, startEdge, tempDir, waitFor } from '../test-helpers.ts';
+import { connect, startEdge, tempDir, waitFor } from '../testing/edge.ts';
 
 const tmps: ReturnType<typeof tempDir>[] = [];
 afterEach(() => {

@@ -1,5 +1,5 @@
 import { pathToFileURL } from 'node:url';
-import { harness } from '@smarthome/edge/automation/testing';
+import { harness } from '@smarthome/edge/testing/automation';
 import { formatTable } from '../lib/table.ts';
 import type { BenchOptions, BenchResult, BenchScenario } from '../lib/types.ts';
 

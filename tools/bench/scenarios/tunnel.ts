@@ -6,7 +6,7 @@ import { serve } from '@hono/node-server';
 import type { MqttClient } from 'mqtt';
 import { startTestCloud, type TestCloud } from '@smarthome/cloud/testing/harness';
 import { sampleSnapshot } from '@smarthome/cloud/testing/fixtures';
-import { connect, startEdge, tempDir } from '@smarthome/edge/test-helpers';
+import { connect, startEdge, tempDir } from '@smarthome/edge/testing/edge';
 import type { Edge } from '@smarthome/edge/edge';
 import type { BenchOptions, BenchResult, BenchScenario } from '../lib/types.ts';
 

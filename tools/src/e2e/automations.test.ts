@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startTestCloud } from '@smarthome/cloud/testing/harness';
-import { startEdge, tempDir } from '@smarthome/edge/test-helpers';
+import { startEdge, tempDir } from '@smarthome/edge/testing/edge';
 import { addMember } from '@smarthome/cloud/testing/fixtures';
 import { pairEdge, until, type Cleanups } from './support.ts';
 

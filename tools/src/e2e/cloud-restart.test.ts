@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { spawnReady, type Spawned } from '@smarthome/cloud/testing/process';
 import { TEST_REDIS_URL, deleteTestPrefix, redisReachable, testRedisPrefix } from '@smarthome/cloud/testing/redis';
 import { createTestSchema, testDatabaseUrl } from '@smarthome/cloud/testing/database';
-import { startEdge, tempDir } from '@smarthome/edge/test-helpers';
+import { startEdge, tempDir } from '@smarthome/edge/testing/edge';
 import { failoverProxy, until } from './support.ts';
 
 /**

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { startTestCloud, type TestCloud } from '@smarthome/cloud/testing/harness';
-import { startEdge, tempDir } from '@smarthome/edge/test-helpers';
+import { startEdge, tempDir } from '@smarthome/edge/testing/edge';
 import type { Edge } from '@smarthome/edge/edge';
 import { until } from './support.ts';
 

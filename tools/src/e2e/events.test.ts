@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { TestCloud, startTestCloud } from '@smarthome/cloud/testing/harness';
 import { redisReachable } from '@smarthome/cloud/testing/redis';
-import { startEdge, tempDir } from '@smarthome/edge/test-helpers';
+import { startEdge, tempDir } from '@smarthome/edge/testing/edge';
 import { openAppSocket, pairEdge, startReplicaPair, until, viewOnlyMember, type Cleanups } from './support.ts';
 
 /**

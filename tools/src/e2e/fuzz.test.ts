@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { startTestCloud, type TestCloud } from '@smarthome/cloud/testing/harness';
-import { startEdge, tempDir } from '@smarthome/edge/test-helpers';
+import { startEdge, tempDir } from '@smarthome/edge/testing/edge';
 import type { Edge } from '@smarthome/edge/edge';
 import { arbitraryFor, type JsonSchema } from './fuzz/arbitrary.ts';
 import {

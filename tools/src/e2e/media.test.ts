@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startTestCloud } from '@smarthome/cloud/testing/harness';
-import { startEdge, tempDir } from '@smarthome/edge/test-helpers';
+import { startEdge, tempDir } from '@smarthome/edge/testing/edge';
 
 /** Media and voice-assistant endpoints through the cloud, against a real paired edge. */
 const cleanups: Array<() => Promise<unknown> | unknown> = [];

@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestCloud, type TestCloud } from '@smarthome/cloud/testing/harness';
-import { tempDir } from '@smarthome/edge/test-helpers';
+import { tempDir } from '@smarthome/edge/testing/edge';
 import type { Edge } from '@smarthome/edge/edge';
 import { mqttLamp, pairEdge, until, type Cleanups } from './support.ts';
 

@@ -105,14 +105,14 @@ describe.skipIf(!CHROMIUM)(`portal dashboard cards ${BROWSER_SUITE}`, () => {
     expect(await notes.locator('strong').textContent()).toBe('heater');
     expect(await notes.locator('li').allTextContents()).toEqual(['water the plants', 'manual']);
     expect(await notes.getByRole('link', { name: 'manual' }).getAttribute('href')).toBe('https://example.org/manual');
-    // the cloud does not render templates yet: the content as written, with the API's words
+    // the cloud renders templates over the states the caller may view
     const templated = page.locator('.markdown-card', { hasText: 'Templated' });
-    await expect.poll(() => templated.locator('.note').textContent()).toMatch(/^Templates are not rendered here: /);
-    expect(await templated.locator('p').first().textContent()).toBe('Heater: {{ states("climate.office_heater") }}');
-    // history likewise: the current state, and why there is no graph, in the API's words
+    await expect.poll(() => templated.locator('p').first().textContent()).toBe('Heater: heat');
+    expect(await templated.locator('.note').count()).toBe(0);
+    // history comes from the edge through the cloud: the current state; a mode has no numeric line
     const history = page.locator('.history-graph');
     await expect.poll(() => history.locator('.value-now').textContent()).toBe('heat');
-    await expect.poll(() => history.locator('.note').textContent()).toMatch(/^History is not available here: /);
+    await expect.poll(() => history.locator('.note').textContent()).toBe('No numeric states in this period.');
     await expectAccessible(page, 'dashboard cards');
     await shot(page, 'cloud-dashboard-cards');
 

@@ -7,7 +7,7 @@ import { exportJWK, generateKeyPair } from 'jose';
 import type { MqttClient } from 'mqtt';
 import { spawnReady, type Spawned } from '@smarthome/cloud/testing/process';
 import { TEST_REDIS_URL, deleteTestPrefix, redisReachable, testRedisPrefix } from '@smarthome/cloud/testing/redis';
-import { connect, startEdge, tempDir } from '@smarthome/edge/test-helpers';
+import { connect, startEdge, tempDir } from '@smarthome/edge/testing/edge';
 import type { Edge } from '@smarthome/edge/edge';
 import { createTestSchema, testDatabaseUrl } from '@smarthome/cloud/testing/database';
 import { failoverProxy, openAppSocket, until } from './support.ts';

@@ -11,7 +11,7 @@ import { defaultCloudConfig } from '@smarthome/cloud/config';
 import { createLogger } from '@smarthome/cloud/log';
 import { TEST_REDIS_URL, deleteTestPrefix, testRedisPrefix } from '@smarthome/cloud/testing/redis';
 import { createTestSchema, testDatabaseUrl } from '@smarthome/cloud/testing/database';
-import { connect, startEdge, tempDir } from '@smarthome/edge/test-helpers';
+import { connect, startEdge, tempDir } from '@smarthome/edge/testing/edge';
 import type { Edge } from '@smarthome/edge/edge';
 
 /** Shared by the end-to-end tests (not a test file). */

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import type { MqttClient } from 'mqtt';
 import { startTestCloud } from '@smarthome/cloud/testing/harness';
-import { connect, startEdge, tempDir } from '@smarthome/edge/test-helpers';
+import { connect, startEdge, tempDir } from '@smarthome/edge/testing/edge';
 import type { Edge } from '@smarthome/edge/edge';
 import { until } from './support.ts';
 

@@ -17,7 +17,11 @@ const ids = (card: Card): string[] =>
 /** One entity's numeric history as an SVG line over the period (its states, stepped). */
 function Line({ points, from, to }: { points: Point[]; from: number; to: number }) {
   const xs = points
-    .map((p) => ({ t: Date.parse(p.last_changed), v: Number(p.state) }))
+    // Number('') and Number(null) are 0: only a non-empty text is a reading
+    .map((p) => ({
+      t: Date.parse(p.last_changed),
+      v: typeof p.state === 'string' && p.state.trim() ? Number(p.state) : NaN,
+    }))
     .filter((p) => Number.isFinite(p.v));
   if (xs.length === 0) return <p class="note">No numeric states in this period.</p>;
   const lo = Math.min(...xs.map((p) => p.v));

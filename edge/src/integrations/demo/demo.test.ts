@@ -6,8 +6,8 @@ import type {
   InMemoryServicePlatforms,
   InMemoryStates,
 } from '../../config-flow/memory-ports.ts';
-import { serveConfigFlows, type ConfigFlowHarness } from '../../config-flow/testing.ts';
-import type { TestServer } from '../../test-server.ts';
+import { serveConfigFlows, type ConfigFlowHarness } from '../../testing/config-flow.ts';
+import type { TestServer } from '../../testing/server.ts';
 import { createDemoIntegration, DEMO_DEVICES } from './index.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Edge } from '../../edge.ts';
-import { startEdge, tempDir, waitFor } from '../../test-helpers.ts';
+import { startEdge, tempDir, waitFor } from '../../testing/edge.ts';
 
 /** The demo integration through a whole edge: its local HTTP API over loopback, a local token, SQLite in a temp dir. */
 describe('demo integration on a whole edge', () => {

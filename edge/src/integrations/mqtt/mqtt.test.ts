@@ -3,8 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Aedes, type AuthenticateError } from 'aedes';
 import type { InMemoryConfigEntryStore } from '../../config-flow/memory-ports.ts';
-import { serveConfigFlows, type ConfigFlowHarness } from '../../config-flow/testing.ts';
-import type { TestServer } from '../../test-server.ts';
+import { serveConfigFlows, type ConfigFlowHarness } from '../../testing/config-flow.ts';
+import type { TestServer } from '../../testing/server.ts';
 import {
   createConnectCheck,
   createMqttIntegration,

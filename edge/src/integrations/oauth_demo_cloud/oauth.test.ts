@@ -3,10 +3,10 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigFlowComponent } from '../../config-flow/component.ts';
 import { InMemoryConfigEntryStore, InMemoryDeviceRegistry, InMemoryStates } from '../../config-flow/memory-ports.ts';
-import { serveConfigFlows, type ConfigFlowHarness } from '../../config-flow/testing.ts';
-import type { TestServer } from '../../test-server.ts';
+import { serveConfigFlows, type ConfigFlowHarness } from '../../testing/config-flow.ts';
+import type { TestServer } from '../../testing/server.ts';
 import type { Edge } from '../../edge.ts';
-import { startEdge, tempDir } from '../../test-helpers.ts';
+import { startEdge, tempDir } from '../../testing/edge.ts';
 import { createOAuthDemoCloudIntegration } from './index.ts';
 
 interface TokenRequest {

@@ -1,13 +1,13 @@
-import { serveRoutes, type TestServer } from '../test-server.ts';
-import { ConfigFlowComponent, type ConfigFlowComponentDeps } from './component.ts';
+import { serveRoutes, type TestServer } from './server.ts';
+import { ConfigFlowComponent, type ConfigFlowComponentDeps } from '../config-flow/component.ts';
 import {
   InMemoryConfigEntryStore,
   InMemoryDeviceRegistry,
   InMemoryServicePlatforms,
   InMemoryStates,
-} from './memory-ports.ts';
-import { mountConfigFlowRoutes } from './routes.ts';
-import type { Integration } from './types.ts';
+} from '../config-flow/memory-ports.ts';
+import { mountConfigFlowRoutes } from '../config-flow/routes.ts';
+import type { Integration } from '../config-flow/types.ts';
 
 /** Test helpers (not a test file): a config-flow component on in-memory ports, its routes served on loopback. */
 

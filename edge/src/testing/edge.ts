@@ -5,8 +5,8 @@ import { execFileSync } from 'node:child_process';
 import mqtt, { type MqttClient, type IClientOptions } from 'mqtt';
 import WebSocket from 'ws';
 import type { MqttCredentials } from '@smarthome/protocol';
-import { createEdge, type Edge, type EdgeConfig } from './edge.ts';
-import { silentLogger, type Logger } from './log.ts';
+import { createEdge, type Edge, type EdgeConfig } from '../edge.ts';
+import { silentLogger, type Logger } from '../log.ts';
 
 /** Test support (not a test file): a whole edge in-process on free ports in a temp dir. */
 

@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { AutomationBody } from '@smarthome/protocol';
-import { AutomationEngine } from './engine.ts';
-import { MemoryEvents, MemoryMqtt, MemoryServices, MemoryStates } from './memory-ports.ts';
-import type { AutomationDeps, Clock } from './ports.ts';
+import { AutomationEngine } from '../automation/engine.ts';
+import { MemoryEvents, MemoryMqtt, MemoryServices, MemoryStates } from '../automation/memory-ports.ts';
+import type { AutomationDeps, Clock } from '../automation/ports.ts';
 
 /** Test helpers: a controllable clock and an engine on a real SQLite file in a temp dir. */
 

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 
 /** Test support (not a test file): the edge as a real process (`edge/src/main.ts`), signals included. */
 
-export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 // node_modules/.bin/node is a shell wrapper that does not exec (signals would stop the
 // wrapper, not the edge): spawn the Node 24 binary it wraps.
 const REAL_NODE = path.join(REPO_ROOT, 'node_modules/node/bin/node');
