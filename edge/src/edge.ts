@@ -19,7 +19,7 @@ import { MqttAcl } from './mqtt/acl.ts';
 import { RetainedStore } from './mqtt/retained-store.ts';
 import { MqttBroker } from './mqtt/broker.ts';
 import { MqttUserStore } from './mqtt/users.ts';
-import { Registry } from './registry/registry.ts';
+import { Registry, toRecord } from './registry/registry.ts';
 import { ServiceRegistry } from './services/services.ts';
 import { StateMachine } from './states/state-machine.ts';
 import { Recorder } from './recorder/recorder.ts';
@@ -283,6 +283,10 @@ export function createEdge(config: EdgeConfig): Edge {
           bus,
           features,
           snapshot,
+          entityRecord: (entityId) => {
+            const entity = registry.getEntity(entityId);
+            return entity && toRecord(entity);
+          },
           handleTrusted,
           installMqttCredentials: (creds) => users.put({ ...creds, role: 'integration' }),
         })

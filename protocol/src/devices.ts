@@ -25,6 +25,8 @@ export const EntityRecord = z
     unique_id: z.string(),
     config_entry_id: z.number().int().nullable(),
     device_registry_id: z.number().int().nullable(),
+    /** HA's entity registry disabled_by ("integration", "user"); absent or null: enabled. A disabled entity has no state. */
+    disabled_by: z.enum(['integration', 'user']).nullable().optional(),
   })
   .meta({ id: 'EntityRecord' });
 

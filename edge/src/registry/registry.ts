@@ -491,5 +491,7 @@ export function toRecord(e: RegistryEntity): EntityRecord {
     unique_id: e.unique_id,
     config_entry_id: e.config_entry_id,
     device_registry_id: e.device_registry_id,
+    // only when disabled: an enabled record keeps its old shape (absent means enabled)
+    ...(e.disabled_by ? { disabled_by: e.disabled_by } : {}),
   };
 }
