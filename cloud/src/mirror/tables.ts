@@ -42,6 +42,8 @@ export const mirrorEntities = sqliteTable(
     attributes: text('attributes').notNull().default('{}'),
     lastChanged: text('last_changed'),
     lastUpdated: text('last_updated'),
+    /** HA's disabled_by from the edge's record; a disabled entity has no state and is in no state listing */
+    disabledBy: text('disabled_by'),
   },
   (t) => [primaryKey({ columns: [t.edgeId, t.entityId] })],
 );
@@ -155,4 +157,9 @@ export const mirrorMigrations: Migration[] = [
     id: 'mirror-003-version',
     sql: 'ALTER TABLE mirror_sync ADD COLUMN version INTEGER NOT NULL DEFAULT 0;',
   },
+];
+
+/** Disabled entities (the edge's entity registry disabled_by): appended at the end of the module list. */
+export const mirrorDisabledMigrations: Migration[] = [
+  { id: 'mirror-004-disabled-by', sql: 'ALTER TABLE mirror_entities ADD COLUMN disabled_by TEXT;' },
 ];
