@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { EntityState, MqttCredentials, tunnel } from '@smarthome/protocol';
+import type { Device, EntityState, MqttCredentials, tunnel } from '@smarthome/protocol';
 import type {
   CreateMqttCredentialsBody,
   MqttOwnership,
@@ -262,8 +262,13 @@ export function createEdge(config: EdgeConfig): Edge {
   const haSocket = new HaWebSocketServer({ backend: haBackend, log });
 
   const ports: EdgePorts = { http: 0, mqtt: 0 };
+  /** a device for the tunnel: with its parent when it has one (absent otherwise, as old edges send) */
+  const deviceRecord = (d: Device): Device => {
+    const via = registry.deviceLinks(d.id).via_device_id;
+    return via === null ? d : { ...d, via_device_id: via };
+  };
   const snapshot = () => ({
-    devices: registry.listDevices(),
+    devices: registry.listDevices().map(deviceRecord),
     entities: registry.listEntities(),
     states: states.all(),
     config_entries: registry.listConfigEntries(),
@@ -283,6 +288,7 @@ export function createEdge(config: EdgeConfig): Edge {
           bus,
           features,
           snapshot,
+          deviceRecord,
           entityRecord: (entityId) => {
             const entity = registry.getEntity(entityId);
             return entity && toRecord(entity);

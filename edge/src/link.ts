@@ -1,5 +1,5 @@
 import os from 'node:os';
-import { RegisterCloudResult, tunnel, type EntityRecord, type MqttCredentials } from '@smarthome/protocol';
+import { RegisterCloudResult, tunnel, type Device, type EntityRecord, type MqttCredentials } from '@smarthome/protocol';
 
 type AutomationSummary = tunnel.Snapshot['automations'][number];
 import type { EventBus } from './bus.ts';
@@ -23,6 +23,8 @@ export interface EdgeLinkDeps {
   bus: EventBus;
   features: EdgeFeatures;
   snapshot(): Omit<tunnel.Snapshot, 'automations'>;
+  /** the device as the tunnel carries it (with its via_device_id) */
+  deviceRecord(device: Device): Device;
   /** the registry record of an entity, if registered */
   entityRecord(entityId: string): EntityRecord | undefined;
   handleTrusted(request: Request, via?: string): Promise<Response>;
@@ -94,7 +96,7 @@ export class EdgeLink {
                 : { kind: 'entity_remove', entity_id: e.entity_id },
             );
           }),
-          bus.on('device_upsert', (e) => emit({ kind: 'device_upsert', device: e.device })),
+          bus.on('device_upsert', (e) => emit({ kind: 'device_upsert', device: this.deps.deviceRecord(e.device) })),
           bus.on('device_remove', (e) => emit({ kind: 'device_remove', id: e.id })),
           bus.on('entity_upsert', (e) => emit({ kind: 'entity_upsert', entity: e.entity })),
           bus.on('entity_remove', (e) => emit({ kind: 'entity_remove', entity_id: e.entity_id })),

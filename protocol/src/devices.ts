@@ -12,6 +12,8 @@ export const Device = z
     config_entry_id: z.number().int().nullable(),
     user_id: z.string().nullable(),
     edge_id: z.number().int().nullable().optional(),
+    /** the device it connects through (HA's via_device_id), by id on the same edge; absent: none */
+    via_device_id: z.number().int().nullable().optional(),
   })
   .meta({ id: 'Device' });
 

@@ -389,7 +389,7 @@ export class CloudHaBackend implements HaBackend<CloudHaPrincipal> {
         config_entries: entry ? [entry] : [],
         primary_config_entry: entry,
         area_id: null,
-        via_device_id: null,
+        via_device_id: globalId(edgeId, d.via_device_id ?? null),
         disabled_by: null,
         entry_type: null,
         configuration_url: null,

@@ -33,6 +33,7 @@ const DEVICE_COLUMNS = [
   'identifiers',
   'config_entry_id',
   'user_id',
+  'via_device_id',
 ] as const;
 const ENTITY_COLUMNS = [
   'edge_id',
@@ -55,9 +56,10 @@ const ENTRY_COLUMNS = ['edge_id', 'id', 'domain', 'title', 'source', 'state', 'c
 const AUTOMATION_COLUMNS = ['edge_id', 'id', 'alias', 'enabled', 'mode', 'webhook_id'] as const;
 
 const SQL = {
-  upsertDevice: `INSERT INTO mirror_devices (${DEVICE_COLUMNS.join(', ')}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+  upsertDevice: `INSERT INTO mirror_devices (${DEVICE_COLUMNS.join(', ')}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
     ON CONFLICT (edge_id, id) DO UPDATE SET name = excluded.name, manufacturer = excluded.manufacturer, model = excluded.model,
-      sw_version = excluded.sw_version, identifiers = excluded.identifiers, config_entry_id = excluded.config_entry_id, user_id = excluded.user_id`,
+      sw_version = excluded.sw_version, identifiers = excluded.identifiers, config_entry_id = excluded.config_entry_id, user_id = excluded.user_id,
+      via_device_id = excluded.via_device_id`,
   /** a record keeps the entity's state */
   upsertEntity: `INSERT INTO mirror_entities (edge_id, entity_id, id, name, domain, platform, unique_id, config_entry_id, device_registry_id, registered, disabled_by)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?)
@@ -476,6 +478,7 @@ function deviceRow(edgeId: number, d: Device): unknown[] {
     json(d.identifiers ?? []),
     d.config_entry_id,
     d.user_id,
+    d.via_device_id ?? null,
   ];
 }
 
@@ -498,6 +501,7 @@ function toDevice(r: Row): Device {
     config_entry_id: r.config_entry_id,
     user_id: r.user_id,
     edge_id: r.edge_id,
+    ...(r.via_device_id === null || r.via_device_id === undefined ? {} : { via_device_id: r.via_device_id }),
   };
 }
 

@@ -18,6 +18,8 @@ export const mirrorDevices = sqliteTable(
     identifiers: text('identifiers').notNull().default('[]'),
     configEntryId: integer('config_entry_id'),
     userId: text('user_id'),
+    /** the device it connects through (HA's via_device_id), by id on the same edge */
+    viaDeviceId: integer('via_device_id'),
   },
   (t) => [primaryKey({ columns: [t.edgeId, t.id] })],
 );
@@ -159,7 +161,8 @@ export const mirrorMigrations: Migration[] = [
   },
 ];
 
-/** Disabled entities (the edge's entity registry disabled_by): appended at the end of the module list. */
+/** Disabled entities (the edge's disabled_by) and devices' via_device_id: appended at the end of the module list. */
 export const mirrorDisabledMigrations: Migration[] = [
   { id: 'mirror-004-disabled-by', sql: 'ALTER TABLE mirror_entities ADD COLUMN disabled_by TEXT;' },
+  { id: 'mirror-005-via-device', sql: 'ALTER TABLE mirror_devices ADD COLUMN via_device_id INTEGER;' },
 ];

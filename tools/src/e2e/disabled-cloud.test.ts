@@ -10,6 +10,7 @@ import { pairEdge, until, type Cleanups } from './support.ts';
  * `enabled_by_default: false` is in the cloud's entity registry with disabled_by "integration" and
  * has no state in any cloud listing (v1 and HA API); enabled on the edge's /api/websocket it
  * appears in the cloud with its state; disabled again it leaves (subscribe_entities sends `r`).
+ * The plug connects through a bridge (via_device): the cloud's device registry links them.
  * A real edge paired over the tunnel, a real broker, a real cloud.
  */
 
@@ -28,7 +29,7 @@ const config = (key: string, extra: Record<string, unknown> = {}) =>
     unique_id: `0xplug_${key}`,
     state_topic: 'zigbee2mqtt/plug',
     value_template: `{{ value_json.${key} }}`,
-    device: { identifiers: ['zigbee2mqtt_0xplug'], name: 'Plug' },
+    device: { identifiers: ['zigbee2mqtt_0xplug'], name: 'Plug', via_device: 'zigbee2mqtt_bridge_0x00' },
     ...extra,
   });
 
@@ -122,5 +123,20 @@ describe('a disabled entity through the cloud', () => {
     expect(await v1Ids()).not.toContain(ID);
     expect((await cloud.get(`/api/states/${ID}`, { token })).status).toBe(404);
     expect(await registry()).toMatchObject({ entity_id: ID, disabled_by: 'user' });
+  });
+
+  it("shows the devices' via_device_id in the cloud's device registry (as the edge's)", async () => {
+    const ha = await haSession(cloud.url, token);
+    cleanups.push(() => ha.close());
+    const devices = (await ha.call({ type: 'config/device_registry/list' })).result as {
+      id: string;
+      name: string;
+      identifiers: [string, string][];
+      via_device_id: string | null;
+    }[];
+    const bridge = devices.find((d) => d.identifiers.some(([, i]) => i === 'zigbee2mqtt_bridge_0x00'));
+    const plug = devices.find((d) => d.name === 'Plug');
+    expect(bridge).toMatchObject({ via_device_id: null });
+    expect(plug?.via_device_id).toBe(bridge?.id);
   });
 });
