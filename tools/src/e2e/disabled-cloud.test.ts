@@ -138,5 +138,18 @@ describe('a disabled entity through the cloud', () => {
     const plug = devices.find((d) => d.name === 'Plug');
     expect(bridge).toMatchObject({ via_device_id: null });
     expect(plug?.via_device_id).toBe(bridge?.id);
+
+    // the bridge removed on the edge: the plug loses its link in the cloud too, as in HA
+    const local = edge.registry.findDevice(['zigbee2mqtt_bridge_0x00']);
+    expect(edge.registry.removeDevice(local!.id)).toBe(true);
+    await until(
+      async () => {
+        const list = (await ha.call({ type: 'config/device_registry/list' })).result as typeof devices;
+        const p = list.find((d) => d.name === 'Plug');
+        return p && p.via_device_id === null && !list.some((d) => d.id === bridge?.id);
+      },
+      5000,
+      'link dropped in the cloud',
+    );
   });
 });
