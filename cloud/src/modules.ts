@@ -18,7 +18,7 @@ import { zoneTransferHandler } from './zones/transfer.ts';
 import { dashboardTransferHandler } from './dashboards/transfer.ts';
 import { voipMigrations } from './voip/tables.ts';
 import { edgeMigrations } from './edges/tables.ts';
-import { mirrorMigrations } from './mirror/tables.ts';
+import { mirrorDisabledMigrations, mirrorMigrations } from './mirror/tables.ts';
 import { billingMigrations } from './billing/tables.ts';
 import { voiceMigrations } from './devices/voice.ts';
 import { storeIapMigrations } from './store-iap/tables.ts';
@@ -48,6 +48,7 @@ export const migrations: Migration[] = [
   ...sessionClientMigrations,
   ...signInNoticeMigrations,
   ...orgRequireMfaMigrations,
+  ...mirrorDisabledMigrations,
 ];
 
 /**

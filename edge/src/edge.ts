@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { EntityState, MqttCredentials, tunnel } from '@smarthome/protocol';
+import type { Device, EntityState, MqttCredentials, tunnel } from '@smarthome/protocol';
 import type {
   CreateMqttCredentialsBody,
   MqttOwnership,
@@ -19,7 +19,7 @@ import { MqttAcl } from './mqtt/acl.ts';
 import { RetainedStore } from './mqtt/retained-store.ts';
 import { MqttBroker } from './mqtt/broker.ts';
 import { MqttUserStore } from './mqtt/users.ts';
-import { Registry } from './registry/registry.ts';
+import { Registry, toRecord } from './registry/registry.ts';
 import { ServiceRegistry } from './services/services.ts';
 import { StateMachine } from './states/state-machine.ts';
 import { Recorder } from './recorder/recorder.ts';
@@ -262,8 +262,13 @@ export function createEdge(config: EdgeConfig): Edge {
   const haSocket = new HaWebSocketServer({ backend: haBackend, log });
 
   const ports: EdgePorts = { http: 0, mqtt: 0 };
+  /** a device for the tunnel: with its parent when it has one (absent otherwise, as old edges send) */
+  const deviceRecord = (d: Device): Device => {
+    const via = registry.deviceLinks(d.id).via_device_id;
+    return via === null ? d : { ...d, via_device_id: via };
+  };
   const snapshot = () => ({
-    devices: registry.listDevices(),
+    devices: registry.listDevices().map(deviceRecord),
     entities: registry.listEntities(),
     states: states.all(),
     config_entries: registry.listConfigEntries(),
@@ -283,6 +288,11 @@ export function createEdge(config: EdgeConfig): Edge {
           bus,
           features,
           snapshot,
+          deviceRecord,
+          entityRecord: (entityId) => {
+            const entity = registry.getEntity(entityId);
+            return entity && toRecord(entity);
+          },
           handleTrusted,
           installMqttCredentials: (creds) => users.put({ ...creds, role: 'integration' }),
         })

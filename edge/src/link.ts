@@ -1,5 +1,5 @@
 import os from 'node:os';
-import { RegisterCloudResult, tunnel, type MqttCredentials } from '@smarthome/protocol';
+import { RegisterCloudResult, tunnel, type Device, type EntityRecord, type MqttCredentials } from '@smarthome/protocol';
 
 type AutomationSummary = tunnel.Snapshot['automations'][number];
 import type { EventBus } from './bus.ts';
@@ -23,6 +23,10 @@ export interface EdgeLinkDeps {
   bus: EventBus;
   features: EdgeFeatures;
   snapshot(): Omit<tunnel.Snapshot, 'automations'>;
+  /** the device as the tunnel carries it (with its via_device_id) */
+  deviceRecord(device: Device): Device;
+  /** the registry record of an entity, if registered */
+  entityRecord(entityId: string): EntityRecord | undefined;
   handleTrusted(request: Request, via?: string): Promise<Response>;
   installMqttCredentials(creds: MqttCredentials): Promise<void>;
 }
@@ -82,12 +86,17 @@ export class EdgeLink {
       snapshot: () => ({ ...this.deps.snapshot(), automations: features.automations.list().map(summary) }),
       onDelta: (emit) => {
         const offs = [
-          bus.on('state_changed', (e) =>
+          bus.on('state_changed', (e) => {
+            if (e.new_state) return emit({ kind: 'state', state: e.new_state });
+            // A disabled entity loses its state but stays registered: its record (disabled_by) tells the cloud.
+            const record = this.deps.entityRecord(e.entity_id);
             emit(
-              e.new_state ? { kind: 'state', state: e.new_state } : { kind: 'entity_remove', entity_id: e.entity_id },
-            ),
-          ),
-          bus.on('device_upsert', (e) => emit({ kind: 'device_upsert', device: e.device })),
+              record?.disabled_by
+                ? { kind: 'entity_upsert', entity: record }
+                : { kind: 'entity_remove', entity_id: e.entity_id },
+            );
+          }),
+          bus.on('device_upsert', (e) => emit({ kind: 'device_upsert', device: this.deps.deviceRecord(e.device) })),
           bus.on('device_remove', (e) => emit({ kind: 'device_remove', id: e.id })),
           bus.on('entity_upsert', (e) => emit({ kind: 'entity_upsert', entity: e.entity })),
           bus.on('entity_remove', (e) => emit({ kind: 'entity_remove', entity_id: e.entity_id })),

@@ -12,6 +12,8 @@ export const Device = z
     config_entry_id: z.number().int().nullable(),
     user_id: z.string().nullable(),
     edge_id: z.number().int().nullable().optional(),
+    /** the device it connects through (HA's via_device_id), by id on the same edge; absent: none */
+    via_device_id: z.number().int().nullable().optional(),
   })
   .meta({ id: 'Device' });
 
@@ -25,6 +27,8 @@ export const EntityRecord = z
     unique_id: z.string(),
     config_entry_id: z.number().int().nullable(),
     device_registry_id: z.number().int().nullable(),
+    /** HA's entity registry disabled_by ("integration", "user"); absent or null: enabled. A disabled entity has no state. */
+    disabled_by: z.enum(['integration', 'user']).nullable().optional(),
   })
   .meta({ id: 'EntityRecord' });
 

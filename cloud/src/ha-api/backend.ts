@@ -1,4 +1,4 @@
-import type { EntityState } from '@smarthome/protocol';
+import type { EntityRecord, EntityState } from '@smarthome/protocol';
 import {
   HA_VERSION,
   type HaAreaRegistryEntry,
@@ -326,12 +326,24 @@ export class CloudHaBackend implements HaBackend<CloudHaPrincipal> {
 
   async entityRegistry(p: CloudHaPrincipal): Promise<HaEntityRegistryEntry[]> {
     const scope = await this.scope(p);
-    const visible = new Set((await this.entityStates(p, scope)).map((s) => key(s.edge_id ?? 0, s.entity_id)));
     const edgeIds = [...new Set([...scope.edges.map((e) => e.edgeId), ...scope.shared.map((g) => g.edgeId)])];
+    const whole = new Set(scope.edges.map((e) => e.edgeId));
+    const shared = new Set(scope.shared.map((g) => key(g.edgeId, g.entityId)));
+    // From the records, not the states: a disabled entity has no state but is registered. As with
+    // states, an entity_id on several edges is the lowest edge's.
+    const records = new Map<number, EntityRecord[]>();
+    const owner = new Map<string, number>();
+    for (const edgeId of edgeIds) {
+      const list = (await this.s.mirror.entityRecords([edgeId])).filter(
+        (e) => whole.has(edgeId) || shared.has(key(edgeId, e.entity_id)),
+      );
+      records.set(edgeId, list);
+      for (const e of list) owner.set(e.entity_id, Math.min(owner.get(e.entity_id) ?? edgeId, edgeId));
+    }
     const out: HaEntityRegistryEntry[] = [];
     for (const edgeId of edgeIds) {
-      for (const e of await this.s.mirror.entityRecords([edgeId])) {
-        if (!visible.has(key(edgeId, e.entity_id))) continue;
+      for (const e of records.get(edgeId)!) {
+        if (owner.get(e.entity_id) !== edgeId) continue;
         out.push({
           id: globalId(edgeId, e.id)!,
           entity_id: e.entity_id,
@@ -343,7 +355,7 @@ export class CloudHaBackend implements HaBackend<CloudHaPrincipal> {
           name: null,
           original_name: e.name,
           icon: null,
-          disabled_by: null,
+          disabled_by: e.disabled_by ?? null,
           hidden_by: null,
           entity_category: null,
           has_entity_name: false,
@@ -377,7 +389,7 @@ export class CloudHaBackend implements HaBackend<CloudHaPrincipal> {
         config_entries: entry ? [entry] : [],
         primary_config_entry: entry,
         area_id: null,
-        via_device_id: null,
+        via_device_id: globalId(edgeId, d.via_device_id ?? null),
         disabled_by: null,
         entry_type: null,
         configuration_url: null,

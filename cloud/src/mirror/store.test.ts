@@ -175,6 +175,41 @@ describe('MirrorStore', () => {
     expect(await mirror.lastSeq(edgeA)).toBe(10);
   });
 
+  it('a disabled entity is registered with its disabled_by and has no state; enabled, its next state lists it again', async () => {
+    const snap = sampleSnapshot({ devices: 2 });
+    snap.entities[1] = { ...snap.entities[1]!, disabled_by: 'integration' };
+    snap.states = snap.states.slice(0, 1); // the edge sends no state for a disabled entity
+    await mirror.replaceSnapshot(edgeA, snap);
+    expect((await mirror.states([edgeA])).map((s) => s.entity_id)).toEqual(['light.lamp_1']);
+    expect(await mirror.state([edgeA], 'light.lamp_2')).toBeNull();
+    expect((await mirror.entityRecords([edgeA])).map((e) => [e.entity_id, e.disabled_by])).toEqual([
+      ['light.lamp_1', undefined],
+      ['light.lamp_2', 'integration'],
+    ]);
+
+    // enabled (the record without disabled_by), then its state
+    await mirror.applyDelta(edgeA, { kind: 'entity_upsert', entity: { ...snap.entities[1]!, disabled_by: undefined } });
+    expect(await mirror.state([edgeA], 'light.lamp_2')).toMatchObject({ state: null });
+    const on = { ...snap.states[0]!, entity_id: 'light.lamp_2', name: 'Lamp 2', state: 'on' };
+    await mirror.applyDelta(edgeA, { kind: 'state', state: on });
+    expect(await mirror.state([edgeA], 'light.lamp_2')).toMatchObject({ state: 'on' });
+
+    // disabled by the user: the delta resolves to the state it removed, which is gone from every read
+    const out = await mirror.applyDelta(edgeA, {
+      kind: 'entity_upsert',
+      entity: { ...snap.entities[1]!, disabled_by: 'user' },
+    });
+    expect(out.oldState).toMatchObject({ entity_id: 'light.lamp_2', state: 'on' });
+    expect(await mirror.state([edgeA], 'light.lamp_2')).toBeNull();
+    expect((await mirror.entityRecords([edgeA]))[1]).toMatchObject({ entity_id: 'light.lamp_2', disabled_by: 'user' });
+    // once more: nothing left to remove
+    const again = await mirror.applyDelta(edgeA, {
+      kind: 'entity_upsert',
+      entity: { ...snap.entities[1]!, disabled_by: 'user' },
+    });
+    expect(again.oldState).toBeNull();
+  });
+
   it('findDevice looks only at the given edges', async () => {
     expect((await mirror.findDevice([edgeB], 1))?.device.edge_id).toBe(edgeB);
     expect((await mirror.findDevice([edgeA], 1))?.device.edge_id).toBe(edgeA);

@@ -33,6 +33,7 @@ const DEVICE_COLUMNS = [
   'identifiers',
   'config_entry_id',
   'user_id',
+  'via_device_id',
 ] as const;
 const ENTITY_COLUMNS = [
   'edge_id',
@@ -49,19 +50,25 @@ const ENTITY_COLUMNS = [
   'attributes',
   'last_changed',
   'last_updated',
+  'disabled_by',
 ] as const;
 const ENTRY_COLUMNS = ['edge_id', 'id', 'domain', 'title', 'source', 'state', 'created_at'] as const;
 const AUTOMATION_COLUMNS = ['edge_id', 'id', 'alias', 'enabled', 'mode', 'webhook_id'] as const;
 
 const SQL = {
-  upsertDevice: `INSERT INTO mirror_devices (${DEVICE_COLUMNS.join(', ')}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+  upsertDevice: `INSERT INTO mirror_devices (${DEVICE_COLUMNS.join(', ')}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
     ON CONFLICT (edge_id, id) DO UPDATE SET name = excluded.name, manufacturer = excluded.manufacturer, model = excluded.model,
-      sw_version = excluded.sw_version, identifiers = excluded.identifiers, config_entry_id = excluded.config_entry_id, user_id = excluded.user_id`,
+      sw_version = excluded.sw_version, identifiers = excluded.identifiers, config_entry_id = excluded.config_entry_id, user_id = excluded.user_id,
+      via_device_id = excluded.via_device_id`,
   /** a record keeps the entity's state */
-  upsertEntity: `INSERT INTO mirror_entities (edge_id, entity_id, id, name, domain, platform, unique_id, config_entry_id, device_registry_id, registered)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1)
+  upsertEntity: `INSERT INTO mirror_entities (edge_id, entity_id, id, name, domain, platform, unique_id, config_entry_id, device_registry_id, registered, disabled_by)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?)
     ON CONFLICT (edge_id, entity_id) DO UPDATE SET id = excluded.id, name = excluded.name, domain = excluded.domain, platform = excluded.platform,
-      unique_id = excluded.unique_id, config_entry_id = excluded.config_entry_id, device_registry_id = excluded.device_registry_id, registered = 1`,
+      unique_id = excluded.unique_id, config_entry_id = excluded.config_entry_id, device_registry_id = excluded.device_registry_id, registered = 1,
+      disabled_by = excluded.disabled_by`,
+  /** a disabled entity has no state (as on the edge); enabling it brings the next state from the edge */
+  dropDisabledState: `UPDATE mirror_entities SET state = NULL, attributes = '{}', last_changed = NULL, last_updated = NULL
+    WHERE edge_id = ? AND entity_id = ? AND disabled_by IS NOT NULL`,
   /** a renamed entity (same registry id, new entity_id) leaves no stale row behind */
   dropRenamed: 'DELETE FROM mirror_entities WHERE edge_id = ? AND id = ? AND entity_id <> ?',
   /** a state keeps the entity's record; for an unknown entity it creates an unregistered row */
@@ -91,7 +98,7 @@ const SQL = {
 
 /** what a snapshot replaces; mirror_sync (sequence, version) outlives it */
 const DATA_TABLES = ['mirror_devices', 'mirror_entities', 'mirror_config_entries', 'mirror_automations'] as const;
-/** rows per multi-row INSERT of a snapshot: 14 columns × 200 stays far below both engines' parameter limits */
+/** rows per multi-row INSERT of a snapshot: 15 columns × 200 stays far below both engines' parameter limits */
 const CHUNK = 200;
 
 /** `edge_id IN (?, ?, …)`; callers return early for an empty list (an empty IN list is not valid SQL everywhere). */
@@ -132,6 +139,7 @@ export class MirrorStore {
         '{}',
         null,
         null,
+        e.disabled_by ?? null,
       ]);
     }
     for (const s of snapshot.states) {
@@ -148,6 +156,7 @@ export class MirrorStore {
         0,
         null,
         '{}',
+        null,
         null,
         null,
       ];
@@ -191,7 +200,10 @@ export class MirrorStore {
     }
   }
 
-  /** Applies one change; records `seq` when given. For a state change, resolves to the state it replaced. */
+  /**
+   * Applies one change; records `seq` when given. For a state change, resolves to the state it
+   * replaced; for a record that disables its entity, to the state it removed.
+   */
   async applyDelta(edgeId: number, delta: Delta, seq: number | null = null): Promise<{ oldState: EntityState | null }> {
     return (await this.applyDeltas(edgeId, [delta], seq))[0]!;
   }
@@ -215,7 +227,13 @@ export class MirrorStore {
   }
 
   private async applyOne(edgeId: number, delta: Delta): Promise<EntityState | null> {
-    const oldState = delta.kind === 'state' ? await this.state([edgeId], delta.state.entity_id) : null;
+    // a state change replaces the old state; disabling an entity removes it
+    const oldState =
+      delta.kind === 'state'
+        ? await this.state([edgeId], delta.state.entity_id)
+        : delta.kind === 'entity_upsert' && delta.entity.disabled_by
+          ? await this.state([edgeId], delta.entity.entity_id)
+          : null;
     switch (delta.kind) {
       case 'state':
         await this.putState(edgeId, delta.state);
@@ -357,21 +375,22 @@ export class MirrorStore {
     ).map(toEntityRecord);
   }
 
+  /** The states of the given edges' enabled entities (a disabled one has none, as in HA). */
   async states(edgeIds: number[]): Promise<EntityState[]> {
     if (edgeIds.length === 0) return [];
     return (
       await this.database.query<Row>(
-        `SELECT * FROM mirror_entities WHERE ${inEdges(edgeIds)} ORDER BY edge_id, entity_id`,
+        `SELECT * FROM mirror_entities WHERE ${inEdges(edgeIds)} AND disabled_by IS NULL ORDER BY edge_id, entity_id`,
         edgeIds,
       )
     ).map(toEntityState);
   }
 
-  /** The state of one entity on one of the given edges, or null. */
+  /** The state of one enabled entity on one of the given edges, or null. */
   async state(edgeIds: number[], entityId: string): Promise<EntityState | null> {
     if (edgeIds.length === 0) return null;
     const row = await this.database.one<Row>(
-      `SELECT * FROM mirror_entities WHERE ${inEdges(edgeIds)} AND entity_id = ? ORDER BY edge_id LIMIT 1`,
+      `SELECT * FROM mirror_entities WHERE ${inEdges(edgeIds)} AND entity_id = ? AND disabled_by IS NULL ORDER BY edge_id LIMIT 1`,
       [...edgeIds, entityId],
     );
     return row ? toEntityState(row) : null;
@@ -428,7 +447,9 @@ export class MirrorStore {
       e.unique_id,
       e.config_entry_id,
       e.device_registry_id,
+      e.disabled_by ?? null,
     ]);
+    await this.run(SQL.dropDisabledState, [edgeId, e.entity_id]);
   }
 
   private async putState(edgeId: number, s: EntityState): Promise<void> {
@@ -457,6 +478,7 @@ function deviceRow(edgeId: number, d: Device): unknown[] {
     json(d.identifiers ?? []),
     d.config_entry_id,
     d.user_id,
+    d.via_device_id ?? null,
   ];
 }
 
@@ -479,6 +501,7 @@ function toDevice(r: Row): Device {
     config_entry_id: r.config_entry_id,
     user_id: r.user_id,
     edge_id: r.edge_id,
+    ...(r.via_device_id === null || r.via_device_id === undefined ? {} : { via_device_id: r.via_device_id }),
   };
 }
 
@@ -492,6 +515,7 @@ function toEntityRecord(r: Row): EntityRecord {
     unique_id: r.unique_id ?? '',
     config_entry_id: r.config_entry_id,
     device_registry_id: r.device_registry_id,
+    ...(r.disabled_by === 'integration' || r.disabled_by === 'user' ? { disabled_by: r.disabled_by } : {}),
   };
 }
 

@@ -18,6 +18,8 @@ export const mirrorDevices = sqliteTable(
     identifiers: text('identifiers').notNull().default('[]'),
     configEntryId: integer('config_entry_id'),
     userId: text('user_id'),
+    /** the device it connects through (HA's via_device_id), by id on the same edge */
+    viaDeviceId: integer('via_device_id'),
   },
   (t) => [primaryKey({ columns: [t.edgeId, t.id] })],
 );
@@ -42,6 +44,8 @@ export const mirrorEntities = sqliteTable(
     attributes: text('attributes').notNull().default('{}'),
     lastChanged: text('last_changed'),
     lastUpdated: text('last_updated'),
+    /** HA's disabled_by from the edge's record; a disabled entity has no state and is in no state listing */
+    disabledBy: text('disabled_by'),
   },
   (t) => [primaryKey({ columns: [t.edgeId, t.entityId] })],
 );
@@ -155,4 +159,10 @@ export const mirrorMigrations: Migration[] = [
     id: 'mirror-003-version',
     sql: 'ALTER TABLE mirror_sync ADD COLUMN version INTEGER NOT NULL DEFAULT 0;',
   },
+];
+
+/** Disabled entities (the edge's disabled_by) and devices' via_device_id: appended at the end of the module list. */
+export const mirrorDisabledMigrations: Migration[] = [
+  { id: 'mirror-004-disabled-by', sql: 'ALTER TABLE mirror_entities ADD COLUMN disabled_by TEXT;' },
+  { id: 'mirror-005-via-device', sql: 'ALTER TABLE mirror_devices ADD COLUMN via_device_id INTEGER;' },
 ];

@@ -230,15 +230,26 @@ export class TunnelHub extends EventEmitter {
     );
     conn.send({ type: 'ack', seq: last });
     batch.forEach((msg, i) => {
-      if (msg.delta.kind !== 'state') return;
-      const out = outs[i];
-      const changed: StateChanged = {
-        edgeId,
-        entity_id: msg.delta.state.entity_id,
-        old_state: (out && out.oldState) ?? null,
-        new_state: msg.delta.state,
-      };
-      this.emit('state_changed', changed);
+      const oldState = outs[i]?.oldState ?? null;
+      const { delta } = msg;
+      if (delta.kind === 'state') {
+        const changed: StateChanged = {
+          edgeId,
+          entity_id: delta.state.entity_id,
+          old_state: oldState,
+          new_state: delta.state,
+        };
+        this.emit('state_changed', changed);
+      } else if (delta.kind === 'entity_upsert' && oldState) {
+        // the record disabled its entity: the state is gone, as on the edge
+        const changed: StateChanged = {
+          edgeId,
+          entity_id: delta.entity.entity_id,
+          old_state: oldState,
+          new_state: null,
+        };
+        this.emit('state_changed', changed);
+      }
     });
   }
 

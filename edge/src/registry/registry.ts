@@ -304,7 +304,13 @@ export class Registry {
       tx.delete(devices).where(eq(devices.id, id)).run();
     });
     this.links.delete(id);
-    for (const l of this.links.values()) if (l.via_device_id === id) l.via_device_id = null;
+    for (const [childId, l] of this.links) {
+      if (l.via_device_id !== id) continue;
+      l.via_device_id = null;
+      // the cloud's mirror keeps the link until it hears the child again
+      const child = this.deviceById.get(childId);
+      if (child) this.bus.emit('device_upsert', { device: child });
+    }
     for (const e of this.entityById.values()) {
       if (e.device_registry_id === id) {
         e.device_registry_id = null;
@@ -491,5 +497,7 @@ export function toRecord(e: RegistryEntity): EntityRecord {
     unique_id: e.unique_id,
     config_entry_id: e.config_entry_id,
     device_registry_id: e.device_registry_id,
+    // only when disabled: an enabled record keeps its old shape (absent means enabled)
+    ...(e.disabled_by ? { disabled_by: e.disabled_by } : {}),
   };
 }

@@ -116,8 +116,10 @@ if (!MOSQUITTO)
   );
 
 /** A Home Assistant WebSocket session: `call` sends a command and resolves with its result message. */
-export async function haSession(edge: Edge, token: string) {
-  const ws = new WebSocket(`ws://127.0.0.1:${edge.ports.http}/api/websocket`);
+export async function haSession(target: Edge | string, token: string) {
+  // a URL (http://…) reaches another HA API server, e.g. the cloud's
+  const base = typeof target === 'string' ? target.replace(/^http/, 'ws') : `ws://127.0.0.1:${target.ports.http}`;
+  const ws = new WebSocket(`${base}/api/websocket`);
   const messages: Record<string, any>[] = [];
   ws.on('message', (d) => {
     const m = JSON.parse(d.toString());
