@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MqttClient } from 'mqtt';
 import { startTestCloud, type TestCloud } from '@smarthome/cloud/testing/harness';
-import { connect, haSession } from '@smarthome/edge/test-helpers';
+import { connect, haSession } from '@smarthome/edge/testing/edge';
 import type { Edge } from '@smarthome/edge/edge';
 import { pairEdge, until, type Cleanups } from './support.ts';
 
