@@ -76,19 +76,27 @@ export const coreCommands = {
 
   subscribe_entities: command(HaSubscribeEntities, async (session, msg) => {
     const wanted = msg.entity_ids ? new Set(msg.entity_ids) : null;
+    // What this client holds: an entity it has not been sent is added (`a`) whatever the event's
+    // old_state says (a backend may report a registry row as the old state), as the client
+    // ignores a change (`c`) for an entity it does not know.
+    const sentIds = new Set<string>();
     // subscribe first, then read states: a change while reading is already in what is read
     let ready = false;
     const unsubscribe = await session.backend.subscribeEvents(session.principal, 'state_changed', (event) => {
       if (!ready) return;
       const data = event.data as { entity_id: string; old_state: HaState | null; new_state: HaState | null };
       if (wanted && !wanted.has(data.entity_id)) return;
-      const diff = entitiesEvent(data.entity_id, data.old_state, data.new_state);
+      const known = sentIds.has(data.entity_id);
+      if (data.new_state) sentIds.add(data.entity_id);
+      else sentIds.delete(data.entity_id);
+      const diff = entitiesEvent(data.entity_id, known ? data.old_state : null, data.new_state);
       if (diff) session.sendEvent(msg.id, diff);
     });
     session.addSubscription(msg.id, unsubscribe);
     const states = (await session.backend.getStates(session.principal)).filter(
       (s) => !wanted || wanted.has(s.entity_id),
     );
+    for (const state of states) sentIds.add(state.entity_id);
     session.sendResult(msg.id, null);
     session.sendEvent(msg.id, initialEntitiesEvent(states));
     ready = true;

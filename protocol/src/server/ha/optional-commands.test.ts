@@ -1,59 +1,14 @@
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
-import { silentLogger } from '../log.ts';
-import { HaRawJson, type HaBackend } from './backend.ts';
+import { HaRawJson } from './backend.ts';
 import { parseHaTime } from './optional-commands.ts';
 import { mountHaRest } from './rest.ts';
-import { HaSession } from './session.ts';
+import { bareHaBackend as bare, haTestSession as session } from '../../testing/ha-session.ts';
 
 /**
  * The optional commands over a backend that has only the required methods (as the cloud's may):
  * HA's unknown_command on the socket, 404 {message} on REST; and the session's own checks.
  */
-
-type P = { user: string };
-const bare: HaBackend<P> = {
-  authenticate: async (auth) => (auth.access_token === 'good' ? { user: 'u' } : null),
-  getStates: async () => [],
-  getConfig: async () => {
-    throw new Error('unused');
-  },
-  getServices: async () => ({}),
-  callService: async () => ({ context: { id: 'C', parent_id: null, user_id: null } }),
-  subscribeEvents: () => () => {},
-  fireEvent: async () => {},
-  entityRegistry: async () => [],
-  deviceRegistry: async () => [],
-  areaRegistry: async () => [],
-};
-
-async function session(backend: HaBackend<P>) {
-  const sent: any[] = [];
-  const s = new HaSession<P>({
-    backend,
-    log: silentLogger,
-    transport: {
-      send: (t) => {
-        const v = JSON.parse(t);
-        sent.push(...(Array.isArray(v) ? v : [v]));
-      },
-      close: () => {},
-    },
-  });
-  s.open();
-  await s.receive(JSON.stringify({ type: 'auth', access_token: 'good' }));
-  const flush = () => new Promise((r) => setImmediate(r));
-  await flush();
-  return {
-    sent,
-    async ask(msg: Record<string, unknown>) {
-      await s.receive(JSON.stringify(msg));
-      await flush();
-      await flush();
-      return sent.filter((m) => m.id === msg.id);
-    },
-  };
-}
 
 describe('optional HA commands', () => {
   it('a backend without them answers unknown_command', async () => {
