@@ -16,6 +16,8 @@ const shared = {
   testTimeout: 20_000,
   hookTimeout: 20_000,
   pool: 'forks' as const,
+  // expect.poll gives up after 1 s by default: too short for a browser or a broker on a loaded CI machine
+  expect: { poll: { timeout: 10_000 } },
 };
 
 export default defineConfig({

@@ -9,7 +9,7 @@ import {
 } from './auth/tables.ts';
 import { orgMigrations, orgRequireMfaMigrations } from './orgs/tables.ts';
 import { shareMigrations } from './authz/shares-table.ts';
-import { invitationMigrations } from './orgs/invitations-table.ts';
+import { invitationDeclinedMigrations, invitationMigrations } from './orgs/invitations-table.ts';
 import { zoneMigrations } from './zones/tables.ts';
 import { dashboardMigrations } from './dashboards/tables.ts';
 import { transferMigrations } from './transfers/tables.ts';
@@ -18,7 +18,7 @@ import { zoneTransferHandler } from './zones/transfer.ts';
 import { dashboardTransferHandler } from './dashboards/transfer.ts';
 import { voipMigrations } from './voip/tables.ts';
 import { edgeMigrations } from './edges/tables.ts';
-import { mirrorDisabledMigrations, mirrorMigrations } from './mirror/tables.ts';
+import { mirrorDisabledMigrations, mirrorRegistryMigrations, mirrorMigrations } from './mirror/tables.ts';
 import { billingMigrations } from './billing/tables.ts';
 import { voiceMigrations } from './devices/voice.ts';
 import { storeIapMigrations } from './store-iap/tables.ts';
@@ -49,6 +49,8 @@ export const migrations: Migration[] = [
   ...signInNoticeMigrations,
   ...orgRequireMfaMigrations,
   ...mirrorDisabledMigrations,
+  ...invitationDeclinedMigrations,
+  ...mirrorRegistryMigrations,
 ];
 
 /**

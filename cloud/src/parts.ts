@@ -10,6 +10,7 @@ import { AuthService } from './auth/service.ts';
 import { LoginThrottle, MemoryFailureStore } from './auth/throttle.ts';
 import { EdgeRegistry } from './edges/registry.ts';
 import { MirrorStore } from './mirror/store.ts';
+import { MirrorWriter } from './mirror/writer.ts';
 import { TunnelHub } from './tunnel/hub.ts';
 import { EntityAccess } from './devices/access.ts';
 import { MemoryWebhookRateLimiter, type WebhookRateLimiter } from './automations/rate-limit.ts';
@@ -113,12 +114,14 @@ export function buildParts(
   });
   const edges = new EdgeRegistry(database);
   const mirror = new MirrorStore(database);
+  // the edges' deltas of one tick share a transaction; acks wait for its commit
+  const mirrorWriter = new MirrorWriter(database, mirror);
   const tunnel = new TunnelHub({
     log,
     authenticateEdge: (token) => edges.authenticateEdgeToken(token),
     lastSeq: async (edgeId) => mirror.lastSeq(edgeId),
     applySnapshot: async (edgeId, seq, snapshot) => mirror.replaceSnapshot(edgeId, snapshot, seq),
-    applyDeltas: (edgeId, lastSeq, deltas) => mirror.applyDeltas(edgeId, deltas, lastSeq),
+    applyDeltas: (edgeId, lastSeq, deltas) => mirrorWriter.applyDeltas(edgeId, deltas, lastSeq),
     // Scale-out: claim the edge's ownership key before marking it online; mark it offline only
     // while the key was still ours (the edge may already have said hello on another replica).
     markOnline: async (edgeId) => {

@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import type { ConfigEntry, Device, EntityRecord, EntityState, ws } from '@smarthome/protocol';
+import type { Area, ConfigEntry, Device, EntityRecord, EntityState, ws } from '@smarthome/protocol';
 
 /** `state_changed`: old_state is null for a new entity, new_state is null when it was removed. */
 export interface StateChangedEvent {
@@ -24,6 +24,7 @@ export interface EdgeEventMap {
   device_remove: { id: number };
   entity_upsert: { entity: EntityRecord };
   entity_remove: { entity_id: string };
+  area_upsert: { area: Area };
   config_entry_upsert: { entry: ConfigEntry };
   config_entry_remove: { id: number };
   /** a service was called (after its commands were published); `cause` when an automation run called it */
@@ -71,6 +72,7 @@ export class EventBus {
         'device_remove',
         'entity_upsert',
         'entity_remove',
+        'area_upsert',
         'config_entry_upsert',
         'config_entry_remove',
         'call_service',

@@ -1,12 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { Device, EntityState, MqttCredentials, tunnel } from '@smarthome/protocol';
-import type {
-  CreateMqttCredentialsBody,
-  MqttOwnership,
-  MqttUser,
-  SetMqttOwnerBody,
-} from '@smarthome/protocol/edge-local';
-import type { Hono } from 'hono';
+import type { Edge, EdgeConfig, EdgePorts } from './edge-types.ts';
+import type { Device } from '@smarthome/protocol';
+import type { CreateMqttCredentialsBody, SetMqttOwnerBody } from '@smarthome/protocol/edge-local';
 import { createApiApp, type TrustedEnv } from './api/app.ts';
 import { HttpServer } from './api/server.ts';
 import { LocalTokenStore } from './auth/tokens.ts';
@@ -14,7 +9,7 @@ import { EventBus } from './bus.ts';
 import { EdgeDatabase } from './db/database.ts';
 import { declaredCommandTopics } from './discovery/config.ts';
 import { MqttDiscovery } from './discovery/discovery.ts';
-import { createLogger, type Logger, type LogLevel } from './log.ts';
+import { createLogger } from './log.ts';
 import { MqttAcl } from './mqtt/acl.ts';
 import { RetainedStore } from './mqtt/retained-store.ts';
 import { MqttBroker } from './mqtt/broker.ts';
@@ -31,93 +26,16 @@ import { EdgeHaBackend } from './ha-api/backend.ts';
 import { HaWebSocketServer } from './ha-api/socket.ts';
 import { HaScripts } from './ha-api/scripts.ts';
 import { mountHaRelay } from './ha-api/relay-route.ts';
+import { CloudTriggers } from './ha-api/cloud-triggers.ts';
 import { mountHaRest } from '@smarthome/protocol/server/ha/index';
 import { LocalAccountStore } from './accounts/store.ts';
 import { mountLocalAccountRoutes } from './accounts/routes.ts';
+import { DashboardStore } from './dashboards/store.ts';
+import { mountDashboardRoutes } from './dashboards/routes.ts';
 import { portalFallback } from '@smarthome/web/serve';
 import { Lifecycle } from '@smarthome/protocol/server';
 
-export interface EdgeConfig {
-  /** HTTP port of the local API (0 = any free port) */
-  port: number;
-  /** MQTT broker port (0 = any free port) */
-  mqttPort: number;
-  dataDir: string;
-  /** bind address; default: all interfaces */
-  host?: string;
-  /** pairing with a cloud (used by the tunnel, later) */
-  cloudUrl?: string;
-  token?: string;
-  cloudReplica?: boolean;
-  /** targets a cloud replica's call_url may reach although not public (IPs, CIDRs, host names) */
-  callUrlAllow?: string[];
-  discoveryPrefix?: string;
-  logLevel?: LogLevel;
-  logger?: Logger;
-  /** write-behind of states: longest delay (ms, default 250) and batch size */
-  stateFlushMs?: number;
-  stateBatch?: number;
-  /** write-behind of retained MQTT messages: longest delay (ms, default 1000) */
-  retainedFlushMs?: number;
-  /** recorder retention in days (default 10); 0 turns the recorder off */
-  historyDays?: number;
-}
-
-export interface EdgePorts {
-  http: number;
-  mqtt: number;
-}
-
-/** What a tunnel sends on connect (the automation summaries are added by the link). */
-export type EdgeSnapshot = Omit<tunnel.Snapshot, 'automations'>;
-
-export interface Edge {
-  readonly config: EdgeConfig;
-  readonly log: Logger;
-  /** state_changed, device/entity/config-entry upserts and removals, call_service */
-  readonly bus: EventBus;
-  readonly registry: Registry;
-  readonly states: StateMachine;
-  /** state history and logbook (null with historyDays 0) */
-  readonly recorder: Recorder | null;
-  readonly services: ServiceRegistry;
-  readonly templates: TemplateEngine;
-  /** config flows, media source, automation engine */
-  readonly features: EdgeFeatures;
-  /** the tunnel to the cloud, when paired (--cloud-url/--token or --cloud-replica) */
-  readonly link: EdgeLink | null;
-  readonly broker: MqttBroker;
-  readonly discovery: MqttDiscovery;
-  readonly tokens: LocalTokenStore;
-  readonly database: EdgeDatabase;
-  /** the local API as a Hono app (fetch without a network) */
-  readonly app: Hono;
-  /** bound ports after start() */
-  readonly ports: EdgePorts;
-  start(): Promise<EdgePorts>;
-  /**
-   * Commits what was acknowledged, stops taking input, commits again, lets network peers go
-   * (each bounded), closes the database. Rejects with UncommittedWritesError when pending
-   * writes could not be committed (the edge is stopped all the same).
-   */
-  stop(): Promise<void>;
-  /** Writes every pending write-behind row (states, retained messages) now; throws when the database refuses. */
-  commit(): void;
-  callService(
-    domain: string,
-    service: string,
-    entityIds: string | string[],
-    data?: Record<string, unknown>,
-  ): Promise<EntityState[]>;
-  createMqttCredentials(input?: CreateMqttCredentialsBody): Promise<MqttCredentials>;
-  listMqttUsers(): MqttUser[];
-  deleteMqttUser(username: string): boolean;
-  /** Gives the discovery configs of a device, or one config, to an MQTT user (null releases them). */
-  setMqttOwner(input: SetMqttOwnerBody): MqttOwnership[];
-  snapshot(): EdgeSnapshot;
-  /** A local API request on behalf of a trusted caller (the cloud tunnel): no bearer token needed. */
-  handleTrusted(request: Request, via?: string): Promise<Response>;
-}
+export type { Edge, EdgeConfig, EdgePorts, EdgeSnapshot } from './edge-types.ts';
 
 /**
  * Wires every edge component in one place. Constructors only assign; start() opens the
@@ -211,9 +129,11 @@ export function createEdge(config: EdgeConfig): Edge {
     states,
     services,
     broker,
-    oauth: oauthFromEnv(process.env),
+    oauth: config.oauth ?? oauthFromEnv(process.env),
+    extraIntegrations: config.extraIntegrations,
   });
   const haScripts = new HaScripts({ states, services, bus, broker, log });
+  const cloudTriggers = new CloudTriggers({ scripts: haScripts });
   const haBackend = new EdgeHaBackend({
     tokens,
     registry,
@@ -239,7 +159,8 @@ export function createEdge(config: EdgeConfig): Edge {
     mountMore: (router) => {
       features.mount(router);
       mountLocalAccountRoutes(router, accounts);
-      mountHaRelay(router, haBackend);
+      mountDashboardRoutes(router, new DashboardStore(database));
+      mountHaRelay(router, haBackend, cloudTriggers);
     },
     commit: () => commit(),
     mountOwnAuth: (api) => mountHaRest(api, haBackend),
@@ -262,16 +183,17 @@ export function createEdge(config: EdgeConfig): Edge {
   const haSocket = new HaWebSocketServer({ backend: haBackend, log });
 
   const ports: EdgePorts = { http: 0, mqtt: 0 };
-  /** a device for the tunnel: with its parent when it has one (absent otherwise, as old edges send) */
+  /** a device for the tunnel: with its parent and area when it has them (absent otherwise, as old edges send) */
   const deviceRecord = (d: Device): Device => {
-    const via = registry.deviceLinks(d.id).via_device_id;
-    return via === null ? d : { ...d, via_device_id: via };
+    const { via_device_id: via, area_id: area } = registry.deviceLinks(d.id);
+    return { ...d, ...(via === null ? {} : { via_device_id: via }), ...(area === null ? {} : { area_id: area }) };
   };
   const snapshot = () => ({
     devices: registry.listDevices().map(deviceRecord),
     entities: registry.listEntities(),
     states: states.all(),
     config_entries: registry.listConfigEntries(),
+    areas: registry.areas.list(),
   });
   const handleTrusted = async (request: Request, via = 'cloud') => {
     const env: TrustedEnv = { trusted: { via } };
@@ -294,6 +216,7 @@ export function createEdge(config: EdgeConfig): Edge {
             return entity && toRecord(entity);
           },
           handleTrusted,
+          triggers: cloudTriggers,
           installMqttCredentials: (creds) => users.put({ ...creds, role: 'integration' }),
         })
       : null;
@@ -362,6 +285,7 @@ export function createEdge(config: EdgeConfig): Edge {
     ports,
     features,
     link,
+    cloudTriggers,
 
     /**
      * Each step registers its undo once it is up, so that stop() runs, in this order: 1. commit
@@ -401,6 +325,7 @@ export function createEdge(config: EdgeConfig): Edge {
         haSocket.start(http.upgrades);
         life.defer('closing HA WebSockets', () => {
           haSocket.stop();
+          cloudTriggers.clear();
           haScripts.stop();
         });
         life.defer('commit at the start of stop', () => tryCommit('at the start of stop'));

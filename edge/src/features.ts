@@ -18,6 +18,7 @@ import {
   type ServicePlatformPort,
   type StatePort,
 } from './config-flow/index.ts';
+import type { Integration } from './config-flow/types.ts';
 import { createDemoIntegration } from './integrations/demo/index.ts';
 import { createMqttIntegration } from './integrations/mqtt/index.ts';
 import { createOAuthDemoCloudIntegration } from './integrations/oauth_demo_cloud/index.ts';
@@ -40,6 +41,8 @@ export interface FeatureCore {
   broker: MqttBroker;
   /** the OAuth demo integration's provider (env EDGE_OAUTH_*); absent: not offered */
   oauth?: { clientId: string; clientSecret: string; authorizeUrl: string; tokenUrl: string; redirectUri: string };
+  /** integrations offered besides the built-in ones (tests add their own) */
+  extraIntegrations?: Integration[];
 }
 
 /** A key kept in the data dir, created once (0600). */
@@ -122,6 +125,7 @@ export class EdgeFeatures {
     };
     const integrations = [createMqttIntegration(), createDemoIntegration()];
     if (core.oauth) integrations.push(createOAuthDemoCloudIntegration(core.oauth));
+    integrations.push(...(core.extraIntegrations ?? []));
     this.configFlows = new ConfigFlowComponent({
       entries,
       devices,

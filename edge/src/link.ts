@@ -3,6 +3,7 @@ import { RegisterCloudResult, tunnel, type Device, type EntityRecord, type MqttC
 
 type AutomationSummary = tunnel.Snapshot['automations'][number];
 import type { EventBus } from './bus.ts';
+import type { CloudTriggers } from './ha-api/cloud-triggers.ts';
 import { callServiceEvent } from './bus-events.ts';
 import type { EdgeFeatures } from './features.ts';
 import type { Logger } from './log.ts';
@@ -28,6 +29,8 @@ export interface EdgeLinkDeps {
   /** the registry record of an entity, if registered */
   entityRecord(entityId: string): EntityRecord | undefined;
   handleTrusted(request: Request, via?: string): Promise<Response>;
+  /** the cloud's subscribe_trigger subscriptions: their events go out through the tunnel */
+  triggers?: CloudTriggers;
   installMqttCredentials(creds: MqttCredentials): Promise<void>;
 }
 
@@ -100,6 +103,7 @@ export class EdgeLink {
           bus.on('device_remove', (e) => emit({ kind: 'device_remove', id: e.id })),
           bus.on('entity_upsert', (e) => emit({ kind: 'entity_upsert', entity: e.entity })),
           bus.on('entity_remove', (e) => emit({ kind: 'entity_remove', entity_id: e.entity_id })),
+          bus.on('area_upsert', (e) => emit({ kind: 'area_upsert', area: e.area })),
           bus.on('config_entry_upsert', (e) => emit({ kind: 'config_entry_upsert', entry: e.entry })),
           bus.on('config_entry_remove', (e) => emit({ kind: 'config_entry_remove', id: e.id })),
           features.onAutomationChange((c) =>
@@ -115,7 +119,11 @@ export class EdgeLink {
         };
       },
       handleRequest: (req) => this.answer(req),
+      // the cloud makes its trigger subscriptions again after each hello
+      onDisconnect: () => this.deps.triggers?.clear(),
     });
+    const sender = this.client;
+    this.deps.triggers?.useSender((msg) => sender.sendTrigger(msg));
     this.client.start();
     // Bus events reach the cloud's app WebSocket subscribers (state_changed goes as deltas above).
     const client = this.client;
@@ -136,6 +144,8 @@ export class EdgeLink {
     if (this.heartbeat) clearInterval(this.heartbeat);
     this.stopEvents?.();
     this.stopEvents = null;
+    this.deps.triggers?.useSender(null);
+    this.deps.triggers?.clear();
     await this.client?.stop();
     this.client = null;
   }

@@ -7,6 +7,11 @@ export const DataSchemaField = z.object({
   required: z.boolean().optional(),
   default: z.unknown().optional(),
   options: z.array(z.string()).optional(),
+  /** shown under the field's label */
+  description: z.string().optional(),
+  /** integer and float fields: the range the step accepts (out_of_range otherwise) */
+  min: z.number().optional(),
+  max: z.number().optional(),
 });
 export const StartFlowBody = z
   .object({

@@ -14,8 +14,13 @@ export const Device = z
     edge_id: z.number().int().nullable().optional(),
     /** the device it connects through (HA's via_device_id), by id on the same edge; absent: none */
     via_device_id: z.number().int().nullable().optional(),
+    /** the area it is in (HA's area_id), an area of the same edge; absent: none */
+    area_id: z.string().nullable().optional(),
   })
   .meta({ id: 'Device' });
+
+/** An area of an edge's area registry (HA's area_id: a slug of the name, unique per edge). */
+export const Area = z.object({ area_id: z.string(), name: z.string() }).meta({ id: 'Area' });
 
 export const EntityRecord = z
   .object({
@@ -29,6 +34,16 @@ export const EntityRecord = z
     device_registry_id: z.number().int().nullable(),
     /** HA's entity registry disabled_by ("integration", "user"); absent or null: enabled. A disabled entity has no state. */
     disabled_by: z.enum(['integration', 'user']).nullable().optional(),
+    // HA's entity registry settings; absent or null: not set (older edges send none of them)
+    /** "config" or "diagnostic" (the integration's, e.g. MQTT discovery's entity_category) */
+    entity_category: z.enum(['config', 'diagnostic']).nullable().optional(),
+    /** the entity's own area (overrides its device's), an area of the same edge */
+    area_id: z.string().nullable().optional(),
+    /** the name the user gave it (HA's registry `name`); `name` stays the integration's */
+    name_by_user: z.string().nullable().optional(),
+    /** the icon the user gave it */
+    icon: z.string().nullable().optional(),
+    hidden_by: z.enum(['integration', 'user']).nullable().optional(),
   })
   .meta({ id: 'EntityRecord' });
 
@@ -80,6 +95,7 @@ export const ConfigEntry = z
   .meta({ id: 'ConfigEntry' });
 
 export type Device = z.infer<typeof Device>;
+export type Area = z.infer<typeof Area>;
 export type EntityRecord = z.infer<typeof EntityRecord>;
 export type EntityState = z.infer<typeof EntityState>;
 export type ConfigEntry = z.infer<typeof ConfigEntry>;

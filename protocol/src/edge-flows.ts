@@ -70,6 +70,18 @@ export const edgeConfigFlowRoutes = {
     response: ConfigFlowResult,
     errors: [400, 401, 404],
   }),
+  getFlow: defineRoute({
+    method: 'get',
+    path: '/v1/config_flow/{flowId}',
+    summary:
+      "A flow's current step, or how it ended (kept for the flow's TTL after the end, e.g. for the portal after an OAuth redirect)",
+    tag: 'config-flow',
+    auth: 'bearer',
+    params: FlowIdParams,
+    status: 200,
+    response: ConfigFlowResult,
+    errors: [401, 404],
+  }),
   deleteFlow: defineRoute({
     method: 'delete',
     path: '/v1/config_flow/{flowId}',
@@ -85,7 +97,7 @@ export const edgeConfigFlowRoutes = {
     method: 'get',
     path: '/v1/config_flow/oauth/callback',
     summary:
-      'OAuth 2.0 redirect target: advances the flow whose state matches; answers a small HTML page, or the flow result as JSON with Accept: application/json',
+      "OAuth 2.0 redirect target: advances the flow whose state matches; a browser is sent on (303) to the portal's /integrations/oauth?flow_id=…, which reads the result with GET /v1/config_flow/{flowId}; an unknown or expired state sends a browser to /integrations/oauth?error=unknown_state; with Accept: application/json the answer is the flow result (or 404)",
     tag: 'config-flow',
     auth: 'none',
     query: OAuthCallbackQuery,

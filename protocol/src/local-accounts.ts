@@ -44,3 +44,12 @@ export const LocalSession = z
   })
   .meta({ id: 'LocalSession' });
 export type LocalSession = z.infer<typeof LocalSession>;
+
+/** An owner adds an account: the same username and password rules as onboarding and the CLI. */
+export const CreateLocalAccountBody = z
+  .object({ username: LocalUsername, password: LocalPassword, role: z.enum(['owner', 'user']).default('user') })
+  .meta({ id: 'CreateLocalAccount' });
+
+export const ChangeLocalPasswordBody = z
+  .object({ current_password: z.string().min(1).max(1024), new_password: LocalPassword })
+  .meta({ id: 'ChangeLocalPassword' });

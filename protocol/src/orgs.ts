@@ -95,7 +95,7 @@ export const Member = z
 
 export const PatchMemberBody = z.object({ role: OrgRole }).meta({ id: 'PatchMember' });
 
-export const InvitationStatus = z.enum(['pending', 'accepted', 'expired', 'revoked']);
+export const InvitationStatus = z.enum(['pending', 'accepted', 'declined', 'expired', 'revoked']);
 export const CreateInvitationBody = z
   .object({ email: Email, role: OrgRole.default('member') })
   .meta({ id: 'CreateInvitation' });
@@ -157,6 +157,17 @@ export const CreateShareBody = z
       .meta({ description: 'limits the share to one member; null = every member' }),
   })
   .meta({ id: 'CreateShare' });
+export const PatchShareBody = z
+  .object({
+    can_view: z.boolean(),
+    can_control: z.boolean(),
+    can_edit: z.boolean(),
+    user_id: z.string().nullable().meta({ description: 'limits the share to one member; null = every member' }),
+  })
+  .partial()
+  // resource_type and resource_id name what is shared: another resource is another share
+  .strict()
+  .meta({ id: 'PatchShare' });
 export const Share = z
   .object({
     id: z.number().int(),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { JsonObject } from './common.ts';
-import { ConfigEntry, Device, EntityRecord, EntityState } from './devices.ts';
+import { Area, ConfigEntry, Device, EntityRecord, EntityState } from './devices.ts';
 import { AutomationSummary } from './automations.ts';
 import { EventContext } from './websocket.ts';
 
@@ -14,6 +14,8 @@ export const Snapshot = z.object({
   states: z.array(EntityState),
   config_entries: z.array(ConfigEntry),
   automations: z.array(AutomationSummary),
+  /** the edge's area registry (older edges send none) */
+  areas: z.array(Area).optional(),
 });
 export type Snapshot = z.infer<typeof Snapshot>;
 
@@ -24,6 +26,8 @@ export const Delta = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('device_remove'), id: z.number().int() }),
   z.object({ kind: z.literal('entity_upsert'), entity: EntityRecord }),
   z.object({ kind: z.literal('entity_remove'), entity_id: z.string() }),
+  /** an area created or renamed (areas are never removed on the edge yet) */
+  z.object({ kind: z.literal('area_upsert'), area: Area }),
   z.object({ kind: z.literal('config_entry_upsert'), entry: ConfigEntry }),
   z.object({ kind: z.literal('config_entry_remove'), id: z.number().int() }),
   z.object({ kind: z.literal('automation_upsert'), automation: AutomationSummary }),
@@ -86,6 +90,18 @@ export const EventMessage = z.object({
   context: EventContext.optional(),
 });
 export type EventMessage = z.infer<typeof EventMessage>;
+/**
+ * A subscribe_trigger subscription the cloud made on this edge (POST /v1/ha/relay, op
+ * subscribe_trigger) fired: HA's event body for it. Live only, like EventMessage; the edge drops
+ * the cloud's subscriptions when the tunnel closes and the cloud makes them again after hello.
+ */
+export const TriggerMessage = z.object({
+  type: z.literal('trigger'),
+  subscription: z.string().min(1).max(100),
+  variables: JsonObject,
+  context: EventContext.nullable(),
+});
+export type TriggerMessage = z.infer<typeof TriggerMessage>;
 export const ErrorMessage = z.object({
   type: z.literal('error'),
   id: z.string().optional(),
@@ -101,6 +117,7 @@ export const EdgeToCloud = z.discriminatedUnion('type', [
   DeltaMessage,
   ResponseMessage,
   EventMessage,
+  TriggerMessage,
   ErrorMessage,
   PingMessage,
   PongMessage,

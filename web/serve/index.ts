@@ -1,5 +1,6 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { gzipSync } from 'node:zlib';
 
 /**
  * Serving the portal build (web/dist) from the cloud and from every edge: one function that
@@ -51,7 +52,8 @@ export const CONTENT_SECURITY_POLICY = [
   "form-action 'self'",
 ].join('; ');
 
-const SECURITY_HEADERS: Record<string, string> = {
+/** The headers of every answer the portal serves (the cloud's /docs sends them too). */
+export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'content-security-policy': CONTENT_SECURITY_POLICY,
   'x-content-type-options': 'nosniff',
   'x-frame-options': 'DENY',
@@ -72,6 +74,23 @@ const TYPES: Record<string, string> = {
   '.txt': 'text/plain; charset=utf-8',
   '.map': 'application/json',
 };
+
+/** Text types worth compressing (images other than SVG and fonts are compressed already). */
+const COMPRESSIBLE = new Set(['.js', '.css', '.svg', '.json', '.map', '.txt', '.webmanifest', '.html']);
+
+/** Whether the client takes gzip: named in Accept-Encoding (or `*`) without q=0. */
+export function acceptsGzip(header: string | null): boolean {
+  if (!header) return false;
+  let star = false;
+  for (const part of header.toLowerCase().split(',')) {
+    const [name, ...params] = part.trim().split(';');
+    const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+    const zero = q !== undefined && Number(q.slice(2)) === 0;
+    if (name === 'gzip') return !zero;
+    if (name === '*') star = !zero;
+  }
+  return star;
+}
 
 export function diskAssets(dir = PORTAL_DIST): PortalAssets | null {
   if (!existsSync(path.join(dir, 'index.html'))) return null;
@@ -129,6 +148,16 @@ export interface Portal {
 
 export function createPortal(kind: PortalKind, assets: PortalAssets | null = defaultAssets()): Portal {
   let index: string | null = null;
+  // Hashed assets never change, so each is compressed once, at its first request, and kept.
+  const gzipped = new Map<string, Uint8Array<ArrayBuffer>>();
+  const gzipOf = (rel: string, bytes: Uint8Array): Uint8Array<ArrayBuffer> => {
+    let z = gzipped.get(rel);
+    if (!z) {
+      z = new Uint8Array(gzipSync(bytes, { level: 9 }));
+      if (gzipped.size < 1000) gzipped.set(rel, z);
+    }
+    return z;
+  };
   const indexHtml = () => {
     if (index !== null || !assets) return index;
     const raw = assets.read('index.html');
@@ -147,10 +176,11 @@ export function createPortal(kind: PortalKind, assets: PortalAssets | null = def
     type: string,
     cache: string,
     head: boolean,
+    extra: Record<string, string> = {},
   ) =>
     new Response(head ? null : body, {
       status,
-      headers: { ...SECURITY_HEADERS, 'content-type': type, 'cache-control': cache },
+      headers: { ...SECURITY_HEADERS, 'content-type': type, 'cache-control': cache, ...extra },
     });
 
   return {
@@ -172,8 +202,18 @@ export function createPortal(kind: PortalKind, assets: PortalAssets | null = def
         const ext = path.extname(rel).toLowerCase();
         if (bytes) {
           // Vite names every file under assets/ by its content hash: it never changes, so cache it for a year.
-          const cache = rel.startsWith('assets/') ? 'public, max-age=31536000, immutable' : 'no-cache';
-          return answer(bytes as Uint8Array<ArrayBuffer>, 200, TYPES[ext] ?? 'application/octet-stream', cache, head);
+          const hashed = rel.startsWith('assets/');
+          const cache = hashed ? 'public, max-age=31536000, immutable' : 'no-cache';
+          const type = TYPES[ext] ?? 'application/octet-stream';
+          if (hashed && COMPRESSIBLE.has(ext)) {
+            // A range names bytes of the identity body: never answered from the compressed one.
+            const gzip = acceptsGzip(request.headers.get('accept-encoding')) && !request.headers.has('range');
+            const vary = { vary: 'Accept-Encoding' };
+            if (gzip)
+              return answer(gzipOf(rel, bytes), 200, type, cache, head, { ...vary, 'content-encoding': 'gzip' });
+            return answer(bytes as Uint8Array<ArrayBuffer>, 200, type, cache, head, vary);
+          }
+          return answer(bytes as Uint8Array<ArrayBuffer>, 200, type, cache, head);
         }
         // A missing file (an old hashed asset after an upgrade) is a 404, not the page.
         if (ext) return answer('not found', 404, 'text/plain; charset=utf-8', 'no-cache', head);

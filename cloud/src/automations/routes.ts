@@ -136,6 +136,15 @@ function mount(router: CloudRouter, s: AutomationRoutesDeps, limiter: WebhookRat
     return redactTraceSecrets(traces, markedSecrets(definition)) as never;
   });
 
+  // Running is a change to the home like a service call: edit rights, as for updating it.
+  router.add(routes.cloudAutomationTriggerRoute, async ({ auth, c, params }) => {
+    const scope = await resolveScope(s.database.db, c, userOf(auth));
+    const { summary } = await dir.locate(scope, params.id, 'edit');
+    return passThrough(
+      await relay(summary.edge_id, 'POST', `${itemPath(params.id)}/trigger`, undefined, scope.userId, c),
+    ) as never;
+  });
+
   // No Authorization: the webhook_id is the secret. Cheap checks first, the body last: the spec
   // documents the body (WebhookBody) with `readBody: 'manual'`, so the router reads none of it.
   router.add(routes.cloudAutomationWebhookRoute, async ({ c, params }) => {

@@ -34,6 +34,8 @@ export class CloudDatabase {
   private readonly writeListeners: ((table: string) => void)[] = [];
   /** tables written by the transaction of the current async context */
   private readonly transactionWrites = new AsyncLocalStorage<Set<string>>();
+  /** set inside unnoticed(): writes that tell no write listener */
+  private readonly quiet = new AsyncLocalStorage<true>();
 
   constructor(location: string, migrations: Migration[]) {
     this.driver = isPostgresUrl(location) ? new PostgresDriver(location) : new SqliteDriver(location);
@@ -65,9 +67,18 @@ export class CloudDatabase {
     this.writeListeners.push(listener);
   }
 
+  /**
+   * Runs fn with its writes hidden from the write listeners: for writes known to change nothing
+   * a listener derives (an edge's online/offline status: the access cache only reads whether it
+   * is revoked). Without it every tunnel connect empties every replica's access cache.
+   */
+  unnoticed<T>(fn: () => Promise<T>): Promise<T> {
+    return this.quiet.run(true, fn);
+  }
+
   private async wrote<T>(sql: string, pending: Promise<T>): Promise<T> {
     const out = await pending;
-    if (this.writeListeners.length) {
+    if (this.writeListeners.length && !this.quiet.getStore()) {
       const c = sql.charCodeAt(sql.search(/\S/));
       // i, u, d (either case): only then is it worth the regex
       if (c === 105 || c === 73 || c === 117 || c === 85 || c === 100 || c === 68) {

@@ -1,6 +1,10 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CONTENT_SECURITY_POLICY } from '@smarthome/web/serve';
 import { startTestCloud, type TestCloud } from '../testing/harness.ts';
 
+const require = createRequire(import.meta.url);
 let t: TestCloud;
 beforeAll(async () => {
   t = await startTestCloud();
@@ -44,11 +48,51 @@ describe('API documentation', () => {
         .sort(),
     ).toEqual(['accept-encoding', 'if-none-match', 'x-organization-id']);
   });
-  it('serves a rendered reference at /docs without auth', async () => {
+  it('serves Swagger UI at /docs without auth, under the portal CSP, pointing at /openapi.json', async () => {
     const res = await t.get('/docs');
     expect(res.status).toBe(200);
-    expect(res.headers.get('content-type')).toContain('text/html');
-    expect(res.text).toContain('/v1/auth/register');
-    expect(res.text).toContain('TokenResponse');
+    expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(res.headers.get('content-security-policy')).toBe(CONTENT_SECURITY_POLICY);
+    expect(res.headers.get('x-frame-options')).toBe('DENY');
+    const version = (
+      JSON.parse(readFileSync(require.resolve('swagger-ui-dist/package.json'), 'utf8')) as { version: string }
+    ).version;
+    const scripts = [...res.text.matchAll(/<script src="([^"]+)"><\/script>/g)].map((m) => m[1]);
+    expect(scripts).toEqual([`/docs/swagger-ui-${version}/swagger-ui-bundle.js`, '/docs/init.js']);
+    // nothing inline: every script and style is a file the CSP allows
+    expect(res.text).not.toMatch(/<script>|<style|style=/);
+    expect([...res.text.matchAll(/<link rel="stylesheet" href="([^"]+)">/g)].map((m) => m[1])).toEqual([
+      `/docs/swagger-ui-${version}/swagger-ui.css`,
+      '/docs/docs.css',
+    ]);
+    const init = await t.get('/docs/init.js');
+    expect(init.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    expect(init.text).toContain('url: "/openapi.json"');
+    expect(init.text).toContain('validatorUrl: null');
+  });
+  it('serves the package files themselves, cached for a year, gzipped when asked', async () => {
+    const version = (
+      JSON.parse(readFileSync(require.resolve('swagger-ui-dist/package.json'), 'utf8')) as { version: string }
+    ).version;
+    const dir = `/docs/swagger-ui-${version}`;
+    const original = readFileSync(require.resolve('swagger-ui-dist/swagger-ui-bundle.js'));
+    const plain = await fetch(`${t.url}${dir}/swagger-ui-bundle.js`, { headers: { 'accept-encoding': 'identity' } });
+    expect(plain.status).toBe(200);
+    expect(plain.headers.get('content-encoding')).toBeNull();
+    expect(plain.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    expect(Buffer.from(await plain.arrayBuffer()).equals(original)).toBe(true);
+    // fetch decodes gzip itself: the same bytes arrive, announced as gzip
+    const zipped = await fetch(`${t.url}${dir}/swagger-ui-bundle.js`, { headers: { 'accept-encoding': 'gzip' } });
+    expect(zipped.headers.get('content-encoding')).toBe('gzip');
+    expect(Buffer.from(await zipped.arrayBuffer()).equals(original)).toBe(true);
+    const css = await t.get(`${dir}/swagger-ui.css`);
+    expect(css.status).toBe(200);
+    expect(css.headers.get('content-type')).toBe('text/css; charset=utf-8');
+    expect(css.text).toContain('.swagger-ui');
+    // only the listed files: no path into node_modules
+    for (const p of [`${dir}/package.json`, `${dir}/..%2fpackage.json`, '/docs/swagger-ui-0.0.0/swagger-ui.css']) {
+      const res = await t.get(p);
+      expect([p, res.status, res.body]).toEqual([p, 404, { message: 'not found' }]);
+    }
   });
 });

@@ -182,4 +182,18 @@ describe('tunnel hooks', () => {
     expect(await registry.markOnline(edge.id)).toBeNull();
     expect((await registry.get(edge.id))?.status).toBe('revoked');
   });
+
+  it('online/offline marks leave the access cache (and open sockets) alone; a revocation empties it', async () => {
+    const u = await t.user();
+    const { edges: registry, accessCache } = t.cloud.services;
+    const { edge } = await registry.create({ kind: 'personal', userId: u.id, orgId: null }, { name: 'T' });
+    let invalidations = 0;
+    accessCache.onInvalidate(() => invalidations++);
+    await registry.markOnline(edge.id);
+    await registry.markOffline(edge.id);
+    await registry.markOnline(edge.id);
+    expect(invalidations).toBe(0);
+    await registry.revoke(edge.id);
+    expect(invalidations).toBeGreaterThan(0);
+  });
 });

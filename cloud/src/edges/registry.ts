@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
-import { and, asc, eq, gt, gte, inArray, isNull, ne, type SQL } from 'drizzle-orm';
+import { and, asc, eq, gt, gte, inArray, isNull, ne, sql, type SQL } from 'drizzle-orm';
 import type { Edge } from '@smarthome/protocol';
-import type { CloudDatabase } from '../db/database.ts';
+import type { CloudDatabase, Db } from '../db/database.ts';
 import type { Resource } from '../authz/can.ts';
 import type { Scope } from '../orgs/scope.ts';
 import { newSecret, safeEqual, sha256 } from '../auth/secrets.ts';
@@ -74,9 +74,12 @@ export function edgeScopeCondition(scope: Scope): SQL {
  */
 export class EdgeRegistry extends EventEmitter<EdgeRegistryEvents> {
   private readonly database: CloudDatabase;
+  /** what every tunnel connect and disconnect runs: built once (a reconnect storm runs them per edge) */
+  private readonly tunnelQueries: () => ReturnType<typeof buildTunnelQueries>;
   constructor(database: CloudDatabase) {
     super();
     this.database = database;
+    this.tunnelQueries = database.prepared(buildTunnelQueries);
   }
   private get db() {
     return this.database.db;
@@ -147,11 +150,7 @@ export class EdgeRegistry extends EventEmitter<EdgeRegistryEvents> {
   /** The edge behind an edge token, or null (unknown, malformed or revoked). */
   async authenticateEdgeToken(token: string): Promise<Edge | null> {
     if (!token.startsWith(`${EDGE_TOKEN_PREFIX}_`)) return null;
-    const row = await this.db
-      .select()
-      .from(edges)
-      .where(eq(edges.tokenHash, sha256(token)))
-      .get();
+    const row = await this.tunnelQueries().byTokenHash.get({ hash: sha256(token) });
     if (!row || row.status === 'revoked') return null;
     return toEdge(row);
   }
@@ -292,29 +291,58 @@ export class EdgeRegistry extends EventEmitter<EdgeRegistryEvents> {
     return row ? toEdge(row) : null;
   }
 
-  /** For the tunnel: connected → 'online', paired_at set on the first connection. */
+  /**
+   * For the tunnel: connected → 'online', paired_at set on the first connection. Unnoticed by
+   * the access cache (and the other replicas'): no grant depends on online/offline, only on
+   * revoked, which this never writes.
+   */
   async markOnline(id: number): Promise<Edge | null> {
-    const current = await this.db.select().from(edges).where(eq(edges.id, id)).get();
-    if (!current || current.status === 'revoked') return null;
-    const at = now();
-    const row = await this.db
-      .update(edges)
-      .set({ status: 'online', pairedAt: current.pairedAt ?? at, lastSeenAt: at, updatedAt: at })
-      .where(and(eq(edges.id, id), ne(edges.status, 'revoked')))
-      .returning()
-      .get();
-    return row ? toEdge(row) : null;
+    return this.database.unnoticed(async () => {
+      const q = this.tunnelQueries();
+      const current = await q.byId.get({ id });
+      if (!current || current.status === 'revoked') return null;
+      const at = now();
+      const row = await q.setOnline.get({ id, at, pairedAt: current.pairedAt ?? at });
+      return row ? toEdge(row) : null;
+    });
   }
 
-  /** For the tunnel: disconnected → 'offline' (a revoked edge stays revoked). */
+  /** For the tunnel: disconnected → 'offline' (a revoked edge stays revoked). Unnoticed, as markOnline. */
   async markOffline(id: number): Promise<Edge | null> {
-    const at = now();
-    const row = await this.db
-      .update(edges)
-      .set({ status: 'offline', updatedAt: at })
-      .where(and(eq(edges.id, id), ne(edges.status, 'revoked')))
-      .returning()
-      .get();
-    return row ? toEdge(row) : null;
+    return this.database.unnoticed(async () => {
+      const row = await this.tunnelQueries().setOffline.get({ id, at: now() });
+      return row ? toEdge(row) : null;
+    });
   }
+}
+
+function buildTunnelQueries(db: Db) {
+  const id = sql.placeholder('id');
+  const at = sql.placeholder('at');
+  const notRevoked = and(eq(edges.id, id), ne(edges.status, 'revoked'));
+  return {
+    byTokenHash: db
+      .select()
+      .from(edges)
+      .where(eq(edges.tokenHash, sql.placeholder('hash')))
+      .prepare(),
+    byId: db.select().from(edges).where(eq(edges.id, id)).prepare(),
+    setOnline: db
+      .update(edges)
+      .set({
+        status: 'online',
+        pairedAt: sql`${sql.placeholder('pairedAt')}`,
+        lastSeenAt: sql`${at}`,
+        updatedAt: sql`${at}`,
+      })
+      .where(notRevoked)
+      .returning()
+      .prepare(),
+    setOffline: db
+      .update(edges)
+      .set({ status: 'offline', updatedAt: sql`${at}` })
+      .where(notRevoked)
+      .returning()
+      .prepare(),
+  };
 }

@@ -1,15 +1,16 @@
-import type { EntityRecord, EntityState } from '@smarthome/protocol';
+import type { EntityState } from '@smarthome/protocol';
 import {
-  HA_VERSION,
   type HaAreaRegistryEntry,
   type HaCallService,
   type HaContext,
   type HaTemplateUpdate,
+  type HaTriggerEvent,
   type HaCallServiceResult,
   type HaConfig,
   type HaCurrentUser,
   type HaDeviceRegistryEntry,
-  type HaEntityRegistryEntry,
+  type HaEntityRegistryChanges,
+  HaEntityRegistryEntry,
   type HaEvent,
   type HaServices,
   type HaState,
@@ -31,11 +32,24 @@ import type { CloudDatabase } from '../db/database.ts';
 import type { EntityAccess } from '../devices/access.ts';
 import type { MirrorStore } from '../mirror/store.ts';
 import { MFA_ENROLLMENT_MESSAGE, memberAccess } from '../orgs/mfa-policy.ts';
-import type { EdgeEvent, StateChanged } from '../tunnel/hub.ts';
+import type { EdgeEvent, StateChanged, TriggerFired } from '../tunnel/hub.ts';
+import type { Logger } from '../log.ts';
 import { assertShallow, checkEdgeAnswer, toHaError } from './errors.ts';
 import { HaRelay, streamLogbook, type Scope } from './relay.ts';
+import { cloudHaConfig } from './config.ts';
+import { HaEventListeners } from './events.ts';
+import {
+  areaRegistry,
+  cloudEntityEntry,
+  deviceRegistry,
+  edgeAreaId,
+  editableEntityEdge,
+  entityRegistry,
+} from './registry.ts';
+import { controllableEdge, scopeOf, statesInScope } from './scope.ts';
 import { servicesFor } from './services.ts';
 import { CloudTemplates } from './templates.ts';
+import { CloudTriggerSubscriptions } from './trigger-subscriptions.ts';
 
 /** A cloud caller of the Home Assistant API: a user, the credential it authenticated with, and its organization scope. */
 export interface CloudHaPrincipal {
@@ -52,16 +66,11 @@ export interface CloudHaBackendDeps {
   access: EntityAccess;
   database: CloudDatabase;
   mirror: MirrorStore;
+  log: Logger;
 }
-
-type Listener = { principal: CloudHaPrincipal; eventType: string | undefined; fn: (event: HaEvent) => void };
 
 const toList = (v: unknown): string[] =>
   v === undefined || v === null ? [] : Array.isArray(v) ? v.map(String) : [String(v)];
-const key = (edgeId: number, entityId: string) => `${edgeId}:${entityId}`;
-/** registry ids are per edge on the cloud: "<edge>_<id>" keeps them unique across the caller's edges */
-const globalId = (edgeId: number, id: number | null | undefined) =>
-  id === null || id === undefined ? null : `${edgeId}_${id}`;
 
 /**
  * Home Assistant's API for a cloud caller, across the edges in its scope: states from the
@@ -72,13 +81,17 @@ const globalId = (edgeId: number, id: number | null | undefined) =>
  */
 export class CloudHaBackend implements HaBackend<CloudHaPrincipal> {
   private readonly s: CloudHaBackendDeps;
-  private readonly listeners = new Set<Listener>();
   private readonly since = new Date().toISOString();
+  /** subscribe_events and the state_changed / edge event fan-out (events.ts) */
+  private readonly events: HaEventListeners<CloudHaPrincipal>;
   private readonly relay: HaRelay<CloudHaPrincipal>;
   private readonly templates: CloudTemplates<CloudHaPrincipal>;
+  /** subscribe_trigger, armed on the edges (trigger-subscriptions.ts) */
+  readonly triggers: CloudTriggerSubscriptions<CloudHaPrincipal>;
 
   constructor(services: CloudHaBackendDeps) {
     this.s = services;
+    this.events = new HaEventListeners({ scope: (p) => this.scope(p), since: this.since, log: services.log });
     this.relay = new HaRelay({
       relay: (...args) => services.access.relay(...args),
       scope: (p) => this.scope(p),
@@ -89,6 +102,26 @@ export class CloudHaBackend implements HaBackend<CloudHaPrincipal> {
       visibleStates: (p) => this.entityStates(p),
       subscribeStates: (p, fn) => this.subscribeEvents(p, 'state_changed', fn),
     });
+    this.triggers = new CloudTriggerSubscriptions({
+      call: (p, edgeId, body) => this.relay.call(p, edgeId, body),
+      scope: (p) => this.scope(p),
+      visibleStates: (p, scope) => this.entityStates(p, scope),
+      log: services.log,
+    });
+  }
+
+  /** Starts the background reload of the listeners' scopes (events.ts); the socket server starts and stops it. */
+  start(): void {
+    this.events.start();
+  }
+
+  stop(): void {
+    this.events.stop();
+  }
+
+  /** Grants changed (the session registry's notice): the caller's listeners go by its reloaded scope from now on. */
+  accessChanged(p: CloudHaPrincipal): void {
+    this.events.forget(p);
   }
 
   async authenticate(auth: { access_token: string; organization_id?: string }): Promise<CloudHaPrincipal | null> {
@@ -121,27 +154,13 @@ export class CloudHaBackend implements HaBackend<CloudHaPrincipal> {
     if (access.mfaMissing) throw new HaAuthRefused(MFA_ENROLLMENT_MESSAGE);
   }
 
-  private async scope(p: CloudHaPrincipal): Promise<Scope> {
-    const [edges, grants] = await Promise.all([
-      this.s.access.edgeGrants(p.userId, p.orgId),
-      this.s.access.entityGrants(p.userId, p.orgId),
-    ]);
-    const whole = new Set(edges.map((e) => e.edgeId));
-    return { edges, shared: grants.filter((g) => g.canView && !whole.has(g.edgeId)) };
+  private scope(p: CloudHaPrincipal): Promise<Scope> {
+    return scopeOf(this.s.access, p.userId, p.orgId);
   }
 
   /** Mirror states in scope (one per entity_id), each with its edge. */
   private async entityStates(p: CloudHaPrincipal, scope?: Scope): Promise<EntityState[]> {
-    const { edges, shared } = scope ?? (await this.scope(p));
-    const all = await this.s.mirror.states(edges.map((e) => e.edgeId));
-    for (const g of shared) {
-      const st = await this.s.mirror.state([g.edgeId], g.entityId);
-      if (st) all.push(st);
-    }
-    all.sort((a, b) => (a.edge_id ?? 0) - (b.edge_id ?? 0));
-    const seen = new Map<string, EntityState>();
-    for (const st of all) if (!seen.has(st.entity_id)) seen.set(st.entity_id, st);
-    return [...seen.values()].sort((a, b) => a.entity_id.localeCompare(b.entity_id));
+    return statesInScope(this.s.mirror, scope ?? (await this.scope(p)));
   }
 
   async getStates(p: CloudHaPrincipal): Promise<HaState[]> {
@@ -149,40 +168,7 @@ export class CloudHaBackend implements HaBackend<CloudHaPrincipal> {
   }
 
   async getConfig(p: CloudHaPrincipal): Promise<HaConfig> {
-    const components = new Set(['api', 'websocket_api', 'homeassistant']);
-    for (const s of await this.entityStates(p)) components.add(s.domain);
-    return {
-      latitude: 0,
-      longitude: 0,
-      elevation: 0,
-      radius: 100,
-      unit_system: {
-        length: 'km',
-        accumulated_precipitation: 'mm',
-        mass: 'g',
-        pressure: 'Pa',
-        temperature: '°C',
-        volume: 'L',
-        wind_speed: 'm/s',
-      },
-      location_name: 'Home',
-      time_zone: 'UTC',
-      components: [...components].sort(),
-      config_dir: '/config',
-      allowlist_external_dirs: [],
-      allowlist_external_urls: [],
-      version: HA_VERSION,
-      config_source: 'storage',
-      recovery_mode: false,
-      safe_mode: false,
-      state: 'RUNNING',
-      external_url: null,
-      internal_url: null,
-      currency: 'EUR',
-      country: null,
-      language: 'en',
-      debug: false,
-    };
+    return cloudHaConfig((await this.entityStates(p)).map((s) => s.domain));
   }
 
   /** The services of the domains the caller's entities belong to (see services.ts). */
@@ -237,19 +223,8 @@ export class CloudHaBackend implements HaBackend<CloudHaPrincipal> {
   }
 
   /** The edge holding an entity the caller may control: not_found when invisible, unauthorized when view-only. */
-  private async controllable(p: CloudHaPrincipal, scope: Scope, entityId: string): Promise<number> {
-    const own = await this.s.mirror.state(
-      scope.edges.map((e) => e.edgeId),
-      entityId,
-    );
-    if (own?.edge_id !== undefined && own.edge_id !== null) return own.edge_id;
-    const grant = scope.shared.filter((g) => g.entityId === entityId).sort((a, b) => a.edgeId - b.edgeId)[0];
-    if (grant) {
-      if (!grant.canControl)
-        throw new HaCommandError('unauthorized', 'Not allowed to control this entity (view-only).');
-      return grant.edgeId;
-    }
-    throw new HaCommandError('not_found', 'Entity not found.');
+  private controllable(_p: CloudHaPrincipal, scope: Scope, entityId: string): Promise<number> {
+    return controllableEdge(this.s.mirror, scope, entityId);
   }
 
   subscribeEvents(
@@ -257,46 +232,15 @@ export class CloudHaBackend implements HaBackend<CloudHaPrincipal> {
     eventType: string | undefined,
     fn: (event: HaEvent) => void,
   ): Unsubscribe {
-    const listener: Listener = { principal, eventType, fn };
-    this.listeners.add(listener);
-    return () => {
-      this.listeners.delete(listener);
-    };
+    return this.events.subscribe(principal, eventType, fn);
   }
-
   /** A state change of an edge (this replica's tunnels, and the others' through Redis): to whoever may view it. */
-  async fanOut(e: StateChanged): Promise<void> {
-    const wanted = [...this.listeners].filter((l) => l.eventType === undefined || l.eventType === 'state_changed');
-    if (!wanted.length) return;
-    const oldState = e.old_state && toHaState(e.old_state, this.since);
-    const newState = e.new_state && toHaState(e.new_state, this.since);
-    const event: HaEvent = {
-      event_type: 'state_changed',
-      data: { entity_id: e.entity_id, old_state: oldState, new_state: newState },
-      origin: 'LOCAL',
-      time_fired: new Date().toISOString(),
-      context: newState?.context ?? { id: newContextId(), parent_id: null, user_id: null },
-    };
-    for (const l of wanted) {
-      if (!this.listeners.has(l)) continue;
-      const { edges, shared } = await this.scope(l.principal);
-      const whole = edges.some((g) => g.edgeId === e.edgeId);
-      if (whole || shared.some((g) => key(g.edgeId, g.entityId) === key(e.edgeId, e.entity_id))) l.fn(event);
-    }
+  fanOut(e: StateChanged): Promise<void> {
+    return this.events.fanOut(e);
   }
-
-  /** An edge's other bus events: to subscribers of the type (or of all) who see the whole edge, as the app socket does. */
-  async fanOutEvent(e: EdgeEvent): Promise<void> {
-    const wanted = [...this.listeners].filter((l) => l.eventType === undefined || l.eventType === e.event.event_type);
-    for (const l of wanted) {
-      if (!this.listeners.has(l)) continue;
-      if (!(await this.scope(l.principal)).edges.some((g) => g.edgeId === e.edgeId)) continue;
-      l.fn({
-        ...e.event,
-        data: e.event.data ?? {},
-        origin: e.event.origin === 'REMOTE' ? 'REMOTE' : 'LOCAL',
-      } as HaEvent);
-    }
+  /** An edge's other bus events: to subscribers of the type (or of all) who see the whole edge. */
+  fanOutEvent(e: EdgeEvent): Promise<void> {
+    return this.events.fanOutEvent(e);
   }
 
   /**
@@ -325,77 +269,29 @@ export class CloudHaBackend implements HaBackend<CloudHaPrincipal> {
   }
 
   async entityRegistry(p: CloudHaPrincipal): Promise<HaEntityRegistryEntry[]> {
-    const scope = await this.scope(p);
-    const edgeIds = [...new Set([...scope.edges.map((e) => e.edgeId), ...scope.shared.map((g) => g.edgeId)])];
-    const whole = new Set(scope.edges.map((e) => e.edgeId));
-    const shared = new Set(scope.shared.map((g) => key(g.edgeId, g.entityId)));
-    // From the records, not the states: a disabled entity has no state but is registered. As with
-    // states, an entity_id on several edges is the lowest edge's.
-    const records = new Map<number, EntityRecord[]>();
-    const owner = new Map<string, number>();
-    for (const edgeId of edgeIds) {
-      const list = (await this.s.mirror.entityRecords([edgeId])).filter(
-        (e) => whole.has(edgeId) || shared.has(key(edgeId, e.entity_id)),
-      );
-      records.set(edgeId, list);
-      for (const e of list) owner.set(e.entity_id, Math.min(owner.get(e.entity_id) ?? edgeId, edgeId));
-    }
-    const out: HaEntityRegistryEntry[] = [];
-    for (const edgeId of edgeIds) {
-      for (const e of records.get(edgeId)!) {
-        if (owner.get(e.entity_id) !== edgeId) continue;
-        out.push({
-          id: globalId(edgeId, e.id)!,
-          entity_id: e.entity_id,
-          unique_id: e.unique_id,
-          platform: e.platform,
-          config_entry_id: globalId(edgeId, e.config_entry_id),
-          device_id: globalId(edgeId, e.device_registry_id),
-          area_id: null,
-          name: null,
-          original_name: e.name,
-          icon: null,
-          disabled_by: e.disabled_by ?? null,
-          hidden_by: null,
-          entity_category: null,
-          has_entity_name: false,
-          translation_key: null,
-          labels: [],
-          categories: {},
-        });
-      }
-    }
-    return out;
+    return entityRegistry(this.s.mirror, await this.scope(p));
   }
 
-  /** Devices of the whole edges in scope (a shared entity does not share its device). */
   async deviceRegistry(p: CloudHaPrincipal): Promise<HaDeviceRegistryEntry[]> {
-    const { edges } = await this.scope(p);
-    return (await this.s.mirror.devices(edges.map((e) => e.edgeId))).map((d) => {
-      const edgeId = d.edge_id ?? 0;
-      const entry = globalId(edgeId, d.config_entry_id);
-      return {
-        id: globalId(edgeId, d.id)!,
-        name: d.name,
-        name_by_user: null,
-        manufacturer: d.manufacturer,
-        model: d.model,
-        model_id: null,
-        sw_version: d.sw_version ?? null,
-        hw_version: null,
-        serial_number: null,
-        identifiers: (d.identifiers ?? []).map((i) => ['mqtt', i] as [string, string]),
-        connections: [],
-        config_entries: entry ? [entry] : [],
-        primary_config_entry: entry,
-        area_id: null,
-        via_device_id: globalId(edgeId, d.via_device_id ?? null),
-        disabled_by: null,
-        entry_type: null,
-        configuration_url: null,
-        labels: [],
-      };
-    });
+    return deviceRegistry(this.s.mirror, await this.scope(p));
+  }
+
+  async areaRegistry(p: CloudHaPrincipal): Promise<HaAreaRegistryEntry[]> {
+    return areaRegistry(this.s.mirror, await this.scope(p));
+  }
+
+  /** Relayed to the entity's edge; the mirror follows with the edge's delta. */
+  async updateEntityRegistry(
+    p: CloudHaPrincipal,
+    entityId: string,
+    changes: HaEntityRegistryChanges,
+  ): Promise<HaEntityRegistryEntry> {
+    const edgeId = await editableEntityEdge(this.s.mirror, await this.scope(p), entityId);
+    const area = changes.area_id === undefined ? {} : { area_id: edgeAreaId(edgeId, changes.area_id) };
+    const body = { op: 'update_entity_registry' as const, entity_id: entityId, changes: { ...changes, ...area } };
+    const entry = HaEntityRegistryEntry.safeParse(await this.relay.call(p, edgeId, body));
+    if (!entry.success) throw new HaCommandError('home_assistant_error', `Edge ${edgeId} gave an invalid answer.`);
+    return cloudEntityEntry(edgeId, entry.data);
   }
 
   /**
@@ -446,17 +342,24 @@ export class CloudHaBackend implements HaBackend<CloudHaPrincipal> {
   removeState(p: CloudHaPrincipal, entityId: string) {
     return this.relay.removeState(p, entityId);
   }
+  subscribeTrigger(
+    p: CloudHaPrincipal,
+    trigger: unknown,
+    variables: Record<string, unknown>,
+    listener: (e: HaTriggerEvent) => void,
+  ) {
+    return this.triggers.subscribe(p, trigger, variables, listener);
+  }
+  /** fires and hellos from other replicas' tunnels (ScaleOut.fanOutTo; this replica's come through socket.ts) */
+  triggerFired(e: TriggerFired) {
+    return this.triggers.fired(e);
+  }
+  edgeOnline(edgeId: number) {
+    return this.triggers.edgeOnline(edgeId);
+  }
 
   /** GET /api/events: the caller's own subscriptions on this replica, per event type ("*" = all types) */
   async eventListeners(p: CloudHaPrincipal): Promise<{ event: string; listener_count: number }[]> {
-    const counts = new Map<string, number>();
-    for (const l of this.listeners)
-      if (l.principal.userId === p.userId) counts.set(l.eventType ?? '*', (counts.get(l.eventType ?? '*') ?? 0) + 1);
-    return [...counts].map(([event, listener_count]) => ({ event, listener_count }));
-  }
-
-  /** edges have no areas yet */
-  async areaRegistry(): Promise<HaAreaRegistryEntry[]> {
-    return [];
+    return this.events.counts(p.userId);
   }
 }

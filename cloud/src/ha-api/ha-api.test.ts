@@ -3,6 +3,7 @@ import WebSocket from 'ws';
 import { startTestCloud, type TestCloud } from '../testing/harness.ts';
 import { sampleSnapshot } from '../testing/fixtures.ts';
 import { connectHa, haWorld } from '../testing/ha.ts';
+import { changeState } from './testing.ts';
 
 /**
  * The cloud's Home Assistant API in-process: real cloud (SQLite or PostgreSQL), real ws
@@ -207,16 +208,7 @@ describe('cloud /api/websocket: what the caller may view and control', () => {
     expect(entities.success).toBe(true);
     const initial = await viewer.next((m) => m.type === 'event' && m.id === entities.id);
     expect(Object.keys(initial.event.a).sort()).toEqual(['light.lamp_2', 'light.office']);
-    const old = (await t.cloud.services.mirror.state([edgeA], 'light.lamp_2'))!;
-    const now = new Date().toISOString();
-    const changed = { ...old, state: 'on', last_changed: now, last_updated: now };
-    await t.cloud.services.mirror.applyDelta(edgeA, { kind: 'state', state: changed });
-    t.cloud.services.tunnel.emit('state_changed', {
-      edgeId: edgeA,
-      entity_id: 'light.lamp_2',
-      old_state: old,
-      new_state: changed,
-    });
+    const { old } = await changeState(t, edgeA, 'light.lamp_2', 'on');
     const ev = await owner.next((m) => m.type === 'event');
     expect(ev.event).toMatchObject({
       event_type: 'state_changed',

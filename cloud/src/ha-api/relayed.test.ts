@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type WebSocket from 'ws';
 import { startTestCloud, type TestCloud } from '../testing/harness.ts';
 import { connectHa, haWorld } from '../testing/ha.ts';
+import { changeState } from './testing.ts';
 
 /**
  * The cloud's HA commands that need more than the mirror's states (render_template, history,
@@ -39,16 +40,7 @@ describe('cloud render_template / POST /api/template: rendered over what the cal
       result: 'lamp off',
       listeners: { all: false, domains: [], entities: ['light.lamp_1'], time: false },
     });
-    const old = (await t.cloud.services.mirror.state([edgeA], 'light.lamp_1'))!;
-    const now = new Date().toISOString();
-    const changed = { ...old, state: 'on', last_changed: now, last_updated: now };
-    await t.cloud.services.mirror.applyDelta(edgeA, { kind: 'state', state: changed });
-    t.cloud.services.tunnel.emit('state_changed', {
-      edgeId: edgeA,
-      entity_id: 'light.lamp_1',
-      old_state: old,
-      new_state: changed,
-    });
+    await changeState(t, edgeA, 'light.lamp_1', 'on');
     expect((await owner.next((m) => m.type === 'event' && m.id === sub.id)).event.result).toBe('lamp on');
     // the viewer does not see lamp_1: for its template the entity does not exist
     const viewer = await connect(v.token);
@@ -93,9 +85,24 @@ describe('cloud commands relayed to an edge: permissions first, then the edge', 
     expect((await owner.ask({ type: 'validate_config', trigger: { platform: 'state' } })).error.code).toBe(
       'home_assistant_error',
     );
-    expect((await owner.ask({ type: 'subscribe_trigger', trigger: { platform: 'state' } })).error.code).toBe(
-      'unknown_command',
-    );
+    // no edge online to arm a trigger on: refused, not a subscription that never fires
+    expect((await owner.ask({ type: 'subscribe_trigger', trigger: { platform: 'state' } })).error).toEqual({
+      code: 'home_assistant_error',
+      message: `Edge ${edgeA} is offline.`,
+    });
+    expect(
+      (await owner.ask({ type: 'subscribe_trigger', trigger: { platform: 'state', entity_id: 'light.lamp_1' } })).error
+        .message,
+    ).toBe(`Edge ${edgeA} is offline.`);
+    const strangerTrigger = await connect(b.token);
+    expect(
+      (
+        await strangerTrigger.ask({
+          type: 'subscribe_trigger',
+          trigger: { platform: 'state', entity_id: 'light.lamp_1' },
+        })
+      ).error,
+    ).toEqual({ code: 'not_found', message: 'Entity light.lamp_1 not found.' });
   });
 
   it('history and logbook: offline edges are a clear error; nothing in scope is an empty answer', async () => {

@@ -3,7 +3,7 @@ import type { UpgradeRegistry } from '@smarthome/protocol/server';
 import { z } from 'zod';
 import { HaSession, command, type HaCommands } from '@smarthome/protocol/server/ha/index';
 import type { Logger } from '../log.ts';
-import type { EdgeEvent, StateChanged, TunnelHub } from '../tunnel/hub.ts';
+import type { EdgeEvent, StateChanged, TriggerFired, TunnelHub } from '../tunnel/hub.ts';
 import type { SessionRegistry } from '../websocket/sessions.ts';
 import type { CloudHaBackend, CloudHaPrincipal } from './backend.ts';
 
@@ -35,6 +35,12 @@ export class CloudHaSocketServer {
   private readonly onEdgeEvent = (e: EdgeEvent) => {
     this.backend.fanOutEvent(e).catch((err) => this.log.error('ha edge event fan-out failed', err));
   };
+  private readonly onTrigger = (e: TriggerFired) => {
+    this.backend.triggerFired(e).catch((err) => this.log.error('ha trigger fan-out failed', err));
+  };
+  private readonly onEdgeOnline = (edgeId: number) => {
+    this.backend.edgeOnline(edgeId).catch((err) => this.log.error('ha trigger re-arming failed', err));
+  };
 
   /** deps.hub: this replica's tunnels (the other replicas' events reach the backend's fanOut* through the cluster) */
   constructor(deps: { backend: CloudHaBackend; hub: TunnelHub; log: Logger; sessions: SessionRegistry }) {
@@ -46,8 +52,11 @@ export class CloudHaSocketServer {
 
   start(upgrades: UpgradeRegistry): void {
     this.upgrades = upgrades;
+    this.backend.start();
     this.hub.on('state_changed', this.onStateChanged);
     this.hub.on('edge_event', this.onEdgeEvent);
+    this.hub.on('ha_trigger', this.onTrigger);
+    this.hub.on('edge_online', this.onEdgeOnline);
     upgrades.register(HA_WEBSOCKET_PATH, (req, socket, head) => {
       socket.on('error', () => socket.destroy());
       this.wss.handleUpgrade(req, socket, head, (ws) => this.attach(ws));
@@ -59,12 +68,15 @@ export class CloudHaSocketServer {
     this.upgrades = null;
     this.hub.off('state_changed', this.onStateChanged);
     this.hub.off('edge_event', this.onEdgeEvent);
+    this.hub.off('ha_trigger', this.onTrigger);
+    this.hub.off('edge_online', this.onEdgeOnline);
     for (const [socket, entry] of this.sockets) {
       entry.unregister();
       entry.session.close();
       socket.close(1001, 'going away');
     }
     this.sockets.clear();
+    this.backend.stop();
     this.wss.close();
   }
 
@@ -108,8 +120,8 @@ export class CloudHaSocketServer {
                     socket.close(4001, why.reason);
                   });
                 },
-                // grants are read through the access cache on every event: nothing to drop here
-                accessChanged: () => {},
+                // its event listeners' scope is indexed (events.ts): dropped now, reloaded for the next event
+                accessChanged: () => this.backend.accessChanged(p),
               },
             );
           })

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestCloud, type TestCloud } from '../testing/harness.ts';
-import { sampleSnapshot } from '../testing/fixtures.ts';
+import { sampleSnapshot, twoEdges } from '../testing/fixtures.ts';
 import type { MirrorStore } from './store.ts';
 
 let t: TestCloud;
@@ -10,10 +10,7 @@ let edgeB: number;
 beforeAll(async () => {
   t = await startTestCloud();
   mirror = t.cloud.services.mirror;
-  const u = await t.user();
-  const scope = { kind: 'personal' as const, userId: u.id, orgId: null };
-  edgeA = (await t.cloud.services.edges.create(scope, { name: 'A' })).edge.id;
-  edgeB = (await t.cloud.services.edges.create(scope, { name: 'B' })).edge.id;
+  ({ edgeA, edgeB } = await twoEdges(t));
 });
 afterAll(async () => {
   await t.stop();
@@ -229,5 +226,23 @@ describe('MirrorStore', () => {
     await mirror.replaceSnapshot(edgeB, snap, 1);
     expect(await mirror.counts([edgeB])).toMatchObject({ devices: 10_000, entities: 10_000 });
     expect(await mirror.states([edgeB])).toHaveLength(10_000);
+  });
+
+  it('writes a 5,000-entity snapshot in chunks: timers run between them, and a reader sees the old snapshot or the new one whole', async () => {
+    await mirror.replaceSnapshot(edgeB, sampleSnapshot({ devices: 1 }), 1);
+    const events: string[] = [];
+    const stored = mirror.replaceSnapshot(edgeB, sampleSnapshot({ devices: 5_000 }), 2).then(() => {
+      events.push('stored');
+    });
+    setImmediate(() => events.push('immediate'));
+    setTimeout(() => events.push('timer'), 0);
+    const read = mirror.counts([edgeB]);
+    await stored;
+    expect(events.indexOf('immediate')).toBeGreaterThanOrEqual(0);
+    expect(events.indexOf('timer')).toBeGreaterThanOrEqual(0);
+    expect(events.at(-1)).toBe('stored');
+    expect([1, 5_000]).toContain((await read).entities);
+    expect(await mirror.counts([edgeB])).toMatchObject({ devices: 5_000, entities: 5_000 });
+    expect(await mirror.lastSeq(edgeB)).toBe(2);
   });
 });

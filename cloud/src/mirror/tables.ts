@@ -20,6 +20,8 @@ export const mirrorDevices = sqliteTable(
     userId: text('user_id'),
     /** the device it connects through (HA's via_device_id), by id on the same edge */
     viaDeviceId: integer('via_device_id'),
+    /** its area (HA's area_id), an area of the same edge */
+    areaId: text('area_id'),
   },
   (t) => [primaryKey({ columns: [t.edgeId, t.id] })],
 );
@@ -46,8 +48,21 @@ export const mirrorEntities = sqliteTable(
     lastUpdated: text('last_updated'),
     /** HA's disabled_by from the edge's record; a disabled entity has no state and is in no state listing */
     disabledBy: text('disabled_by'),
+    /** JSON: HA's entity registry settings of the record (entity_category, area_id, name_by_user, icon, hidden_by); only shown, never queried */
+    settings: text('settings'),
   },
   (t) => [primaryKey({ columns: [t.edgeId, t.entityId] })],
+);
+
+/** The edges' area registries (HA's area ids are per edge). */
+export const mirrorAreas = sqliteTable(
+  'mirror_areas',
+  {
+    edgeId: integer('edge_id').notNull(),
+    areaId: text('area_id').notNull(),
+    name: text('name').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.edgeId, t.areaId] })],
 );
 
 export const mirrorConfigEntries = sqliteTable(
@@ -165,4 +180,21 @@ export const mirrorMigrations: Migration[] = [
 export const mirrorDisabledMigrations: Migration[] = [
   { id: 'mirror-004-disabled-by', sql: 'ALTER TABLE mirror_entities ADD COLUMN disabled_by TEXT;' },
   { id: 'mirror-005-via-device', sql: 'ALTER TABLE mirror_devices ADD COLUMN via_device_id INTEGER;' },
+];
+
+/** Areas, devices' and entities' area_id, and entities' other registry settings: appended after mirrorDisabledMigrations. */
+export const mirrorRegistryMigrations: Migration[] = [
+  {
+    id: 'mirror-006-registry-settings',
+    sql: `
+      ALTER TABLE mirror_entities ADD COLUMN settings TEXT;
+      ALTER TABLE mirror_devices ADD COLUMN area_id TEXT;
+      CREATE TABLE mirror_areas (
+        edge_id INTEGER NOT NULL REFERENCES edges(id) ON DELETE CASCADE,
+        area_id TEXT NOT NULL,
+        name TEXT NOT NULL,
+        PRIMARY KEY (edge_id, area_id)
+      );
+    `,
+  },
 ];

@@ -17,7 +17,7 @@ export const INVITATION_TTL_MS = 7 * 24 * 3600 * 1000;
 const TOKEN_PREFIX = 'shp_inv';
 
 type InvitationRow = typeof invitations.$inferSelect;
-type Status = 'pending' | 'accepted' | 'expired' | 'revoked';
+type Status = 'pending' | 'accepted' | 'declined' | 'expired' | 'revoked';
 
 export interface InvitationSummaryOut {
   id: string;
@@ -39,7 +39,7 @@ export interface InvitationPageOut {
 
 /**
  * Invitations into an organization. The token (256 random bits) is returned once by create
- * and stored as its SHA-256. A token that is unknown, expired, revoked or already accepted
+ * and stored as its SHA-256. A token that is unknown, expired, revoked, declined or already accepted
  * answers 404 everywhere, so the public page reveals nothing about used tokens.
  */
 export class InvitationService {
@@ -192,6 +192,31 @@ export class InvitationService {
     };
   }
 
+  /** The invited account (the rule of accept), else 403 with the reason; the caller holds the token and the public page shows the address, so naming it leaks nothing. */
+  private async requireInvitee(callerId: string, row: InvitationRow): Promise<void> {
+    const user = await this.db
+      .select({ email: users.email, emailVerified: users.emailVerified })
+      .from(users)
+      .where(eq(users.id, callerId))
+      .get();
+    const refusal = user ? claimRefusal(user, { email: row.email }) : 'address_mismatch';
+    if (refusal === 'address_mismatch') throw forbidden('invitation_email_mismatch');
+    if (refusal === 'email_not_verified') throw forbidden('email_not_verified');
+  }
+
+  /**
+   * Only the invited account may decline (as for accept: anyone else holding the link could
+   * otherwise spoil it). The invitation ends as 'declined': the token answers 404 from then on,
+   * and the admins' list shows it.
+   */
+  async decline(callerId: string, token: string): Promise<void> {
+    await this.database.transaction(async () => {
+      const row = await this.pendingByToken(token);
+      await this.requireInvitee(callerId, row);
+      await this.db.update(invitations).set({ status: 'declined' }).where(eq(invitations.id, row.id));
+    });
+  }
+
   /**
    * The caller's e-mail must equal the invited one and be verified (403 either way: see
    * mayClaim). Creates the membership and marks
@@ -203,15 +228,7 @@ export class InvitationService {
   ): Promise<{ organization: { id: string; name: string }; role: OrgRole }> {
     return this.database.transaction(async () => {
       const row = await this.pendingByToken(token);
-      const user = await this.db
-        .select({ email: users.email, emailVerified: users.emailVerified })
-        .from(users)
-        .where(eq(users.id, callerId))
-        .get();
-      const refusal = user ? claimRefusal(user, { email: row.email }) : 'address_mismatch';
-      // The caller holds the token, and the public page shows the invited address: naming the reason leaks nothing.
-      if (refusal === 'address_mismatch') throw forbidden('invitation_email_mismatch');
-      if (refusal === 'email_not_verified') throw forbidden('email_not_verified');
+      await this.requireInvitee(callerId, row);
       const org = await this.db
         .select({ id: organizations.id, name: organizations.name })
         .from(organizations)

@@ -155,6 +155,12 @@ const probes: Probe[] = [
   },
   {
     method: 'post',
+    spec: '/v1/invitations/{token}/decline',
+    path: () => `/v1/invitations/${bInvitation.token}/decline`,
+    allowed: [403],
+  },
+  {
+    method: 'post',
     spec: '/v1/organizations/{id}/shares',
     path: () => `/v1/organizations/${B()}/shares`,
     body: () => ({ resource_type: 'entity', resource_id: 'light.spy' }),
@@ -172,6 +178,20 @@ const probes: Probe[] = [
     spec: '/v1/organizations/{id}/shares',
     path: () => `/v1/organizations/${B()}/shares`,
     allowed: [403],
+  },
+  {
+    method: 'patch',
+    spec: '/v1/organizations/{id}/shares/{share_id}',
+    path: () => `/v1/organizations/${B()}/shares/${bShare}`,
+    body: () => ({ can_control: true, can_edit: true, user_id: null }),
+    allowed: [403],
+  },
+  {
+    method: 'patch',
+    spec: '/v1/organizations/{id}/shares/{share_id}',
+    path: () => `/v1/organizations/${A()}/shares/${bShare}`,
+    body: () => ({ can_edit: true }),
+    allowed: [403, 404],
   },
   {
     method: 'delete',
@@ -224,7 +244,7 @@ describe('tenant isolation of organization routes', () => {
       'get /v1/invitations/{token}', // public by design: the token is the secret (below)
     ]);
     for (const r of orgRoutes) expect(covered, r).toContain(r);
-    expect(orgRoutes).toHaveLength(16);
+    expect(orgRoutes).toHaveLength(18);
   });
 
   it("the public invitation page answers only for the exact token, and creating an organization does not touch another's", async () => {

@@ -53,9 +53,16 @@ export function mountOrgRoutes(router: CloudRouter, s: OrgRoutesDeps): void {
   });
   router.add(routes.invitationPageRoute, async ({ params }) => invitations.page(params.token));
   router.add(routes.acceptInvitationRoute, async ({ auth, params }) => invitations.accept(userOf(auth), params.token));
+  router.add(routes.declineInvitationRoute, async ({ auth, params }) => {
+    await invitations.decline(userOf(auth), params.token);
+    return { message: 'invitation declined' };
+  });
 
   router.add(routes.createShareRoute, async ({ auth, params, body }) => shares.create(userOf(auth), params.id, body));
   router.add(routes.listSharesRoute, async ({ auth, params }) => shares.list(userOf(auth), params.id));
+  router.add(routes.patchShareRoute, async ({ auth, params, body }) =>
+    shares.update(userOf(auth), params.id, Number(params.share_id), body),
+  );
   router.add(routes.deleteShareRoute, async ({ auth, params }) => {
     await shares.remove(userOf(auth), params.id, Number(params.share_id));
     return { message: 'share deleted' };

@@ -1,4 +1,4 @@
-import { and, asc, eq, isNull, or } from 'drizzle-orm';
+import { and, asc, eq, isNull, ne, or } from 'drizzle-orm';
 import type { Share, ShareResourceType } from '@smarthome/protocol';
 import { badRequest, conflict, forbidden, notFound } from '@smarthome/protocol/server';
 import type { CloudDatabase } from '../db/database.ts';
@@ -22,6 +22,9 @@ export interface CreateShareInput {
   can_edit: boolean;
   user_id: string | null;
 }
+
+/** What PATCH may change: the flags and the member; absent fields stay. */
+export type ShareChanges = Partial<Pick<CreateShareInput, 'can_view' | 'can_control' | 'can_edit' | 'user_id'>>;
 
 const toShare = (r: ShareRow): Share => ({
   id: r.id,
@@ -49,6 +52,12 @@ const toShare = (r: ShareRow): Share => ({
  * Visibility: admins list every share of the organization; other members list only the
  * shares that apply to them (user_id null or their own id), so a member cannot enumerate
  * what was shared with other individual members.
+ *
+ * Updates (PATCH) keep the share's id and creator. Any admin may narrow a share (turn flags
+ * off), as any admin may delete it. Widening it (a flag on, or another member) is checked as
+ * creating it would be: a dashboard's target check with the caller; for the other types the
+ * caller must be the admin who made it, since an entity or device share also covers its
+ * creator's personal edges, which another admin has no say over.
  */
 export class ShareService {
   private readonly database: CloudDatabase;
@@ -67,35 +76,49 @@ export class ShareService {
     return this.database.db;
   }
 
-  async create(callerId: string, orgId: string, input: CreateShareInput): Promise<Share> {
-    await requireOrgRole(this.db, orgId, callerId, 'admin');
+  private async validate(orgId: string, input: CreateShareInput): Promise<void> {
     if (!input.can_view && !input.can_control && !input.can_edit) {
       throw badRequest('a share must grant at least one of can_view, can_control, can_edit');
     }
     if (input.user_id !== null && !(await membership(this.db, orgId, input.user_id))) {
       throw badRequest('user_id: not a member of this organization');
     }
-    const check = this.targets[input.resource_type];
-    if (check) {
-      const verdict = await check(callerId, input.resource_id);
-      if (verdict === 'missing') throw notFound(`${input.resource_type} not found`);
-      if (verdict === 'forbidden') throw forbidden();
-    }
+  }
+
+  private async checkTarget(callerId: string, type: ShareResourceType, resourceId: string): Promise<boolean> {
+    const check = this.targets[type];
+    if (!check) return false;
+    const verdict = await check(callerId, resourceId);
+    if (verdict === 'missing') throw notFound(`${type} not found`);
+    if (verdict === 'forbidden') throw forbidden();
+    return true;
+  }
+
+  /** 409 when another share (not `except`) of the resource has this scope. */
+  private async requireFreeScope(orgId: string, input: CreateShareInput, except?: number): Promise<void> {
+    const same = await this.db
+      .select({ id: shares.id })
+      .from(shares)
+      .where(
+        and(
+          eq(shares.orgId, orgId),
+          eq(shares.resourceType, input.resource_type),
+          eq(shares.resourceId, input.resource_id),
+          input.user_id === null ? isNull(shares.userId) : eq(shares.userId, input.user_id),
+          except === undefined ? undefined : ne(shares.id, except),
+        ),
+      )
+      .get();
+    if (same)
+      throw conflict(`this resource is already shared with the same scope (share ${same.id}); change that one instead`);
+  }
+
+  async create(callerId: string, orgId: string, input: CreateShareInput): Promise<Share> {
+    await requireOrgRole(this.db, orgId, callerId, 'admin');
+    await this.validate(orgId, input);
+    await this.checkTarget(callerId, input.resource_type, input.resource_id);
     return this.database.transaction(async () => {
-      const same = await this.db
-        .select({ id: shares.id })
-        .from(shares)
-        .where(
-          and(
-            eq(shares.orgId, orgId),
-            eq(shares.resourceType, input.resource_type),
-            eq(shares.resourceId, input.resource_id),
-            input.user_id === null ? isNull(shares.userId) : eq(shares.userId, input.user_id),
-          ),
-        )
-        .get();
-      if (same)
-        throw conflict(`this resource is already shared with the same scope (share ${same.id}); delete it first`);
+      await this.requireFreeScope(orgId, input);
       const row = await this.db
         .insert(shares)
         .values({
@@ -112,6 +135,44 @@ export class ShareService {
         .returning()
         .get();
       return toShare(row);
+    });
+  }
+
+  async update(callerId: string, orgId: string, shareId: number, changes: ShareChanges): Promise<Share> {
+    await requireOrgRole(this.db, orgId, callerId, 'admin');
+    return this.database.transaction(async () => {
+      const row = await this.db
+        .select()
+        .from(shares)
+        .where(and(eq(shares.id, shareId), eq(shares.orgId, orgId)))
+        .get();
+      if (!row) throw notFound('share not found');
+      const before = toShare(row);
+      const next: CreateShareInput = { ...before, ...changes };
+      await this.validate(orgId, next);
+      const widens =
+        (next.can_view && !before.can_view) ||
+        (next.can_control && !before.can_control) ||
+        (next.can_edit && !before.can_edit) ||
+        next.user_id !== before.user_id;
+      if (widens && !(await this.checkTarget(callerId, next.resource_type, next.resource_id))) {
+        if (row.createdBy !== callerId) throw forbidden();
+      }
+      if (next.user_id !== before.user_id) await this.requireFreeScope(orgId, next, shareId);
+      const same =
+        next.can_view === before.can_view &&
+        next.can_control === before.can_control &&
+        next.can_edit === before.can_edit &&
+        next.user_id === before.user_id;
+      // Nothing to write: no write, so no access-cache notice to every session and replica.
+      if (same) return before;
+      const updated = await this.db
+        .update(shares)
+        .set({ canView: next.can_view, canControl: next.can_control, canEdit: next.can_edit, userId: next.user_id })
+        .where(eq(shares.id, shareId))
+        .returning()
+        .get();
+      return toShare(updated);
     });
   }
 

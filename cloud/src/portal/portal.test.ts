@@ -1,8 +1,10 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
+import { request as httpRequest } from 'node:http';
 import path from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CONTENT_SECURITY_POLICY, createPortal, diskAssets } from '@smarthome/web/serve';
+import { acceptsGzip, CONTENT_SECURITY_POLICY, createPortal, diskAssets } from '@smarthome/web/serve';
 import { ensurePortalBuilt } from '@smarthome/web/serve/build';
 import { startTestCloud, type TestCloud } from '../testing/harness.ts';
 
@@ -15,7 +17,56 @@ describe('portal files (createPortal over a build folder)', () => {
   writeFileSync(path.join(os.tmpdir(), 'secret.txt'), 'outside');
   const portal = createPortal('edge', diskAssets(dir));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
-  const get = (p: string, method = 'GET') => portal.respond(new Request(`http://h${p}`, { method }));
+  const get = (p: string, method = 'GET', headers: Record<string, string> = {}) =>
+    portal.respond(new Request(`http://h${p}`, { method, headers }));
+  const js = 'console.log(1);\n'.repeat(200);
+  writeFileSync(path.join(dir, 'assets/big-abc123.js'), js);
+
+  it('hashed text assets go gzip-compressed to a client that accepts gzip, identity otherwise', async () => {
+    const z = get('/assets/big-abc123.js', 'GET', { 'accept-encoding': 'gzip, deflate, br' })!;
+    expect(z.status).toBe(200);
+    expect(z.headers.get('content-encoding')).toBe('gzip');
+    expect(z.headers.get('vary')).toBe('Accept-Encoding');
+    expect(z.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    const body = new Uint8Array(await z.arrayBuffer());
+    expect(body.length).toBeLessThan(js.length / 10);
+    expect(gunzipSync(body).toString('utf8')).toBe(js);
+    // the second answer comes from the kept copy: the same bytes
+    const again = get('/assets/big-abc123.js', 'GET', { 'accept-encoding': 'gzip' })!;
+    expect(new Uint8Array(await again.arrayBuffer())).toEqual(body);
+
+    for (const headers of [
+      {} as Record<string, string>,
+      { 'accept-encoding': 'br' },
+      { 'accept-encoding': 'gzip;q=0, br' },
+    ]) {
+      const plain = get('/assets/big-abc123.js', 'GET', headers)!;
+      expect(plain.headers.get('content-encoding'), JSON.stringify(headers)).toBeNull();
+      expect(plain.headers.get('vary')).toBe('Accept-Encoding');
+      expect(await plain.text()).toBe(js);
+    }
+    const ranged = get('/assets/big-abc123.js', 'GET', { 'accept-encoding': 'gzip', range: 'bytes=0-9' })!;
+    expect(ranged.headers.get('content-encoding')).toBeNull();
+    expect(await ranged.text()).toBe(js);
+    // unhashed files and the page are not compressed here
+    expect(get('/favicon.svg', 'GET', { 'accept-encoding': 'gzip' })!.headers.get('content-encoding')).toBeNull();
+    expect(get('/', 'GET', { 'accept-encoding': 'gzip' })!.headers.get('content-encoding')).toBeNull();
+    const head = get('/assets/big-abc123.js', 'HEAD', { 'accept-encoding': 'gzip' })!;
+    expect(head.headers.get('content-encoding')).toBe('gzip');
+    expect(head.body).toBeNull();
+  });
+
+  it('reads Accept-Encoding with its q-values', () => {
+    expect(acceptsGzip('gzip')).toBe(true);
+    expect(acceptsGzip('deflate, GZIP;q=0.5')).toBe(true);
+    expect(acceptsGzip('gzip;q=0')).toBe(false);
+    expect(acceptsGzip('gzip; q=0.000')).toBe(false);
+    expect(acceptsGzip('*')).toBe(true);
+    expect(acceptsGzip('*;q=0')).toBe(false);
+    expect(acceptsGzip('identity')).toBe(false);
+    expect(acceptsGzip('')).toBe(false);
+    expect(acceptsGzip(null)).toBe(false);
+  });
 
   it('hashed assets are immutable for a year; the page is revalidated and names the server', async () => {
     const js = get('/assets/index-abc123.js')!;
@@ -89,6 +140,19 @@ describe('the cloud serves the portal at / without shadowing its API', () => {
     const js = await cloud.get(script);
     expect(js.status).toBe(200);
     expect(js.headers.get('cache-control')).toContain('immutable');
+    // over real HTTP (node:http does not decompress): the compressed bytes and their headers
+    const raw = await new Promise<{ headers: Record<string, unknown>; body: Buffer }>((resolve, reject) => {
+      const req = httpRequest(cloud.url + script, { headers: { 'accept-encoding': 'gzip' } }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ headers: res.headers, body: Buffer.concat(chunks) }));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    expect(raw.headers['content-encoding']).toBe('gzip');
+    expect(raw.headers['vary']).toBe('Accept-Encoding');
+    expect(gunzipSync(raw.body).toString('utf8')).toBe(js.text);
     const missing = await cloud.get('/v1/no-such-route');
     expect(missing.status).toBe(404);
     expect(missing.headers.get('content-type')).toContain('application/json');

@@ -3,7 +3,7 @@ import { EventEmitter } from 'node:events';
 import type { tunnel } from '@smarthome/protocol';
 import type { Logger } from '../log.ts';
 import { EdgeBusyError, EdgeOfflineError, EdgeTimeoutError, type RpcResult } from '../tunnel/connection.ts';
-import type { EdgeEvent, RemoteTunnel, StateChanged } from '../tunnel/hub.ts';
+import type { EdgeEvent, RemoteTunnel, StateChanged, TriggerFired } from '../tunnel/hub.ts';
 import type { Cluster, ClusterMessage } from './cluster.ts';
 
 type Request = Omit<tunnel.TunnelRequest, 'type' | 'id'>;
@@ -12,8 +12,12 @@ type Request = Omit<tunnel.TunnelRequest, 'type' | 'id'>;
 export interface LocalTunnels {
   on(event: 'state_changed', listener: (e: StateChanged) => void): unknown;
   on(event: 'edge_event', listener: (e: EdgeEvent) => void): unknown;
+  on(event: 'ha_trigger', listener: (e: TriggerFired) => void): unknown;
+  on(event: 'edge_online', listener: (edgeId: number) => void): unknown;
   off(event: 'state_changed', listener: (e: StateChanged) => void): unknown;
   off(event: 'edge_event', listener: (e: EdgeEvent) => void): unknown;
+  off(event: 'ha_trigger', listener: (e: TriggerFired) => void): unknown;
+  off(event: 'edge_online', listener: (edgeId: number) => void): unknown;
   requestLocal(edgeId: number, req: Request, timeoutMs?: number): Promise<RpcResult>;
   disconnectLocal(edgeId: number, reason: string, code?: number): void;
 }
@@ -81,10 +85,17 @@ interface Pending {
  * - disconnect (revocation) is broadcast; whoever holds the tunnel drops it.
  * - state_changed of local tunnels is broadcast; remote ones are re-emitted as 'state_changed'
  *   (never our own, which the app socket already got from the hub directly). The edges' other
- *   bus events (custom events, automation_triggered, call_service) go the same way as 'edge_event'.
+ *   bus events (custom events, automation_triggered, call_service) go the same way as 'edge_event',
+ *   and so do HA trigger subscriptions' fires ('ha_trigger': the socket may be on any replica) and
+ *   an edge's hello ('edge_online': subscriptions made from other replicas are made again).
  */
 export class ClusterEdges
-  extends EventEmitter<{ state_changed: [e: StateChanged]; edge_event: [e: EdgeEvent] }>
+  extends EventEmitter<{
+    state_changed: [e: StateChanged];
+    edge_event: [e: EdgeEvent];
+    ha_trigger: [e: TriggerFired];
+    edge_online: [edgeId: number];
+  }>
   implements RemoteTunnel
 {
   private readonly cluster: Cluster;
@@ -99,16 +110,10 @@ export class ClusterEdges
   private heartbeat: NodeJS.Timeout | null = null;
   private readonly onMessage = (msg: ClusterMessage) =>
     void this.receive(msg).catch((err) => this.log.error('cluster message failed', err, { t: msg.t }));
-  private readonly onStateChanged = (e: StateChanged) => {
-    this.cluster
-      .broadcast({ t: 'state', e })
-      .catch((err) => this.log.warn('state_changed publish failed', { err: (err as Error).message }));
-  };
-  private readonly onEdgeEvent = (e: EdgeEvent) => {
-    this.cluster
-      .broadcast({ t: 'event', e })
-      .catch((err) => this.log.warn('edge event publish failed', { err: (err as Error).message }));
-  };
+  private readonly onStateChanged = (e: StateChanged) => this.publish({ t: 'state', e }, 'state_changed');
+  private readonly onEdgeEvent = (e: EdgeEvent) => this.publish({ t: 'event', e }, 'edge event');
+  private readonly onTrigger = (e: TriggerFired) => this.publish({ t: 'trigger', e }, 'trigger');
+  private readonly onEdgeOnline = (edgeId: number) => this.publish({ t: 'online', edgeId }, 'edge online');
 
   constructor(deps: { cluster: Cluster; local: LocalTunnels; log: Logger } & ClusterEdgesOptions) {
     super();
@@ -129,6 +134,8 @@ export class ClusterEdges
     this.cluster.on('message', this.onMessage);
     this.local.on('state_changed', this.onStateChanged);
     this.local.on('edge_event', this.onEdgeEvent);
+    this.local.on('ha_trigger', this.onTrigger);
+    this.local.on('edge_online', this.onEdgeOnline);
     this.heartbeat = setInterval(() => void this.refresh(), Math.max(100, Math.floor(this.ttlMs / 3)));
     this.heartbeat.unref();
   }
@@ -140,6 +147,8 @@ export class ClusterEdges
     this.cluster.off('message', this.onMessage);
     this.local.off('state_changed', this.onStateChanged);
     this.local.off('edge_event', this.onEdgeEvent);
+    this.local.off('ha_trigger', this.onTrigger);
+    this.local.off('edge_online', this.onEdgeOnline);
     await Promise.allSettled([...this.owned].map((id) => this.release(id)));
     for (const [id, p] of this.pending) {
       clearTimeout(p.timer);
@@ -224,6 +233,13 @@ export class ClusterEdges
       .catch((err) => this.log.error('broadcasting a disconnect failed', err, { edgeId }));
   }
 
+  /** A local event for the other replicas; a failed publish is logged, never thrown into the emitter. */
+  private publish(msg: { t: string; [field: string]: unknown }, what: string): void {
+    this.cluster
+      .broadcast(msg)
+      .catch((err) => this.log.warn(`${what} publish failed`, { err: (err as Error).message }));
+  }
+
   private async receive(msg: ClusterMessage): Promise<void> {
     const me = this.cluster.replicaId;
     switch (msg.t) {
@@ -281,6 +297,14 @@ export class ClusterEdges
       case 'event':
         if (msg.from === me) return; // delivered locally by the hub already
         this.emit('edge_event', msg.e as EdgeEvent);
+        return;
+      case 'trigger':
+        if (msg.from === me) return; // delivered locally by the hub already
+        this.emit('ha_trigger', msg.e as TriggerFired);
+        return;
+      case 'online':
+        if (msg.from === me) return;
+        this.emit('edge_online', msg.edgeId as number);
         return;
       default:
         return;

@@ -3,7 +3,7 @@ import type { FailureStore } from '../auth/throttle.ts';
 import type { WebhookRateLimiter } from '../automations/rate-limit.ts';
 import type { EdgeRegistry } from '../edges/registry.ts';
 import type { Logger } from '../log.ts';
-import type { EdgeEvent, StateChanged, TunnelHub } from '../tunnel/hub.ts';
+import type { EdgeEvent, StateChanged, TriggerFired, TunnelHub } from '../tunnel/hub.ts';
 import { Cluster } from './cluster.ts';
 import { ClusterEdges } from './edges.ts';
 import { RedisFailureStore } from './failure-store.ts';
@@ -17,6 +17,9 @@ const ACCESS_CHANGED = 'access_changed';
 export interface FanOutTarget {
   fanOut(e: StateChanged): Promise<void>;
   fanOutEvent(e: EdgeEvent): Promise<void>;
+  /** HA trigger subscriptions: a fire, and an edge back online (subscriptions are made again) */
+  triggerFired?(e: TriggerFired): Promise<void>;
+  edgeOnline?(edgeId: number): Promise<void>;
 }
 
 /**
@@ -92,6 +95,14 @@ export class ScaleOut {
     this.edges?.on('edge_event', (e) => {
       for (const { logPrefix, target } of targets)
         target.fanOutEvent(e).catch((err) => this.log.error(`${logPrefix}edge event fan-out failed`, err));
+    });
+    this.edges?.on('ha_trigger', (e) => {
+      for (const { logPrefix, target } of targets)
+        target.triggerFired?.(e).catch((err) => this.log.error(`${logPrefix}trigger fan-out failed`, err));
+    });
+    this.edges?.on('edge_online', (edgeId) => {
+      for (const { logPrefix, target } of targets)
+        target.edgeOnline?.(edgeId).catch((err) => this.log.error(`${logPrefix}edge online handling failed`, err));
     });
   }
 

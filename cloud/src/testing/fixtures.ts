@@ -138,3 +138,12 @@ export function sampleSnapshot(n: { devices?: number; entries?: number; automati
     })),
   };
 }
+
+/** Two edges ("A", "B") of one new user, for tests of per-edge storage. */
+export async function twoEdges(t: TestCloud): Promise<{ edgeA: number; edgeB: number }> {
+  const u = await t.user();
+  const scope = { kind: 'personal' as const, userId: u.id, orgId: null };
+  const edgeA = (await t.cloud.services.edges.create(scope, { name: 'A' })).edge.id;
+  const edgeB = (await t.cloud.services.edges.create(scope, { name: 'B' })).edge.id;
+  return { edgeA, edgeB };
+}

@@ -13,10 +13,18 @@ import {
   type ConnectionLimits,
   type RpcResult,
 } from './connection.ts';
+import { SnapshotBacklog } from './backlog.ts';
+import { LoopSlices } from './slices.ts';
+import { validateSnapshot, type TunnelMessage } from './snapshot.ts';
 
 export const TUNNEL_PATH = '/v1/edge/connect';
 /** deltas applied in one unit at most (bounds a transaction's length) */
 const MAX_DELTA_BATCH = 500;
+/**
+ * bytes of large frames (snapshots) being parsed, validated and stored at once: a 2,000-entity
+ * snapshot is ~1.2 MB on the wire; storing is one transaction at a time on SQLite anyway
+ */
+export const DEFAULT_BACKLOG_BYTES = 16 * 1024 * 1024;
 
 /** What the hub needs from the rest of the cloud (edge registry and mirror). */
 export interface TunnelDeps {
@@ -38,6 +46,8 @@ export interface TunnelDeps {
   markOnline(edgeId: number, hello: { edge_version: string; hostname?: string }): Promise<void>;
   markOffline(edgeId: number): Promise<void>;
   limits?: Partial<ConnectionLimits>;
+  /** see SnapshotBacklog; DEFAULT_BACKLOG_BYTES when absent */
+  backlogBytes?: number;
 }
 
 /**
@@ -64,15 +74,28 @@ export interface EdgeEvent {
   event: ws.BusEvent;
 }
 
+/** A subscribe_trigger subscription the cloud made on an edge fired (HA's event body). */
+export interface TriggerFired {
+  edgeId: number;
+  subscription: string;
+  variables: Record<string, unknown>;
+  context: ws.BusEvent['context'] | null;
+}
+
 /**
  * The cloud end of every edge tunnel. Emits 'state_changed' (StateChanged) for the app
- * WebSocket, and 'edge_event' (EdgeEvent) for the other events of edges' buses.
+ * WebSocket, 'edge_event' (EdgeEvent) for the other events of edges' buses, 'ha_trigger'
+ * (TriggerFired) for the HA API's trigger subscriptions, and 'edge_online' / 'edge_offline'.
  */
 export class TunnelHub extends EventEmitter {
   private readonly deps: TunnelDeps;
   private readonly limits: ConnectionLimits;
   private readonly wss = new WebSocketServer({ noServer: true, maxPayload: 16 * 1024 * 1024 });
   private readonly connections = new Map<number, EdgeConnection>();
+  /** every tunnel's heavy parsing and validation, a bounded amount per turn of the loop */
+  private readonly slices = new LoopSlices();
+  /** bounds the snapshots held at once (waiting ones stay raw, their sockets unread) */
+  readonly backlog: SnapshotBacklog;
   /** serialises each edge's mirror writes so deltas apply in order */
   private readonly queues = new Map<number, Promise<void>>();
   private upgrades: UpgradeRegistry | null = null;
@@ -85,6 +108,7 @@ export class TunnelHub extends EventEmitter {
     super();
     this.deps = deps;
     this.limits = { ...defaultConnectionLimits, ...deps.limits };
+    this.backlog = new SnapshotBacklog(deps.backlogBytes ?? DEFAULT_BACKLOG_BYTES);
   }
 
   /** Takes the tunnel's WebSocket upgrades (TUNNEL_PATH) from the server's dispatcher. */
@@ -109,6 +133,11 @@ export class TunnelHub extends EventEmitter {
   /** Whether the edge's tunnel is held by this process. */
   isOnline(edgeId: number): boolean {
     return this.connections.has(edgeId);
+  }
+
+  /** Whether this process has stopped reading the edge's tunnel until the backlog has room (tests). */
+  readingPaused(edgeId: number): boolean {
+    return this.connections.get(edgeId)?.paused ?? false;
   }
 
   /**
@@ -170,13 +199,13 @@ export class TunnelHub extends EventEmitter {
       return;
     }
     const edgeId = edge.id;
-    this.wss.handleUpgrade(req, socket, head, (ws) => this.attach(edgeId, ws));
+    this.wss.handleUpgrade(req, socket, head, (ws) => this.attach(edgeId, ws, socket));
   }
 
-  private attach(edgeId: number, ws: WebSocket): void {
+  private attach(edgeId: number, ws: WebSocket, wire: Duplex): void {
     // A reconnecting edge replaces its stale tunnel.
     this.connections.get(edgeId)?.close(4000, 'replaced by a new connection');
-    const conn = new EdgeConnection(edgeId, ws, this.limits);
+    const conn = new EdgeConnection(edgeId, ws, this.limits, this.slices, this.backlog, wire);
     let greeted = false;
     conn.onProtocolError = (reason) => {
       this.deps.log.warn('tunnel protocol error', { edgeId, reason });
@@ -186,8 +215,9 @@ export class TunnelHub extends EventEmitter {
     // as one unit and acknowledged once (acks are cumulative): a burst costs one commit. Any other
     // message closes the batch, so order is kept.
     let openBatch: tunnel.DeltaMessage[] | null = null;
-    conn.onMessage = (msg) => {
+    conn.onMessage = (msg, release) => {
       if (!greeted && msg.type !== 'hello') {
+        release();
         conn.close(4002, 'hello expected');
         return;
       }
@@ -207,7 +237,7 @@ export class TunnelHub extends EventEmitter {
       this.enqueue(edgeId, () =>
         this.handle(conn, msg, () => {
           greeted = true;
-        }),
+        }).finally(release),
       );
     };
     conn.onClose = () => {
@@ -263,7 +293,7 @@ export class TunnelHub extends EventEmitter {
   }
 
   /** Every message but deltas (applyBatch takes those). */
-  private async handle(conn: EdgeConnection, msg: tunnel.EdgeToCloud, greet: () => void): Promise<void> {
+  private async handle(conn: EdgeConnection, msg: TunnelMessage, greet: () => void): Promise<void> {
     const edgeId = conn.edgeId;
     switch (msg.type) {
       case 'hello': {
@@ -291,11 +321,17 @@ export class TunnelHub extends EventEmitter {
         this.emit('edge_online', edgeId);
         return;
       }
-      case 'snapshot':
-        await this.deps.applySnapshot(edgeId, msg.seq, msg.data);
+      case 'snapshot': {
+        const checked = await validateSnapshot(msg, this.slices);
+        if ('error' in checked) {
+          conn.onProtocolError(checked.error);
+          return;
+        }
+        await this.deps.applySnapshot(edgeId, msg.seq, checked.data);
         conn.send({ type: 'ack', seq: msg.seq });
         this.emit('snapshot', edgeId);
         return;
+      }
       case 'event': {
         // state_changed comes as deltas (with the mirror's old state): an edge never sends it as an event
         if (msg.event_type === 'state_changed') return;
@@ -308,6 +344,16 @@ export class TunnelHub extends EventEmitter {
         };
         const out: EdgeEvent = { edgeId, event };
         this.emit('edge_event', out);
+        return;
+      }
+      case 'trigger': {
+        const fired: TriggerFired = {
+          edgeId,
+          subscription: msg.subscription,
+          variables: msg.variables,
+          context: msg.context,
+        };
+        this.emit('ha_trigger', fired);
         return;
       }
       case 'error':

@@ -11,16 +11,14 @@ import {
 } from '@smarthome/protocol/server';
 import type { Logger } from '../log.ts';
 import type { EdgeEvent, StateChanged, TunnelHub } from '../tunnel/hub.ts';
+import { Audience, type Viewer } from './audience.ts';
+import type { Visibility } from './interest.ts';
 import { TOKEN_EXPIRED, type SessionCredential, type SessionEnd, type SessionRegistry } from './sessions.ts';
+
+export type { Visibility } from './interest.ts';
 
 export const APP_SOCKET_PATH = '/v1/websocket';
 const HA_VERSION = '2026.11.0';
-
-/** What a viewer may see: whole edges, plus single entities shared with them. */
-export interface Visibility {
-  edges: Set<number>;
-  entities: Set<string>;
-}
 
 /** The app-facing operations the socket needs (the same ones the HTTP routes use). */
 export interface AppApi {
@@ -31,17 +29,11 @@ export interface AppApi {
   callService(userId: string, domain: string, service: string, data: Record<string, unknown>): Promise<unknown>;
 }
 
-interface Session {
-  userId: string | null;
+interface Session extends Viewer {
   /** what the session authenticated with: checked again before every command */
   token: string | null;
   expiresAt: number | null;
-  /** its credential expired or was revoked: the socket is closing, nothing more is served */
-  ended: boolean;
   subscriptions: Map<number, string | undefined>;
-  visibility: { value: Visibility; at: number } | null;
-  /** bumped when grants change: a visibility loaded across a bump is not kept */
-  visibilityGeneration: number;
   /** leaves the session registry (set once authenticated) */
   unregister: () => void;
 }
@@ -57,24 +49,32 @@ export class AppSocketServer {
   private readonly registry: SessionRegistry;
   private readonly wss = new WebSocketServer({ noServer: true, maxPayload: 256 * 1024 });
   private readonly sessions = new Map<WebSocket, Session>();
+  /** authenticated sessions by what they may see: a state change visits only those concerned */
+  private readonly audience: Audience<Session, WebSocket>;
   private upgrades: UpgradeRegistry | null = null;
-  private readonly visibilityTtlMs: number;
   private readonly onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => this.upgrade(req, socket, head);
-  private readonly onStateChanged = (e: StateChanged) => void this.fanOut(e);
+  private readonly onStateChanged = (e: StateChanged) => {
+    this.fanOut(e).catch((err) => this.log.error('state_changed fan-out failed', err));
+  };
   private readonly onEdgeEvent = (e: EdgeEvent) => {
     this.fanOutEvent(e).catch((err) => this.log.error('edge event fan-out failed', err));
   };
 
   /**
    * deps.sessions: where authenticated sessions register (ended on revocation and expiry, told of grant changes);
-   * visibilityTtlMs bounds a session's cached visibility when no change notice reaches it.
+   * visibilityTtlMs: how often a session's visibility is reloaded in the background, a bound for
+   * when no change notice reaches it (a notice empties it at once).
    */
   constructor(deps: { hub: TunnelHub; api: AppApi; log: Logger; sessions: SessionRegistry; visibilityTtlMs?: number }) {
     this.hub = deps.hub;
     this.api = deps.api;
     this.log = deps.log;
     this.registry = deps.sessions;
-    this.visibilityTtlMs = deps.visibilityTtlMs ?? 1000;
+    this.audience = new Audience({
+      visibility: (session) => deps.api.visibility(session.userId!),
+      log: deps.log,
+      ttlMs: deps.visibilityTtlMs ?? 5000,
+    });
   }
 
   start(upgrades: UpgradeRegistry): void {
@@ -82,12 +82,14 @@ export class AppSocketServer {
     upgrades.register(APP_SOCKET_PATH, this.onUpgrade);
     this.hub.on('state_changed', this.onStateChanged);
     this.hub.on('edge_event', this.onEdgeEvent);
+    this.audience.start();
   }
 
   stop(): void {
     this.upgrades?.unregister(APP_SOCKET_PATH);
     this.hub.off('state_changed', this.onStateChanged);
     this.hub.off('edge_event', this.onEdgeEvent);
+    this.audience.stop();
     for (const [socket, session] of this.sessions) {
       session.unregister();
       socket.close(1001, 'going away');
@@ -96,25 +98,34 @@ export class AppSocketServer {
     this.wss.close();
   }
 
-  /** Subscribers from other replicas publish here too (see scale-out). */
+  /**
+   * Subscribers from other replicas publish here too (see scale-out). Visits the sessions that
+   * see the edge or the entity (the index), and those whose visibility a grant change emptied.
+   */
   async fanOut(e: StateChanged): Promise<void> {
-    for (const [socket, session] of this.sessions) {
-      if (!session.userId || session.subscriptions.size === 0) continue;
-      const vis = await this.visibilityOf(session);
-      if (!vis.edges.has(e.edgeId) && !vis.entities.has(`${e.edgeId}:${e.entity_id}`)) continue;
+    const text = new Map<number, string>();
+    const event = {
+      event_type: 'state_changed',
+      data: { entity_id: e.entity_id, old_state: e.old_state, new_state: e.new_state },
+      time_fired: new Date().toISOString(),
+    };
+    const deliver = (socket: WebSocket, session: Session) => {
       for (const [id, eventType] of session.subscriptions) {
         if (eventType && eventType !== 'state_changed') continue;
-        this.send(socket, {
-          id,
-          type: 'event',
-          event: {
-            event_type: 'state_changed',
-            data: { entity_id: e.entity_id, old_state: e.old_state, new_state: e.new_state },
-            time_fired: new Date().toISOString(),
-          },
-        });
+        // Sessions mostly subscribe with the same ids: serialize once per id, not per session.
+        let out = text.get(id);
+        if (out === undefined) text.set(id, (out = JSON.stringify({ id, type: 'event', event })));
+        this.sendText(socket, out);
       }
+    };
+    for (const [session, socket] of this.audience.entity(e.edgeId, e.entity_id)) {
+      if (session.subscriptions.size > 0) deliver(socket, session);
     }
+    await this.audience.forUnknown(
+      (session) => session.subscriptions.size > 0,
+      (vis) => vis.edges.has(e.edgeId) || vis.entities.has(`${e.edgeId}:${e.entity_id}`),
+      deliver,
+    );
   }
 
   /**
@@ -124,25 +135,17 @@ export class AppSocketServer {
    * from tunnels on other replicas are published here too.
    */
   async fanOutEvent(e: EdgeEvent): Promise<void> {
-    for (const [socket, session] of this.sessions) {
-      if (!session.userId) continue;
-      const ids = [...session.subscriptions]
-        .filter(([, type]) => !type || type === e.event.event_type)
-        .map(([id]) => id);
-      if (ids.length === 0) continue;
-      if (!(await this.visibilityOf(session)).edges.has(e.edgeId)) continue;
-      for (const id of ids) this.send(socket, { id, type: 'event', event: e.event });
-    }
-  }
-
-  private async visibilityOf(session: Session): Promise<Visibility> {
-    const now = Date.now();
-    if (session.visibility && now - session.visibility.at <= this.visibilityTtlMs) return session.visibility.value;
-    const generation = session.visibilityGeneration;
-    const value = await this.api.visibility(session.userId!);
-    // Grants changed while loading: use the answer this once, keep nothing.
-    if (generation === session.visibilityGeneration) session.visibility = { value, at: now };
-    return value;
+    const ids = (session: Session) =>
+      [...session.subscriptions].filter(([, type]) => !type || type === e.event.event_type).map(([id]) => id);
+    const deliver = (socket: WebSocket, session: Session) => {
+      for (const id of ids(session)) this.send(socket, { id, type: 'event', event: e.event });
+    };
+    for (const [session, socket] of this.audience.wholeEdge(e.edgeId)) deliver(socket, session);
+    await this.audience.forUnknown(
+      (session) => ids(session).length > 0,
+      (vis) => vis.edges.has(e.edgeId),
+      deliver,
+    );
   }
 
   private upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
@@ -157,6 +160,8 @@ export class AppSocketServer {
       ended: false,
       subscriptions: new Map(),
       visibility: null,
+      loadedAt: 0,
+      loading: null,
       visibilityGeneration: 0,
       unregister: () => {},
     };
@@ -164,6 +169,7 @@ export class AppSocketServer {
     socket.on('close', () => {
       session.unregister();
       this.sessions.delete(socket);
+      this.audience.leave(session);
     });
     socket.on('error', () => socket.terminate());
     socket.on(
@@ -185,6 +191,7 @@ export class AppSocketServer {
     if (session.ended) return;
     session.ended = true;
     session.unregister();
+    this.audience.leave(session);
     session.subscriptions.clear();
     this.send(socket, { type: 'auth_invalid', message: why.message });
     socket.close(4001, why.reason);
@@ -204,7 +211,11 @@ export class AppSocketServer {
   }
 
   private send(socket: WebSocket, msg: proto.WsServerMessage): void {
-    if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(msg));
+    this.sendText(socket, JSON.stringify(msg));
+  }
+
+  private sendText(socket: WebSocket, text: string): void {
+    if (socket.readyState === socket.OPEN) socket.send(text);
   }
 
   private async receive(socket: WebSocket, session: Session, text: string): Promise<void> {
@@ -260,12 +271,12 @@ export class AppSocketServer {
         { userId: principal.userId, credential: principal.credential, expiresAt: principal.expiresAt },
         {
           end: (why) => this.end(socket, session, why),
-          accessChanged: () => {
-            session.visibility = null;
-            session.visibilityGeneration++;
-          },
+          accessChanged: () => this.audience.forget(session),
         },
       );
+      // In the fan-out from now on (unless the registry ended it already); its visibility loads
+      // with the first event that may concern it.
+      if (!session.ended) this.audience.join(session, socket);
       return;
     }
     switch (msg.type) {

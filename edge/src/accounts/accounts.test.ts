@@ -138,3 +138,118 @@ describe('SignInThrottle', () => {
     expect(t.waitFor('k')).toBe(0);
   });
 });
+
+describe('edge local accounts: managed by the owner', () => {
+  const data = tempDir();
+  let edge: Edge;
+  let owner: string;
+  const signIn = async (username: string, password: string) =>
+    (await call(edge, 'POST', '/v1/local/auth/token', { username, password })).body.access_token as string;
+  beforeAll(async () => {
+    edge = await startEdge(data.dir);
+    owner = (await call(edge, 'POST', '/v1/local/onboarding', { username: 'ann', password: 'ann password' })).body
+      .access_token;
+  }, 120_000);
+  afterAll(async () => {
+    await edge?.stop();
+    data.cleanup();
+  });
+
+  it('an owner lists and creates accounts (never hashes); a taken name is 409, a short password 400', async () => {
+    const made = await call(edge, 'POST', '/v1/local/accounts', { username: 'bob', password: 'bob password' }, owner);
+    expect(made.status).toBe(201);
+    expect(made.body).toMatchObject({ username: 'bob', role: 'user' });
+    const taken = await call(edge, 'POST', '/v1/local/accounts', { username: 'BOB', password: 'x password' }, owner);
+    expect([taken.status, taken.body]).toEqual([409, { message: 'local account BOB already exists' }]);
+    const short = await call(edge, 'POST', '/v1/local/accounts', { username: 'cy', password: 'short' }, owner);
+    expect(short.status).toBe(400);
+    expect(short.body.message).toContain('at least 8 characters');
+
+    const list = await call(edge, 'GET', '/v1/local/accounts', undefined, owner);
+    expect(list.body.map((a: { username: string; role: string }) => [a.username, a.role])).toEqual([
+      ['ann', 'owner'],
+      ['bob', 'user'],
+    ]);
+    expect(list.text).not.toContain('scrypt');
+    expect((await call(edge, 'GET', '/v1/local/account', undefined, owner)).body).toMatchObject({ username: 'ann' });
+  });
+
+  it('a user account gets 403 owner_only, the cloud 403 edge_local_only; a CLI token acts as an owner but has no password', async () => {
+    const bob = await signIn('bob', 'bob password');
+    for (const [method, path, body] of [
+      ['GET', '/v1/local/accounts', undefined],
+      ['POST', '/v1/local/accounts', { username: 'mal', password: 'mal password' }],
+      ['DELETE', '/v1/local/accounts/1', undefined],
+    ] as const) {
+      const res = await call(edge, method, path, body, bob);
+      expect([method, res.status, res.body]).toEqual([method, 403, { error: 'owner_only' }]);
+    }
+    expect((await call(edge, 'GET', '/v1/local/account', undefined, bob)).body).toMatchObject({ role: 'user' });
+
+    // the cloud relays calls of cloud users (shared members too): they do not manage local accounts
+    const relayed = await edge.app.fetch(new Request('http://edge/v1/local/accounts'), { trusted: { via: 'cloud' } });
+    expect([relayed.status, await relayed.json()]).toEqual([403, { error: 'edge_local_only' }]);
+
+    const cli = edge.tokens.create('cli').token;
+    expect((await call(edge, 'GET', '/v1/local/accounts', undefined, cli)).status).toBe(200);
+    const pw = await call(
+      edge,
+      'POST',
+      '/v1/local/account/password',
+      { current_password: 'x', new_password: 'y'.repeat(8) },
+      cli,
+    );
+    expect([pw.status, pw.body]).toEqual([403, { error: 'not_a_local_account' }]);
+  });
+
+  it("no one deletes themselves or the last owner (409); deleting ends the account's sessions", async () => {
+    const me = await call(edge, 'GET', '/v1/local/account', undefined, owner);
+    const self = await call(edge, 'DELETE', `/v1/local/accounts/${me.body.id}`, undefined, owner);
+    expect([self.status, self.body]).toEqual([
+      409,
+      { message: 'you cannot delete your own account: ask another owner' },
+    ]);
+    const cli = edge.tokens.create('cli').token;
+    const last = await call(edge, 'DELETE', `/v1/local/accounts/${me.body.id}`, undefined, cli);
+    expect([last.status, last.body]).toEqual([409, { message: 'ann is the last owner: a home always keeps one' }]);
+    expect((await call(edge, 'DELETE', '/v1/local/accounts/999', undefined, owner)).status).toBe(404);
+
+    const bob = await signIn('bob', 'bob password');
+    const bob2 = await signIn('bob', 'bob password');
+    const bobId = (await call(edge, 'GET', '/v1/local/account', undefined, bob)).body.id;
+    const gone = await call(edge, 'DELETE', `/v1/local/accounts/${bobId}`, undefined, owner);
+    expect([gone.status, gone.body]).toEqual([200, { message: 'deleted local account bob' }]);
+    expect((await call(edge, 'GET', '/v1/devices', undefined, bob)).status).toBe(401);
+    expect((await call(edge, 'GET', '/v1/devices', undefined, bob2)).status).toBe(401);
+    expect(await haSocketAuth(edge, bob)).toBe('auth_invalid');
+    expect(
+      (await call(edge, 'POST', '/v1/local/auth/token', { username: 'bob', password: 'bob password' })).status,
+    ).toBe(401);
+  });
+
+  it('changing the password checks the current one and ends the other sessions', async () => {
+    const other = await signIn('ann', 'ann password');
+    const wrong = await call(
+      edge,
+      'POST',
+      '/v1/local/account/password',
+      { current_password: 'not it', new_password: 'new ann password' },
+      owner,
+    );
+    expect([wrong.status, wrong.body]).toEqual([400, { message: 'the current password is wrong' }]);
+    const ok = await call(
+      edge,
+      'POST',
+      '/v1/local/account/password',
+      { current_password: 'ann password', new_password: 'new ann password' },
+      owner,
+    );
+    expect([ok.status, ok.body]).toEqual([200, { message: 'password changed; your other sessions were signed out' }]);
+    expect((await call(edge, 'GET', '/v1/devices', undefined, owner)).status).toBe(200);
+    expect((await call(edge, 'GET', '/v1/devices', undefined, other)).status).toBe(401);
+    expect(
+      (await call(edge, 'POST', '/v1/local/auth/token', { username: 'ann', password: 'ann password' })).status,
+    ).toBe(401);
+    expect(await signIn('ann', 'new ann password')).toMatch(/^sht_/);
+  });
+});

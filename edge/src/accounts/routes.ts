@@ -6,10 +6,11 @@ import {
 } from '@smarthome/protocol/routes/local-accounts';
 import { rateLimited, unauthorized, type SpecRouter } from '@smarthome/protocol/server';
 import type { Caller } from '../api/app.ts';
+import { mountLocalAccountManagement } from './manage.ts';
 import type { LocalAccountStore } from './store.ts';
 import { SignInThrottle } from './throttle.ts';
 
-/** Onboarding (the first account, only while there is none), local sign-in and sign-out. */
+/** Onboarding (the first account, only while there is none), local sign-in and sign-out, and the owner's management. */
 export function mountLocalAccountRoutes(
   router: SpecRouter<Caller>,
   accounts: LocalAccountStore,
@@ -40,4 +41,6 @@ export function mountLocalAccountRoutes(
     if (auth.kind === 'token') accounts.closeSession(auth.tokenId);
     return { message: 'signed out' };
   });
+
+  mountLocalAccountManagement(router, accounts, throttle);
 }

@@ -2,7 +2,7 @@ import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:c
 import type { LocalAccount } from '@smarthome/protocol/local-accounts';
 import type { EdgeDatabase } from '../db/database.ts';
 import type { LocalTokenStore } from '../auth/tokens.ts';
-import { ConflictError } from '../errors.ts';
+import { ConflictError, NotFoundError } from '../errors.ts';
 
 /** scrypt as on the cloud (N=2^15, r=8: 32 MiB, ~0.1 s on a Pi 4), stored as scrypt$N$r$p$salt$hash. */
 const COST: ScryptOptions = { N: 1 << 15, r: 8, p: 1, maxmem: 64 * 1024 * 1024 };
@@ -107,6 +107,52 @@ export class LocalAccountStore {
   /** A new edge-local session for the account: its bearer token (shown once). */
   openSession(account: LocalAccount): string {
     return this.tokens.create(`${SESSION_TOKEN_PREFIX}${account.username}`).token;
+  }
+
+  /** What a local API token stands for: its local account (a session), a plain local token (the CLI's), or nothing. */
+  ofToken(tokenId: number): { kind: 'account'; account: LocalAccount } | { kind: 'token' } | null {
+    const token = this.tokens.list().find((t) => t.id === tokenId);
+    if (!token) return null;
+    if (!token.name.startsWith(SESSION_TOKEN_PREFIX)) return { kind: 'token' };
+    const row = this.database.sqlite
+      .prepare('SELECT * FROM local_accounts WHERE username = ?')
+      .get(token.name.slice(SESSION_TOKEN_PREFIX.length)) as Row | undefined;
+    // a session whose account is gone (deleted while the token lived) stands for nobody
+    return row ? { kind: 'account', account: toAccount(row) } : null;
+  }
+
+  /** Deletes an account and ends its sessions. Never the last owner; `byId` (the caller) never deletes itself. */
+  remove(id: number, byId: number | null): LocalAccount {
+    const remove = this.database.sqlite.transaction(() => {
+      const row = this.database.sqlite.prepare('SELECT * FROM local_accounts WHERE id = ?').get(id) as Row | undefined;
+      if (!row) throw new NotFoundError(`no local account ${id}`);
+      if (id === byId) throw new ConflictError('you cannot delete your own account: ask another owner');
+      const owners = this.database.sqlite
+        .prepare("SELECT count(*) AS n FROM local_accounts WHERE role = 'owner'")
+        .get() as { n: number };
+      if (row.role === 'owner' && owners.n <= 1)
+        throw new ConflictError(`${row.username} is the last owner: a home always keeps one`);
+      this.database.sqlite.prepare('DELETE FROM local_accounts WHERE id = ?').run(id);
+      return toAccount(row);
+    });
+    const gone = remove();
+    this.endSessions(gone.username);
+    return gone;
+  }
+
+  /** Sets a new password when `current` matches (false when it does not); the account's other sessions end. */
+  async changePassword(account: LocalAccount, current: string, next: string, keepTokenId: number): Promise<boolean> {
+    if (!(await this.verify(account.username, current))) return false;
+    const hash = await hashPassword(next);
+    this.database.sqlite.prepare('UPDATE local_accounts SET password_hash = ? WHERE id = ?').run(hash, account.id);
+    this.endSessions(account.username, keepTokenId);
+    return true;
+  }
+
+  /** Revokes the account's sessions (all but `keepTokenId`); an open WebSocket of theirs stops at its next command. */
+  private endSessions(username: string, keepTokenId?: number): void {
+    const name = `${SESSION_TOKEN_PREFIX}${username}`;
+    for (const t of this.tokens.list()) if (t.name === name && t.id !== keepTokenId) this.tokens.revoke(t.id);
   }
 
   /** Ends a session by its token id; other local tokens (the CLI's) are not sessions and stay. */

@@ -144,6 +144,33 @@ describe('automation routes over HTTP', () => {
     expect([res.status, await res.json()]).toEqual([404, { message: 'webhook not found' }]);
   });
 
+  it('trigger: runs the actions now with conditions skipped, shows the run in traces; 404 unknown, 409 disabled', async () => {
+    const a = await h.create({
+      alias: 'run me',
+      trigger: { platform: 'state', entity_id: 'binary_sensor.never' },
+      condition: [{ condition: 'state', entity_id: 'binary_sensor.never', state: 'on' }],
+      action: [{ service: 'light.turn_on', target: { entity_id: 'light.hall' } }],
+    });
+    let res = await req('POST', `/v1/automations/${a.id}/trigger`);
+    expect([res.status, await res.json()]).toEqual([200, { message: 'automation triggered' }]);
+    await until(() => h.services.calls.length === 1);
+    expect(h.services.calls[0]).toMatchObject({ domain: 'light', service: 'turn_on' });
+    res = await req('GET', `/v1/automations/${a.id}/traces`);
+    const traces = (await res.json()) as { state: string; steps: { path: string }[] }[];
+    expect(traces.map((t) => [t.state, t.steps.map((x) => x.path)])).toEqual([['finished', ['action/0']]]);
+
+    res = await req('POST', '/v1/automations/nope/trigger');
+    expect([res.status, await res.json()]).toEqual([404, { message: 'automation not found' }]);
+    await req('PUT', `/v1/automations/${a.id}`, {
+      alias: 'run me',
+      enabled: false,
+      trigger: { platform: 'state', entity_id: 'binary_sensor.never' },
+      action: [{ service: 'light.turn_on' }],
+    });
+    res = await req('POST', `/v1/automations/${a.id}/trigger`);
+    expect([res.status, await res.json()]).toEqual([409, { message: 'automation is disabled' }]);
+  });
+
   it('webhook receiver: OpenAPI documents its free-form JSON object body (read by the handler itself)', () => {
     const doc = buildOpenApiDocument(router.routes, { title: 'edge' }) as any;
     const op = doc.paths['/v1/automations/webhook/{webhook_id}'].post;

@@ -3,6 +3,7 @@ import { routes } from '@smarthome/protocol';
 import {
   HttpError,
   badRequest,
+  conflict,
   notFound,
   parseJsonBody,
   rateLimited,
@@ -58,6 +59,14 @@ export function mountAutomationRoutes(router: SpecRouter<any>, deps: AutomationR
   router.add(routes.automationTracesRoute, ({ params }) => {
     if (!engine.get(params.id)) throw notFound('automation not found');
     return engine.traces(params.id);
+  });
+  router.add(routes.automationTriggerRoute, ({ params }) => {
+    const a = engine.get(params.id);
+    if (!a) throw notFound('automation not found');
+    // a disabled automation does not run (dispatch drops it): say so instead of a silent 200
+    if (!a.enabled) throw conflict('automation is disabled');
+    engine.triggerNow(params.id);
+    return { message: 'automation triggered' };
   });
   router.add(routes.automationWebhookRoute, async ({ c, params }) => {
     // 404 / 429 before reading the body: a flood or a guess costs no body bytes (the spec's

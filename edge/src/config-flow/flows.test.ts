@@ -3,7 +3,7 @@ import { ConfigFlowComponent } from './component.ts';
 import { InMemoryConfigEntryStore, InMemoryDeviceRegistry, InMemoryStates } from './memory-ports.ts';
 import { checkStepInput } from './schema.ts';
 import type { TestServer } from '../testing/server.ts';
-import { serveConfigFlows, type ConfigFlowHarness } from '../testing/config-flow.ts';
+import { callbackIntegration, serveConfigFlows, type ConfigFlowHarness } from '../testing/config-flow.ts';
 import type { Integration, StepResult } from './types.ts';
 
 /** A two-step test integration: "user" (name, count) → "confirm" (ok) → entry. */
@@ -65,6 +65,20 @@ describe('checkStepInput', () => {
       },
     });
     expect(checkStepInput(schema, { host: 42 })).toEqual({ ok: false, errors: { host: 'invalid_string' } });
+  });
+  it('keeps numbers within a field’s min and max (bounds included)', () => {
+    const ranged = [
+      { name: 'port', type: 'integer' as const, min: 1, max: 65535 },
+      { name: 'ratio', type: 'float' as const, min: 0, max: 1 },
+    ];
+    expect(checkStepInput(ranged, { port: '65535', ratio: '0' })).toEqual({
+      ok: true,
+      data: { port: 65535, ratio: 0 },
+    });
+    expect(checkStepInput(ranged, { port: '0', ratio: '1.5' })).toEqual({
+      ok: false,
+      errors: { port: 'out_of_range', ratio: 'out_of_range' },
+    });
   });
 });
 
@@ -226,31 +240,34 @@ describe('config flow engine over HTTP', () => {
     );
   });
 
+  it('GET a flow: its step as last answered (errors too), then how it ended, for the TTL; only to its owner', async () => {
+    const id = (await server.json('POST', '/v1/config_flow', { handler: 'test_two_step' })).body.flowId as string;
+    const read = () => server.json('GET', `/v1/config_flow/${id}`);
+    expect((await read()).body).toMatchObject({ type: 'form', flowId: id, stepId: 'user', errors: {} });
+    const invalid = await server.json('POST', `/v1/config_flow/${id}/advance`, {});
+    expect(await read()).toEqual({ status: 200, body: invalid.body });
+    await server.json('POST', `/v1/config_flow/${id}/advance`, { name: 'Hall' });
+    const done = await server.json('POST', `/v1/config_flow/${id}/advance`, { ok: true });
+    expect(done.body).toMatchObject({ type: 'create_entry', title: 'Hall' });
+    expect(await read()).toEqual({ status: 200, body: done.body });
+    principal.user = 'mallory';
+    expect(await read()).toEqual({ status: 404, body: { message: 'flow not found' } });
+    principal.user = 'alice';
+    clock += 60_001;
+    expect(await read()).toEqual({ status: 404, body: { message: 'flow not found' } });
+    expect((await server.json('GET', '/v1/config_flow/unknown')).status).toBe(404);
+    // the static route still wins over {flowId}
+    expect((await server.json('GET', '/v1/config_flow/handlers')).body).toEqual([
+      { domain: 'test_two_step', name: 'Two steps' },
+    ]);
+  });
+
   it('advances a flow by its callback_state (any caller, state never on the wire); other steps have none', async () => {
-    const callbackIntegration: Integration = {
-      domain: 'test_callback',
-      name: 'Callback',
-      createFlow: () => ({
-        firstStep: 'auth',
-        step: (_stepId, input): StepResult =>
-          input
-            ? { type: 'create_entry', title: `code ${String(input.code)}`, data: {} }
-            : {
-                type: 'form',
-                stepId: 'auth',
-                data_schema: [
-                  { name: 'code', type: 'string', required: true },
-                  { name: 'state', type: 'string' },
-                ],
-                callback_state: 'S'.repeat(32),
-              },
-      }),
-    };
     const c = new ConfigFlowComponent({
       entries: new InMemoryConfigEntryStore(),
       devices: new InMemoryDeviceRegistry(),
       states: new InMemoryStates(),
-      integrations: [callbackIntegration, testIntegration],
+      integrations: [callbackIntegration('S'.repeat(32)), testIntegration],
     });
     await c.start();
     try {

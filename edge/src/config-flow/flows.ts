@@ -1,7 +1,8 @@
 /**
  * The config flow engine: runs flows step by step, validates input against each step's
  * data_schema, turns create_entry into a config entry, and forgets abandoned flows after
- * a TTL (swept by a timer; also checked on every access).
+ * a TTL (swept by a timer; also checked on every access). How a flow ended stays readable
+ * (get()) for a TTL too: an OAuth redirect ends a flow in a browser that then asks for it.
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { ConfigFlowResult } from '@smarthome/protocol';
@@ -35,6 +36,8 @@ interface RunningFlow {
   owner: string | undefined;
   flow: ConfigFlow;
   current: OpenStep;
+  /** what the last step answered (the open step, with its errors) */
+  last: ConfigFlowResult;
   expiresAt: number;
   /** serializes steps of one flow */
   queue: Promise<unknown>;
@@ -43,6 +46,11 @@ interface RunningFlow {
 export class FlowManager {
   private readonly opts: FlowManagerOptions;
   private readonly flows = new Map<string, RunningFlow>();
+  /** ended flows: their final result, for get() */
+  private readonly ended = new Map<
+    string,
+    { owner: string | undefined; result: ConfigFlowResult; expiresAt: number }
+  >();
   private readonly ttlMs: number;
   private readonly now: () => number;
   private sweeper: NodeJS.Timeout | undefined;
@@ -64,6 +72,7 @@ export class FlowManager {
     if (this.sweeper) clearInterval(this.sweeper);
     this.sweeper = undefined;
     this.flows.clear();
+    this.ended.clear();
   }
 
   /** number of flows in progress (expired ones not yet swept excluded) */
@@ -87,6 +96,7 @@ export class FlowManager {
         removed++;
       }
     }
+    for (const [id, e] of this.ended) if (e.expiresAt <= now) this.ended.delete(id);
     if (removed) this.opts.log.debug(`config flow: ${removed} abandoned flow(s) expired`);
     return removed;
   }
@@ -108,6 +118,7 @@ export class FlowManager {
       owner,
       flow,
       current: { type: 'form', stepId: flow.firstStep, data_schema: [] },
+      last: { type: 'form', flowId: id, handler, stepId: flow.firstStep, data_schema: [], errors: {} },
       expiresAt: this.now() + this.ttlMs,
       queue: Promise.resolve(),
     };
@@ -124,7 +135,8 @@ export class FlowManager {
       const checked = checkStepInput(step.data_schema, input);
       if (!checked.ok) {
         running.expiresAt = this.now() + this.ttlMs;
-        return this.toWire(running, { ...step, errors: checked.errors });
+        running.last = this.toWire(running, { ...step, errors: checked.errors });
+        return running.last;
       }
       return this.runStep(running, step.stepId, checked.data);
     });
@@ -147,6 +159,20 @@ export class FlowManager {
     }
     if (!match) throw notFound('unknown or expired state');
     return this.advance(match.id, input, match.owner);
+  }
+
+  /**
+   * The flow's current step (as its last step answered it, errors included), or how it ended
+   * (for a TTL after the end); someone else's flow → 404 like a missing one.
+   */
+  get(flowId: string, owner?: string): ConfigFlowResult {
+    this.sweep();
+    const done = this.ended.get(flowId);
+    if (done) {
+      if (done.owner !== undefined && done.owner !== owner) throw notFound('flow not found');
+      return done.result;
+    }
+    return this.lookup(flowId, owner).last;
   }
 
   abort(flowId: string, owner?: string): void {
@@ -186,9 +212,22 @@ export class FlowManager {
     if (result.type === 'form' || result.type === 'external') {
       running.current = result;
       running.expiresAt = this.now() + this.ttlMs;
-      return this.toWire(running, result);
+      running.last = this.toWire(running, result);
+      return running.last;
     }
     this.flows.delete(running.id);
+    const end = await this.finish(running, result);
+    // Bounded like the flows in progress: the oldest ended flow goes first.
+    if (this.ended.size >= (this.opts.maxFlows ?? DEFAULT_MAX_FLOWS))
+      this.ended.delete(this.ended.keys().next().value!);
+    this.ended.set(running.id, { owner: running.owner, result: end, expiresAt: this.now() + this.ttlMs });
+    return end;
+  }
+
+  private async finish(
+    running: RunningFlow,
+    result: Extract<StepResult, { type: 'abort' | 'create_entry' }>,
+  ): Promise<ConfigFlowResult> {
     if (result.type === 'abort')
       return { type: 'abort', flowId: running.id, handler: running.handler, reason: result.reason };
     const entry = await this.opts.entries.create({

@@ -1,9 +1,26 @@
 /** Local API routes for config flows and config entries (same paths and shapes as the cloud). */
 import { edgeConfigFlowRoutes as R } from '@smarthome/protocol';
-import type { SpecRouter } from '@smarthome/protocol/server';
-import type { ConfigEntry, ConfigFlowResult } from '@smarthome/protocol';
+import { HttpError, type SpecRouter } from '@smarthome/protocol/server';
+import type { ConfigEntry } from '@smarthome/protocol';
 import type { ConfigFlowComponent } from './component.ts';
 import type { StoredConfigEntry } from './ports.ts';
+
+/** The portal page an OAuth sign-in returns to (web/src/integrations/oauth.ts: OAUTH_RETURN_PATH). */
+export const OAUTH_RETURN_PATH = '/integrations/oauth';
+/** The `?error=` the return page gets when the callback's state names no open flow (web/src/integrations/oauth.ts reads it). */
+export const OAUTH_STATE_ERROR = 'unknown_state';
+
+/** A 303 to the portal's return page (relative: the portal is served by this same edge, at whatever address the browser used). */
+function toReturnPage(query: string): Response {
+  return new Response(null, {
+    status: 303,
+    headers: {
+      Location: `${OAUTH_RETURN_PATH}?${query}`,
+      'Cache-Control': 'no-store',
+      'Referrer-Policy': 'no-referrer',
+    },
+  });
+}
 
 export interface ConfigFlowRouteDeps<A = any> {
   component: ConfigFlowComponent;
@@ -40,24 +57,27 @@ export function mountConfigFlowRoutes<A>(router: SpecRouter<A>, deps: ConfigFlow
     component.flows.abort(params.flowId, owner(auth));
     return { message: 'flow aborted' };
   });
+  router.add(R.getFlow, ({ params, auth }) => component.flows.get(params.flowId, owner(auth)));
   // The OAuth redirect target: no bearer token (a browser coming back from the provider);
-  // the flow's unguessable state both names and authorizes it.
+  // the flow's unguessable state both names and authorizes it. A browser goes on to the
+  // portal's return page (the one the cloud's redirect lands on), which shows the result.
   router.add(R.oauthCallback, async ({ c, query }) => {
     const { error_description: _ignored, ...input } = query;
-    const result = await component.flows.advanceByCallbackState(query.state, input);
+    const accept = c.req.header('accept') ?? '';
+    const json = accept.includes('application/json');
+    let result;
+    try {
+      result = await component.flows.advanceByCallbackState(query.state, input);
+    } catch (err) {
+      // a browser shown a JSON 404 is stuck: it goes to the portal, which says to start again
+      if (err instanceof HttpError && err.status === 404 && !json && accept.includes('text/html'))
+        return toReturnPage(`error=${OAUTH_STATE_ERROR}`);
+      throw err;
+    }
     c.header('Cache-Control', 'no-store');
     c.header('Referrer-Policy', 'no-referrer');
-    if ((c.req.header('accept') ?? '').includes('application/json')) return result;
-    return new Response(callbackPage(result), {
-      status: 200,
-      headers: {
-        'Content-Type': 'text/html; charset=utf-8',
-        'Cache-Control': 'no-store',
-        'Referrer-Policy': 'no-referrer',
-        'X-Content-Type-Options': 'nosniff',
-        'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
-      },
-    });
+    if (json) return result;
+    return toReturnPage(`flow_id=${encodeURIComponent(result.flowId)}`);
   });
   router.add(R.listEntries, async () => {
     const edgeId = deps.edgeId?.() ?? null;
@@ -67,32 +87,4 @@ export function mountConfigFlowRoutes<A>(router: SpecRouter<A>, deps: ConfigFlow
     await component.entries.remove(Number(params.id));
     return { message: 'config entry removed' };
   });
-}
-
-const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
-
-/** The page a browser sees after the provider's redirect. */
-export function callbackPage(result: ConfigFlowResult): string {
-  let heading: string;
-  let text: string;
-  if (result.type === 'create_entry') {
-    heading = 'Setup complete';
-    text = `${result.title} was added.`;
-  } else if (result.type === 'abort') {
-    heading = 'Setup failed';
-    text = `The setup ended (${result.reason}).`;
-  } else {
-    heading = 'Setup not finished';
-    text = `The answer was incomplete (${
-      Object.entries(result.errors)
-        .map(([k, v]) => `${k}: ${v}`)
-        .join(', ') || 'no details'
-    }). Go back to the app to continue.`;
-  }
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(heading)}</title>
-<style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem;text-align:center}</style>
-</head><body><h1>${escapeHtml(heading)}</h1><p>${escapeHtml(text)}</p><p>You can close this window.</p></body></html>
-`;
 }

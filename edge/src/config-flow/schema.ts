@@ -61,6 +61,11 @@ function coerce(field: DataSchemaField, raw: unknown): { value: unknown } | { er
   }
 }
 
+function outOfRange(field: DataSchemaField, value: unknown): boolean {
+  if (typeof value !== 'number') return false;
+  return (field.min !== undefined && value < field.min) || (field.max !== undefined && value > field.max);
+}
+
 export function checkStepInput(schema: DataSchemaField[], input: Record<string, unknown>): SchemaCheck {
   const errors: StepErrors = {};
   const data: Record<string, unknown> = {};
@@ -73,6 +78,7 @@ export function checkStepInput(schema: DataSchemaField[], input: Record<string, 
     }
     const out = coerce(field, raw);
     if ('error' in out) errors[field.name] = out.error;
+    else if (outOfRange(field, out.value)) errors[field.name] = 'out_of_range';
     else data[field.name] = out.value;
   }
   return Object.keys(errors).length > 0 ? { ok: false, errors } : { ok: true, data };

@@ -68,6 +68,25 @@ export const MIGRATIONS: string[] = [
   `ALTER TABLE devices ADD COLUMN via_device_id INTEGER;
    ALTER TABLE devices ADD COLUMN area_id TEXT;
    CREATE TABLE areas (area_id TEXT PRIMARY KEY, name TEXT NOT NULL, created_at TEXT NOT NULL);`,
+  // Recorder history in (last_updated, state_id) order straight from the index: without state_id
+  // among its columns SQLite sorted each entity's rows in a temp b-tree (EXPLAIN QUERY PLAN
+  // "USE TEMP B-TREE FOR LAST TERM OF ORDER BY"); a day of 1,000 entities read about 1.5-2x faster.
+  `DROP INDEX recorder_states_entity_time;
+   CREATE INDEX recorder_states_entity_time ON recorder_states(metadata_id, last_updated, state_id, state, attributes_id, last_changed);`,
+  // HA's entity registry settings: entity_category is the integration's (MQTT discovery's, which
+  // was only in the stored config until now); area, name, icon and hidden_by are the user's.
+  `ALTER TABLE entities ADD COLUMN entity_category TEXT;
+   ALTER TABLE entities ADD COLUMN area_id TEXT;
+   ALTER TABLE entities ADD COLUMN name_by_user TEXT;
+   ALTER TABLE entities ADD COLUMN icon TEXT;
+   ALTER TABLE entities ADD COLUMN hidden_by TEXT;
+   UPDATE entities SET entity_category = json_extract(config, '$.cfg.entity_category')
+     WHERE json_extract(config, '$.cfg.entity_category') IN ('config', 'diagnostic');`,
+  // The home's own dashboards (edge/src/dashboards): the cloud's ui-dashboard shape, editable offline.
+  `CREATE TABLE ui_dashboards (
+     id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL UNIQUE, type TEXT NOT NULL, title TEXT NOT NULL,
+     icon TEXT NOT NULL, url TEXT, config TEXT NOT NULL, user_id TEXT NOT NULL,
+     created_at TEXT NOT NULL, updated_at TEXT NOT NULL);`,
 ];
 
 export function migrate(sqlite: Database.Database): number {

@@ -49,6 +49,13 @@ export const entities = sqliteTable(
     createdAt: text('created_at').notNull(),
     /** HA's disabled_by: null (enabled), "integration", "user" */
     disabledBy: text('disabled_by'),
+    /** HA's entity_category: null, "config", "diagnostic" (set by the integration) */
+    entityCategory: text('entity_category'),
+    /** the user's settings (HA's entity registry area_id, name, icon, hidden_by) */
+    areaId: text('area_id'),
+    nameByUser: text('name_by_user'),
+    icon: text('icon'),
+    hiddenBy: text('hidden_by'),
   },
   (t) => [uniqueIndex('entities_platform_unique').on(t.platform, t.uniqueId)],
 );

@@ -1,14 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { MqttClient } from 'mqtt';
 import type { ws } from '@smarthome/protocol';
 import type { Edge } from '../edge.ts';
-import { collector, connect, startEdge, tempDir, waitFor } from '../testing/edge.ts';
+import { collector, waitFor } from '../testing/edge.ts';
+import { edgeWithDevice } from './fixture.ts';
 
 /** A zigbee2mqtt remote's device triggers drive an automation (`platform: device`) and reach the bus. */
 
 let edge: Edge;
 let device: MqttClient;
-let tmp: ReturnType<typeof tempDir>;
 const remote = {
   identifiers: ['zigbee2mqtt_0x90fd9ffffedf1266'],
   name: 'Remote',
@@ -25,16 +25,7 @@ const trigger = (subtype: string) => ({
 });
 type Create = Parameters<Edge['features']['automations']['create']>[0];
 
-beforeAll(async () => {
-  tmp = tempDir();
-  edge = await startEdge(tmp.dir);
-  device = await connect(edge, await edge.createMqttCredentials({ username: 'z2m' }));
-});
-afterAll(async () => {
-  await device?.endAsync();
-  await edge?.stop();
-  tmp?.cleanup();
-});
+edgeWithDevice({ username: 'z2m' }, (started) => ({ edge, device } = started));
 
 describe('MQTT device triggers', () => {
   it('a remote press runs a platform: device automation; another button does not', async () => {

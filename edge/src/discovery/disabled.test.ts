@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { MqttClient } from 'mqtt';
 import type { Edge } from '../edge.ts';
-import { collector, connect, haSession, startEdge, tempDir, waitFor } from '../testing/edge.ts';
+import { collector, connect, haSession, waitFor } from '../testing/edge.ts';
+import { edgeWithDevice } from './fixture.ts';
 
 /**
  * enabled_by_default: false, as HA: the entity is in the entity registry with disabled_by
@@ -13,19 +14,11 @@ import { collector, connect, haSession, startEdge, tempDir, waitFor } from '../t
 
 let edge: Edge;
 let device: MqttClient;
-let tmp: ReturnType<typeof tempDir>;
 let token: string;
 
-beforeAll(async () => {
-  tmp = tempDir();
-  edge = await startEdge(tmp.dir);
+edgeWithDevice({ username: 'z2m' }, (started) => ({ edge, device } = started));
+beforeAll(() => {
   token = edge.tokens.create('disabled').token;
-  device = await connect(edge, await edge.createMqttCredentials({ username: 'z2m' }));
-});
-afterAll(async () => {
-  await device?.endAsync();
-  await edge?.stop();
-  tmp?.cleanup();
 });
 
 const get = async (path: string) => {
@@ -96,7 +89,7 @@ describe('disabled MQTT entities', () => {
     expect(
       await ha.call({ type: 'config/entity_registry/update', entity_id: 'sensor.nope', disabled_by: null }),
     ).toMatchObject({ success: false, error: { code: 'not_found' } });
-    expect(await ha.call({ type: 'config/entity_registry/update', entity_id: id, name: 'Renamed' })).toMatchObject({
+    expect(await ha.call({ type: 'config/entity_registry/update', entity_id: id, aliases: ['x'] })).toMatchObject({
       success: false,
       error: { code: 'invalid_format' },
     });

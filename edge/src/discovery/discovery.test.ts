@@ -1,37 +1,19 @@
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { MqttClient } from 'mqtt';
 import type { Edge } from '../edge.ts';
 import { connect, startEdge, tempDir, waitFor } from '../testing/edge.ts';
+import { edgeWithDevice, publish, stateWhere } from './fixture.ts';
 
 let edge: Edge;
 let device: MqttClient;
-let tmp: ReturnType<typeof tempDir>;
 
-beforeAll(async () => {
-  tmp = tempDir();
-  edge = await startEdge(tmp.dir);
-  device = await connect(edge, await edge.createMqttCredentials({ username: 'dev1' }));
-});
-afterAll(async () => {
-  await device?.endAsync();
-  await edge?.stop();
-  tmp?.cleanup();
-});
+edgeWithDevice({ username: 'dev1' }, (started) => ({ edge, device } = started));
 
-const pub = (topic: string, payload: unknown, retain = true) =>
-  device.publishAsync(topic, typeof payload === 'string' ? payload : JSON.stringify(payload), { qos: 1, retain });
+const pub = (topic: string, payload: unknown, retain = true) => publish(device, topic, payload, retain);
 const state = (id: string) => edge.states.get(id);
-const waitState = (id: string, pred: (s: NonNullable<ReturnType<typeof state>>) => boolean) =>
-  waitFor(
-    () => {
-      const s = state(id);
-      return s && pred(s) ? s : undefined;
-    },
-    3000,
-    `state of ${id}`,
-  );
+const waitState = (id: string, pred: Parameters<typeof stateWhere>[2]) => stateWhere(edge, id, pred);
 
 describe('MQTT discovery', () => {
   it('creates a sensor with abbreviations, device block, unit and value_template', async () => {

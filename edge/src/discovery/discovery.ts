@@ -7,12 +7,11 @@ import type { AuthenticatedUser } from '../mqtt/users.ts';
 import type { Registry } from '../registry/registry.ts';
 import type { StateMachine } from '../states/state-machine.ts';
 import type { PlatformServices } from '../services/services.ts';
-import { TemplateError, type TemplateEngine } from '../templates/template.ts';
+import type { TemplateEngine } from '../templates/template.ts';
 import { ServiceError } from '../errors.ts';
 import { COMPONENTS } from './components/index.ts';
 import type { Cfg } from './components/types.ts';
 import {
-  commandTopicsOf,
   deviceInfo,
   entityName,
   isMigration,
@@ -23,7 +22,10 @@ import {
   type EntityDiscovery,
 } from './config.ts';
 import { DeviceTriggers, triggerConfig, validateDeviceTrigger } from './device-triggers.ts';
-import { MqttEntity, type Subscription } from './entity.ts';
+import { configTopicOf, EntityIndex } from './entity-index.ts';
+import { MqttEntity } from './entity.ts';
+import { applyMessage, replayRetained, type MessageDeps } from './messages.ts';
+import { DiscoveryOwnership } from './ownership.ts';
 
 export const MQTT_PLATFORM = 'mqtt';
 /** owner recorded for configs the edge (or a will without a client) published itself */
@@ -40,9 +42,6 @@ export interface DiscoveryDeps {
   /** where device triggers fire (absent: they are tracked but fire nothing) */
   bus?: EventBus;
 }
-
-/** The discovery config topic an entity came from (device-based discovery keys add `#<component id>`). */
-const configTopicOf = (key: string) => key.split('#')[0];
 
 /** What the entity registry keeps per MQTT entity, so it works again right after a restart. */
 interface StoredConfig {
@@ -64,9 +63,9 @@ export class MqttDiscovery implements PlatformServices {
   readonly platform = MQTT_PLATFORM;
   private readonly deps: DiscoveryDeps;
   readonly prefix: string;
-  private readonly byKey = new Map<string, MqttEntity>();
-  private readonly byEntityId = new Map<string, MqttEntity>();
-  private readonly topics = new Map<string, { entity: MqttEntity; sub: Subscription }[]>();
+  private readonly index: EntityIndex;
+  private readonly owners: DiscoveryOwnership;
+  private readonly messages: MessageDeps;
   private configEntryId: number | null = null;
   private unsubscribe: (() => void) | null = null;
   readonly triggers: DeviceTriggers;
@@ -75,6 +74,9 @@ export class MqttDiscovery implements PlatformServices {
     this.deps = deps;
     this.prefix = deps.prefix ?? 'homeassistant';
     this.triggers = new DeviceTriggers({ bus: deps.bus, templates: deps.templates, log: deps.log });
+    this.index = new EntityIndex(deps.acl);
+    this.owners = new DiscoveryOwnership(this.index, deps.registry);
+    this.messages = { templates: deps.templates, log: deps.log, emit: (entity, force) => this.emit(entity, force) };
   }
 
   /** Rebuilds entities from the registry and starts listening. Call before the broker accepts clients. */
@@ -89,7 +91,7 @@ export class MqttDiscovery implements PlatformServices {
       entity.disabled = e.disabled_by !== null;
       const raw = states.raw(e.entity_id);
       if (raw) entity.restore(raw.state, raw.attributes);
-      this.attach(entity);
+      this.index.attach(entity);
     }
     const offMessages = this.deps.broker.onMessage((topic, payload, user) => this.onMessage(topic, payload, user));
     const offRegistry = this.deps.bus?.on('entity_upsert', (e) => this.onRegistryChange(e.entity.entity_id));
@@ -105,13 +107,14 @@ export class MqttDiscovery implements PlatformServices {
    * takes its topics' retained messages, else the next message.
    */
   private onRegistryChange(entityId: string): void {
-    const entity = this.byEntityId.get(entityId);
     const record = this.deps.registry.getEntity(entityId);
+    const renamed = this.renamed(entityId);
+    const entity = renamed ?? this.index.byEntityId.get(entityId);
     if (!entity || !record || entity.disabled === (record.disabled_by !== null)) return;
-    this.detach(entity);
+    this.index.detach(entity);
     entity.clearExpiry();
     entity.disabled = record.disabled_by !== null;
-    this.attach(entity);
+    this.index.attach(entity);
     if (entity.disabled) {
       this.deps.states.remove(entityId, { name: record.name, domain: record.domain, platform: record.platform });
       return;
@@ -119,6 +122,19 @@ export class MqttDiscovery implements PlatformServices {
     entity.heard.clear();
     this.emit(entity);
     void this.replayRetained(entity, null, null);
+  }
+
+  /** The entity the user just renamed to entityId (new_entity_id), now listed under it. */
+  private renamed(entityId: string): MqttEntity | undefined {
+    const record = this.deps.registry.getEntity(entityId);
+    if (!record || record.platform !== MQTT_PLATFORM || this.index.byEntityId.has(entityId)) return undefined;
+    const key = (record.config as unknown as StoredConfig).discovery_key;
+    const entity = this.index.byKey.get(key);
+    if (!entity || entity.entityId === entityId) return undefined;
+    this.index.byEntityId.delete(entity.entityId);
+    entity.entityId = entityId;
+    this.index.byEntityId.set(entityId, entity);
+    return entity;
   }
 
   /** Announces the edge (HA birth message) so devices re-publish their discovery configs. */
@@ -129,11 +145,11 @@ export class MqttDiscovery implements PlatformServices {
   stop(): void {
     this.unsubscribe?.();
     this.unsubscribe = null;
-    for (const e of this.byKey.values()) e.clearExpiry();
+    for (const e of this.index.byKey.values()) e.clearExpiry();
   }
 
   entityCount(): number {
-    return this.byEntityId.size;
+    return this.index.byEntityId.size;
   }
 
   // ---- services ----
@@ -143,7 +159,7 @@ export class MqttDiscovery implements PlatformServices {
   }
 
   async callService(entityId: string, service: string, data: Record<string, unknown>): Promise<void> {
-    const entity = this.byEntityId.get(entityId);
+    const entity = this.index.byEntityId.get(entityId);
     if (!entity) throw new ServiceError(`${entityId} is not an MQTT entity`);
     const handler = entity.component.services[service];
     if (!handler) throw new ServiceError(`${entity.component.domain}.${service} is not supported by ${entityId}`);
@@ -158,63 +174,21 @@ export class MqttDiscovery implements PlatformServices {
     }
   }
 
-  // ---- ownership ----
+  // ---- ownership (ownership.ts) ----
 
   /** Every discovery config with its owner, by topic. */
   ownership(): MqttOwnership[] {
-    const byTopic = new Map<string, MqttEntity[]>();
-    for (const e of this.byKey.values()) {
-      const topic = configTopicOf(e.key);
-      byTopic.set(topic, [...(byTopic.get(topic) ?? []), e]);
-    }
-    return [...byTopic.keys()].sort().map((topic) => this.describeOwnership(topic, byTopic.get(topic) as MqttEntity[]));
+    return this.owners.list();
   }
 
-  /**
-   * Gives the configs of one device, or one config, to `owner` (null releases them); returns
-   * them as they are now, or null when nothing matches. `owner` must be an existing MQTT user.
-   */
+  /** Gives the configs of one device, or one config, to `owner` (null releases them); null when nothing matches. */
   setOwner(target: { device_id: number } | { discovery_topic: string }, owner: string | null): MqttOwnership[] | null {
-    const { registry } = this.deps;
-    const matches = (e: MqttEntity) =>
-      'device_id' in target
-        ? registry.getEntity(e.entityId)?.device_registry_id === target.device_id
-        : configTopicOf(e.key) === target.discovery_topic;
-    const topics = new Set([...this.byKey.values()].filter(matches).map((e) => configTopicOf(e.key)));
-    if (topics.size === 0) return null;
-    this.assignOwner(topics, owner);
-    return this.ownership().filter((o) => topics.has(o.discovery_topic));
-  }
-
-  private describeOwnership(topic: string, entities: MqttEntity[]): MqttOwnership {
-    const records = entities.map((e) => this.deps.registry.getEntity(e.entityId));
-    return {
-      discovery_topic: topic,
-      owner: entities[0].owner,
-      device_id: records.find((r) => r?.device_registry_id != null)?.device_registry_id ?? null,
-      entity_ids: entities.map((e) => e.entityId).sort(),
-      command_topics: [...new Set(entities.flatMap((e) => commandTopicsOf(e.cfg)))],
-    };
+    return this.owners.set(target, owner);
   }
 
   /** Releases every discovery config `username` owns (its credentials are gone); returns how many. */
   releaseOwner(username: string): number {
-    const topics = new Set(
-      [...this.byKey.values()].filter((e) => e.owner === username).map((e) => configTopicOf(e.key)),
-    );
-    this.assignOwner(topics, null);
-    return topics.size;
-  }
-
-  /** Gives whole discovery configs to `owner` (null releases them): registry first, then memory and ACL. */
-  private assignOwner(configTopics: Set<string>, owner: string | null): void {
-    const { registry } = this.deps;
-    const entities = [...this.byKey.values()].filter((e) => configTopics.has(configTopicOf(e.key)));
-    registry.setEntityConfigs(
-      entities.map((e) => ({ entity_id: e.entityId, config: { ...registry.getEntity(e.entityId)?.config, owner } })),
-    );
-    for (const e of entities) e.owner = owner;
-    for (const topic of configTopics) this.refreshOwnership(topic);
+    return this.owners.release(username);
   }
 
   // ---- messages ----
@@ -229,14 +203,14 @@ export class MqttDiscovery implements PlatformServices {
     }
     const text = payload.toString('utf8');
     this.triggers.onMessage(topic, text);
-    const subs = this.topics.get(topic);
+    const subs = this.index.topics.get(topic);
     if (!subs) return;
     // one message may feed several parts of one entity (state + JSON attributes): emit once
     let changed: Map<MqttEntity, boolean> | null = null;
     for (const { entity, sub } of subs) {
       entity.heard.add(topic);
       try {
-        const force = this.onEntityMessage(entity, sub, text);
+        const force = applyMessage(entity, sub, text, this.messages);
         if (force !== null) (changed ??= new Map()).set(entity, (changed.get(entity) ?? false) || force);
       } catch (err) {
         this.deps.log.warn(`mqtt: ${entity.entityId} could not use a message on ${topic}: ${(err as Error).message}`);
@@ -245,34 +219,12 @@ export class MqttDiscovery implements PlatformServices {
     if (changed) for (const [entity, force] of changed) this.emit(entity, force);
   }
 
-  /** Applies one message to an entity: null when nothing changed, else whether to force an update. */
-  private onEntityMessage(entity: MqttEntity, sub: Subscription, text: string): boolean | null {
-    const tpl = this.deps.templates;
-    try {
-      if (sub.kind === 'availability') return entity.setAvailability(sub.index, text, tpl) ? false : null;
-      if (sub.kind === 'json_attributes') return entity.setJsonAttributes(text, tpl) ? false : null;
-      const update = entity.component.stateHandlers[sub.key](text, entity.ctx(tpl));
-      if (!update) return null;
-      entity.apply(update);
-      entity.touch(() => this.emit(entity));
-      return entity.cfg.force_update === true || update.force === true;
-    } catch (err) {
-      if (!(err instanceof TemplateError)) throw err;
-      // a template that fails on this payload: the value it makes is unavailable, the entity stays
-      const option = sub.kind === 'state' ? sub.key.replace(/_topic$/, '') : sub.kind;
-      this.deps.log.warn(
-        `mqtt: ${entity.entityId}: template failed on a message on ${option}, value unavailable: ${err.message}`,
-      );
-      return entity.templateFailed(sub, tpl) ? false : null;
-    }
-  }
-
   private onDiscovery(dt: ReturnType<typeof parseDiscoveryTopic> & object, text: string, owner: string): void {
     const { log } = this.deps;
     const ofTopic = (e: MqttEntity) => e.key === dt.topic || e.key.startsWith(dt.topic + '#');
     if (isMigration(text)) {
       // single ↔ device discovery: the entities stay until their new config takes them over
-      for (const e of this.byKey.values()) if (ofTopic(e)) e.migrating = true;
+      for (const e of this.index.byKey.values()) if (ofTopic(e)) e.migrating = true;
       log.info(`mqtt discovery: ${dt.topic} migrates to another discovery topic`);
       return;
     }
@@ -282,20 +234,20 @@ export class MqttDiscovery implements PlatformServices {
       return;
     }
     if (parsed.kind === 'remove') {
-      for (const entity of [...this.byKey.values()])
+      for (const entity of [...this.index.byKey.values()])
         if (ofTopic(entity) && !entity.migrating) this.removeEntity(entity);
       this.removeTriggers(dt.topic);
       return;
     }
     for (const key of parsed.removedKeys) {
-      const entity = this.byKey.get(key);
+      const entity = this.index.byKey.get(key);
       if (entity) this.removeEntity(entity);
       this.removeTriggers(key);
     }
     if (dt.component === 'device') {
       // components no longer listed in a device config are gone
       const listed = new Set(parsed.entities.map((e) => e.key));
-      for (const entity of [...this.byKey.values()])
+      for (const entity of [...this.index.byKey.values()])
         if (entity.key.startsWith(dt.topic + '#') && !listed.has(entity.key)) this.removeEntity(entity);
       for (const key of this.triggers.keys())
         if (key.startsWith(dt.topic + '#') && !listed.has(key)) this.removeTriggers(key);
@@ -326,10 +278,10 @@ export class MqttDiscovery implements PlatformServices {
       if (k.endsWith('template') && typeof v === 'string') templates.validate(v);
 
     const uniqueId = typeof d.cfg.unique_id === 'string' && d.cfg.unique_id ? d.cfg.unique_id : d.key;
-    const previous = this.byKey.get(d.key);
+    const previous = this.index.byKey.get(d.key);
     if (previous && registry.getEntity(previous.entityId)?.unique_id !== uniqueId) this.removeEntity(previous);
     const other = registry.getEntityByUniqueId(MQTT_PLATFORM, uniqueId);
-    const attached = other ? this.byEntityId.get(other.entity_id) : undefined;
+    const attached = other ? this.index.byEntityId.get(other.entity_id) : undefined;
     if (other && (other.config as unknown as StoredConfig).discovery_key !== d.key && attached && !attached.migrating) {
       throw new Error(`unique_id ${uniqueId} is already used by ${other.entity_id}`);
     }
@@ -348,12 +300,15 @@ export class MqttDiscovery implements PlatformServices {
       config: stored as unknown as Record<string, unknown>,
       // HA: enabled_by_default only counts when the entity is first registered
       disabled_by: d.cfg.enabled_by_default === false ? 'integration' : null,
+      // a registry field in HA, not a state attribute
+      entity_category:
+        d.cfg.entity_category === 'config' || d.cfg.entity_category === 'diagnostic' ? d.cfg.entity_category : null,
     });
     const disabled = record.disabled_by !== null;
 
-    const old = this.byEntityId.get(record.entity_id);
+    const old = this.index.byEntityId.get(record.entity_id);
     if (old) {
-      this.detach(old);
+      this.index.detach(old);
       old.clearExpiry();
     }
     const entity = new MqttEntity(record.entity_id, d.key, component, d.cfg, owner);
@@ -364,7 +319,7 @@ export class MqttDiscovery implements PlatformServices {
       entity.attrs = old.attrs;
       entity.jsonAttrs = old.jsonAttrs;
     } else if (raw) entity.restore(raw.state, raw.attributes);
-    this.attach(entity);
+    this.index.attach(entity);
     this.emit(entity);
     if (!old) log.info(`mqtt discovery: added ${record.entity_id} (${d.key})${originOf(d.cfg)}`);
     void this.replayRetained(
@@ -374,41 +329,13 @@ export class MqttDiscovery implements PlatformServices {
     );
   }
 
-  /**
-   * State published (retained) before the config arrived still counts. But a device re-announcing
-   * its config (after a restart of the edge, or on the birth message) must not roll a newer state
-   * back to its older retained one (a later non-retained publish, or a retained one the crash kept
-   * from the disk): a retained state or attribute message on a topic the entity already listened
-   * to is applied only when it was received after the stored state was last updated. Availability
-   * is always replayed: a new entity does not know it otherwise, and the retained LWT is its latest.
-   */
-  private async replayRetained(
-    entity: MqttEntity,
-    storedAt: string | null,
-    knownTopics: Set<string> | null,
-  ): Promise<void> {
-    const stored = storedAt === null ? null : Date.parse(storedAt);
-    for (const [topic, sub] of entity.subscriptions()) {
-      const retained = await this.deps.broker.retained(topic);
-      if (retained === undefined || this.byEntityId.get(entity.entityId) !== entity) continue;
-      // a message that arrived while we were reading is newer than the retained one
-      if (entity.heard.has(topic)) continue;
-      if (
-        sub.kind !== 'availability' &&
-        stored !== null &&
-        !Number.isNaN(stored) &&
-        (knownTopics === null || knownTopics.has(topic))
-      ) {
-        // equal times: the retained message is the one that produced the stored state (or older within the same ms)
-        if (retained.receivedAt === null || retained.receivedAt <= stored) continue;
-      }
-      try {
-        const force = this.onEntityMessage(entity, sub, retained.payload.toString('utf8'));
-        if (force !== null) this.emit(entity, force);
-      } catch {
-        /* a bad retained payload is ignored */
-      }
-    }
+  /** Replays the retained messages of the entity's topics (messages.ts says which count). */
+  private replayRetained(entity: MqttEntity, storedAt: string | null, knownTopics: Set<string> | null): Promise<void> {
+    return replayRetained(entity, storedAt, knownTopics, {
+      ...this.messages,
+      broker: this.deps.broker,
+      current: (e) => this.index.byEntityId.get(e.entityId) === e,
+    });
   }
 
   /**
@@ -446,43 +373,9 @@ export class MqttDiscovery implements PlatformServices {
     }
   }
 
-  private attach(entity: MqttEntity): void {
-    this.byKey.set(entity.key, entity);
-    this.byEntityId.set(entity.entityId, entity);
-    for (const [topic, sub] of entity.subscriptions()) {
-      let list = this.topics.get(topic);
-      if (!list) this.topics.set(topic, (list = []));
-      list.push({ entity, sub });
-    }
-    this.refreshOwnership(configTopicOf(entity.key));
-  }
-
-  /** ACL: the owner of a config topic owns the command topics of every entity it declares. */
-  private refreshOwnership(configTopic: string): void {
-    const entities = [...this.byKey.values()].filter((e) => configTopicOf(e.key) === configTopic);
-    this.deps.acl.setDiscoveryOwner(
-      configTopic,
-      entities.length ? entities[0].owner : null,
-      entities.flatMap((e) => commandTopicsOf(e.cfg)),
-    );
-  }
-
-  private detach(entity: MqttEntity): void {
-    if (this.byKey.get(entity.key) === entity) this.byKey.delete(entity.key);
-    if (this.byEntityId.get(entity.entityId) === entity) this.byEntityId.delete(entity.entityId);
-    for (const [topic] of entity.subscriptions()) {
-      const list = this.topics.get(topic);
-      if (!list) continue;
-      const rest = list.filter((s) => s.entity !== entity);
-      if (rest.length) this.topics.set(topic, rest);
-      else this.topics.delete(topic);
-    }
-    this.refreshOwnership(configTopicOf(entity.key));
-  }
-
   private removeEntity(entity: MqttEntity): void {
     const { registry, states, log } = this.deps;
-    this.detach(entity);
+    this.index.detach(entity);
     entity.clearExpiry();
     const record = registry.getEntity(entity.entityId);
     if (!record) return;

@@ -18,7 +18,8 @@ export type Subscription =
  * the component tracks, e.g. brightness).
  */
 export class MqttEntity {
-  readonly entityId: string;
+  /** changes when the user renames the entity (new_entity_id) */
+  entityId: string;
   readonly key: string;
   readonly component: Component;
   readonly cfg: Cfg;

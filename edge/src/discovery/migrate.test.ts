@@ -1,28 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { MqttClient } from 'mqtt';
 import type { Edge } from '../edge.ts';
-import { connect, recordingLogger, startEdge, tempDir, waitFor } from '../testing/edge.ts';
+import { recordingLogger, waitFor } from '../testing/edge.ts';
+import { edgeWithDevice, publish } from './fixture.ts';
 
 /** migrate_discovery: an entity moves between single-component and device-based discovery, keeping its id and state. */
 
 let edge: Edge;
 let device: MqttClient;
-let tmp: ReturnType<typeof tempDir>;
 const log = recordingLogger();
 
-beforeAll(async () => {
-  tmp = tempDir();
-  edge = await startEdge(tmp.dir, { logger: log });
-  device = await connect(edge, await edge.createMqttCredentials({ username: 'dev' }));
-});
-afterAll(async () => {
-  await device?.endAsync();
-  await edge?.stop();
-  tmp?.cleanup();
-});
+edgeWithDevice({ username: 'dev' }, (started) => ({ edge, device } = started), { logger: log });
 
-const pub = (topic: string, payload: unknown, retain = true) =>
-  device.publishAsync(topic, typeof payload === 'string' ? payload : JSON.stringify(payload), { qos: 1, retain });
+const pub = (topic: string, payload: unknown, retain = true) => publish(device, topic, payload, retain);
 const state = () => edge.states.get('sensor.mig_temperature');
 const SINGLE = 'homeassistant/sensor/mig/temp/config';
 const dev = { ids: ['mig-1'], name: 'Mig' };

@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { MqttClient } from 'mqtt';
 import type { Edge } from '../edge.ts';
-import { connect, recordingLogger, startEdge, tempDir, waitFor } from '../testing/edge.ts';
+import { recordingLogger, waitFor } from '../testing/edge.ts';
+import { edgeWithDevice, publish, stateWhere } from './fixture.ts';
 
 /**
  * Templates from real discovery configs (zigbee2mqtt, Tasmota), over real MQTT: they parse as
@@ -12,31 +13,12 @@ import { connect, recordingLogger, startEdge, tempDir, waitFor } from '../testin
 
 let edge: Edge;
 let device: MqttClient;
-let tmp: ReturnType<typeof tempDir>;
 const log = recordingLogger();
 
-beforeAll(async () => {
-  tmp = tempDir();
-  edge = await startEdge(tmp.dir, { logger: log });
-  device = await connect(edge, await edge.createMqttCredentials({ username: 'z2m' }));
-});
-afterAll(async () => {
-  await device?.endAsync();
-  await edge?.stop();
-  tmp?.cleanup();
-});
+edgeWithDevice({ username: 'z2m' }, (started) => ({ edge, device } = started), { logger: log });
 
-const pub = (topic: string, payload: unknown, retain = false) =>
-  device.publishAsync(topic, typeof payload === 'string' ? payload : JSON.stringify(payload), { qos: 1, retain });
-const waitState = (id: string, pred: (s: NonNullable<ReturnType<Edge['states']['get']>>) => boolean) =>
-  waitFor(
-    () => {
-      const s = edge.states.get(id);
-      return s && pred(s) ? s : undefined;
-    },
-    3000,
-    `state of ${id}`,
-  );
+const pub = (topic: string, payload: unknown, retain = false) => publish(device, topic, payload, retain);
+const waitState = (id: string, pred: Parameters<typeof stateWhere>[2]) => stateWhere(edge, id, pred);
 
 describe('discovery templates (real Jinja)', () => {
   it("zigbee2mqtt thermostat: {% set values = {…} %} action map and a fan mode map with default('None')", async () => {

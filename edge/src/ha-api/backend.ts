@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type {
   HaAreaRegistryEntry,
+  HaEntityRegistryChanges,
   HaDeviceRegistryEntry,
   HaEntityRegistryEntry,
   HaCallService,
@@ -13,12 +14,14 @@ import type {
   HaTemplateUpdate,
   HaTriggerEvent,
 } from '@smarthome/protocol/ha/index';
-import { HA_VERSION } from '@smarthome/protocol/ha/index';
 import { Condition } from '@smarthome/protocol';
 import { describeZodError } from '@smarthome/protocol/server';
 import {
   HaCommandError,
   newContextId,
+  toHaAreaEntry,
+  toHaDeviceEntry,
+  toHaEntityEntry,
   type HaBackend,
   type HaHistoryQuery,
   type HaLogbookQuery,
@@ -36,6 +39,7 @@ import type { Registry, RegistryEntity } from '../registry/registry.ts';
 import { ServiceCallError, UnknownEntityError, type ServiceRegistry } from '../services/services.ts';
 import type { StateMachine } from '../states/state-machine.ts';
 import { toHaState } from './states.ts';
+import { edgeHaConfig } from './config.ts';
 
 /** Who is on the other end: a local API token (checked again before every command). */
 export interface EdgeHaPrincipal {
@@ -98,41 +102,10 @@ export class EdgeHaBackend implements HaBackend<EdgeHaPrincipal> {
 
   async getConfig(): Promise<HaConfig> {
     const { registry } = this.deps;
-    const components = new Set(['api', 'websocket_api', 'mqtt', 'homeassistant']);
-    for (const e of registry.listEntities()) components.add(e.domain);
-    for (const c of registry.listConfigEntries()) components.add(c.domain);
-    return {
-      latitude: 0,
-      longitude: 0,
-      elevation: 0,
-      radius: 100,
-      unit_system: {
-        length: 'km',
-        accumulated_precipitation: 'mm',
-        mass: 'g',
-        pressure: 'Pa',
-        temperature: '°C',
-        volume: 'L',
-        wind_speed: 'm/s',
-      },
-      location_name: this.deps.locationName ?? 'Home',
-      time_zone: Intl.DateTimeFormat().resolvedOptions().timeZone,
-      components: [...components].sort(),
-      config_dir: '/config',
-      allowlist_external_dirs: [],
-      allowlist_external_urls: [],
-      version: HA_VERSION,
-      config_source: 'storage',
-      recovery_mode: false,
-      safe_mode: false,
-      state: 'RUNNING',
-      external_url: null,
-      internal_url: null,
-      currency: 'EUR',
-      country: null,
-      language: 'en',
-      debug: false,
-    };
+    return edgeHaConfig(
+      [...registry.listEntities().map((e) => e.domain), ...registry.listConfigEntries().map((c) => c.domain)],
+      this.deps.locationName,
+    );
   }
 
   async getServices(): Promise<HaServices> {
@@ -238,61 +211,54 @@ export class EdgeHaBackend implements HaBackend<EdgeHaPrincipal> {
   }
 
   async entityRegistry(): Promise<HaEntityRegistryEntry[]> {
-    return this.deps.registry.entitiesWithConfig().map(toRegistryEntry);
+    return this.deps.registry.entitiesWithConfig().map((e) => toHaEntityEntry(e));
   }
 
+  /** HA's config/entity_registry/update: enabling/disabling, and the user's name, icon, area and hidden_by. */
   async updateEntityRegistry(
     _principal: EdgeHaPrincipal,
     entityId: string,
-    changes: { disabled_by?: 'user' | null },
+    changes: HaEntityRegistryChanges,
   ): Promise<HaEntityRegistryEntry> {
     const { registry } = this.deps;
     if (!registry.getEntity(entityId)) throw new HaCommandError('not_found', 'Entity not found');
+    if (changes.area_id && !registry.areas.get(changes.area_id))
+      throw new HaCommandError('not_found', `Area not found: ${changes.area_id}`);
+    if (changes.new_entity_id !== undefined && changes.new_entity_id !== entityId) {
+      const refused = registry.renameEntity(entityId, changes.new_entity_id);
+      if (refused) throw new HaCommandError('invalid_format', refused);
+      // as HA: history follows (recorder metadata), the state moves; automations are not rewritten
+      this.deps.recorder?.renameEntity(entityId, changes.new_entity_id);
+      this.deps.states.rename(entityId, changes.new_entity_id);
+      entityId = changes.new_entity_id;
+    }
+    const before = this.deps.states.get(entityId);
+    registry.setEntitySettings(entityId, {
+      name_by_user: changes.name,
+      icon: changes.icon,
+      area_id: changes.area_id,
+      hidden_by: changes.hidden_by,
+    });
+    // a new user name or icon reaches the state at once (HA writes the state on a registry update)
+    this.deps.states.republish(entityId, before);
     if (changes.disabled_by !== undefined) registry.setDisabledBy(entityId, changes.disabled_by);
-    return toRegistryEntry(registry.getEntity(entityId) as RegistryEntity);
+    return toHaEntityEntry(registry.getEntity(entityId) as RegistryEntity);
   }
 
   async deviceRegistry(): Promise<HaDeviceRegistryEntry[]> {
     const { registry } = this.deps;
     return registry.listDevices().map((d) => {
       const links = registry.deviceLinks(d.id);
-      return {
-        id: String(d.id),
-        name: d.name,
-        name_by_user: null,
-        manufacturer: d.manufacturer,
-        model: d.model,
-        model_id: null,
-        sw_version: d.sw_version ?? null,
-        hw_version: null,
-        serial_number: null,
-        identifiers: (d.identifiers ?? []).map(
-          (i) => [registry.getConfigEntry(d.config_entry_id ?? -1)?.domain ?? 'mqtt', i] as [string, string],
-        ),
-        connections: [],
-        config_entries: d.config_entry_id === null ? [] : [String(d.config_entry_id)],
-        primary_config_entry: d.config_entry_id === null ? null : String(d.config_entry_id),
-        area_id: links.area_id,
-        via_device_id: links.via_device_id === null ? null : String(links.via_device_id),
-        disabled_by: null,
-        entry_type: null,
-        configuration_url: null,
-        labels: [],
-      };
+      return toHaDeviceEntry(
+        { ...d, ...links },
+        { identifierDomain: registry.getConfigEntry(d.config_entry_id ?? -1)?.domain },
+      );
     });
   }
 
   /** areas come from MQTT devices' suggested_area (no area editing yet) */
   async areaRegistry(): Promise<HaAreaRegistryEntry[]> {
-    return this.deps.registry.areas.list().map((a) => ({
-      area_id: a.area_id,
-      name: a.name,
-      aliases: [],
-      floor_id: null,
-      icon: null,
-      labels: [],
-      picture: null,
-    }));
+    return this.deps.registry.areas.list().map((a) => toHaAreaEntry(a));
   }
 
   async fireEvent(_principal: EdgeHaPrincipal, eventType: string, data: Record<string, unknown>): Promise<void> {
@@ -430,27 +396,4 @@ export class EdgeHaBackend implements HaBackend<EdgeHaPrincipal> {
     if (entity.platform === API_PLATFORM) registry.removeEntity(entityId);
     return true;
   }
-}
-
-/** An entity registry row as HA's config/entity_registry/list shows it. */
-function toRegistryEntry(e: RegistryEntity): HaEntityRegistryEntry {
-  return {
-    id: String(e.id),
-    entity_id: e.entity_id,
-    unique_id: e.unique_id,
-    platform: e.platform,
-    config_entry_id: e.config_entry_id === null ? null : String(e.config_entry_id),
-    device_id: e.device_registry_id === null ? null : String(e.device_registry_id),
-    area_id: null,
-    name: null,
-    original_name: e.name,
-    icon: null,
-    disabled_by: e.disabled_by,
-    hidden_by: null,
-    entity_category: null,
-    has_entity_name: false,
-    translation_key: null,
-    labels: [],
-    categories: {},
-  };
 }

@@ -385,6 +385,8 @@ describe('home-assistant-js-websocket against an edge', () => {
         to_state: { entity_id: 'sensor.hall_temperature', state: '30' },
       });
       expect(fired[0].variables.trigger.to_state.context.id).toMatch(/^[0-9A-HJKMNP-TV-Z]{26}$/);
+      // as HA: the fire's context is the new state's
+      expect(fired[0].context).toEqual(fired[0].variables.trigger.to_state.context);
       const result = await conn.sendMessagePromise<{ context: { id: string }; response: unknown }>({
         type: 'execute_script',
         variables: { answer: { ok: true } },

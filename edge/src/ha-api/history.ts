@@ -6,29 +6,27 @@ import {
   type Unsubscribe,
 } from '@smarthome/protocol/server/ha/index';
 import type { EventBus } from '../bus.ts';
-import { toCompressedHistory, toLogbookEntries, toRestHistory } from '../recorder/ha-shapes.ts';
+import { toLogbookEntries } from '../recorder/ha-shapes.ts';
 import type { Recorder } from '../recorder/recorder.ts';
 
 /** The edge's history and logbook for the HA API: recorder queries in HA's shapes. */
 
-/**
- * Serialised here (sent as is): the object mapping + JSON.stringify measured faster than
- * writing the JSON straight from the rows (README, recorder benchmark).
- */
+/** Written as JSON by the recorder (history-json.ts) and sent as is (no second pass inside the result envelope). */
 export function history(recorder: Recorder, query: HaHistoryQuery): HaRawJson {
   // queries read written rows only: what is still queued goes first
   recorder.flush();
-  const rows = recorder.history({
-    start: query.start,
-    end: query.end,
-    entity_ids: query.entity_ids,
-    include_start_time_state: query.include_start_time_state,
-    significant_changes_only: query.significant_changes_only,
-    no_attributes: query.no_attributes,
-  });
-  const shape = { minimal_response: query.minimal_response, no_attributes: query.no_attributes };
   return new HaRawJson(
-    JSON.stringify(query.format === 'websocket' ? toCompressedHistory(rows, shape) : toRestHistory(rows, shape)),
+    recorder.historyJson(
+      {
+        start: query.start,
+        end: query.end,
+        entity_ids: query.entity_ids,
+        include_start_time_state: query.include_start_time_state,
+        significant_changes_only: query.significant_changes_only,
+        no_attributes: query.no_attributes,
+      },
+      { format: query.format, minimal_response: query.minimal_response },
+    ),
   );
 }
 

@@ -70,4 +70,34 @@ describe('POST /v1/ha/relay', () => {
     });
     expect((await relay({ op: 'history' })).status).toBe(400);
   });
+
+  it('subscribe_trigger: only through the tunnel (the cloud); armed under the cloud’s id until unsubscribed', async () => {
+    const subscribe = { op: 'subscribe_trigger', subscription: 's-1', trigger: { platform: 'state' }, variables: {} };
+    // a local token holder would make the edge send events into the tunnel
+    expect((await relay({ ...subscribe, trigger: { platform: 'time_pattern', seconds: '/1' } })).json).toEqual({
+      success: false,
+      error: { code: 'unauthorized', message: 'Trigger subscriptions are made by the cloud, through the tunnel.' },
+    });
+    const viaTunnel = async (body: unknown) => {
+      const req = new Request('http://edge.internal/v1/ha/relay', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      return (await edge.app.fetch(req, { trusted: { via: 'cloud' } })).json() as Promise<any>;
+    };
+    expect((await viaTunnel(subscribe)).error.code).toBe('invalid_format');
+    expect(edge.cloudTriggers.ids).toEqual([]);
+    const armed = await viaTunnel({ ...subscribe, trigger: { platform: 'state', entity_id: 'sensor.x' } });
+    expect([armed, edge.cloudTriggers.ids]).toEqual([{ success: true, result: null }, ['s-1']]);
+    expect(await viaTunnel({ op: 'unsubscribe_trigger', subscription: 's-1' })).toEqual({
+      success: true,
+      result: true,
+    });
+    expect(await viaTunnel({ op: 'unsubscribe_trigger', subscription: 's-1' })).toEqual({
+      success: true,
+      result: false,
+    });
+    expect(edge.cloudTriggers.ids).toEqual([]);
+  });
 });

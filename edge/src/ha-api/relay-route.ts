@@ -3,6 +3,7 @@ import type { SpecRouter } from '@smarthome/protocol/server';
 import { HaCommandError, HaRawJson } from '@smarthome/protocol/server/ha/index';
 import type { Caller } from '../api/app.ts';
 import type { EdgeHaBackend, EdgeHaPrincipal } from './backend.ts';
+import type { CloudTriggers } from './cloud-triggers.ts';
 
 /**
  * A relayed answer must fit in one tunnel message (16 MiB, with the envelope): a larger history
@@ -17,10 +18,13 @@ const RELAYED: EdgeHaPrincipal = { tokenId: 0, token: '' };
  * `POST /v1/ha/relay`: the HA operations the cloud relays to this edge, answered by the same
  * EdgeHaBackend as the edge's own /api/websocket and /api/*, in HA's result envelope.
  */
-export function mountHaRelay(router: SpecRouter<Caller>, backend: EdgeHaBackend): void {
-  router.add(edgeHaRelayRoute, async ({ c, body }) => {
+export function mountHaRelay(router: SpecRouter<Caller>, backend: EdgeHaBackend, triggers: CloudTriggers): void {
+  router.add(edgeHaRelayRoute, async ({ c, body, auth }) => {
     try {
-      const result = await run(backend, body);
+      const result =
+        body.op === 'subscribe_trigger' || body.op === 'unsubscribe_trigger'
+          ? cloudTrigger(triggers, auth, body)
+          : await run(backend, body);
       const json = result instanceof HaRawJson ? result.json : JSON.stringify(result ?? null);
       if (json.length > MAX_RELAYED_JSON)
         throw new HaCommandError(
@@ -35,7 +39,20 @@ export function mountHaRelay(router: SpecRouter<Caller>, backend: EdgeHaBackend)
   });
 }
 
-async function run(backend: EdgeHaBackend, body: HaRelayBody): Promise<unknown> {
+type TriggerOp = Extract<HaRelayBody, { op: 'subscribe_trigger' | 'unsubscribe_trigger' }>;
+
+/** Trigger subscriptions send their events into the tunnel: only the cloud (through it) may make them. */
+function cloudTrigger(triggers: CloudTriggers, auth: Caller, body: TriggerOp): unknown {
+  if (auth.kind !== 'trusted' || auth.via !== 'cloud')
+    throw new HaCommandError('unauthorized', 'Trigger subscriptions are made by the cloud, through the tunnel.');
+  if (body.op === 'unsubscribe_trigger') return triggers.unsubscribe(body.subscription);
+  if (body.trigger === undefined)
+    throw new HaCommandError('invalid_format', "required key not provided @ data['trigger']");
+  triggers.subscribe(body.subscription, body.trigger, body.variables);
+  return null;
+}
+
+async function run(backend: EdgeHaBackend, body: Exclude<HaRelayBody, TriggerOp>): Promise<unknown> {
   switch (body.op) {
     case 'history':
       if (!backend.history) throw new HaCommandError('unknown_command', 'The recorder is off on this edge.');
@@ -53,5 +70,7 @@ async function run(backend: EdgeHaBackend, body: HaRelayBody): Promise<unknown> 
       return backend.setState(RELAYED, body.entity_id, body.state, body.attributes, body.force_update);
     case 'remove_state':
       return backend.removeState(RELAYED, body.entity_id);
+    case 'update_entity_registry':
+      return backend.updateEntityRegistry(RELAYED, body.entity_id, body.changes);
   }
 }

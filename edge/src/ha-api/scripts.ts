@@ -55,6 +55,18 @@ function haTriggerData(data: TriggerData): Record<string, unknown> {
 }
 
 /**
+ * The context HA passes with a fire: the new state's (state, numeric_state triggers) or the
+ * event's (event triggers); other triggers (time, time_pattern, mqtt) have none.
+ */
+function triggerContext(trigger: Record<string, unknown>): HaContext | null {
+  const source = (trigger.to_state ?? trigger.event) as { context?: HaContext } | null | undefined;
+  const ctx = source?.context;
+  return ctx && typeof ctx.id === 'string'
+    ? { id: ctx.id, parent_id: ctx.parent_id ?? null, user_id: ctx.user_id ?? null }
+    : null;
+}
+
+/**
  * subscribe_trigger and execute_script on the automation engine's own trigger and action code
  * (armTrigger, runSequence), outside any automation: no trace is kept, nothing is persisted.
  */
@@ -110,9 +122,10 @@ export class HaScripts {
         if (t.platform === 'webhook')
           throw new HaCommandError('invalid_format', `trigger[${i}]: webhook triggers belong to automations`);
         armed.push(
-          armTrigger(t, i, this.env, (data) =>
-            listener({ variables: { ...variables, trigger: haTriggerData(data) }, context: null }),
-          ),
+          armTrigger(t, i, this.env, (data) => {
+            const trigger = haTriggerData(data);
+            listener({ variables: { ...variables, trigger }, context: triggerContext(trigger) });
+          }),
         );
       });
     } catch (err) {

@@ -1,9 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { haIsoTime, toCompressedHistory, toLogbookEntries, toRestHistory } from './ha-shapes.ts';
+import { compressedHistoryJson, restHistoryJson, toLogbookEntries } from './ha-shapes.ts';
+import { haIsoTime } from './ha-time.ts';
 import type { History, LogbookRow } from './queries.ts';
 
 /** 2026-11-20T12:00:00Z */
 const T0 = Date.UTC(2026, 10, 20, 12) / 1000;
+
+const toCompressedHistory = (...args: Parameters<typeof compressedHistoryJson>) =>
+  JSON.parse(compressedHistoryJson(...args)) as Record<string, Record<string, unknown>[]>;
+const toRestHistory = (...args: Parameters<typeof restHistoryJson>) =>
+  JSON.parse(restHistoryJson(...args)) as Record<string, unknown>[][];
 
 const history = (): History =>
   new Map([
@@ -58,6 +64,34 @@ describe('history shapes', () => {
       { s: 'heat', a: {}, lu: T0 + 1 },
       { s: 'heat', a: {}, lu: T0 + 2, lc: T0 + 1 },
     ]);
+  });
+
+  it('writes a shared attribute set once and splices it into every item that uses it', () => {
+    const shared = { friendly_name: 'Quote " and \\ and é', nested: { list: [1, null, 'x'] } };
+    const h: History = new Map([
+      ['sensor.a', [{ state: '1', attributes: shared, last_updated: T0, last_changed: T0 }]],
+      ['sensor.b', [{ state: null, attributes: shared, last_updated: T0 + 1, last_changed: T0 }]],
+    ]);
+    const text = compressedHistoryJson(h);
+    expect(text.split(JSON.stringify(shared)).length - 1).toBe(2);
+    expect(JSON.parse(text)).toEqual({
+      'sensor.a': [{ s: '1', a: shared, lu: T0 }],
+      'sensor.b': [{ s: null, a: shared, lu: T0 + 1, lc: T0 }],
+    });
+    expect(JSON.parse(restHistoryJson(h))[1]).toEqual([
+      {
+        entity_id: 'sensor.b',
+        state: null,
+        attributes: shared,
+        last_changed: '2026-11-20T12:00:00.000000+00:00',
+        last_updated: '2026-11-20T12:00:01.000000+00:00',
+      },
+    ]);
+  });
+
+  it('an empty history is an empty object (WebSocket) or list (REST)', () => {
+    expect(compressedHistoryJson(new Map())).toBe('{}');
+    expect(restHistoryJson(new Map())).toBe('[]');
   });
 
   it('REST: a list of lists of full states; minimal_response leaves {state, last_changed} after the first', () => {

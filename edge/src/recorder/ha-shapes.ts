@@ -1,3 +1,5 @@
+import { domainOf, NEED_ATTRIBUTE_DOMAINS } from './domains.ts';
+import { haIsoTime, isoTimeFormatter } from './ha-time.ts';
 import type { History, LogbookRow, RecordedState } from './queries.ts';
 
 /**
@@ -5,15 +7,6 @@ import type { History, LogbookRow, RecordedState } from './queries.ts';
  * recorder/history/modern.py `_sorted_states_to_dict`, recorder/models `row_to_compressed_state`
  * and logbook/processor.py build them), so the WebSocket and REST handlers only wire them.
  */
-
-/** Domains whose minimal_response keeps full states (HA's NEED_ATTRIBUTE_DOMAINS). */
-export const NEED_ATTRIBUTE_DOMAINS: ReadonlySet<string> = new Set([
-  'climate',
-  'humidifier',
-  'input_datetime',
-  'thermostat',
-  'water_heater',
-]);
 
 export interface HistoryShapeOptions {
   minimal_response?: boolean;
@@ -39,14 +32,6 @@ export interface MinimalHaState {
   last_changed: string;
 }
 
-/** HA's isoformat for UTC datetimes: "2026-11-23T21:35:10.123000+00:00". */
-export function haIsoTime(epochSeconds: number): string {
-  const ms = Math.round(epochSeconds * 1000);
-  return `${new Date(ms).toISOString().slice(0, 23)}000+00:00`;
-}
-
-const domainOf = (entityId: string) => entityId.slice(0, entityId.indexOf('.'));
-
 /** Minimal responses keep the first state full and then only state changes (attribute-only rows dropped). */
 function minimalTail<T>(states: RecordedState[], item: (s: RecordedState) => T): T[] {
   const out: T[] = [];
@@ -60,56 +45,85 @@ function minimalTail<T>(states: RecordedState[], item: (s: RecordedState) => T):
   return out;
 }
 
-export function toCompressedState(s: RecordedState, noAttributes = false): CompressedState {
-  const out: CompressedState = { s: s.state, a: noAttributes ? {} : s.attributes, lu: s.last_updated };
+/** A compressed item's fields besides `a` (the one definition of the item; the writer adds `a`). */
+function compressedFields(s: RecordedState): Omit<CompressedState, 'a'> {
+  const out: Omit<CompressedState, 'a'> = { s: s.state, lu: s.last_updated };
   if (s.last_changed !== s.last_updated) out.lc = s.last_changed;
   return out;
 }
 
-/** The WebSocket answer: `{ "<entity_id>": [ {s, a, lu, lc?}, … ] }`. */
-export function toCompressedHistory(
-  history: History,
-  options: HistoryShapeOptions = {},
-): Record<string, (CompressedState | MinimalCompressedState)[]> {
-  const out: Record<string, (CompressedState | MinimalCompressedState)[]> = {};
-  for (const [entityId, states] of history) {
-    if (!options.minimal_response || NEED_ATTRIBUTE_DOMAINS.has(domainOf(entityId))) {
-      out[entityId] = states.map((s) => toCompressedState(s, options.no_attributes));
-      continue;
-    }
-    out[entityId] = [
-      toCompressedState(states[0], options.no_attributes),
-      ...minimalTail(states, (s) => ({ s: s.state, lu: s.last_updated })),
-    ];
-  }
-  return out;
-}
-
-export function toHaState(entityId: string, s: RecordedState, noAttributes = false): HaState {
+/** A REST state's fields besides `attributes`. */
+function restFields(entityId: string, s: RecordedState): Omit<HaState, 'attributes'> {
   const lastUpdated = haIsoTime(s.last_updated);
   return {
     entity_id: entityId,
     state: s.state,
-    attributes: noAttributes ? {} : s.attributes,
     last_changed: s.last_changed === s.last_updated ? lastUpdated : haIsoTime(s.last_changed),
     last_updated: lastUpdated,
   };
 }
 
-/** `GET /api/history/period/{timestamp}`: a list per entity of full states (minimal: `{state, last_changed}` after the first). */
-export function toRestHistory(history: History, options: HistoryShapeOptions = {}): (HaState | MinimalHaState)[][] {
-  const out: (HaState | MinimalHaState)[][] = [];
-  for (const [entityId, states] of history) {
-    if (!options.minimal_response || NEED_ATTRIBUTE_DOMAINS.has(domainOf(entityId))) {
-      out.push(states.map((s) => toHaState(entityId, s, options.no_attributes)));
-      continue;
+/**
+ * Each attribute set as JSON text, written once per answer: the query returns one object per
+ * stored set, so caching by identity lets every item splice the same text instead of
+ * JSON.stringify walking the set again for each item (2–3× faster on a day of history).
+ * no_attributes: '{}' (the query gives a new {} per item, nothing to cache).
+ */
+function attributesWriter(noAttributes: boolean | undefined): (attributes: Record<string, unknown>) => string {
+  if (noAttributes) return () => '{}';
+  const cache = new Map<Record<string, unknown>, string>();
+  return (attributes) => {
+    let text = cache.get(attributes);
+    if (text === undefined) {
+      text = JSON.stringify(attributes);
+      cache.set(attributes, text);
     }
-    out.push([
-      toHaState(entityId, states[0], options.no_attributes),
-      ...minimalTail(states, (s) => ({ state: s.state, last_changed: haIsoTime(s.last_updated) })),
-    ]);
+    return text;
+  };
+}
+
+/** `{"key":<json>,` + the other fields' JSON (never empty: every item has a state and a time). */
+const spliced = (key: string, json: string, rest: object) => `{"${key}":${json},${JSON.stringify(rest).slice(1)}`;
+
+/** The WebSocket answer as JSON: `{ "<entity_id>": [ {s, a, lu, lc?}, … ] }` (see CompressedState). */
+export function compressedHistoryJson(history: History, options: HistoryShapeOptions = {}): string {
+  const attributes = attributesWriter(options.no_attributes);
+  const full = (s: RecordedState) => spliced('a', attributes(s.attributes), compressedFields(s));
+  const parts: string[] = [];
+  for (const [entityId, states] of history) {
+    const items =
+      !options.minimal_response || NEED_ATTRIBUTE_DOMAINS.has(domainOf(entityId))
+        ? states.map(full)
+        : [
+            full(states[0]),
+            ...minimalTail(states, (s) => JSON.stringify({ s: s.state, lu: s.last_updated } as MinimalCompressedState)),
+          ];
+    parts.push(`${JSON.stringify(entityId)}:[${items.join(',')}]`);
   }
-  return out;
+  return `{${parts.join(',')}}`;
+}
+
+/**
+ * `GET /api/history/period/{timestamp}` as JSON: a list per entity of full states (HaState;
+ * minimal: MinimalHaState after the first).
+ */
+export function restHistoryJson(history: History, options: HistoryShapeOptions = {}): string {
+  const attributes = attributesWriter(options.no_attributes);
+  const parts: string[] = [];
+  for (const [entityId, states] of history) {
+    const full = (s: RecordedState) => spliced('attributes', attributes(s.attributes), restFields(entityId, s));
+    const items =
+      !options.minimal_response || NEED_ATTRIBUTE_DOMAINS.has(domainOf(entityId))
+        ? states.map(full)
+        : [
+            full(states[0]),
+            ...minimalTail(states, (s) =>
+              JSON.stringify({ state: s.state, last_changed: haIsoTime(s.last_updated) } as MinimalHaState),
+            ),
+          ];
+    parts.push(`[${items.join(',')}]`);
+  }
+  return `[${parts.join(',')}]`;
 }
 
 export interface LogbookEntry {
@@ -132,7 +146,9 @@ export interface LogbookShapeOptions {
 
 /** Logbook entries as HA's logbook processor builds them. */
 export function toLogbookEntries(rows: LogbookRow[], options: LogbookShapeOptions): LogbookEntry[] {
-  const when = (t: number) => (options.time === 'iso' ? haIsoTime(t) : t);
+  // a day's logbook is ~10^5 entries: times per minute, not a Date each
+  const iso = options.time === 'iso' ? isoTimeFormatter() : null;
+  const when = (t: number) => (iso ? iso(t) : t);
   const out: LogbookEntry[] = [];
   for (const row of rows) {
     if (row.kind === 'state') {

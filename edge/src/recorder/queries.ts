@@ -1,14 +1,7 @@
 import type { Statement } from 'better-sqlite3';
 import type { EdgeDatabase } from '../db/database.ts';
-
-/** Domains whose attribute-only changes count as significant (HA's SIGNIFICANT_DOMAINS). */
-export const SIGNIFICANT_DOMAINS: ReadonlySet<string> = new Set([
-  'climate',
-  'device_tracker',
-  'humidifier',
-  'thermostat',
-  'water_heater',
-]);
+import { SIGNIFICANT_DOMAINS } from './domains.ts';
+import { HistoryJsonWriter, type HistoryJsonOptions } from './history-json.ts';
 
 export interface HistoryQuery {
   /** epoch seconds, inclusive */
@@ -54,6 +47,23 @@ export const LOGBOOK_EVENT_TYPES: ReadonlySet<string> = new Set([
   'logbook_entry',
 ]);
 
+/** The read statements (exported so a test can check their query plans). */
+export const QUERY_SQL = {
+  entities: 'SELECT entity_id, metadata_id FROM recorder_entities ORDER BY entity_id',
+  entity: 'SELECT metadata_id FROM recorder_entities WHERE entity_id = ?',
+  startState: `SELECT state, attributes_id FROM recorder_states
+    WHERE metadata_id = ? AND last_updated < ? ORDER BY last_updated DESC, state_id DESC LIMIT 1`,
+  rows: `SELECT state, attributes_id, last_updated, last_changed FROM recorder_states
+    WHERE metadata_id = ? AND last_updated >= ? AND last_updated < ? ORDER BY last_updated, state_id`,
+  significantRows: `SELECT state, attributes_id, last_updated, last_changed FROM recorder_states
+    WHERE metadata_id = ? AND last_updated >= ? AND last_updated < ? AND last_changed IS NULL ORDER BY last_updated, state_id`,
+  significantSets: `SELECT DISTINCT attributes_id FROM recorder_states
+    WHERE metadata_id = ? AND last_updated >= ? AND last_updated < ? AND last_changed IS NULL`,
+  attributes: 'SELECT shared FROM recorder_attributes WHERE attributes_id = ?',
+  events:
+    'SELECT event_type, data, time_fired FROM recorder_events WHERE time_fired >= ? AND time_fired < ? ORDER BY time_fired, event_id',
+} as const;
+
 /**
  * Read side of the recorder. Every query walks the (metadata_id, last_updated) index one entity
  * at a time (a covering index: no table lookups), which keeps a day of 1,000 busy entities a set
@@ -61,50 +71,35 @@ export const LOGBOOK_EVENT_TYPES: ReadonlySet<string> = new Set([
  */
 export class RecorderQueries {
   private readonly database: EdgeDatabase;
+  private readonly json: HistoryJsonWriter;
   private st: {
     entities: Statement;
     entity: Statement;
     startState: Statement;
     rows: Statement;
     significantRows: Statement;
+    significantSets: Statement;
     attributes: Statement;
     events: Statement;
   } | null = null;
 
   constructor(database: EdgeDatabase) {
     this.database = database;
+    this.json = new HistoryJsonWriter(() => database.sqlite);
   }
 
   private statements() {
     if (this.st) return this.st;
     const sqlite = this.database.sqlite;
     this.st = {
-      entities: sqlite.prepare('SELECT entity_id, metadata_id FROM recorder_entities ORDER BY entity_id').raw(),
-      entity: sqlite.prepare('SELECT metadata_id FROM recorder_entities WHERE entity_id = ?').pluck(),
-      startState: sqlite
-        .prepare(
-          `SELECT state, attributes_id FROM recorder_states
-        WHERE metadata_id = ? AND last_updated < ? ORDER BY last_updated DESC, state_id DESC LIMIT 1`,
-        )
-        .raw(),
-      rows: sqlite
-        .prepare(
-          `SELECT state, attributes_id, last_updated, last_changed FROM recorder_states
-        WHERE metadata_id = ? AND last_updated >= ? AND last_updated < ? ORDER BY last_updated, state_id`,
-        )
-        .raw(),
-      significantRows: sqlite
-        .prepare(
-          `SELECT state, attributes_id, last_updated, last_changed FROM recorder_states
-        WHERE metadata_id = ? AND last_updated >= ? AND last_updated < ? AND last_changed IS NULL ORDER BY last_updated, state_id`,
-        )
-        .raw(),
-      attributes: sqlite.prepare('SELECT shared FROM recorder_attributes WHERE attributes_id = ?').pluck(),
-      events: sqlite
-        .prepare(
-          'SELECT event_type, data, time_fired FROM recorder_events WHERE time_fired >= ? AND time_fired < ? ORDER BY time_fired, event_id',
-        )
-        .raw(),
+      entities: sqlite.prepare(QUERY_SQL.entities).raw(),
+      entity: sqlite.prepare(QUERY_SQL.entity).pluck(),
+      startState: sqlite.prepare(QUERY_SQL.startState).raw(),
+      rows: sqlite.prepare(QUERY_SQL.rows).raw(),
+      significantRows: sqlite.prepare(QUERY_SQL.significantRows).raw(),
+      significantSets: sqlite.prepare(QUERY_SQL.significantSets).pluck(),
+      attributes: sqlite.prepare(QUERY_SQL.attributes).pluck(),
+      events: sqlite.prepare(QUERY_SQL.events).raw(),
     };
     return this.st;
   }
@@ -112,6 +107,7 @@ export class RecorderQueries {
   /** The database closed: statements must be prepared again on the next open. */
   reset(): void {
     this.st = null;
+    this.json.reset();
   }
 
   history(query: HistoryQuery): History {
@@ -153,6 +149,17 @@ export class RecorderQueries {
     return result;
   }
 
+  /** history() as HA's JSON answer, written from raw rows (history-json.ts): what the HA API sends. */
+  historyJson(query: HistoryQuery, options: Omit<HistoryJsonOptions, 'no_attributes'>): string {
+    const period = {
+      start: query.start,
+      end: query.end ?? Number.MAX_VALUE,
+      include_start_time_state: query.include_start_time_state ?? true,
+      significant_changes_only: query.significant_changes_only ?? true,
+    };
+    return this.json.write(this.resolve(query.entity_ids), period, { ...options, no_attributes: query.no_attributes });
+  }
+
   /**
    * State changes (not attribute-only updates, not continuous sensors: a sensor with a unit or a
    * state_class) and logbook events in the period, oldest first.
@@ -162,15 +169,24 @@ export class RecorderQueries {
     const end = query.end ?? Number.MAX_VALUE;
     const attrs = this.attributeReader(false);
     const rows: LogbookRow[] = [];
+    const continuous = (attributes: Record<string, unknown>) =>
+      'unit_of_measurement' in attributes || 'state_class' in attributes;
     for (const [entityId, metadataId] of this.resolve(query.entity_ids)) {
       const isSensor = entityId.startsWith('sensor.');
+      // a continuous sensor's rows would all be dropped: its few attribute sets tell, without
+      // reading its rows into JavaScript (half of a typical day's rows)
+      if (
+        isSensor &&
+        (st.significantSets.all(metadataId, query.start, end) as (number | null)[]).every((id) => continuous(attrs(id)))
+      )
+        continue;
       for (const [state, attributesId, lastUpdated] of st.significantRows.all(metadataId, query.start, end) as [
         string | null,
         number | null,
         number,
       ][]) {
         const attributes = attrs(attributesId);
-        if (isSensor && ('unit_of_measurement' in attributes || 'state_class' in attributes)) continue;
+        if (isSensor && continuous(attributes)) continue;
         rows.push({ kind: 'state', when: lastUpdated, entity_id: entityId, state, attributes });
       }
     }

@@ -1,11 +1,12 @@
 import Database from 'better-sqlite3';
 import path from 'node:path';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { EntityState } from '@smarthome/protocol';
 import { EventBus } from '../bus.ts';
 import { DB_FILE, EdgeDatabase } from '../db/database.ts';
 import { silentLogger } from '../log.ts';
 import { connect, startEdge, tempDir, waitFor } from '../testing/edge.ts';
+import { QUERY_SQL } from './queries.ts';
 import { Recorder, type RecorderOptions } from './recorder.ts';
 
 const tmps: ReturnType<typeof tempDir>[] = [];
@@ -73,9 +74,9 @@ function setup(options: Partial<RecorderOptions> = {}, dir?: string, startAt = T
 
 describe('recording', () => {
   it('writes state changes behind, in a few transactions, and dedups attribute sets per entity', async () => {
-    const { database, recorder, emit, count } = setup({ maxBatch: 40 });
+    const { recorder, emit, count } = setup({ maxBatch: 40 });
     await recorder.purge(); // the start-up purge (never purged before) is done
-    const transaction = vi.spyOn(database.sqlite, 'transaction');
+    const batchesBefore = recorder.writtenBatches;
     for (let i = 0; i < 100; i++)
       emit(item('sensor.power', String(i), { unit_of_measurement: 'W', friendly_name: 'Power' }, T0 + i));
     emit(item('sensor.power', '100', { unit_of_measurement: 'kW', friendly_name: 'Power' }, T0 + 100));
@@ -85,7 +86,7 @@ describe('recording', () => {
     await waitFor(() => recorder.pendingRows === 0, 3000, 'write-behind');
     expect(count('recorder_states')).toBe(102);
     // 102 changes in one tick: past maxBatch the write happens on the next turn, in one transaction
-    expect(transaction.mock.calls.length).toBe(1);
+    expect(recorder.writtenBatches - batchesBefore).toBe(1);
     // one set for the 100 W rows, one for kW; the light has its own row for the same set
     expect(count('recorder_attributes')).toBe(3);
     expect(count('recorder_entities')).toBe(2);
@@ -123,6 +124,38 @@ describe('recording', () => {
     } finally {
       db.close();
     }
+  });
+
+  it('records nothing for a just-discovered entity until its first state; a later unknown and a removal are kept', () => {
+    const { database, recorder, emit, bus, count } = setup();
+    const registered = item('switch.fan', null, { friendly_name: 'Fan' }, T0);
+    emit(registered); // discovery: registered, no state yet
+    emit(item('switch.fan', null, { friendly_name: 'Fan', icon: 'mdi:fan' }, T0 + 1), registered); // config update
+    const never = item('light.gone', null, {}, T0 + 1);
+    emit(never);
+    bus.emit('state_changed', { entity_id: 'light.gone', old_state: never, new_state: null }); // removed, never had a state
+    recorder.flush();
+    expect(count('recorder_states')).toBe(0);
+    expect(count('recorder_entities')).toBe(0);
+
+    const on = item('switch.fan', 'on', { friendly_name: 'Fan' }, T0 + 2);
+    emit(on);
+    const unknown = item('switch.fan', null, { friendly_name: 'Fan' }, T0 + 3);
+    emit(unknown, on);
+    bus.emit('state_changed', { entity_id: 'switch.fan', old_state: unknown, new_state: null });
+    recorder.flush();
+    expect(
+      database.sqlite
+        .prepare(
+          `SELECT e.entity_id, s.state, s.last_updated, s.attributes_id IS NULL AS no_attributes
+          FROM recorder_states s JOIN recorder_entities e USING (metadata_id) ORDER BY s.state_id`,
+        )
+        .all(),
+    ).toEqual([
+      { entity_id: 'switch.fan', state: 'on', last_updated: T0 + 2, no_attributes: 0 },
+      { entity_id: 'switch.fan', state: null, last_updated: T0 + 3, no_attributes: 0 },
+      { entity_id: 'switch.fan', state: null, last_updated: T0, no_attributes: 1 },
+    ]);
   });
 
   it('keeps history across a restart on the same data dir', async () => {
@@ -219,6 +252,36 @@ describe('history query', () => {
         .get('light.hall')
         ?.map((s) => s.state),
     ).toEqual(['on']);
+  });
+});
+
+describe('query plans', () => {
+  it('every read is an index search, history rows come in index order (no temp b-tree sort)', () => {
+    const { database } = setup();
+    const plan = (sql: string) =>
+      (
+        database.sqlite.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(
+          ...sql
+            .split('?')
+            .slice(1)
+            .map(() => 1),
+        ) as {
+          detail: string;
+        }[]
+      ).map((r) => r.detail);
+    for (const key of ['startState', 'rows', 'significantRows'] as const)
+      expect(plan(QUERY_SQL[key])).toEqual([
+        expect.stringMatching(
+          /^SEARCH recorder_states USING COVERING INDEX recorder_states_entity_time \(metadata_id=\? AND last_updated[<>]/,
+        ),
+      ]);
+    expect(plan(QUERY_SQL.entity)).toEqual([expect.stringMatching(/^SEARCH recorder_entities USING COVERING INDEX/)]);
+    expect(plan(QUERY_SQL.attributes)).toEqual([
+      expect.stringMatching(/^SEARCH recorder_attributes USING INTEGER PRIMARY KEY/),
+    ]);
+    expect(plan(QUERY_SQL.events)).toEqual([
+      expect.stringMatching(/^SEARCH recorder_events USING INDEX recorder_events_time/),
+    ]);
   });
 });
 
@@ -329,19 +392,18 @@ describe('recorder in the edge', () => {
       await waitFor(() => edge.states.get('switch.heater')?.state === s.toLowerCase());
     }
     await waitFor(
-      () => edge.recorder!.history({ start, entity_ids: ['switch.heater'] }).get('switch.heater')?.length === 4,
+      () => edge.recorder!.history({ start, entity_ids: ['switch.heater'] }).get('switch.heater')?.length === 3,
       3000,
       'recorded history',
     );
     const h = edge.recorder!.history({ start, entity_ids: ['switch.heater'] }).get('switch.heater')!;
-    // discovery creates the entity with no state yet, then come the three changes
+    // discovery creates the entity with no state yet: not recorded; the three changes are
     expect(h.map((s) => [s.state, s.attributes.friendly_name])).toEqual([
-      [null, 'Heater'],
       ['on', 'Heater'],
       ['off', 'Heater'],
       ['on', 'Heater'],
     ]);
-    expect(h[3].last_updated).toBe(Date.parse(edge.states.get('switch.heater')!.last_updated!) / 1000);
+    expect(h[2].last_updated).toBe(Date.parse(edge.states.get('switch.heater')!.last_updated!) / 1000);
 
     const off = tempDir();
     tmps.push(off);

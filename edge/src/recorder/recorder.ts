@@ -1,9 +1,12 @@
 import type { EdgeEventType, EventBus, StateChangedEvent } from '../bus.ts';
 import type { EdgeDatabase } from '../db/database.ts';
-import { WriteBehind } from '../db/write-behind.ts';
 import type { Logger } from '../log.ts';
+import type { HistoryJsonOptions } from './history-json.ts';
 import { RecorderQueries, type History, type HistoryQuery, type LogbookQuery, type LogbookRow } from './queries.ts';
-import { RecorderStore, type PendingRow } from './store.ts';
+import type { PendingRow } from './store.ts';
+import { RowBatcher } from './batcher.ts';
+import { InlineWriter } from './inline-writer.ts';
+import { RecorderWriter, type RowWriter } from './writer.ts';
 
 export interface Clock {
   /** epoch milliseconds */
@@ -15,13 +18,18 @@ export const systemClock: Clock = { now: () => Date.now() };
 export interface RecorderOptions {
   /** rows older than this many days are purged */
   historyDays: number;
-  /** write-behind window, as for states: longest delay (ms) and batch size */
+  /** write-behind window, as for states: longest delay (ms) and batch size (default 5,000 rows; 1,000 inline) */
   flushDelayMs?: number;
   maxBatch?: number;
   /** local time of the nightly purge; default 04:12 (as HA) */
   purgeAt?: { hour: number; minute: number };
   /** rows deleted per purge step; the event loop runs between steps */
   purgeBatch?: number;
+  /**
+   * 'thread' (default): JSON and SQL in a writer thread with its own connection; 'inline': on
+   * the main thread, as before it (default from RECORDER_WRITER, for the benchmark's baseline)
+   */
+  writer?: 'thread' | 'inline';
 }
 
 const DAY_MS = 86_400_000;
@@ -38,7 +46,8 @@ const RECORDED_EVENTS: readonly EdgeEventType[] = [
 
 /**
  * The edge's recorder: every state change and bus event goes to SQLite, write-behind (the bus
- * listener only queues an object; JSON and SQL happen in batches), and is purged after
+ * listener only queues an object; batches go to a writer thread with its own connection, which
+ * does the JSON and the SQL off the ingest thread), and is purged after
  * `historyDays` every night at `purgeAt` (and at start when the last purge is over a day old).
  * Queries (history, logbook) read the same database; ha-shapes.ts maps them to HA's wire shapes.
  */
@@ -48,10 +57,9 @@ export class Recorder {
   private readonly log: Logger;
   private readonly clock: Clock;
   private readonly options: RecorderOptions;
-  private readonly store: RecorderStore;
+  private readonly writer: RowWriter;
   private readonly queries: RecorderQueries;
-  private readonly pending: WriteBehind<PendingRow>;
-  private seq = 0;
+  private readonly pending: RowBatcher<PendingRow>;
   private offs: (() => void)[] = [];
   private purgeTimer: NodeJS.Timeout | null = null;
   private purging: Promise<number> | null = null;
@@ -63,17 +71,22 @@ export class Recorder {
     this.log = deps.log;
     this.clock = deps.clock ?? systemClock;
     this.options = options;
-    this.store = new RecorderStore(deps.database);
+    const writer = options.writer ?? (process.env.RECORDER_WRITER === 'inline' ? 'inline' : 'thread');
+    this.writer =
+      writer === 'inline' ? new InlineWriter(deps.database) : new RecorderWriter(deps.database.file, deps.log);
     this.queries = new RecorderQueries(deps.database);
-    this.pending = new WriteBehind({
+    this.pending = new RowBatcher<PendingRow>({
       delayMs: options.flushDelayMs ?? 250,
-      maxBatch: options.maxBatch ?? 1000,
-      write: (batch) => this.store.write(batch.values() as Iterable<PendingRow>),
+      // a transaction of 5,000 rows costs the thread about a third less per row than 1,000 (fewer
+      // commits rewriting the same index pages); on the main thread 1,000 keeps each stall short
+      maxBatch: options.maxBatch ?? (writer === 'inline' ? 1000 : 5000),
+      write: (rows) => this.writer.write(rows),
+      onError: (err) => this.log.error('recorder: write failed, retrying', err),
     });
   }
 
   start(): void {
-    this.store.open();
+    this.writer.start();
     this.queries.reset();
     this.pending.start();
     this.running = true;
@@ -84,7 +97,7 @@ export class Recorder {
     if (this.lastPurge() < this.clock.now() - DAY_MS) this.purgeInBackground();
   }
 
-  /** Unsubscribes, then writes what is pending (the database is still open). */
+  /** Unsubscribes, then writes what is pending and waits for the writer thread to exit (the database is still open). */
   async stop(): Promise<void> {
     if (!this.running) return;
     this.running = false;
@@ -97,22 +110,37 @@ export class Recorder {
     await this.purging?.catch(() => 0);
     this.recordEvent('homeassistant_stop', {});
     this.pending.stop();
-    this.store.close();
+    await this.writer.stop();
     this.queries.reset();
   }
 
-  /** Writes pending rows now (queries only see written rows). */
-  flush(): void {
-    this.pending.flush();
+  /** A renamed entity's history moves to its new id (written rows first, so none is left behind). */
+  renameEntity(oldId: string, newId: string): boolean {
+    this.flush();
+    const moved = this.writer.renameEntity(oldId, newId);
+    this.queries.reset();
+    return moved;
   }
 
+  /** Writes pending rows now and waits until the writer thread committed them (queries only see written rows). */
+  flush(): void {
+    this.pending.flush();
+    this.writer.flush();
+  }
+
+  /** Rows recorded and not yet committed (queued here or in the writer thread). */
   get pendingRows(): number {
-    return this.pending.pending;
+    return this.pending.pending + this.writer.pendingRows;
+  }
+
+  /** Batches handed to the writer thread, one transaction each. */
+  get writtenBatches(): number {
+    return this.writer.batches;
   }
 
   /** Records an event that is not on the bus (e.g. logbook_entry); data must be JSON. */
   recordEvent(eventType: string, data: unknown): void {
-    this.pending.set(String(this.seq++), {
+    this.pending.push({
       kind: 'event',
       event_type: eventType,
       data,
@@ -122,6 +150,11 @@ export class Recorder {
 
   history(query: HistoryQuery): History {
     return this.queries.history(query);
+  }
+
+  /** history() as HA's JSON answer, written from raw rows (history-json.ts): what the HA API sends. */
+  historyJson(query: HistoryQuery, options: Omit<HistoryJsonOptions, 'no_attributes'>): string {
+    return this.queries.historyJson(query, options);
   }
 
   logbook(query: LogbookQuery): LogbookRow[] {
@@ -135,7 +168,7 @@ export class Recorder {
     // most updates change the state: one parse, not two
     const lastChanged =
       s?.last_changed && s.last_changed !== s.last_updated ? Date.parse(s.last_changed) / 1000 : lastUpdated;
-    this.pending.set(String(this.seq++), {
+    this.pending.push({
       kind: 'state',
       entity_id: e.entity_id,
       state: s ? s.state : null,
@@ -166,8 +199,6 @@ export class Recorder {
     const sqlite = this.database.sqlite;
     const deleteStates = sqlite.prepare(`DELETE FROM recorder_states WHERE state_id IN
       (SELECT state_id FROM recorder_states WHERE metadata_id = ? AND last_updated < ? LIMIT ?)`);
-    const deleteOrphans = sqlite.prepare(`DELETE FROM recorder_attributes WHERE metadata_id = ? AND attributes_id NOT IN
-      (SELECT attributes_id FROM recorder_states WHERE metadata_id = ? AND attributes_id IS NOT NULL)`);
     const deleteEvents = sqlite.prepare(`DELETE FROM recorder_events WHERE event_id IN
       (SELECT event_id FROM recorder_events WHERE time_fired < ? LIMIT ?)`);
     const metadataIds = sqlite.prepare('SELECT metadata_id FROM recorder_entities').pluck().all() as number[];
@@ -182,9 +213,8 @@ export class Recorder {
         if (n < batch) break;
       }
       if (entityDeleted > 0 && this.running) {
-        deleteOrphans.run(metadataId, metadataId);
-        // a cached id may name a set just deleted: the next write must look it up again
-        this.store.forgetAttributes();
+        // in the writer thread, in order with its writes: its cached ids are dropped there
+        await this.writer.deleteOrphans(metadataId);
         deleted += entityDeleted;
         await yieldToEventLoop();
       }

@@ -1,3 +1,4 @@
+import type { EventBus } from '../bus.ts';
 import type { EdgeDatabase } from '../db/database.ts';
 import { areas } from '../db/schema.ts';
 
@@ -15,13 +16,15 @@ const slug = (name: string) =>
     .replace(/[^a-z0-9]+/g, '_')
     .replace(/^_+|_+$/g, '') || 'area';
 
-/** The area registry: SQLite is the truth, an in-memory copy answers reads. load() reads it. */
+/** The area registry: SQLite is the truth, an in-memory copy answers reads (load() reads it); new areas are announced on the bus. */
 export class AreaRegistry {
   private readonly database: EdgeDatabase;
+  private readonly bus: EventBus;
   private readonly byId = new Map<string, Area>();
 
-  constructor(database: EdgeDatabase) {
+  constructor(database: EdgeDatabase, bus: EventBus) {
     this.database = database;
+    this.bus = bus;
   }
 
   load(): void {
@@ -48,6 +51,7 @@ export class AreaRegistry {
     const area = { area_id: id, name: name.trim() };
     this.database.db.insert(areas).values({ areaId: id, name: area.name, createdAt: new Date().toISOString() }).run();
     this.byId.set(id, area);
+    this.bus.emit('area_upsert', { area });
     return area;
   }
 }

@@ -1,7 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { EventBus } from '../bus.ts';
-import { EdgeDatabase } from '../db/database.ts';
-import { tempDir } from '../testing/edge.ts';
+import { openTempDatabase } from '../testing/edge.ts';
 import { Registry, slugify } from './registry.ts';
 
 const cleanups: (() => void)[] = [];
@@ -10,13 +9,7 @@ afterEach(() => {
 });
 
 function open() {
-  const tmp = tempDir();
-  const database = new EdgeDatabase(tmp.dir);
-  database.open();
-  cleanups.push(() => {
-    database.close();
-    tmp.cleanup();
-  });
+  const database = openTempDatabase(cleanups);
   const bus = new EventBus();
   const events: string[] = [];
   bus.onAny((type) => events.push(type));

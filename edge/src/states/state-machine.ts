@@ -2,6 +2,7 @@ import type { EntityState } from '@smarthome/protocol';
 import type { EventBus } from '../bus.ts';
 import type { EdgeDatabase } from '../db/database.ts';
 import type { Registry } from '../registry/registry.ts';
+import type { RegistryEntity } from '../registry/records.ts';
 import { StateWriter, type StoredState } from './writer.ts';
 
 export interface StateMachineOptions {
@@ -66,7 +67,7 @@ export class StateMachine {
     const entity = this.registry.getEntity(entityId);
     // as HA: a disabled entity has no state
     if (!entity || entity.disabled_by !== null) return undefined;
-    return this.toItem(entityId, entity.name, entity.domain, entity.platform, this.current.get(entityId));
+    return this.toItem(entityId, entity, this.current.get(entityId));
   }
 
   /** The raw stored state (state string + attributes) or undefined when none was published. */
@@ -78,7 +79,7 @@ export class StateMachine {
     return this.registry
       .entitiesWithConfig()
       .filter((e) => e.disabled_by === null)
-      .map((e) => this.toItem(e.entity_id, e.name, e.domain, e.platform, this.current.get(e.entity_id)));
+      .map((e) => this.toItem(e.entity_id, e, this.current.get(e.entity_id)));
   }
 
   /**
@@ -96,8 +97,7 @@ export class StateMachine {
     const previous = this.current.get(entityId);
     const stateChanged = !previous || previous.state !== state;
     const attrsChanged = !previous || !sameJson(previous.attributes, attributes);
-    if (!stateChanged && !attrsChanged && !options.force)
-      return this.toItem(entityId, entity.name, entity.domain, entity.platform, previous);
+    if (!stateChanged && !attrsChanged && !options.force) return this.toItem(entityId, entity, previous);
     const ts = new Date().toISOString();
     const next: StoredState = {
       entity_id: entityId,
@@ -108,12 +108,53 @@ export class StateMachine {
     };
     this.current.set(entityId, next);
     this.writer.put(next);
-    const newItem = this.toItem(entityId, entity.name, entity.domain, entity.platform, next);
+    const newItem = this.toItem(entityId, entity, next);
     if (this.bus.listenerCount('state_changed') > 0) {
-      const oldItem = previous ? this.toItem(entityId, entity.name, entity.domain, entity.platform, previous) : null;
+      const oldItem = previous ? this.toItem(entityId, entity, previous) : null;
       this.bus.emit('state_changed', { entity_id: entityId, old_state: oldItem, new_state: newItem });
     }
     return newItem;
+  }
+
+  /**
+   * Publishes an entity's state again after its registry settings (user name, icon) changed, as
+   * HA writes the state on a registry update: state_changed from `before` when the attributes
+   * differ, last_changed kept.
+   */
+  republish(entityId: string, before: EntityState | undefined): EntityState | undefined {
+    const entity = this.registry.getEntity(entityId);
+    if (!entity || entity.disabled_by !== null || !before) return undefined;
+    const stored = this.current.get(entityId);
+    const after = this.toItem(entityId, entity, stored);
+    if (sameJson(before.attributes, after.attributes)) return after;
+    let item = after;
+    if (stored) {
+      const next = { ...stored, last_updated: new Date().toISOString() };
+      this.current.set(entityId, next);
+      this.writer.put(next);
+      item = this.toItem(entityId, entity, next);
+    }
+    this.bus.emit('state_changed', { entity_id: entityId, old_state: before, new_state: item });
+    return item;
+  }
+
+  /**
+   * Moves a renamed entity's state to its new id (the registry already renamed it), as HA: a
+   * state_changed removing the old id, then one adding the new id.
+   */
+  rename(oldId: string, newId: string): void {
+    const entity = this.registry.getEntity(newId);
+    const stored = this.current.get(oldId);
+    if (!entity || !stored) return;
+    this.current.delete(oldId);
+    this.writer.delete(oldId);
+    const moved = { ...stored, entity_id: newId };
+    this.current.set(newId, moved);
+    this.writer.put(moved);
+    if (entity.disabled_by !== null) return;
+    const oldItem = this.toItem(oldId, entity, stored);
+    this.bus.emit('state_changed', { entity_id: oldId, old_state: oldItem, new_state: null });
+    this.bus.emit('state_changed', { entity_id: newId, old_state: null, new_state: this.toItem(newId, entity, moved) });
   }
 
   /** Forgets an entity's state (entity removed): emits state_changed with new_state null. */
@@ -124,19 +165,21 @@ export class StateMachine {
     if (previous && meta) {
       this.bus.emit('state_changed', {
         entity_id: entityId,
-        old_state: this.toItem(entityId, meta.name, meta.domain, meta.platform, previous),
+        old_state: this.toItem(entityId, meta, previous),
         new_state: null,
       });
     }
   }
 
-  private toItem(
-    entityId: string,
-    name: string,
-    domain: string,
-    platform: string,
-    stored: StoredState | undefined,
-  ): EntityState {
+  /**
+   * HA's state: the user's registry name replaces the whole friendly_name (no device-name prefix)
+   * and the user's icon the integration's, over whatever the integration published.
+   */
+  private toItem(entityId: string, meta: ItemMeta, stored: StoredState | undefined): EntityState {
+    const { name, domain, platform } = meta;
+    const user: Record<string, unknown> = {};
+    if (meta.name_by_user) user.friendly_name = meta.name_by_user;
+    if (meta.icon) user.icon = meta.icon;
     if (!stored) {
       return {
         entity_id: entityId,
@@ -144,7 +187,7 @@ export class StateMachine {
         domain,
         platform,
         state: null,
-        attributes: { friendly_name: name },
+        attributes: { friendly_name: name, ...user },
         last_changed: null,
         last_updated: null,
       };
@@ -155,12 +198,15 @@ export class StateMachine {
       domain,
       platform,
       state: stored.state,
-      attributes: { friendly_name: name, ...stored.attributes },
+      attributes: { friendly_name: name, ...stored.attributes, ...user },
       last_changed: stored.last_changed,
       last_updated: stored.last_updated,
     };
   }
 }
+
+type ItemMeta = Pick<RegistryEntity, 'name' | 'domain' | 'platform'> &
+  Partial<Pick<RegistryEntity, 'name_by_user' | 'icon'>>;
 
 function sameJson(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
   const ka = Object.keys(a);

@@ -7,7 +7,7 @@ import {
   InMemoryStates,
 } from '../config-flow/memory-ports.ts';
 import { mountConfigFlowRoutes } from '../config-flow/routes.ts';
-import type { Integration } from '../config-flow/types.ts';
+import type { Integration, StepResult } from '../config-flow/types.ts';
 
 /** Test helpers (not a test file): a config-flow component on in-memory ports, its routes served on loopback. */
 
@@ -77,4 +77,27 @@ export async function serveConfigFlows<A = object>(
   const first = h.component;
   h.server = await serveRoutes(principal, (router) => mountConfigFlowRoutes(router, { component: first, ownerOf }));
   return h;
+}
+
+/** An integration whose one form step waits for an OAuth-style callback carrying `state` (never sent on the wire). */
+export function callbackIntegration(state: string): Integration {
+  return {
+    domain: 'test_callback',
+    name: 'Callback',
+    createFlow: () => ({
+      firstStep: 'auth',
+      step: (_stepId, input): StepResult =>
+        input
+          ? { type: 'create_entry', title: `code ${String(input.code)}`, data: {} }
+          : {
+              type: 'form',
+              stepId: 'auth',
+              data_schema: [
+                { name: 'code', type: 'string', required: true },
+                { name: 'state', type: 'string' },
+              ],
+              callback_state: state,
+            },
+    }),
+  };
 }

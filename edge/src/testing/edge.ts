@@ -5,6 +5,7 @@ import { execFileSync } from 'node:child_process';
 import mqtt, { type MqttClient, type IClientOptions } from 'mqtt';
 import WebSocket from 'ws';
 import type { MqttCredentials } from '@smarthome/protocol';
+import { EdgeDatabase } from '../db/database.ts';
 import { createEdge, type Edge, type EdgeConfig } from '../edge.ts';
 import { silentLogger, type Logger } from '../log.ts';
 
@@ -13,6 +14,18 @@ import { silentLogger, type Logger } from '../log.ts';
 export function tempDir(prefix = 'edge-test-'): { dir: string; cleanup: () => void } {
   const dir = mkdtempSync(path.join(tmpdir(), prefix));
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** A fresh, open EdgeDatabase in a temp dir; closing it and removing the dir go onto `cleanups`. */
+export function openTempDatabase(cleanups: (() => void)[]): EdgeDatabase {
+  const tmp = tempDir();
+  const database = new EdgeDatabase(tmp.dir);
+  database.open();
+  cleanups.push(() => {
+    database.close();
+    tmp.cleanup();
+  });
+  return database;
 }
 
 export async function startEdge(dataDir: string, extra: Partial<EdgeConfig> = {}): Promise<Edge> {

@@ -26,6 +26,8 @@ export interface TunnelClientDeps {
   ): Promise<{ status: number; body: unknown; headers?: Record<string, string>; encoding?: 'base64' }>;
   /** called with the edge id the cloud assigned, on every welcome */
   onWelcome?(edgeId: number): void;
+  /** called whenever a connection closes (what was tied to it, e.g. the cloud's trigger subscriptions, ends) */
+  onDisconnect?(): void;
   backoff?: Backoff;
   /** deltas kept for resuming after a reconnect */
   bufferSize?: number;
@@ -123,6 +125,12 @@ export class TunnelClient {
     this.send({ type: 'event', ...event });
   }
 
+  /** A cloud-made trigger subscription fired: live only, dropped while the tunnel is down. */
+  sendTrigger(msg: tunnel.TriggerMessage): void {
+    if (!this.ready) return;
+    this.send(msg);
+  }
+
   private record(delta: tunnel.Delta): void {
     this.seq += 1;
     this.buffer.push({ seq: this.seq, delta });
@@ -162,6 +170,7 @@ export class TunnelClient {
       this.connected = false;
       this.ready = false;
       if (this.socket === socket) this.socket = null;
+      this.deps.onDisconnect?.();
       this.scheduleReconnect();
     });
   }

@@ -63,15 +63,28 @@ export const HaAreaRegistryEntry = z
 export type HaAreaRegistryEntry = z.infer<typeof HaAreaRegistryEntry>;
 
 /**
- * config/entity_registry/update: only enabling and disabling is supported (`disabled_by`: "user"
- * or null, as HA takes it); any other change is refused with invalid_format instead of ignored.
+ * config/entity_registry/update: HA's user settings of an entity (`name`, `icon`, `area_id`,
+ * `hidden_by`, `disabled_by`; null clears) and `new_entity_id` (HA's rename, same domain). Any
+ * other change (options…) is refused with invalid_format instead of ignored.
  */
 export const HaEntityRegistryUpdate = z
   .object({
     id: z.number().int(),
     type: z.literal('config/entity_registry/update'),
     entity_id: z.string().min(1),
+    name: z.string().max(255).nullable().optional(),
+    icon: z.string().max(255).nullable().optional(),
+    area_id: z.string().min(1).nullable().optional(),
     disabled_by: z.literal('user').nullable().optional(),
+    hidden_by: z.literal('user').nullable().optional(),
+    new_entity_id: z.string().min(1).max(255).optional(),
   })
   .strict();
 export type HaEntityRegistryUpdate = z.infer<typeof HaEntityRegistryUpdate>;
+/** The changes of an update (the message without id, type and entity_id). */
+export type HaEntityRegistryChanges = Omit<HaEntityRegistryUpdate, 'id' | 'type' | 'entity_id'>;
+
+/** config/entity_registry/get */
+export const HaEntityRegistryGet = z
+  .object({ id: z.number().int(), type: z.literal('config/entity_registry/get'), entity_id: z.string().min(1) })
+  .strict();

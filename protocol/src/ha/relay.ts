@@ -3,16 +3,19 @@ import { JsonObject } from '../common.ts';
 import { EntityIdParam } from '../devices.ts';
 import { defineRoute } from '../route.ts';
 import { HaErrorCode } from './messages.ts';
+import { HaEntityRegistryUpdate } from './registry.ts';
 
 /**
  * `POST /v1/ha/relay` on the edge: the Home Assistant commands the cloud cannot answer from its
- * mirror (history, logbook, execute_script, validate_config, state writes), relayed through the
+ * mirror (history, logbook, execute_script, validate_config, state writes, subscribe_trigger), relayed through the
  * tunnel for a caller the cloud has already authorized. The answer is HA's result envelope, so
  * HA's error codes (template_error, invalid_format, …) cross the tunnel unchanged.
  */
 
 const Seconds = z.number().finite();
 const EntityIds = z.array(EntityIdParam).max(10_000);
+/** the cloud's id of a subscribe_trigger subscription (unique across replicas) */
+const TriggerSubscriptionId = z.string().min(1).max(100);
 
 export const HaRelayHistoryQuery = z.object({
   format: z.enum(['websocket', 'rest']),
@@ -53,6 +56,20 @@ export const HaRelayBody = z
       force_update: z.boolean(),
     }),
     z.object({ op: z.literal('remove_state'), entity_id: EntityIdParam }),
+    // a live subscription for the cloud: its events come back as tunnel `trigger` messages
+    z.object({
+      op: z.literal('subscribe_trigger'),
+      subscription: TriggerSubscriptionId,
+      trigger: z.unknown().meta({ description: 'one trigger or a list' }),
+      variables: JsonObject,
+    }),
+    z.object({ op: z.literal('unsubscribe_trigger'), subscription: TriggerSubscriptionId }),
+    /** config/entity_registry/update: the edge's own ids (area_id without the cloud's edge prefix) */
+    z.object({
+      op: z.literal('update_entity_registry'),
+      entity_id: EntityIdParam,
+      changes: HaEntityRegistryUpdate.omit({ id: true, type: true, entity_id: true }),
+    }),
   ])
   .meta({ id: 'HaRelayBody' });
 export type HaRelayBody = z.infer<typeof HaRelayBody>;
@@ -69,7 +86,7 @@ export const edgeHaRelayRoute = defineRoute({
   method: 'post',
   path: '/v1/ha/relay',
   summary:
-    "A Home Assistant API operation relayed by the cloud (history, logbook, execute_script, validate_config, POST/DELETE /api/states): HA's result envelope",
+    "A Home Assistant API operation relayed by the cloud (history, logbook, execute_script, validate_config, POST/DELETE /api/states, config/entity_registry/update): HA's result envelope",
   tag: 'Edge local API',
   auth: 'bearer',
   body: HaRelayBody,

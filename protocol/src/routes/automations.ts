@@ -85,6 +85,19 @@ export const automationTracesRoute = defineRoute({
   response: z.array(Trace),
   errors: [401, 403, 404, 503],
 });
+export const automationTriggerRoute = defineRoute({
+  method: 'post',
+  path: '/v1/automations/{id}/trigger',
+  summary:
+    "Run the automation's actions now, conditions skipped (Home Assistant's automation.trigger); the run shows in its traces. 409 when it is disabled",
+  tag: 'automations',
+  auth: 'bearer',
+  orgContext: true,
+  params: IdParams,
+  status: 200,
+  response: MessageBody,
+  errors: [401, 403, 404, 409, 503],
+});
 export const automationWebhookRoute = defineRoute({
   method: 'post',
   path: '/v1/automations/webhook/{webhook_id}',

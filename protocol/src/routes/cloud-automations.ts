@@ -91,6 +91,19 @@ export const cloudAutomationTracesRoute = defineRoute({
   response: z.array(Trace),
   errors: [401, 403, 404, 503, 504],
 });
+export const cloudAutomationTriggerRoute = defineRoute({
+  method: 'post',
+  path: '/v1/automations/{id}/trigger',
+  summary:
+    "Run the automation's actions now on its edge, conditions skipped (Home Assistant's automation.trigger; needs edit rights); 409 when it is disabled",
+  tag: 'automations',
+  auth: 'bearer',
+  orgContext: true,
+  params: CloudAutomationParams,
+  status: 200,
+  response: MessageBody,
+  errors: [401, 403, 404, 409, 503, 504],
+});
 export const cloudAutomationWebhookRoute = defineRoute({
   method: 'post',
   path: '/v1/automations/webhook/{webhook_id}',

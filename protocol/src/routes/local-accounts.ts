@@ -1,5 +1,14 @@
-import { MessageBody } from '../common.ts';
-import { LocalSession, LocalSignInBody, OnboardBody, OnboardingStatus } from '../local-accounts.ts';
+import { z } from 'zod';
+import { IntIdParam, MessageBody } from '../common.ts';
+import {
+  ChangeLocalPasswordBody,
+  CreateLocalAccountBody,
+  LocalAccount,
+  LocalSession,
+  LocalSignInBody,
+  OnboardBody,
+  OnboardingStatus,
+} from '../local-accounts.ts';
 import { defineRoute } from '../route.ts';
 
 const TAG = 'Edge local accounts';
@@ -45,4 +54,63 @@ export const localSignOutRoute = defineRoute({
   status: 200,
   response: MessageBody,
   errors: [401],
+});
+
+/*
+ * Managing local accounts. Who may: an owner's session; a local token that is not a session (the
+ * CLI's `token create`, whose holder already has the data directory) acts as an owner. A user's
+ * session gets 403 owner_only; a call relayed by the cloud gets 403 edge_local_only.
+ */
+export const localMeRoute = defineRoute({
+  method: 'get',
+  path: '/v1/local/account',
+  summary: 'The signed-in local account (403 not_a_local_account for a token that is not a session)',
+  tag: TAG,
+  auth: 'bearer',
+  status: 200,
+  response: LocalAccount,
+  errors: [401, 403],
+});
+export const localAccountsListRoute = defineRoute({
+  method: 'get',
+  path: '/v1/local/accounts',
+  summary: "The home's local accounts (owners only; never their password hashes)",
+  tag: TAG,
+  auth: 'bearer',
+  status: 200,
+  response: z.array(LocalAccount),
+  errors: [401, 403],
+});
+export const localAccountCreateRoute = defineRoute({
+  method: 'post',
+  path: '/v1/local/accounts',
+  summary: 'Add a local account (owners only); 409 when the username is taken',
+  tag: TAG,
+  auth: 'bearer',
+  body: CreateLocalAccountBody,
+  status: 201,
+  response: LocalAccount,
+  errors: [400, 401, 403, 409],
+});
+export const localAccountDeleteRoute = defineRoute({
+  method: 'delete',
+  path: '/v1/local/accounts/{id}',
+  summary: 'Delete a local account and end its sessions (owners only); 409 for yourself or the last owner',
+  tag: TAG,
+  auth: 'bearer',
+  params: z.object({ id: IntIdParam }),
+  status: 200,
+  response: MessageBody,
+  errors: [401, 403, 404, 409],
+});
+export const localPasswordRoute = defineRoute({
+  method: 'post',
+  path: '/v1/local/account/password',
+  summary: "Change the signed-in local account's password; its other sessions end",
+  tag: TAG,
+  auth: 'bearer',
+  body: ChangeLocalPasswordBody,
+  status: 200,
+  response: MessageBody,
+  errors: [400, 401, 403, 429],
 });

@@ -18,6 +18,7 @@ import {
   OrgShareParams,
   Organization,
   OrganizationWithRole,
+  PatchShareBody,
   PatchMemberBody,
   PatchOrganizationBody,
   Share,
@@ -175,6 +176,19 @@ export const acceptInvitationRoute = defineRoute({
   errors: [401, 403, 404, 409],
 });
 
+export const declineInvitationRoute = defineRoute({
+  method: 'post',
+  path: '/v1/invitations/{token}/decline',
+  summary:
+    "Decline an invitation (the caller's e-mail must match, as for accept): it is no longer usable and its admins see it as declined",
+  tag,
+  auth: 'bearer',
+  params: InvitationTokenParams,
+  status: 200,
+  response: MessageBody,
+  errors: [401, 403, 404],
+});
+
 export const createShareRoute = defineRoute({
   method: 'post',
   path: '/v1/organizations/{id}/shares',
@@ -197,6 +211,19 @@ export const listSharesRoute = defineRoute({
   status: 200,
   response: z.array(Share),
   errors: [401, 403, 404],
+});
+export const patchShareRoute = defineRoute({
+  method: 'patch',
+  path: '/v1/organizations/{id}/shares/{share_id}',
+  summary:
+    "Change a share's flags or member in place; the id stays (admin only; widening a share of an entity or device needs the admin who made it)",
+  tag,
+  auth: 'bearer',
+  params: OrgShareParams,
+  body: PatchShareBody,
+  status: 200,
+  response: Share,
+  errors: [400, 401, 403, 404, 409, 413],
 });
 export const deleteShareRoute = defineRoute({
   method: 'delete',

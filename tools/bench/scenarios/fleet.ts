@@ -1,26 +1,30 @@
-import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { fork, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import readline from 'node:readline';
 import WebSocket from 'ws';
 import { NODE, REPO_ROOT } from '@smarthome/cloud/testing/process';
 import { buildCloud } from '../../src/build-cloud/build.ts';
+import { CloudProcess } from '../lib/fleet-cloud.ts';
 import type { BenchOptions, BenchResult, BenchScenario } from '../lib/types.ts';
 
 /**
  * `pnpm bench fleet`: one cloud replica (the bundle, SQLite; FLEET_DATABASE_URL=postgres://… for
  * PostgreSQL) carrying N edges simulated by tools/bench/lib/fleet-edges.ts (the edge's real
- * TunnelClient, 100 lights each, a state change every 10 s per edge on average), one owner per
+ * TunnelClient, 100 lights each unless FLEET_ENTITIES, a state change every 10 s per edge on average), one owner per
  * 10 homes with one app WebSocket subscribed to state_changed. Per N (FLEET_SIZES, default
  * 1000,5000,10000; --quick: 100): cloud RSS after the snapshots and after a forced GC (through
  * the inspector), CPU per 1,000 deltas, delta → app event p50/p99, service call p50/p99, the
- * longest /healthz answer (event-loop stall), and the reconnect storm after a replica restart.
+ * longest /healthz answer (event-loop stall) during the first sync (every edge sends its snapshot:
+ * the cold storm) and in the steady state, and the reconnect storm after a replica restart (edges
+ * resume without a snapshot). FLEET_ENTITIES sets the entities per home (default 100).
+ * FLEET_CLOUD_NODE_ARGS passes Node flags to the replica (profiling: `--cpu-prof --cpu-prof-dir=…`
+ * writes one profile for the steady state and one for the storm, at each stop).
  */
-const ENTITIES = 100;
+/** entities per home (FLEET_ENTITIES): larger snapshots weigh on the first sync */
+const ENTITIES = Number(process.env.FLEET_ENTITIES ?? 100);
 const DELTA_EVERY_MS = 10_000;
 const TARGETS = { rssMb10k: 1024, p99EventMs: 20, stormS: 30, stallMs: 100 };
-const CLK_TCK = 100;
 
 interface FleetStats {
   type: 'stats';
@@ -49,75 +53,6 @@ async function pool<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>
     }),
   );
   return out;
-}
-
-class CloudProcess {
-  child!: ChildProcess;
-  port = 0;
-  private inspector: string | null = null;
-  private readonly bundle: string;
-  private readonly args: string[];
-  constructor(bundle: string, args: string[]) {
-    this.bundle = bundle;
-    this.args = args;
-  }
-
-  /** Starts and answers the ms from spawn to the ready line. */
-  async start(port: number): Promise<number> {
-    const started = performance.now();
-    this.child = spawn(NODE, ['--inspect=127.0.0.1:0', this.bundle, '--port', String(port), ...this.args], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    readline.createInterface({ input: this.child.stderr! }).on('line', (line) => {
-      const m = /Debugger listening on (ws:\/\/\S+)/.exec(line);
-      if (m) this.inspector = m[1];
-    });
-    this.port = await new Promise<number>((resolve, reject) => {
-      readline.createInterface({ input: this.child.stdout! }).on('line', (line) => {
-        const m = /^ready (\{.*\})$/.exec(line);
-        if (m) resolve((JSON.parse(m[1]) as { http: number }).http);
-      });
-      this.child.once('exit', (code) => reject(new Error(`cloud exited ${code} before ready`)));
-    });
-    return performance.now() - started;
-  }
-
-  get url(): string {
-    return `http://127.0.0.1:${this.port}`;
-  }
-
-  rssMb(): number {
-    return Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${this.child.pid}/status`, 'utf8'))?.[1] ?? NaN) / 1024;
-  }
-
-  /** user + system CPU ms so far */
-  cpuMs(): number {
-    const fields = fs.readFileSync(`/proc/${this.child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLK_TCK;
-  }
-
-  /** A full garbage collection in the cloud process, through the inspector protocol. */
-  async collectGarbage(): Promise<void> {
-    if (!this.inspector) return;
-    const ws = new WebSocket(this.inspector);
-    await new Promise((resolve, reject) => {
-      ws.once('open', resolve);
-      ws.once('error', reject);
-    });
-    await new Promise<void>((resolve) => {
-      ws.on('message', (d) => {
-        if ((JSON.parse(d.toString()) as { id?: number }).id === 1) resolve();
-      });
-      ws.send(JSON.stringify({ id: 1, method: 'HeapProfiler.collectGarbage' }));
-    });
-    ws.close();
-  }
-
-  async stop(): Promise<void> {
-    const exited = new Promise((r) => this.child.once('exit', r));
-    this.child.kill('SIGTERM');
-    await exited;
-  }
 }
 
 /** GET /healthz every 100 ms; the longest answer is the longest stall a health check saw. */
@@ -208,6 +143,9 @@ async function fleetRun(
         fleet!.once('message', (m) => resolve(m as FleetStats));
         fleet!.send({ cmd: 'stats' });
       });
+    // the first sync: every edge sends a snapshot at once (the cold storm: an empty mirror)
+    const syncProbe = stallProbe(() => cloud.url);
+    const syncStartedAt = performance.now();
     await new Promise((r) => fleet!.once('message', r)); // started
     const until = async (what: (s: FleetStats) => boolean, ms: number) => {
       const end = Date.now() + ms;
@@ -220,10 +158,15 @@ async function fleetRun(
     };
     const connected = await until((s) => s.synced === n, 600_000);
     if (!connected) throw new Error('the fleet did not sync within 10 minutes');
+    const firstSyncS = (performance.now() - syncStartedAt) / 1000;
+    const firstSyncStall = await syncProbe.stop();
     const rssAfterSnapshots = cloud.rssMb();
+    const rssPeak = cloud.rssMb('VmHWM'); // the peak since start: its start-up and the first sync, nothing else yet
     await cloud.collectGarbage();
     const rssAfterGc = cloud.rssMb();
-    log(`${n} edges synced; RSS ${rssAfterSnapshots.toFixed(0)} MB, after GC ${rssAfterGc.toFixed(0)} MB`);
+    log(
+      `${n} edges synced; RSS ${rssAfterSnapshots.toFixed(0)} MB (peak ${rssPeak.toFixed(0)}), after GC ${rssAfterGc.toFixed(0)} MB`,
+    );
 
     // app WebSockets, one per owner, each on state_changed
     const latencies: number[] = [];
@@ -300,6 +243,7 @@ async function fleetRun(
       n,
       rssAfterSnapshots,
       rssAfterGc,
+      rssPeak,
       cpuPer1000,
       deltasPerS: deltas / (quick ? 10 : 30),
       eventP50: pct(latencies, 0.5),
@@ -308,6 +252,8 @@ async function fleetRun(
       callP50: pct(calls, 0.5),
       callP99: pct(calls, 0.99),
       failedCalls,
+      firstSyncS,
+      firstSyncStall,
       steadyStall,
       stormOnlineS: online ? onlineS : NaN,
       stormSyncedS: synced ? syncedS : NaN,
@@ -335,7 +281,10 @@ export const scenario: BenchScenario = {
     const sizes = quick ? [100] : (process.env.FLEET_SIZES ?? '1000,5000,10000').split(',').map(Number);
     const work = fs.mkdtempSync(path.join(REPO_ROOT, 'cloud', '.bundle-test-'));
     try {
-      const bundle = (await buildCloud(path.join(work, 'smarthome-cloud.mjs'))).file;
+      // FLEET_CLOUD_BUNDLE: a bundle built before (another commit's, for a before/after in one run)
+      const bundle = process.env.FLEET_CLOUD_BUNDLE
+        ? path.resolve(process.env.FLEET_CLOUD_BUNDLE)
+        : (await buildCloud(path.join(work, 'smarthome-cloud.mjs'))).file;
       const rows: (string | number)[][] = [];
       let ok = true;
       for (const n of sizes) {
@@ -343,11 +292,12 @@ export const scenario: BenchScenario = {
         const f = (x: number, d = 1) => (Number.isFinite(x) ? x.toFixed(d) : 'not reached');
         rows.push([
           n,
-          `${f(r.rssAfterSnapshots, 0)} / ${f(r.rssAfterGc, 0)}`,
+          `${f(r.rssPeak, 0)} / ${f(r.rssAfterSnapshots, 0)} / ${f(r.rssAfterGc, 0)}`,
           f(r.cpuPer1000, 0),
           f(r.deltasPerS, 0),
           `${f(r.eventP50)} / ${f(r.eventP99)}`,
           `${f(r.callP50)} / ${f(r.callP99)}${r.failedCalls ? ` (${r.failedCalls} failed)` : ''}`,
+          `${f(r.firstSyncS)} / ${f(r.firstSyncStall, 0)}`,
           f(r.steadyStall, 0),
           `${f(r.stormOnlineS)} / ${f(r.stormSyncedS)}`,
           f(r.stormStall, 0),
@@ -366,11 +316,12 @@ export const scenario: BenchScenario = {
       return {
         columns: [
           'edges',
-          'RSS MB (after GC)',
+          'RSS MB: peak until synced / after the first sync / after GC',
           'CPU ms / 1,000 deltas',
           'deltas/s',
           'delta→event ms p50 / p99',
           'service call ms p50 / p99',
+          'first sync: s / longest stall ms',
           'longest stall ms',
           'storm: online / synced s',
           'storm: longest stall ms',

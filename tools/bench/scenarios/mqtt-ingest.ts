@@ -100,7 +100,7 @@ export async function edgeTarget(
   };
 }
 
-async function drive(target: Target, messages: number): Promise<number> {
+export async function drive(target: Target, messages: number): Promise<number> {
   const per = Math.ceil(messages / PUBLISHERS);
   const topics = topicsFor(ENTITIES);
   const workers = Array.from(

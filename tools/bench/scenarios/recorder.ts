@@ -1,166 +1,429 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { EventBus } from '@smarthome/edge/bus';
+import WebSocket, { WebSocketServer } from 'ws';
 import { EdgeDatabase } from '@smarthome/edge/db/database';
+import { createEdge } from '@smarthome/edge/edge';
 import { silentLogger } from '@smarthome/edge/log';
-import { toCompressedHistory, toLogbookEntries, toRestHistory } from '@smarthome/edge/recorder/ha-shapes';
-import { Recorder } from '@smarthome/edge/recorder/recorder';
+import { compressedHistoryJson } from '@smarthome/edge/recorder/ha-shapes';
+import type { History } from '@smarthome/edge/recorder/queries';
 import type { BenchOptions, BenchResult, BenchScenario } from '../lib/types.ts';
-import { edgeTarget, measure, median } from './mqtt-ingest.ts';
+import { drive, edgeTarget, median, type Target } from './mqtt-ingest.ts';
 
 /**
- * The recorder's cost and speed. Ingest: the mqtt-ingest load against an edge with the recorder
- * on (default) and off (--history-days 0), same run. Queries: a day of one change per minute for
- * N entities (half sensors with a unit, half binary sensors), seeded straight into SQLite, then
- * history (as history_during_period and as REST) and logbook answered and mapped to HA's shapes.
+ * The recorder's cost and speed.
+ * Ingest: the mqtt-ingest load (QoS 1, every message a new value and a new attribute set)
+ * against three edges, recorder off (--history-days 0), on (default: writer thread) and on
+ * with main-thread writes (RECORDER_WRITER=inline, the baseline), rounds rotating so that all
+ * see the same machine load; the cost is taken per round.
+ * Queries: a day of 1,000 entities, one change every 5 min each (half power sensors with a
+ * unit, half motion sensors; an attribute update every 6 h, so each entity has 4 attribute
+ * sets), plus a service call a minute, seeded straight into SQLite; then a real edge on that
+ * data dir answers over loopback: the HA WebSocket (history/history_during_period,
+ * logbook/get_events) and REST (/api/history/period, /api/logbook), each timed from the
+ * request to the last byte of the answer.
+ * BENCH_RECORDER_PART=ingest or =queries runs one half.
  */
 
 const MAX_INGEST_COST = 0.15;
 const MAX_QUERY_MS = 1000;
+const STEP_S = 300;
+const ATTRIBUTE_EVERY = 72; // rows: every 6 h
 
-function seed(dir: string, entities: number, perEntity: number, start: number): EdgeDatabase {
+export function seed(dir: string, entities: number, start: number): number {
   const database = new EdgeDatabase(dir);
   database.open();
   const sqlite = database.sqlite;
   const insertEntity = sqlite.prepare('INSERT INTO recorder_entities (metadata_id, entity_id) VALUES (?, ?)');
   const insertAttributes = sqlite.prepare(
-    'INSERT INTO recorder_attributes (attributes_id, metadata_id, hash, shared) VALUES (?, ?, 0, ?)',
+    'INSERT INTO recorder_attributes (metadata_id, hash, shared) VALUES (?, ?, ?)',
   );
   const insertState = sqlite.prepare(
-    'INSERT INTO recorder_states (metadata_id, state, attributes_id, last_updated, last_changed) VALUES (?, ?, ?, ?, NULL)',
+    'INSERT INTO recorder_states (metadata_id, state, attributes_id, last_updated, last_changed) VALUES (?, ?, ?, ?, ?)',
   );
+  const insertEvent = sqlite.prepare('INSERT INTO recorder_events (event_type, data, time_fired) VALUES (?, ?, ?)');
+  const perEntity = 86_400 / STEP_S;
+  let rows = 0;
   sqlite.transaction(() => {
+    const attributeIds: number[][] = [];
     for (let e = 1; e <= entities; e++) {
+      insertEntity.run(e, entityId(e));
       const sensor = e % 2 === 0;
-      insertEntity.run(e, sensor ? `sensor.power_${e}` : `binary_sensor.motion_${e}`);
-      insertAttributes.run(
-        e,
-        e,
-        JSON.stringify(
+      attributeIds[e] = [];
+      for (let k = 0; k * ATTRIBUTE_EVERY < perEntity; k++) {
+        const shared = JSON.stringify(
           sensor
             ? {
                 unit_of_measurement: 'W',
                 device_class: 'power',
                 state_class: 'measurement',
+                battery: 100 - k,
                 friendly_name: `Power ${e}`,
               }
-            : { device_class: 'motion', friendly_name: `Motion ${e}` },
-        ),
-      );
-    }
-    // time order, as the recorder writes them
-    for (let i = 0; i < perEntity; i++) {
-      for (let e = 1; e <= entities; e++) {
-        insertState.run(
-          e,
-          e % 2 === 0 ? String((i * 7 + e) % 1000) : i % 2 ? 'on' : 'off',
-          e,
-          start + i * 60 + e / 1000,
+            : { device_class: 'motion', battery: 100 - k, friendly_name: `Motion ${e}` },
         );
+        attributeIds[e].push(Number(insertAttributes.run(e, k, shared).lastInsertRowid));
       }
     }
+    // time order, as the recorder writes them; entities spread over the step
+    for (let i = 0; i < perEntity; i++) {
+      for (let e = 1; e <= entities; e++) {
+        const t = start + i * STEP_S + (e * STEP_S) / entities;
+        const attributesId = attributeIds[e][Math.floor(i / ATTRIBUTE_EVERY)];
+        const state = e % 2 === 0 ? String((i * 7 + e) % 1000) : i % 2 ? 'on' : 'off';
+        insertState.run(e, state, attributesId, t, null);
+        rows++;
+        // the attribute update an entity sends at each new set: same state, last_changed kept
+        if (i % ATTRIBUTE_EVERY === ATTRIBUTE_EVERY - 1 && i + 1 < perEntity) {
+          insertState.run(e, state, attributeIds[e][(i + 1) / ATTRIBUTE_EVERY], t + 1, t);
+          rows++;
+        }
+      }
+    }
+    for (let m = 0; m < 1440; m++)
+      insertEvent.run(
+        m % 60 === 0 ? 'logbook_entry' : 'call_service',
+        JSON.stringify(
+          m % 60 === 0
+            ? { name: 'Kitchen', message: 'was cleaned', entity_id: entityId(1) }
+            : { domain: 'light', service: 'turn_on', service_data: { entity_id: 'light.hall' } },
+        ),
+        start + m * 60,
+      );
+    // a purge at start would walk 1,000 entities while we measure
+    sqlite.prepare("INSERT INTO recorder_meta (key, value) VALUES ('last_purge', ?)").run(String(Date.now()));
   })();
-  return database;
+  database.close();
+  return rows;
 }
 
-function time<T>(fn: () => T): { ms: number; value: T } {
-  const started = performance.now();
-  const value = fn();
-  return { ms: performance.now() - started, value };
+export const entityId = (e: number) => (e % 2 === 0 ? `sensor.power_${e}` : `binary_sensor.motion_${e}`);
+
+/** A minimal HA WebSocket client: one request at a time, answer taken as raw text. */
+async function haSocket(url: string, token: string) {
+  const socket = new WebSocket(url, { maxPayload: 2 ** 31 });
+  // a message may come before anyone waits for it (auth_required right after open)
+  const waiting: ((text: string) => void)[] = [];
+  const arrived: string[] = [];
+  socket.on('message', (data: Buffer) => {
+    const text = data.toString();
+    const waiter = waiting.shift();
+    if (waiter) waiter(text);
+    else arrived.push(text);
+  });
+  const next = () =>
+    new Promise<string>((resolve) => {
+      const text = arrived.shift();
+      if (text !== undefined) resolve(text);
+      else waiting.push(resolve);
+    });
+  await new Promise((resolve, reject) => {
+    socket.once('open', resolve);
+    socket.once('error', reject);
+  });
+  await next(); // auth_required
+  const ok = next();
+  socket.send(JSON.stringify({ type: 'auth', access_token: token }));
+  if (!(await ok).includes('auth_ok')) throw new Error('auth failed');
+  let id = 0;
+  return {
+    async request(msg: Record<string, unknown>): Promise<string> {
+      const answer = next();
+      socket.send(JSON.stringify({ id: ++id, ...msg }));
+      return answer;
+    },
+    close: () => socket.close(),
+  };
 }
+
+/**
+ * The transport's floor: a plain ws server on loopback that answers any message with a
+ * prebuilt text (no query, no serialising), read by the same kind of client as the edge's.
+ */
+async function floorSocket(answer: () => string) {
+  const server = new WebSocketServer({ port: 0, host: '127.0.0.1' });
+  await new Promise((resolve) => server.once('listening', resolve));
+  server.on('connection', (socket) => socket.on('message', () => socket.send(answer())));
+  const socket = new WebSocket(`ws://127.0.0.1:${(server.address() as { port: number }).port}`, {
+    maxPayload: 2 ** 31,
+  });
+  await new Promise((resolve, reject) => {
+    socket.once('open', resolve);
+    socket.once('error', reject);
+  });
+  return {
+    request: () =>
+      new Promise<string>((resolve) => {
+        socket.once('message', (data: Buffer) => resolve(data.toString()));
+        socket.send('{}');
+      }),
+    close: async () => {
+      socket.close();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+function timed(fn: () => Promise<number>): Promise<{ ms: number; value: number }> {
+  const started = performance.now();
+  return fn().then((value) => ({ ms: performance.now() - started, value }));
+}
+
+/** An edge whose recorder writes on the main thread (RECORDER_WRITER=inline: the recorder reads it when built). */
+async function inlineTarget(log: (m: string) => void): Promise<Target> {
+  const previous = process.env.RECORDER_WRITER;
+  process.env.RECORDER_WRITER = 'inline';
+  // createEdge builds the recorder before edgeTarget's first await
+  const made = edgeTarget(log, {}, 'edge, recorder on, main-thread writes');
+  if (previous === undefined) delete process.env.RECORDER_WRITER;
+  else process.env.RECORDER_WRITER = previous;
+  return made;
+}
+
+/**
+ * Three edges: recorder off, on with its writer thread (the default), and on writing on the
+ * main thread (what it did before the thread: the same-run baseline). Each round drives all
+ * three, in a rotating order, so they see the same machine load.
+ */
+async function ingest(quick: boolean, log: (m: string) => void) {
+  const messages = quick ? 20_000 : 100_000;
+  const rounds = quick ? 6 : 9;
+  const targets: Target[] = [];
+  try {
+    targets.push(await edgeTarget(log, { historyDays: 0 }, 'edge, recorder off'));
+    targets.push(await edgeTarget(log, {}, 'edge, recorder on'));
+    targets.push(await inlineTarget(log));
+    for (const t of targets) await drive(t, Math.min(5000, messages)); // warm-up
+    const rates: number[][] = [[], [], []];
+    for (let i = 0; i < rounds; i++) {
+      // rotate which goes first, so none always follows another's write-behind
+      for (let j = 0; j < 3; j++) {
+        const k = (i + j) % 3;
+        rates[k].push(await drive(targets[k], messages));
+      }
+      log(
+        `round ${i + 1}: off ${Math.round(rates[0][i])} msg/s, on ${Math.round(rates[1][i])} msg/s, on with main-thread writes ${Math.round(rates[2][i])} msg/s`,
+      );
+    }
+    const [off, on, inline] = rates;
+    return {
+      messages,
+      rounds,
+      off,
+      on,
+      inline,
+      costs: off.map((o, i) => 1 - on[i] / o),
+      inlineCosts: off.map((o, i) => 1 - inline[i] / o),
+    };
+  } finally {
+    for (const t of targets) await t.stop();
+  }
+}
+
+/** The serialisation the writer replaced: an object per item, then JSON.stringify over all. */
+function stringifyObjects(history: History): string {
+  const out: Record<string, { s: string | null; a: Record<string, unknown>; lu: number; lc?: number }[]> = {};
+  for (const [id, states] of history)
+    out[id] = states.map((s) => {
+      const item: { s: string | null; a: Record<string, unknown>; lu: number; lc?: number } = {
+        s: s.state,
+        a: s.attributes,
+        lu: s.last_updated,
+      };
+      if (s.last_changed !== s.last_updated) item.lc = s.last_changed;
+      return item;
+    });
+  return JSON.stringify(out);
+}
+
+const pct = (x: number) => `${Math.round(x * 1000) / 10}%`;
 
 export const scenario: BenchScenario = {
   name: 'recorder',
   description:
-    'recorder: MQTT ingest with recorder on vs off; history and logbook over 24 h of N entities (one change/min each)',
+    'recorder: MQTT ingest with recorder on vs off (alternating rounds); history and logbook over 24 h × N entities via the HA WebSocket and REST API',
   async run({ quick, log }: BenchOptions): Promise<BenchResult> {
-    const messages = quick ? 20_000 : 100_000;
-    const rounds = quick ? 2 : 3;
-    const off = await measure(() => edgeTarget(log, { historyDays: 0 }, 'edge, recorder off'), messages, rounds, log);
-    const on = await measure(() => edgeTarget(log, {}, 'edge, recorder on'), messages, rounds, log);
-    const offRate = median(off.rates);
-    const onRate = median(on.rates);
-    const cost = 1 - onRate / offRate;
+    const part = process.env.BENCH_RECORDER_PART;
+    const rows: (string | number)[][] = [];
+    // each half reports and is judged only when it ran (no empty rows, no target on what was skipped)
+    const load = part === 'queries' ? null : await ingest(quick, log);
+    const cost = load ? 1 - median(load.on) / median(load.off) : 0;
+    if (load) {
+      const scope = `${load.messages.toLocaleString('en-US')} msgs × ${load.rounds}`;
+      const inlineCost = 1 - median(load.inline) / median(load.off);
+      const range = (costs: number[]) => `per round ${pct(Math.min(...costs))} … ${pct(Math.max(...costs))}`;
+      rows.push(
+        ['ingest, recorder off', scope, Math.round(median(load.off)), '', ''],
+        [
+          'ingest, recorder on (writer thread)',
+          scope,
+          Math.round(median(load.on)),
+          '',
+          `cost ${pct(cost)} (${range(load.costs)})`,
+        ],
+        [
+          'ingest, recorder on, main-thread writes (before)',
+          scope,
+          Math.round(median(load.inline)),
+          '',
+          `cost ${pct(inlineCost)} (${range(load.inlineCosts)})`,
+        ],
+      );
+    }
 
-    const entities = quick ? 200 : 1000;
-    const perEntity = 1440;
+    const entities = part === 'ingest' ? 0 : quick ? 200 : 1000;
     const start = Math.floor(Date.now() / 1000) - 86_400;
     const dir = mkdtempSync(path.join(tmpdir(), 'bench-recorder-'));
-    const rows: (string | number)[][] = [
-      [off.name, `${messages.toLocaleString('en-US')} msgs × ${rounds}`, Math.round(offRate), '', ''],
-      [
-        on.name,
-        `${messages.toLocaleString('en-US')} msgs × ${rounds}`,
-        Math.round(onRate),
-        '',
-        `cost ${Math.round(cost * 1000) / 10}%`,
-      ],
-    ];
     let worstQueryMs = 0;
-    try {
-      const seeded = time(() => seed(dir, entities, perEntity, start));
-      const database = seeded.value;
-      log(`seeded ${(entities * perEntity).toLocaleString('en-US')} rows in ${Math.round(seeded.ms)} ms`);
-      const recorder = new Recorder({ database, bus: new EventBus(), log: silentLogger }, { historyDays: 10 });
-      const end = start + 86_400 + 60;
-      const all = Array.from({ length: entities }, (_, i) =>
-        i % 2 === 1 ? `sensor.power_${i + 1}` : `binary_sensor.motion_${i + 1}`,
-      );
-      // each query ends in the JSON text a client receives (what the HA API sends): serialising is much of the work
-      const count = (json: string) => (json.match(/"lu":|"last_changed":/g) ?? []).length;
-      const q = { start, end, entity_ids: all };
-      const queries: [string, () => number][] = [
-        ['history_during_period, all entities', () => count(JSON.stringify(toCompressedHistory(recorder.history(q))))],
-        [
-          'history … minimal_response + no_attributes',
-          () =>
-            count(
-              JSON.stringify(
-                toCompressedHistory(recorder.history({ ...q, no_attributes: true }), {
-                  minimal_response: true,
-                  no_attributes: true,
-                }),
-              ),
-            ),
-        ],
-        ['history REST, all entities', () => count(JSON.stringify(toRestHistory(recorder.history(q))))],
-        [
-          'history, one entity',
-          () => count(JSON.stringify(toCompressedHistory(recorder.history({ start, end, entity_ids: [all[0]] })))),
-        ],
-        ['logbook, all entities', () => toLogbookEntries(recorder.logbook({ start, end }), { time: 'epoch' }).length],
-        [
-          'logbook, one entity',
-          () => toLogbookEntries(recorder.logbook({ start, end, entity_ids: [all[0]] }), { time: 'epoch' }).length,
-        ],
-      ];
-      for (const [name, fn] of queries) {
-        fn(); // warm-up: statements prepared, pages cached
-        const runs = Array.from({ length: 3 }, () => time(fn));
-        const ms = median(runs.map((r) => r.ms));
-        if (name.startsWith('history')) worstQueryMs = Math.max(worstQueryMs, ms);
-        rows.push([
-          name,
-          `24 h × ${entities.toLocaleString('en-US')} entities`,
-          '',
-          Math.round(ms * 10) / 10,
-          `${runs[0].value.toLocaleString('en-US')} items`,
-        ]);
-        log(`${name}: ${Math.round(ms)} ms`);
+    if (entities)
+      try {
+        const seedStarted = performance.now();
+        const seeded = seed(dir, entities, start);
+        log(`seeded ${seeded.toLocaleString('en-US')} state rows in ${Math.round(performance.now() - seedStarted)} ms`);
+        const edge = createEdge({ port: 0, mqttPort: 0, dataDir: dir, host: '127.0.0.1', logger: silentLogger });
+        await edge.start();
+        try {
+          const token = edge.tokens.create('bench').token;
+          const base = `http://127.0.0.1:${edge.ports.http}`;
+          const ws = await haSocket(`ws://127.0.0.1:${edge.ports.http}/api/websocket`, token);
+          const all = Array.from({ length: entities }, (_, i) => entityId(i + 1));
+          const startIso = new Date(start * 1000).toISOString();
+          // each answers the text and what to count in it (counted after the clock stops)
+          type Answer = { text: string; key: RegExp };
+          const wsCount = async (msg: Record<string, unknown>, key: RegExp): Promise<Answer> => {
+            const text = await ws.request(msg);
+            if (!text.startsWith('{"id":') || !text.includes('"success":true'))
+              throw new Error(`${String(msg.type)}: ${text.slice(0, 200)}`);
+            return { text, key };
+          };
+          const rest = async (p: string, key: RegExp): Promise<Answer> => {
+            const res = await fetch(base + p, { headers: { authorization: `Bearer ${token}` } });
+            const text = await res.text();
+            if (res.status !== 200) throw new Error(`${p.slice(0, 60)}: ${res.status} ${text.slice(0, 200)}`);
+            return { text, key };
+          };
+          const recorder = edge.recorder!;
+          const inProcess = async (json: 'none' | 'objects' | 'writer' | 'sqlite'): Promise<Answer> => {
+            if (json === 'sqlite')
+              return {
+                text: recorder.historyJson({ start, entity_ids: all }, { format: 'websocket' }),
+                key: compressed,
+              };
+            const h = recorder.history({ start, entity_ids: all });
+            if (json === 'none') return { text: '', key: compressed };
+            return { text: json === 'writer' ? compressedHistoryJson(h) : stringifyObjects(h), key: compressed };
+          };
+          const history = { type: 'history/history_during_period', start_time: startIso };
+          // baselines for the 36.8 MB answer, same run: what any server pays to serialise it from
+          // objects, and to send it and have the client receive it as text
+          const fullAnswer = await wsCount({ ...history, entity_ids: all }, /"lu":/g);
+          const parsed: unknown = JSON.parse(fullAnswer.text);
+          const floor = await floorSocket(() => fullAnswer.text);
+          const compressed = /"lu":/g;
+          const full = /"last_changed":/g;
+          // Node's HTTP server takes 16 KB of request line and headers: about 800 entity ids
+          const restIds = all.slice(0, Math.min(entities, 500));
+          const queries: [string, string, () => Promise<Answer>][] = [
+            // where the time goes: the query function alone, then with HA's shape serialised
+            ['in process: Recorder.history() (SQLite + objects)', `all ${entities}`, () => inProcess('none')],
+            // same-run baseline for the writer: JSON.stringify over one object per item
+            ['in process: … + item objects + JSON.stringify', `all ${entities}`, () => inProcess('objects')],
+            ['in process: … + compressedHistoryJson', `all ${entities}`, () => inProcess('writer')],
+            // what the HA API sends: JSON written from raw rows, no objects in between
+            ['in process: Recorder.historyJson()', `all ${entities}`, () => inProcess('sqlite')],
+            ['WS history_during_period', `all ${entities}`, () => wsCount({ ...history, entity_ids: all }, compressed)],
+            [
+              'WS history … minimal_response + no_attributes',
+              `all ${entities}`,
+              () => wsCount({ ...history, entity_ids: all, minimal_response: true, no_attributes: true }, compressed),
+            ],
+            [
+              'baseline: JSON.stringify of the parsed WS answer',
+              `all ${entities}`,
+              async () => ({ text: JSON.stringify(parsed), key: compressed }),
+            ],
+            [
+              'baseline: the same text sent by a bare ws server',
+              `all ${entities}`,
+              async () => ({ text: await floor.request(), key: compressed }),
+            ],
+            ['WS history_during_period', 'one entity', () => wsCount({ ...history, entity_ids: [all[1]] }, compressed)],
+            [
+              'REST /api/history/period',
+              `${restIds.length} entities`,
+              () => rest(`/api/history/period/${startIso}?filter_entity_id=${restIds.join(',')}`, full),
+            ],
+            [
+              'REST /api/history/period, minimal_response + no_attributes',
+              `${restIds.length} entities`,
+              () =>
+                rest(
+                  `/api/history/period/${startIso}?filter_entity_id=${restIds.join(',')}&minimal_response&no_attributes`,
+                  /"last_changed":/g,
+                ),
+            ],
+            [
+              'REST /api/history/period',
+              'one entity',
+              () => rest(`/api/history/period/${startIso}?filter_entity_id=${all[1]}`, full),
+            ],
+            [
+              'WS logbook/get_events',
+              'all',
+              () => wsCount({ type: 'logbook/get_events', start_time: startIso }, /"when":/g),
+            ],
+            ['REST /api/logbook', 'all', () => rest(`/api/logbook/${startIso}`, /"when":/g)],
+            ['REST /api/logbook', 'one entity', () => rest(`/api/logbook/${startIso}?entity=${all[0]}`, /"when":/g)],
+          ];
+          for (const [name, scope, fn] of queries) {
+            await fn(); // warm-up: statements prepared, pages cached
+            let answer: Answer = { text: '', key: compressed };
+            const runs: number[] = [];
+            // the process's CPU time (server and client: one process): far steadier than the wall
+            // clock on a loaded machine, where the wall clock also counts others' turns on the cores
+            const cpu: number[] = [];
+            for (let i = 0; i < 3; i++) {
+              const used = process.cpuUsage();
+              const r = await timed(async () => {
+                answer = await fn();
+                return 0;
+              });
+              const d = process.cpuUsage(used);
+              runs.push(r.ms);
+              cpu.push((d.user + d.system) / 1000);
+            }
+            const ms = median(runs);
+            const items = (answer.text.match(answer.key) ?? []).length;
+            if (name.includes('history') && !name.startsWith('in process')) worstQueryMs = Math.max(worstQueryMs, ms);
+            rows.push([
+              `${name} (${scope})`,
+              `24 h × ${entities.toLocaleString('en-US')} entities`,
+              '',
+              `${Math.round(ms)} (${Math.round(Math.min(...runs))}–${Math.round(Math.max(...runs))})`,
+              `${answer.text ? `${items.toLocaleString('en-US')} items, ${(answer.text.length / 1e6).toFixed(1)} MB; ` : ''}CPU ${Math.round(median(cpu))} ms`,
+            ]);
+            log(`${name} (${scope}): ${Math.round(ms)} ms`);
+          }
+          ws.close();
+          await floor.close();
+        } finally {
+          await edge.stop();
+        }
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
       }
-      database.close();
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-    const ok = cost <= MAX_INGEST_COST && worstQueryMs < MAX_QUERY_MS;
-    return {
-      columns: ['measure', 'load', 'median msg/s', 'median ms', 'note'],
-      rows,
-      summary:
-        `recorder costs ${Math.round(cost * 1000) / 10}% of ingest (target ≤ ${MAX_INGEST_COST * 100}%); ` +
+    const summary: string[] = [];
+    if (load) summary.push(`recorder costs ${pct(cost)} of ingest (target ≤ ${MAX_INGEST_COST * 100}%)`);
+    if (entities)
+      summary.push(
         `24 h history of ${entities} entities in ${Math.round(worstQueryMs)} ms at worst (target < ${MAX_QUERY_MS} ms)`,
-      ok,
+      );
+    return {
+      columns: ['measure', 'load', 'median msg/s', 'median ms (min–max)', 'note'],
+      rows,
+      summary: summary.join('; '),
+      // as every scenario: a missed target is ok: false, and the runner exits 1
+      ok: cost <= MAX_INGEST_COST && worstQueryMs < MAX_QUERY_MS,
     };
   },
 };

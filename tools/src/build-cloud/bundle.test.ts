@@ -53,6 +53,11 @@ describe('pnpm build:cloud', () => {
     };
     expect(openapi.openapi).toMatch(/^3\.1/);
     expect(Object.keys(openapi.paths)).toContain('/v1/account');
+    // the API reference's Swagger UI files, resolved from the bundle's place (cloud/node_modules)
+    const docs = await (await fetch(`${base}/docs`)).text();
+    const css = docs.match(/href="(\/docs\/swagger-ui-[^"]+\.css)"/)?.[1];
+    expect(css).toBeDefined();
+    expect(await (await fetch(`${base}${css}`)).text()).toContain('.swagger-ui');
     // the portal, found in web/dist from the bundle (the test command builds web/dist first)
     if (fs.existsSync(path.join(REPO_ROOT, 'web/dist/index.html'))) {
       const page = await fetch(`${base}/`);

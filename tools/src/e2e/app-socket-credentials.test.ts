@@ -12,7 +12,8 @@ import { mqttLamp, openAppSocket, pairEdge, until, type AppSocket, type Cleanups
  *   the sockets opened with what was revoked within a second (auth_invalid, then 4001);
  * - an access token's socket closes at the token's exp, by a timer;
  * - a share deleted or a member removed downgrades the socket within a second: no more
- *   state_changed, get_states or call_service for what was lost.
+ *   state_changed, get_states or call_service for what was lost; a share patched to
+ *   view-only refuses the next call_service.
  */
 const DESK = 'light.desk_lamp_desk';
 const HALL = 'light.hall_lamp_hall';
@@ -310,6 +311,35 @@ describe('app WebSocket sessions lose what their user loses', () => {
     // A downgrade, not a close: the organization's edge is still there.
     expect(socket.isOpen()).toBe(true);
     expect(await sees(socket, hall, HALL, 5000)).toBe(true);
+  });
+
+  it('a share patched to view-only refuses call_service at once and keeps its id; patched back, control returns', async () => {
+    const share = await cloud.post(`/v1/organizations/${orgId}/shares`, {
+      token: a.token,
+      body: { resource_type: 'entity', resource_id: DESK, can_view: true, can_control: true },
+    });
+    expect(share.status).toBe(201);
+    const path = `/v1/organizations/${orgId}/shares/${share.body.id}`;
+    const socket = await appSocket(cloud, m.token);
+    const turnOn = () =>
+      socket.ask({ type: 'call_service', domain: 'light', service: 'turn_on', target: { entity_id: DESK } });
+    expect((await turnOn()).success).toBe(true);
+
+    const down = await cloud.patch(path, { token: a.token, body: { can_control: false } });
+    expect(down.status).toBe(200);
+    expect(down.body).toEqual({ ...share.body, can_control: false });
+    desk.commands.length = 0;
+    expect(await turnOn()).toMatchObject({ success: false, error: { code: 'unauthorized' } });
+    await sleep(200);
+    expect(desk.commands).toEqual([]);
+    // still a viewer: the same share, narrowed
+    expect(await listed(socket)).toEqual([DESK, HALL]);
+    expect(await sees(socket, desk, DESK, 5000)).toBe(true);
+
+    const up = await cloud.patch(path, { token: a.token, body: { can_control: true } });
+    expect(up.body).toEqual(share.body);
+    expect((await turnOn()).success).toBe(true);
+    expect((await cloud.delete(path, { token: a.token })).status).toBe(200);
   });
 
   it('a member removed from the organization stops seeing and controlling its edge within 1 s', async () => {

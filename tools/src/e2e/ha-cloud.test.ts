@@ -15,7 +15,7 @@ import { addMember } from '@smarthome/cloud/testing/fixtures';
 import { TestCloud, startTestCloud } from '@smarthome/cloud/testing/harness';
 import { redisReachable } from '@smarthome/cloud/testing/redis';
 import type { Edge } from '@smarthome/edge/edge';
-import { mqttLamp, pairEdge, startReplicaPair, until, type Cleanups } from './support.ts';
+import { DESK_LAMP, mqttLamp, pairEdge, sharedDeskLamp, startReplicaPair, until, type Cleanups } from './support.ts';
 
 /**
  * The Home Assistant API on the CLOUD, with the client HA's frontend uses
@@ -23,7 +23,7 @@ import { mqttLamp, pairEdge, startReplicaPair, until, type Cleanups } from './su
  * MQTT lamp. The same client code as against an edge; the cloud answers across the caller's
  * edges, for what the caller may view and control.
  */
-const DESK = 'light.desk_lamp_desk';
+const DESK = DESK_LAMP;
 const redis = await redisReachable();
 
 const cleanups: Cleanups = [];
@@ -51,17 +51,7 @@ beforeAll(async () => {
   const org = (await cloud.post('/v1/organizations', { token: a.token, body: { name: 'Family' } })).body.id as string;
   await addMember(cloud, org, v.id, 'member');
   ({ edge } = await pairEdge(cloud, cleanups, a.token, 'House'));
-  lamp = await mqttLamp(edge, cleanups, 'desk', 'Desk lamp');
-  await until(
-    async () => (await cloud.get(`/v1/entities/states/${DESK}`, { token: a.token })).body?.state === 'off',
-    10_000,
-    'lamp mirrored',
-  );
-  const share = await cloud.post(`/v1/organizations/${org}/shares`, {
-    token: a.token,
-    body: { resource_type: 'entity', resource_id: DESK, can_view: true, user_id: v.id },
-  });
-  expect(share.status, share.text).toBe(201);
+  ({ lamp } = await sharedDeskLamp(cloud, cleanups, edge, a.token, org, v.id));
   pat = (await cloud.post('/v1/account/tokens', { token: a.token, body: { name: 'home assistant' } })).body;
 }, 60_000);
 afterAll(async () => {

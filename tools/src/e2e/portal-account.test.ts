@@ -1,10 +1,20 @@
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { ensurePortalBuilt } from '@smarthome/web/serve/build';
-import { startTestCloud, type TestCloud } from '@smarthome/cloud/testing/harness';
+import type { TestCloud } from '@smarthome/cloud/testing/harness';
+import { subscribe } from '@smarthome/cloud/testing/fixtures';
 import type { Cleanups } from './support.ts';
-import { BROWSER_SUITE, CHROMIUM, expectAccessible, launch, newPage, shot, submitSignIn } from './portal-support.ts';
+import {
+  BROWSER_SUITE,
+  CHROMIUM,
+  expectAccessible,
+  launchBrowser,
+  newPage,
+  portalCloud,
+  shot,
+  submitSignIn,
+  unwind,
+} from './portal-support.ts';
 
 /** RFC 6238 (SHA-1, 6 digits, 30 s), as an authenticator app computes it from the key the page shows. */
 function totp(base32: string, at = Date.now()): string {
@@ -26,15 +36,10 @@ describe.skipIf(!CHROMIUM)(`portal account ${BROWSER_SUITE}`, () => {
   let browser: Browser;
 
   beforeAll(async () => {
-    await ensurePortalBuilt();
-    cloud = await startTestCloud();
-    cleanups.push(() => cloud.stop());
-    browser = await launch();
-    cleanups.push(() => browser.close());
+    cloud = await portalCloud(cleanups);
+    browser = await launchBrowser(cleanups);
   }, 120_000);
-  afterAll(async () => {
-    for (const c of cleanups.splice(0).reverse()) await Promise.resolve(c()).catch(() => {});
-  });
+  afterAll(() => unwind(cleanups));
 
   const refreshOf = (page: Page) =>
     page.evaluate(() => JSON.parse(localStorage.getItem('smarthome.session') ?? '{}').refresh_token as string);
@@ -113,6 +118,95 @@ describe.skipIf(!CHROMIUM)(`portal account ${BROWSER_SUITE}`, () => {
     await page.getByRole('button', { name: 'Turn off two-step sign-in' }).click();
     await page.locator('.badge', { hasText: /^off$/ }).waitFor();
     expect((await cloud.get('/v1/account', { token: u.token })).body.mfa_enabled).toBe(false);
+    expect(problems).toEqual([]);
+  }, 120_000);
+
+  it('a personal access token is copied from the page and revoked (then 401); usage bars and subscriptions', async () => {
+    const u = await cloud.user();
+    await subscribe(cloud, u.id, 3, 'expired');
+    const { page, problems } = await newPage(browser, { mobile: true });
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: cloud.url });
+    await page.goto(`${cloud.url}/account`);
+    await submitSignIn(page, u.email, u.password);
+    await page.getByLabel('Token name').fill('backup script');
+    await page.getByRole('button', { name: 'Create token' }).click();
+    const pat = (await page.locator('.secret code').textContent())!;
+    expect(pat).toMatch(/^shp_pat_/);
+    await page.getByRole('button', { name: 'Copy token' }).click();
+    await page.locator('.secret', { hasText: 'Copied.' }).waitFor();
+    expect(await page.evaluate(() => (globalThis as any).navigator.clipboard.readText() as Promise<string>)).toBe(pat);
+    expect((await cloud.get('/v1/account', { token: pat })).status).toBe(200);
+
+    // the free plan's limits as bars; the expired business subscription listed
+    const meters = page.locator('.usage meter');
+    await expect.poll(() => meters.count()).toBe(3);
+    expect(await page.locator('.usage li').allInnerTexts()).toEqual([
+      expect.stringMatching(/^Devices\s+0 of 10$/),
+      expect.stringMatching(/^Automations\s+0 of 5$/),
+      expect.stringMatching(/^Integrations\s+0 of 3$/),
+    ]);
+    expect(await meters.first().getAttribute('max')).toBe('10');
+    expect(
+      await page.getByRole('meter', { name: 'Devices' }).evaluate((m) => (m as unknown as { value: number }).value),
+    ).toBe(0);
+    expect(await page.locator('.subscriptions li').innerText()).toMatch(/^business\s+expired\s+app_store · since /);
+    await expectAccessible(page, 'account with tokens and billing (phone)');
+    await shot(page, 'cloud-account-billing');
+
+    await page.getByRole('button', { name: 'Revoke token backup script' }).click();
+    await page.getByRole('button', { name: 'Revoke token backup script' }).waitFor({ state: 'detached' });
+    expect((await cloud.get('/v1/account', { token: pat })).status).toBe(401);
+    expect(problems).toEqual([]);
+  }, 120_000);
+
+  it('password changed on the page (then sign-in takes only the new one); e-mail change answered as the API words it', async () => {
+    const u = await cloud.user();
+    const taken = await cloud.user();
+    const { page, problems } = await newPage(browser);
+    await page.goto(`${cloud.url}/account`);
+    await submitSignIn(page, u.email, u.password);
+    const section = page.locator('section[aria-labelledby="credentials-title"]');
+    await section.waitFor();
+    const next = 'a brand new passphrase 42';
+    await page.getByLabel('Current password (to change it)').fill('wrong password');
+    await page.getByLabel('New password').fill(next);
+    await page.getByRole('button', { name: 'Change password' }).click();
+    await expect.poll(() => section.getByRole('alert').textContent()).toBe('Not allowed (verification_failed).');
+    await page.getByLabel('Current password (to change it)').fill(u.password);
+    await page.getByLabel('New password').fill(next);
+    await page.getByRole('button', { name: 'Change password' }).click();
+    await section.getByRole('status').waitFor();
+    expect(await section.getByRole('alert').count()).toBe(0);
+    const grant = (password: string) =>
+      cloud.post('/v1/auth/token', { body: { grant_type: 'password', email: u.email, password } });
+    expect((await grant(u.password)).status).not.toBe(200);
+    const signedIn = await grant(next);
+    expect(signedIn.status).toBe(200);
+    // other sessions ended (this browser's stays): the one from before no longer works
+    expect((await cloud.get('/v1/account', { token: u.token })).status).toBe(401);
+    const token = signedIn.body.access_token as string;
+
+    // e-mail: an address in use is refused in the API's words; a free one is taken, unconfirmed
+    await page.getByLabel('New sign-in address').fill(taken.email);
+    await page.getByLabel('Current password (to change the address)').fill(next);
+    await page.getByRole('button', { name: 'Change address' }).click();
+    await expect.poll(() => section.getByRole('alert').textContent()).toBe('email already registered');
+    const fresh = `new-${u.email}`;
+    await page.getByLabel('New sign-in address').fill(fresh);
+    await page.getByLabel('Current password (to change the address)').fill(next);
+    await page.getByRole('button', { name: 'Change address' }).click();
+    await section.getByRole('status').waitFor();
+    const account = (await cloud.get('/v1/account', { token })).body;
+    expect(account.email).toBe(fresh);
+    expect(account.email_verified).toBe(false);
+    await page.getByText(fresh, { exact: false }).first().waitFor();
+    await expectAccessible(page, 'account password and e-mail');
+    await shot(page, 'cloud-account-credentials');
+
+    // signing in again takes the new password
+    await page.locator('header').getByRole('button', { name: 'Sign out' }).click();
+    await submitSignIn(page, fresh, next);
+    await page.locator('header').getByRole('button', { name: 'Sign out' }).waitFor();
     expect(problems).toEqual([]);
   }, 120_000);
 });

@@ -1,11 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import type { MqttClient } from 'mqtt';
-import { ensurePortalBuilt } from '@smarthome/web/serve/build';
-import { startTestCloud, type TestCloud } from '@smarthome/cloud/testing/harness';
-import type { Edge } from '@smarthome/edge/edge';
-import { mqttLamp, pairEdge, until, type Cleanups } from './support.ts';
-import { BROWSER_SUITE, CHROMIUM, expectAccessible, launch, newPage, shot } from './portal-support.ts';
+import type { TestCloud } from '@smarthome/cloud/testing/harness';
+import { until, type Cleanups } from './support.ts';
+import {
+  BROWSER_SUITE,
+  CHROMIUM,
+  expectAccessible,
+  launchBrowser,
+  newPage,
+  ownerWithLamp,
+  portalCloud,
+  shot,
+  signInAt,
+  unwind,
+} from './portal-support.ts';
 
 /** Dashboard cards beyond the basic ones (thermostat, markdown, history-graph) and edit mode adding views, on a cloud with a paired edge. */
 const HEATER = 'climate.office_heater';
@@ -14,17 +23,12 @@ describe.skipIf(!CHROMIUM)(`portal dashboard cards ${BROWSER_SUITE}`, () => {
   const cleanups: Cleanups = [];
   let cloud: TestCloud;
   let browser: Browser;
-  let edge: Edge;
   let owner: { email: string; password: string; token: string };
   let device: { client: MqttClient; commands: string[] };
 
   beforeAll(async () => {
-    await ensurePortalBuilt();
-    cloud = await startTestCloud();
-    cleanups.push(() => cloud.stop());
-    owner = await cloud.user();
-    ({ edge } = await pairEdge(cloud, cleanups, owner.token, 'Office'));
-    device = await mqttLamp(edge, cleanups, 'desk', 'Desk');
+    cloud = await portalCloud(cleanups);
+    ({ owner, lamp: device } = await ownerWithLamp(cloud, cleanups, 'Office', 'desk', 'Desk'));
     // a thermostat announced by MQTT discovery, as zigbee2mqtt does
     await device.client.publishAsync(
       'homeassistant/climate/heater/config',
@@ -79,18 +83,12 @@ describe.skipIf(!CHROMIUM)(`portal dashboard cards ${BROWSER_SUITE}`, () => {
       },
     });
     expect(dash.status).toBe(200);
-    browser = await launch();
-    cleanups.push(() => browser.close());
+    browser = await launchBrowser(cleanups);
   }, 120_000);
-  afterAll(async () => {
-    for (const c of cleanups.splice(0).reverse()) await Promise.resolve(c()).catch(() => {});
-  });
+  afterAll(() => unwind(cleanups));
 
   async function signIn(page: Page): Promise<void> {
-    await page.goto(`${cloud.url}/`);
-    await page.getByLabel('E-mail').fill(owner.email);
-    await page.getByLabel('Password').fill(owner.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await signInAt(page, cloud, owner.email, owner.password);
     await page.getByRole('heading', { name: 'Office', exact: true }).waitFor();
   }
 

@@ -1,11 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import type { MqttClient } from 'mqtt';
-import { ensurePortalBuilt } from '@smarthome/web/serve/build';
-import { startTestCloud, type TestCloud } from '@smarthome/cloud/testing/harness';
+import type { TestCloud } from '@smarthome/cloud/testing/harness';
 import type { Edge } from '@smarthome/edge/edge';
-import { mqttLamp, pairEdge, until, type Cleanups } from './support.ts';
-import { BROWSER_SUITE, CHROMIUM, expectAccessible, launch, newPage, shot } from './portal-support.ts';
+import { until, type Cleanups } from './support.ts';
+import {
+  BROWSER_SUITE,
+  CHROMIUM,
+  expectAccessible,
+  launchBrowser,
+  newPage,
+  ownerWithLamp,
+  portalCloud,
+  shot,
+  unwind,
+} from './portal-support.ts';
 
 /** The portal an edge serves, with its cloud stopped: first-run onboarding, local sign-in, live control. */
 const LAMP = 'light.porch_lamp';
@@ -19,23 +28,16 @@ describe.skipIf(!CHROMIUM)(`portal on an edge with the cloud stopped ${BROWSER_S
   let base: string;
 
   beforeAll(async () => {
-    await ensurePortalBuilt();
-    cloud = await startTestCloud();
-    cleanups.push(() => cloud.stop());
-    const owner = await cloud.user();
-    ({ edge } = await pairEdge(cloud, cleanups, owner.token, 'Holiday home'));
-    lamp = await mqttLamp(edge, cleanups, 'lamp', 'Porch');
+    cloud = await portalCloud(cleanups);
+    ({ edge, lamp } = await ownerWithLamp(cloud, cleanups, 'Holiday home', 'lamp', 'Porch'));
     await until(() => edge.states.get(LAMP)?.state === 'off', 10_000, 'the lamp');
     // the internet is unplugged: the cloud is gone, the edge keeps serving the home
     await cloud.stop();
     await until(() => !edge.link?.connected, 10_000, 'the tunnel down');
     base = `http://127.0.0.1:${edge.ports.http}`;
-    browser = await launch();
-    cleanups.push(() => browser.close());
+    browser = await launchBrowser(cleanups);
   }, 120_000);
-  afterAll(async () => {
-    for (const c of cleanups.splice(0).reverse()) await Promise.resolve(c()).catch(() => {});
-  });
+  afterAll(() => unwind(cleanups));
 
   it('first run creates the owner account, then the lamp is controlled live over the local API', async () => {
     const { page, problems } = await newPage(browser, { mobile: true });
@@ -98,6 +100,41 @@ describe.skipIf(!CHROMIUM)(`portal on an edge with the cloud stopped ${BROWSER_S
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
     expect(await states()).toBe(401);
     expect(edge.link?.connected).toBe(false);
+    expect(problems).toEqual([]);
+  }, 120_000);
+
+  it('the dashboard editor saves on the edge itself: a card added offline is there after a reload', async () => {
+    const { page, problems } = await newPage(browser);
+    await page.goto(`${base}/`);
+    await page.getByLabel('Username').fill('owner');
+    await page.getByLabel('Password').fill('porch lights');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Overview' }).waitFor();
+    await page.getByRole('button', { name: 'Edit dashboard' }).click();
+    const editor = page.getByRole('region', { name: 'Edit dashboard' });
+    await editor.getByLabel('Card type').selectOption('tile');
+    await editor.getByLabel('Entity').selectOption(LAMP);
+    await editor.getByRole('button', { name: 'Add card' }).click();
+    await expectAccessible(page, 'edge dashboard editor');
+    await shot(page, 'edge-dashboard-edit');
+    await editor.getByRole('button', { name: 'Save dashboard' }).click();
+    await editor.waitFor({ state: 'detached' });
+    await page.getByRole('heading', { name: 'Home' }).waitFor();
+    // still no cloud: the edge stored it
+    expect(edge.link?.connected).toBe(false);
+    await page.reload();
+    await page.getByRole('heading', { name: 'Home' }).waitFor();
+    await expect.poll(() => page.locator(`[data-entity="${LAMP}"] [role="switch"]`).count()).toBe(1);
+    await shot(page, 'edge-dashboard-stored');
+    const token = await page.evaluate(
+      () =>
+        (JSON.parse(localStorage.getItem('smarthome.session') ?? '{}') as { access_token?: string }).access_token ?? '',
+    );
+    const stored = (await (
+      await fetch(`${base}/v1/ui-dashboard`, { headers: { authorization: `Bearer ${token}` } })
+    ).json()) as { name: string; config: { views: { cards: unknown[] }[] } }[];
+    expect(stored.map((d) => d.name)).toEqual(['home']);
+    expect(stored[0].config.views[0].cards).toEqual([{ type: 'tile', entity: LAMP }]);
     expect(problems).toEqual([]);
   }, 120_000);
 });

@@ -1,10 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { ensurePortalBuilt } from '@smarthome/web/serve/build';
-import { startTestCloud, type TestCloud } from '@smarthome/cloud/testing/harness';
+import type { TestCloud } from '@smarthome/cloud/testing/harness';
 import { SmtpSink, linkIn } from '@smarthome/cloud/testing/mail';
 import type { Cleanups } from './support.ts';
-import { BROWSER_SUITE, CHROMIUM, expectAccessible, launch, newPage, shot, submitSignIn } from './portal-support.ts';
+import {
+  BROWSER_SUITE,
+  CHROMIUM,
+  expectAccessible,
+  launchBrowser,
+  newPage,
+  portalCloud,
+  shot,
+  submitSignIn,
+  unwind,
+} from './portal-support.ts';
 
 /**
  * The pages the cloud's mails link to, reached from the links of real mails (a real SMTP
@@ -18,17 +27,12 @@ describe.skipIf(!CHROMIUM)(`portal pages of the mails' links ${BROWSER_SUITE}`, 
   const fresh = (what: string) => `${what}-${Math.random().toString(36).slice(2)}@example.test`;
 
   beforeAll(async () => {
-    await ensurePortalBuilt();
     await sink.start();
     cleanups.push(() => sink.stop());
-    cloud = await startTestCloud({ smtpUrl: sink.url });
-    cleanups.push(() => cloud.stop());
-    browser = await launch();
-    cleanups.push(() => browser.close());
+    cloud = await portalCloud(cleanups, { smtpUrl: sink.url });
+    browser = await launchBrowser(cleanups);
   }, 120_000);
-  afterAll(async () => {
-    for (const c of cleanups.splice(0).reverse()) await Promise.resolve(c()).catch(() => {});
-  });
+  afterAll(() => unwind(cleanups));
 
   /** The link of the newest mail to `to` whose link path starts with `page`, on this cloud's portal. */
   async function mailedLink(to: string, page: string, subject?: RegExp): Promise<string> {

@@ -1,11 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import type { MqttClient } from 'mqtt';
-import { ensurePortalBuilt } from '@smarthome/web/serve/build';
-import { startTestCloud, type TestCloud } from '@smarthome/cloud/testing/harness';
-import type { Edge } from '@smarthome/edge/edge';
-import { mqttLamp, pairEdge, until, viewOnlyMember, type Cleanups } from './support.ts';
-import { BROWSER_SUITE, CHROMIUM, expectAccessible, launch, newPage, shot } from './portal-support.ts';
+import type { TestCloud } from '@smarthome/cloud/testing/harness';
+import { until, viewOnlyMember, type Cleanups } from './support.ts';
+import {
+  BROWSER_SUITE,
+  CHROMIUM,
+  expectAccessible,
+  launchBrowser,
+  newPage,
+  ownerWithLamp,
+  portalCloud,
+  shot,
+  signInAt,
+  unwind,
+} from './portal-support.ts';
 
 /**
  * The portal on the cloud in a real browser: a real cloud, a paired edge, a discovered MQTT lamp
@@ -18,17 +27,12 @@ describe.skipIf(!CHROMIUM)(`portal on the cloud ${BROWSER_SUITE}`, () => {
   const cleanups: Cleanups = [];
   let cloud: TestCloud;
   let browser: Browser;
-  let edge: Edge;
   let owner: { email: string; password: string; token: string };
   let lamp: { client: MqttClient; commands: string[] };
 
   beforeAll(async () => {
-    await ensurePortalBuilt();
-    cloud = await startTestCloud();
-    cleanups.push(() => cloud.stop());
-    owner = await cloud.user();
-    ({ edge } = await pairEdge(cloud, cleanups, owner.token, 'Flat'));
-    lamp = await mqttLamp(edge, cleanups, 'lamp', 'Living room');
+    cloud = await portalCloud(cleanups);
+    ({ owner, lamp } = await ownerWithLamp(cloud, cleanups, 'Flat', 'lamp', 'Living room'));
     await lamp.client.publishAsync(
       'homeassistant/sensor/temp/config',
       JSON.stringify({
@@ -68,18 +72,12 @@ describe.skipIf(!CHROMIUM)(`portal on the cloud ${BROWSER_SUITE}`, () => {
       },
     });
     expect(dash.status).toBe(200);
-    browser = await launch();
-    cleanups.push(() => browser.close());
+    browser = await launchBrowser(cleanups);
   }, 120_000);
-  afterAll(async () => {
-    for (const c of cleanups.splice(0).reverse()) await Promise.resolve(c()).catch(() => {});
-  });
+  afterAll(() => unwind(cleanups));
 
   async function signIn(page: Page, email: string, password: string): Promise<void> {
-    await page.goto(`${cloud.url}/`);
-    await page.getByLabel('E-mail').fill(email);
-    await page.getByLabel('Password').fill(password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await signInAt(page, cloud, email, password);
   }
 
   it("sign-in shows the API's words for a wrong password, then the stored dashboard with live state", async () => {
@@ -105,13 +103,9 @@ describe.skipIf(!CHROMIUM)(`portal on the cloud ${BROWSER_SUITE}`, () => {
     await lamp.client.publishAsync('lamp/state', 'ON', { qos: 1 });
     await expect.poll(() => lampSwitch.getAttribute('aria-checked')).toBe('true');
 
-    // a sensor publishes: the page shows it, measured from the publish
-    const started = Date.now();
+    // a sensor publishes: the page shows it (the 200 ms target is measured by `pnpm bench portal`)
     await lamp.client.publishAsync('temp/state', '23.25', { qos: 1 });
-    await page.locator('.sensor .value', { hasText: '23.25 °C' }).waitFor({ timeout: 5000 });
-    const latency = Date.now() - started;
-    console.log(`portal: sensor publish → on the page in ${latency} ms`);
-    expect(latency).toBeLessThan(2000); // the 200 ms target is measured, not asserted, on this shared 2-core machine
+    await page.locator('.sensor .value', { hasText: '23.25 °C' }).waitFor({ timeout: 10_000 });
     expect(problems).toEqual([]);
   }, 120_000);
 
@@ -159,6 +153,18 @@ describe.skipIf(!CHROMIUM)(`portal on the cloud ${BROWSER_SUITE}`, () => {
     await page.getByRole('link', { name: 'Hall' }).click();
     await page.getByRole('heading', { name: 'Hall' }).waitFor();
     await expect.poll(() => page.locator(`[data-entity="${TEMP}"] .entity-state`).textContent()).toBe('23.25 °C');
+    // voice-assistant exposure, switched by keyboard, is what the API then lists
+    const exposed = async () =>
+      (await cloud.get('/v1/voice-assistant/endpoints', { token: owner.token })).body.find(
+        (e: { entity_id: string }) => e.entity_id === TEMP,
+      )?.exposed;
+    const before = await exposed();
+    const expose = page.getByRole('checkbox', { name: `(${TEMP}) to voice assistants`, exact: false });
+    await expose.focus();
+    await page.keyboard.press('Space');
+    await expect.poll(exposed).toBe(!before);
+    await expect.poll(() => expose.isChecked()).toBe(!before);
+    await expectAccessible(page, 'device');
     await page.getByRole('link', { name: 'Entities' }).click();
     await page.getByLabel('Search entities').fill('lamp');
     await expect.poll(() => page.locator('[data-entity]').count()).toBe(1);

@@ -12,7 +12,7 @@ import { createLogger } from '@smarthome/cloud/log';
 import { TEST_REDIS_URL, deleteTestPrefix, testRedisPrefix } from '@smarthome/cloud/testing/redis';
 import { createTestSchema, testDatabaseUrl } from '@smarthome/cloud/testing/database';
 import { connect, startEdge, tempDir } from '@smarthome/edge/testing/edge';
-import type { Edge } from '@smarthome/edge/edge';
+import type { Edge, EdgeConfig } from '@smarthome/edge/edge';
 
 /** Shared by the end-to-end tests (not a test file). */
 
@@ -86,12 +86,13 @@ export async function pairEdge(
   token: string,
   name: string,
   org?: string,
+  config: Partial<EdgeConfig> = {},
 ): Promise<{ id: number; edge: Edge }> {
   const created = await cloud.post('/v1/edges', { token, org, body: { name } });
   expect(created.status, `edge ${name}: ${created.text}`).toBe(201);
   const data = tempDir();
   cleanups.push(data.cleanup);
-  const edge = await startEdge(data.dir, { cloudUrl: cloud.url, token: created.body.token });
+  const edge = await startEdge(data.dir, { ...config, cloudUrl: cloud.url, token: created.body.token });
   cleanups.push(() => edge.stop());
   return { id: created.body.edge.id as number, edge };
 }
@@ -201,6 +202,32 @@ export async function startReplicaPair(cleanups: Cleanups, name: string): Promis
   };
   const a = await replica();
   return [a, await replica()];
+}
+
+/** The entity of the HA API tests' desk lamp (sharedDeskLamp). */
+export const DESK_LAMP = 'light.desk_lamp_desk';
+
+/** An MQTT desk lamp on `edge`, awaited on the cloud, shared with `userId` view-only through `org`. */
+export async function sharedDeskLamp(
+  cloud: TestCloud,
+  cleanups: Cleanups,
+  edge: Edge,
+  ownerToken: string,
+  org: string,
+  userId: string,
+): Promise<{ lamp: Awaited<ReturnType<typeof mqttLamp>>; shareId: string }> {
+  const lamp = await mqttLamp(edge, cleanups, 'desk', 'Desk lamp');
+  await until(
+    async () => (await cloud.get(`/v1/entities/states/${DESK_LAMP}`, { token: ownerToken })).body?.state === 'off',
+    10_000,
+    'lamp mirrored',
+  );
+  const share = await cloud.post(`/v1/organizations/${org}/shares`, {
+    token: ownerToken,
+    body: { resource_type: 'entity', resource_id: DESK_LAMP, can_view: true, user_id: userId },
+  });
+  expect(share.status, share.text).toBe(201);
+  return { lamp, shareId: share.body.id as string };
 }
 
 /** A new user made a member of a new organization of `ownerToken`, sharing `entityId` with it view-only. */

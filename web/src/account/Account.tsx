@@ -3,16 +3,19 @@ import { z } from 'zod';
 import { Account as AccountSchema, CreatedPersonalAccessToken, PersonalAccessToken } from '@smarthome/protocol/auth';
 import { MessageBody } from '@smarthome/protocol/common';
 import { api, describe } from '../api/http.ts';
+import { BillingSection } from './Billing.tsx';
+import { CredentialsSection } from './Credentials.tsx';
 import { MfaSection, SessionsSection } from './Security.tsx';
 
 type Pat = z.infer<typeof PersonalAccessToken>;
 
-/** Profile, two-step sign-in, sessions and personal access tokens (created: shown once; revoked at once). */
+/** Profile, two-step sign-in, sessions, personal access tokens (created: shown once, with copy; revoked at once), plan usage. */
 export function AccountPage() {
   const [account, setAccount] = useState<z.infer<typeof AccountSchema> | null>(null);
   const [tokens, setTokens] = useState<Pat[] | null>(null);
   const [name, setName] = useState('');
   const [created, setCreated] = useState<{ name: string; token: string } | null>(null);
+  const [copied, setCopied] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   const load = async () => {
     try {
@@ -31,6 +34,7 @@ export function AccountPage() {
     try {
       const t = await api('POST', '/v1/account/tokens', { body: { name }, schema: CreatedPersonalAccessToken });
       setCreated({ name: t.name, token: t.token });
+      setCopied(null);
       setName('');
       await load();
     } catch (err) {
@@ -44,6 +48,15 @@ export function AccountPage() {
       setResent((await api('POST', '/v1/account/email/verification', { schema: MessageBody, org: null })).message);
     } catch (err) {
       setError(describe(err));
+    }
+  };
+  const copy = async (token: string) => {
+    try {
+      await navigator.clipboard.writeText(token);
+      setCopied('Copied.');
+    } catch {
+      // no clipboard (an insecure origin, or refused): the token stays on the page to select
+      setCopied('Copying is not allowed here: select the token and copy it.');
     }
   };
   const revoke = async (id: string) => {
@@ -93,6 +106,11 @@ export function AccountPage() {
               : 'none'}
           </p>
         </section>
+      )}
+      {account && (
+        <CredentialsSection
+          onChange={async () => setAccount(await api('GET', '/v1/account', { schema: AccountSchema }))}
+        />
       )}
       {account && (
         <MfaSection
@@ -145,9 +163,16 @@ export function AccountPage() {
             <pre>
               <code>{created.token}</code>
             </pre>
+            <p>
+              <button type="button" class="secondary" onClick={() => void copy(created.token)}>
+                Copy token
+              </button>{' '}
+              {copied && <span class="note">{copied}</span>}
+            </p>
           </div>
         )}
       </section>
+      <BillingSection />
     </div>
   );
 }

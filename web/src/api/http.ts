@@ -52,7 +52,7 @@ async function send(
 let refreshing: Promise<boolean> | null = null;
 
 /** Cloud access tokens live 15 minutes: one refresh (rotating the refresh token) for everyone waiting. */
-function refresh(): Promise<boolean> {
+export function refresh(): Promise<boolean> {
   refreshing ??= (async () => {
     const s = session.get();
     if (!s?.refresh_token || portalKind() !== 'cloud') return false;

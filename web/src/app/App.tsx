@@ -3,20 +3,26 @@ import { z } from 'zod';
 import { Session as SessionSchema } from '@smarthome/protocol/auth';
 import { OnboardingStatus } from '@smarthome/protocol/local-accounts';
 import { AccountPage } from '../account/Account.tsx';
-import { api, describe } from '../api/http.ts';
+import { AutomationsRoute, isAutomationsPath } from '../automations/lazy.tsx';
+import { api, describe, refresh } from '../api/http.ts';
 import { portalKind, session, type Session } from '../api/session.ts';
 import { ResetPasswordPage, VerifyEmailPage, linkToken } from '../auth/EmailLinks.tsx';
 import { Register, SignIn } from '../auth/SignIn.tsx';
 import { DashboardPage } from '../dashboards/Dashboard.tsx';
 import { DevicePage, DevicesPage, EntitiesPage } from '../devices/Devices.tsx';
 import { HomesPage } from '../homes/Homes.tsx';
+import { IntegrationsPage } from '../integrations/Integrations.tsx';
+import { OAuthReturnPage } from '../integrations/OAuthReturn.tsx';
 import { Controls } from '../live/controls.ts';
-import { LiveStates, useLive } from '../live/states.ts';
+import { LocalAccountPage } from '../local-accounts/LocalAccounts.tsx';
+import { LiveStates, useLiveShape } from '../live/states.ts';
 import { Onboarding } from '../onboarding/Onboarding.tsx';
 import { InvitationPage } from '../orgs/Invitation.tsx';
 import { OrganizationPage, OrganizationsPage } from '../orgs/Organizations.tsx';
 import { TransferPage } from '../transfers/Transfer.tsx';
 import { App as AppCtx } from './context.ts';
+import { ScopeSwitcher } from './Scope.tsx';
+import { usePageHeading } from './heading.ts';
 import { navigate, nextPath, onLink, usePath } from './router.ts';
 
 const kind = portalKind();
@@ -28,7 +34,9 @@ function useSession(): Session | null {
 }
 
 /** Ends the session on the server too (forgetting the tokens locally would leave the refresh token usable). */
-async function signOut(): Promise<void> {
+async function signOut(live: LiveStates): Promise<void> {
+  // before the server ends the session: its end would make the library reconnect with a revoked token
+  live.stop();
   if (kind === 'edge') await api('POST', '/v1/local/auth/logout').catch(() => undefined);
   else
     await api('GET', '/v1/account/sessions', { schema: z.array(SessionSchema), org: null })
@@ -49,6 +57,7 @@ function Page({ path }: { path: string }) {
   if (m?.[1] === 'dashboards') return <DashboardPage id={Number(m[2])} />;
   if (m?.[1] === 'devices') return <DevicePage id={Number(m[2])} />;
   if (m?.[1] === 'transfers' && kind === 'cloud') return <TransferPage id={Number(m[2])} />;
+  if (isAutomationsPath(path)) return <AutomationsRoute path={path} />;
   switch (path) {
     case '/':
     case '/dashboards':
@@ -61,14 +70,12 @@ function Page({ path }: { path: string }) {
       return kind === 'cloud' ? <OrganizationsPage /> : <p>Organizations live on the cloud portal.</p>;
     case '/entities':
       return <EntitiesPage />;
+    case '/integrations':
+      return <IntegrationsPage />;
+    case '/integrations/oauth':
+      return <OAuthReturnPage />;
     case '/account':
-      return kind === 'cloud' ? (
-        <AccountPage />
-      ) : (
-        <p>
-          Local accounts are managed with <code>smarthome-edge account create</code>.
-        </p>
-      );
+      return kind === 'cloud' ? <AccountPage /> : <LocalAccountPage />;
     default:
       return (
         <div>
@@ -87,29 +94,46 @@ function Page({ path }: { path: string }) {
 function Shell({ s, path }: { s: Session; path: string }) {
   const live = useMemo(
     () =>
-      new LiveStates(
-        `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}${kind === 'cloud' ? '/v1/websocket' : '/api/websocket'}`,
-        () => session.get()?.access_token ?? null,
-      ),
+      new LiveStates({
+        // Home Assistant's WebSocket API on both servers, spoken by home-assistant-js-websocket
+        wsUrl: `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/api/websocket`,
+        accessToken: () => session.get()?.access_token ?? null,
+        organizationId: () => (kind === 'cloud' ? (session.get()?.org ?? null) : null),
+        refresh,
+      }),
     [],
   );
   const controls = useMemo(() => new Controls(live), [live]);
   useEffect(() => {
     live.start();
-    return () => live.stop();
+    let org = session.get()?.org ?? null;
+    const unsubscribe = session.subscribe(() => {
+      const now = session.get();
+      // signed out: close now, no reconnect with a token that is gone
+      if (!now) return live.stop();
+      // another scope: a new connection (a refreshed token needs none: the next auth takes it)
+      if ((now.org ?? null) !== org) {
+        org = now.org ?? null;
+        live.stop();
+        live.start();
+      }
+    });
+    return () => {
+      unsubscribe();
+      live.stop();
+    };
   }, [live]);
-  useLive(live);
+  // the status badge: not every state change (the pages follow the entities they show)
+  useLiveShape(live);
   const links: Array<[string, string]> = [
     ['/', 'Dashboard'],
     ...(kind === 'cloud' ? [['/homes', 'Homes'] as [string, string]] : []),
     ['/devices', 'Devices'],
     ['/entities', 'Entities'],
-    ...(kind === 'cloud'
-      ? ([
-          ['/organizations', 'Organizations'],
-          ['/account', 'Account'],
-        ] as Array<[string, string]>)
-      : []),
+    ['/automations', 'Automations'],
+    ['/integrations', 'Integrations'],
+    ...(kind === 'cloud' ? [['/organizations', 'Organizations'] as [string, string]] : []),
+    ['/account', 'Account'],
   ];
   return (
     <AppCtx.Provider value={{ kind, live, controls }}>
@@ -125,16 +149,18 @@ function Shell({ s, path }: { s: Session; path: string }) {
             </a>
           ))}
         </nav>
+        {kind === 'cloud' && <ScopeSwitcher org={s.org ?? null} path={path} />}
         <span class={`badge ${live.status === 'live' ? 'online' : 'offline'}`} role="status" title="live updates">
           {live.status === 'live' ? 'live' : live.status}
         </span>
         <span class="who">{s.who}</span>
-        <button type="button" onClick={() => void signOut()}>
+        <button type="button" onClick={() => void signOut(live)}>
           Sign out
         </button>
       </header>
       <main id="main">
-        <Page path={path} />
+        {/* keyed on the scope: another workspace mounts the page afresh, which fetches that scope's data */}
+        <Page key={kind === 'cloud' ? (s.org ?? '') : ''} path={path} />
       </main>
     </AppCtx.Provider>
   );
@@ -143,6 +169,7 @@ function Shell({ s, path }: { s: Session; path: string }) {
 export function App() {
   const s = useSession();
   const path = usePath();
+  usePageHeading(path);
   const [onboarded, setOnboarded] = useState<boolean | null>(kind === 'cloud' ? true : null);
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {

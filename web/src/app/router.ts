@@ -3,14 +3,29 @@ import { useEffect, useState } from 'preact/hooks';
 /** A tiny history router: the servers answer every portal path with the page (SPA fallback). */
 const listeners = new Set<() => void>();
 
+/**
+ * Set by a navigation the user made (a link followed, a history step), with where the focus was:
+ * the new page's heading takes the focus (heading.ts). A replace (a redirect) sets none.
+ */
+let focusRequest: { from: Element | null } | null = null;
+
+/** The pending request to focus the new page's heading, once. */
+export function takeFocusRequest(): { from: Element | null } | null {
+  const r = focusRequest;
+  focusRequest = null;
+  return r;
+}
+
 export function navigate(to: string, replace = false): void {
   if (replace) history.replaceState(null, '', to);
   else history.pushState(null, '', to);
+  focusRequest = replace ? null : { from: document.activeElement };
   for (const l of listeners) l();
   window.scrollTo(0, 0);
 }
 
 addEventListener('popstate', () => {
+  focusRequest = { from: document.activeElement };
   for (const l of listeners) l();
 });
 

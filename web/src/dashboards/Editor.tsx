@@ -1,11 +1,12 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { Dashboard as DashboardSchema, type Dashboard } from '@smarthome/protocol/dashboards';
 import { api, describe } from '../api/http.ts';
 import { useApp } from '../app/context.ts';
+import { onEscape } from '../app/focus.tsx';
 import { displayName, useLive } from '../live/states.ts';
 import type { Card } from './card.ts';
 
-const TYPES = ['tile', 'button', 'sensor', 'gauge', 'entities', 'thermostat', 'markdown'] as const;
+const TYPES = ['tile', 'button', 'sensor', 'gauge', 'entities', 'thermostat', 'media-control', 'markdown'] as const;
 
 const entitiesOf = (card: Card): string =>
   typeof card.entity === 'string'
@@ -45,6 +46,9 @@ export function DashboardEditor({
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const ids = [...live.states.keys()].sort();
+  // the button that opened edit mode is gone: the editor takes the focus
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => heading.current?.focus(), []);
 
   const move = (i: number, by: number) => {
     const next = [...cards];
@@ -88,8 +92,10 @@ export function DashboardEditor({
     }
   };
   return (
-    <section class="card editor" aria-label="Edit dashboard">
-      <h2>Edit the dashboard</h2>
+    <section class="card editor" aria-label="Edit dashboard" onKeyDown={onEscape(() => onDone(null))}>
+      <h2 tabIndex={-1} ref={heading}>
+        Edit the dashboard
+      </h2>
       <div role="group" aria-label="Views" class="tabs">
         {views.map((v, i) => (
           <button key={i} type="button" aria-pressed={i === at} class="secondary" onClick={() => setAt(i)}>

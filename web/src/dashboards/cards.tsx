@@ -1,9 +1,10 @@
 import { useApp } from '../app/context.ts';
 import type { Card } from './card.ts';
-import { useLive } from '../live/states.ts';
+import { useLiveEntities } from '../live/states.ts';
 import { EntityControl, formatState } from './entity.tsx';
 import { HistoryGraphCard } from './history.tsx';
 import { MarkdownCard } from './markdown.tsx';
+import { MediaControlCard } from './media.tsx';
 import { ThermostatCard } from './thermostat.tsx';
 
 const entityOf = (card: Card): string => (typeof card.entity === 'string' ? card.entity : '');
@@ -36,8 +37,8 @@ function TileCard({ card }: { card: Card }) {
 
 function SensorCard({ card }: { card: Card }) {
   const { live } = useApp();
-  useLive(live);
   const id = entityOf(card);
+  useLiveEntities(live, [id]);
   const s = live.states.get(id);
   const name =
     typeof card.name === 'string' ? card.name : ((s?.attributes.friendly_name as string | undefined) ?? s?.name ?? id);
@@ -53,8 +54,8 @@ function SensorCard({ card }: { card: Card }) {
 
 function GaugeCard({ card }: { card: Card }) {
   const { live } = useApp();
-  useLive(live);
   const id = entityOf(card);
+  useLiveEntities(live, [id]);
   const s = live.states.get(id);
   const min = typeof card.min === 'number' ? card.min : 0;
   const max = typeof card.max === 'number' ? card.max : 100;
@@ -90,6 +91,8 @@ export function CardView({ card }: { card: Card }) {
       return <MarkdownCard card={card} />;
     case 'history-graph':
       return <HistoryGraphCard card={card} />;
+    case 'media-control':
+      return <MediaControlCard card={card} />;
     default:
       return (
         <section class="card">

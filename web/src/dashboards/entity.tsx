@@ -1,6 +1,6 @@
 import { useApp } from '../app/context.ts';
 import { useControls } from '../live/controls.ts';
-import { displayName, domainOf, useLive, type LiveState } from '../live/states.ts';
+import { displayName, domainOf, useLiveEntities, type LiveState } from '../live/states.ts';
 
 const TOGGLES = new Set(['light', 'switch', 'fan', 'input_boolean']);
 
@@ -17,7 +17,7 @@ export function formatState(s: LiveState | undefined): string {
 /** The live state of one entity with its controls (toggle, brightness), their failures and view-only. */
 export function EntityControl({ entityId, big = false }: { entityId: string; big?: boolean }) {
   const { live, controls } = useApp();
-  useLive(live);
+  useLiveEntities(live, [entityId]);
   useControls(controls);
   const s = live.states.get(entityId);
   const name = s ? displayName(s) : entityId;

@@ -70,8 +70,8 @@ const TEMPLATE = /\{\{|\{%/;
 
 /**
  * Lovelace's markdown card. Its content may hold Jinja templates: they are rendered by
- * POST /api/template where the server has it (an edge; the cloud answers 404 until it relays
- * templates to the edges), and shown as written, with the API's words, where it does not.
+ * POST /api/template (the edge's engine; on the cloud over the states the caller may view), and
+ * shown as written, with the API's words, where a server has no such route.
  */
 export function MarkdownCard({ card }: { card: Card }) {
   const content = typeof card.content === 'string' ? card.content : '';

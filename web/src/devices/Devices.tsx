@@ -6,6 +6,7 @@ import { useApp } from '../app/context.ts';
 import { onLink } from '../app/router.ts';
 import { EntityControl } from '../dashboards/entity.tsx';
 import { displayName, useLive } from '../live/states.ts';
+import { VoiceExposure } from './VoiceExposure.tsx';
 
 type DeviceT = z.infer<typeof Device>;
 
@@ -58,6 +59,7 @@ export function DevicesPage() {
 }
 
 export function DevicePage({ id }: { id: number }) {
+  const { kind } = useApp();
   const [data, setData] = useState<z.infer<typeof DeviceWithEntities> | null>(null);
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
@@ -89,6 +91,7 @@ export function DevicePage({ id }: { id: number }) {
           <EntityControl key={e.entity_id} entityId={e.entity_id} />
         ))}
       </section>
+      {kind === 'cloud' && <VoiceExposure entityIds={data.entities.map((e) => e.entity_id)} />}
     </div>
   );
 }

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { z } from 'zod';
 import { CreatedEdge, Edge } from '@smarthome/protocol/edges';
 import { api, describe } from '../api/http.ts';
+import { ConfirmStep, focusIfLost, useFocusBack } from '../app/focus.tsx';
 
 type EdgeT = z.infer<typeof Edge>;
 interface Org {
@@ -33,6 +34,7 @@ export function HomesPage() {
   const [name, setName] = useState('');
   const [paired, setPaired] = useState<{ name: string; token: string } | null>(null);
   const [confirming, setConfirming] = useState<number | null>(null);
+  useFocusBack(confirming, (id) => document.querySelector<HTMLElement>(`[data-edge="${id}"] button`));
   const load = async () => {
     try {
       const orgs = await api<Org[]>('GET', '/v1/organizations');
@@ -65,6 +67,8 @@ export function HomesPage() {
       await api('DELETE', `/v1/edges/${id}`);
       setConfirming(null);
       await load();
+      // a revoked edge has no button left to hold the focus: its list's heading takes it
+      focusIfLost(document.querySelector(`[data-edge="${id}"]`)?.closest('section')?.querySelector('h2'));
     } catch (err) {
       setError(describe(err));
     }
@@ -84,7 +88,7 @@ export function HomesPage() {
       )}
       {groups?.map((g) => (
         <section key={g.org ?? 'me'} class="card">
-          <h2>{g.title}</h2>
+          <h2 tabIndex={-1}>{g.title}</h2>
           {g.edges.length === 0 ? (
             <p class="note">No homes here yet.</p>
           ) : (
@@ -97,14 +101,13 @@ export function HomesPage() {
                   {edge.status !== 'revoked' &&
                     g.org === null &&
                     (confirming === edge.id ? (
-                      <span>
-                        <button type="button" class="danger" onClick={() => void revoke(edge.id)}>
-                          Confirm revoke
-                        </button>{' '}
-                        <button type="button" onClick={() => setConfirming(null)}>
-                          Cancel
-                        </button>
-                      </span>
+                      <ConfirmStep
+                        label={`Revoke ${edge.name}?`}
+                        onConfirm={() => void revoke(edge.id)}
+                        onCancel={() => setConfirming(null)}
+                      >
+                        Confirm revoke
+                      </ConfirmStep>
                     ) : (
                       <button type="button" onClick={() => setConfirming(edge.id)}>
                         Revoke

@@ -3,6 +3,10 @@ import { z } from 'zod';
 import { Invitation, InvitationSummary, Member, OrganizationWithRole } from '@smarthome/protocol/orgs';
 import { api, describe } from '../api/http.ts';
 import { onLink } from '../app/router.ts';
+import { BrandingEditor } from './BrandingEditor.tsx';
+import { MembersSection } from './Members.tsx';
+import { MfaPolicy } from './MfaPolicy.tsx';
+import { SharesEditor } from './Shares.tsx';
 
 type Org = z.infer<typeof OrganizationWithRole>;
 
@@ -69,7 +73,10 @@ export function OrganizationsPage() {
   );
 }
 
-/** Members, and for admins the invitations: sending shows the invitation link once; pending ones can be revoked. */
+/**
+ * Members, and for admins the invitations (sending shows the invitation link once; pending ones
+ * can be revoked), shares, the sign-in policy and the branding.
+ */
 export function OrganizationPage({ id }: { id: string }) {
   const [org, setOrg] = useState<Org | null>(null);
   const [members, setMembers] = useState<z.infer<typeof Member>[]>([]);
@@ -124,18 +131,7 @@ export function OrganizationPage({ id }: { id: string }) {
           {error}
         </p>
       )}
-      <section class="card">
-        <h2>Members</h2>
-        <ul class="rows">
-          {members.map((m) => (
-            <li key={m.user_id}>
-              <span class="entity-name">{m.name ?? m.email}</span>
-              <span class="note">{m.email}</span>
-              <span class="badge online">{m.role}</span>
-            </li>
-          ))}
-        </ul>
-      </section>
+      {org && <MembersSection orgId={org.id} members={members} admin={org.role === 'admin'} onChanged={load} />}
       {org?.role === 'admin' && (
         <section class="card">
           <h2>Invitations</h2>
@@ -192,6 +188,13 @@ export function OrganizationPage({ id }: { id: string }) {
             </div>
           )}
         </section>
+      )}
+      {org?.role === 'admin' && (
+        <>
+          <SharesEditor orgId={org.id} members={members} />
+          <MfaPolicy org={org} onSaved={load} />
+          <BrandingEditor key={org.id} org={org} onSaved={load} />
+        </>
       )}
     </div>
   );

@@ -18,7 +18,7 @@ const pick = (cfg: Cfg, keys: string[]): Record<string, unknown> => {
   for (const k of keys) if (cfg[k] !== undefined && cfg[k] !== null) out[k] = cfg[k];
   return out;
 };
-const common = (cfg: Cfg) => pick(cfg, ['device_class', 'icon', 'entity_category']);
+const common = (cfg: Cfg) => pick(cfg, ['device_class', 'icon']);
 const needs = (cfg: Cfg, key: string) => (optStr(cfg, key) ? null : `${key} is required`);
 
 // ---- switch ----

@@ -137,38 +137,23 @@ export const climateComponent: Component = {
       };
     },
     turn_on: (ctx) => {
-      if (optStr(ctx.cfg, 'power_command_topic')) {
-        return {
-          commands: [
-            command(
-              ctx,
-              'power_command_topic',
-              commandPayload(ctx, 'power_command_template', str(ctx.cfg, 'payload_on', 'ON')),
-            ),
-          ],
-        };
-      }
+      if (optStr(ctx.cfg, 'power_command_topic')) return powerCommand(ctx, str(ctx.cfg, 'payload_on', 'ON'));
       const mode = hvacModes(ctx.cfg).find((m) => m !== 'off');
       if (!mode) throw new ServiceError('this climate entity cannot be turned on');
       return setHvacMode(ctx, mode);
     },
     turn_off: (ctx) => {
-      if (optStr(ctx.cfg, 'power_command_topic')) {
-        return {
-          commands: [
-            command(
-              ctx,
-              'power_command_topic',
-              commandPayload(ctx, 'power_command_template', str(ctx.cfg, 'payload_off', 'OFF')),
-            ),
-          ],
-        };
-      }
+      if (optStr(ctx.cfg, 'power_command_topic')) return powerCommand(ctx, str(ctx.cfg, 'payload_off', 'OFF'));
       if (!hvacModes(ctx.cfg).includes('off')) throw new ServiceError('this climate entity has no off mode');
       return setHvacMode(ctx, 'off');
     },
   },
 };
+
+/** turn_on / turn_off of a climate entity with a power topic: the payload there, no optimistic state. */
+function powerCommand(ctx: Ctx, payload: string): ServiceResult {
+  return { commands: [command(ctx, 'power_command_topic', commandPayload(ctx, 'power_command_template', payload))] };
+}
 
 // ---- fan ----
 const speedRange = (cfg: Cfg) => ({ lo: num(cfg, 'speed_range_min', 1), hi: num(cfg, 'speed_range_max', 100) });

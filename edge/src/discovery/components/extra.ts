@@ -21,7 +21,7 @@ export const eventComponent: Component = {
     needs(cfg, 'state_topic') ?? (strList(cfg, 'event_types', []).length === 0 ? 'event_types are required' : null),
   staticAttributes: (cfg) => ({
     event_types: strList(cfg, 'event_types', []),
-    ...pick(cfg, ['device_class', 'icon', 'entity_category']),
+    ...pick(cfg, ['device_class', 'icon']),
   }),
   initialAttributes: () => ({ event_type: null }),
   stateHandlers: {
@@ -106,7 +106,7 @@ export const sirenComponent: Component = {
   validate: (cfg) => needs(cfg, 'command_topic'),
   staticAttributes: (cfg) => {
     const attrs: Record<string, unknown> = {
-      ...pick(cfg, ['icon', 'entity_category']),
+      ...pick(cfg, ['icon']),
       supported_features: sirenFeatures(cfg),
     };
     if (strList(cfg, 'available_tones', []).length) attrs.available_tones = strList(cfg, 'available_tones', []);
@@ -183,7 +183,7 @@ export const updateComponent: Component = {
   domain: 'update',
   validate: () => null,
   staticAttributes: (cfg) => ({
-    ...pick(cfg, ['device_class', 'entity_category', 'entity_picture', 'title', 'release_summary', 'release_url']),
+    ...pick(cfg, ['device_class', 'entity_picture', 'title', 'release_summary', 'release_url']),
     supported_features: optStr(cfg, 'command_topic') ? UPDATE_INSTALL : 0,
   }),
   initialAttributes: (cfg) => ({
@@ -238,7 +238,7 @@ export const updateComponent: Component = {
 export const sceneComponent: Component = {
   domain: 'scene',
   validate: (cfg) => needs(cfg, 'command_topic'),
-  staticAttributes: (cfg) => pick(cfg, ['icon', 'entity_category']),
+  staticAttributes: (cfg) => pick(cfg, ['icon']),
   stateHandlers: {},
   services: {
     turn_on: (ctx) => ({

@@ -74,6 +74,8 @@ async function run(e: CorpusEntry): Promise<void> {
   if (!e.entity_id) return runTriggers(e);
   const record = await waitFor(() => edge.registry.getEntity(e.entity_id as string), 3000, `entity ${e.entity_id}`);
   if (e.friendly_name !== undefined) expect(record.name).toBe(e.friendly_name);
+  // HA keeps entity_category in the entity registry, never in the state's attributes
+  expect(record.entity_category).toBe(e.config.entity_category ?? e.config.ent_cat ?? null);
   if (e.device) {
     expect(record.device_registry_id).not.toBeNull();
     expect(edge.registry.getDevice(record.device_registry_id as number)).toMatchObject(e.device);
@@ -87,6 +89,7 @@ async function run(e: CorpusEntry): Promise<void> {
     return;
   }
   await eventually(() => expectState(e, { state: e.initial?.state, attributes: e.initial?.attributes }));
+  expect(edge.states.get(e.entity_id)?.attributes).not.toHaveProperty('entity_category');
   if (e.friendly_name !== undefined)
     expect(edge.states.get(e.entity_id)?.attributes.friendly_name).toBe(e.friendly_name);
   for (const step of e.steps ?? []) {

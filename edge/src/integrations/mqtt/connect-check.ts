@@ -1,6 +1,5 @@
 /** Tries a real MQTT CONNECT to a broker and classifies the outcome for the config flow. */
 import { randomBytes } from 'node:crypto';
-import mqtt from 'mqtt';
 
 export interface BrokerSettings {
   host: string;
@@ -16,8 +15,11 @@ export type ConnectCheck = (settings: BrokerSettings) => Promise<ConnectOutcome>
 const AUTH_CODES = new Set([4, 5, 134, 135]);
 
 export function createConnectCheck(timeoutMs = 5000): ConnectCheck {
-  return (s) =>
-    new Promise<ConnectOutcome>((resolve) => {
+  return async (s) => {
+    // the MQTT client library (and its streams, proxy and timer helpers: ~600 kB of the executable's
+    // script) is loaded on the first check, not at every edge start
+    const { default: mqtt } = await import('mqtt');
+    return new Promise<ConnectOutcome>((resolve) => {
       let done = false;
       const client = mqtt.connect({
         host: s.host,
@@ -46,4 +48,5 @@ export function createConnectCheck(timeoutMs = 5000): ConnectCheck {
       });
       client.on('close', () => finish('cannot_connect'));
     });
+  };
 }

@@ -27,10 +27,10 @@ export function isValidHost(host: string): boolean {
 }
 
 export const brokerSchema: DataSchemaField[] = [
-  { name: 'host', type: 'string', required: true },
+  { name: 'host', type: 'string', required: true, description: 'The broker’s host name or IP address' },
   { name: 'port', type: 'integer', required: true, default: 1883 },
   { name: 'username', type: 'string', required: false },
-  { name: 'password', type: 'password', required: false },
+  { name: 'password', type: 'password', required: false, description: 'Needed only when the broker asks for one' },
 ];
 
 class MqttFlow implements ConfigFlow {

@@ -1,54 +1,19 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ConfigFlowComponent } from '../../config-flow/component.ts';
-import { InMemoryConfigEntryStore, InMemoryDeviceRegistry, InMemoryStates } from '../../config-flow/memory-ports.ts';
+import type { ServerResponse } from 'node:http';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { ConfigFlowComponent } from '../../config-flow/component.ts';
+import type { InMemoryConfigEntryStore } from '../../config-flow/memory-ports.ts';
 import { serveConfigFlows, type ConfigFlowHarness } from '../../testing/config-flow.ts';
 import type { TestServer } from '../../testing/server.ts';
-import type { Edge } from '../../edge.ts';
-import { startEdge, tempDir } from '../../testing/edge.ts';
 import { createOAuthDemoCloudIntegration } from './index.ts';
-
-interface TokenRequest {
-  method: string;
-  contentType: string | undefined;
-  form: Record<string, string>;
-}
+import { sendJson, tokenEndpoint, type TokenRequest } from '../../testing/oauth-token-endpoint.ts';
 
 /** A tiny OAuth token endpoint: records requests, answers what the test says. */
-let tokenServer: Server;
-let tokenUrl: string;
 let requests: TokenRequest[];
 let answer: (req: TokenRequest, res: ServerResponse) => void;
-
-beforeAll(async () => {
-  tokenServer = createServer((req: IncomingMessage, res: ServerResponse) => {
-    let raw = '';
-    req.on('data', (c) => {
-      raw += c;
-    });
-    req.on('end', () => {
-      const r = {
-        method: req.method!,
-        contentType: req.headers['content-type'],
-        form: Object.fromEntries(new URLSearchParams(raw)),
-      };
-      requests.push(r);
-      answer(r, res);
-    });
-  });
-  await new Promise<void>((r) => tokenServer.listen(0, '127.0.0.1', () => r()));
-  tokenUrl = `http://127.0.0.1:${(tokenServer.address() as AddressInfo).port}/oauth/token`;
+const endpoint = tokenEndpoint((r, res) => {
+  requests.push(r);
+  answer(r, res);
 });
-afterAll(async () => {
-  tokenServer.closeAllConnections();
-  await new Promise<void>((r) => tokenServer.close(() => r()));
-});
-
-const sendJson = (res: ServerResponse, status: number, body: unknown) => {
-  res.writeHead(status, { 'content-type': 'application/json' });
-  res.end(JSON.stringify(body));
-};
 
 describe('oauth_demo_cloud config flow (authorization code)', () => {
   let h: ConfigFlowHarness<object>;
@@ -78,7 +43,7 @@ describe('oauth_demo_cloud config flow (authorization code)', () => {
           clientSecret: 'edge-secret',
           scope: 'devices',
           authorizeUrl: 'https://auth.demo-cloud.test/authorize?audience=home',
-          tokenUrl,
+          tokenUrl: endpoint.url(),
           redirectUri: 'http://edge.local:8123/auth/external/callback',
           timeoutMs: 300,
           now: () => clock,
@@ -262,19 +227,31 @@ describe('oauth_demo_cloud config flow (authorization code)', () => {
   const callback = (params: Record<string, string>, accept?: string) =>
     fetch(`${server.url}/v1/config_flow/oauth/callback?${new URLSearchParams(params)}`, {
       headers: accept ? { accept } : {},
+      redirect: 'manual',
     });
-
-  it('the redirect callback advances the flow named by its state and answers a small HTML page', async () => {
-    const { flowId, state } = await start();
-    const res = await callback({ code: 'good-code', state });
-    expect(res.status).toBe(200);
-    expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
+  /** A browser's callback: 303 to the portal's return page naming the flow; the flow's result as the portal reads it. */
+  const browserCallback = async (params: Record<string, string>, flowId: string) => {
+    const res = await callback(params);
+    expect(res.status).toBe(303);
+    expect(res.headers.get('location')).toBe(`/integrations/oauth?flow_id=${flowId}`);
     expect(res.headers.get('cache-control')).toBe('no-store');
     expect(res.headers.get('referrer-policy')).toBe('no-referrer');
-    const html = await res.text();
-    expect(html).toContain('<h1>Setup complete</h1>');
-    expect(html).toContain('OAuth Demo Cloud was added.');
-    expect(html).toContain('You can close this window.');
+    expect(await res.text()).toBe('');
+    const read = await server.json('GET', `/v1/config_flow/${flowId}`);
+    expect(read.status).toBe(200);
+    return read.body;
+  };
+
+  it("the redirect callback advances the flow named by its state and sends the browser to the portal's return page", async () => {
+    const { flowId, state } = await start();
+    expect(await browserCallback({ code: 'good-code', state }, flowId)).toEqual({
+      type: 'create_entry',
+      flowId,
+      handler: 'oauth_demo_cloud',
+      stepId: 'done',
+      title: 'OAuth Demo Cloud',
+      result: { config_entry_id: 1 },
+    });
     expect(requests.map((r) => r.form)).toEqual([
       {
         grant_type: 'authorization_code',
@@ -321,15 +298,15 @@ describe('oauth_demo_cloud config flow (authorization code)', () => {
 
   it('the callback reports token errors, provider errors and a missing code', async () => {
     let f = await start();
-    let res = await callback({ code: 'stale-code', state: f.state });
-    expect(res.status).toBe(200);
-    let html = await res.text();
-    expect(html).toContain('<h1>Setup failed</h1>');
-    expect(html).toContain('(oauth_error)');
-    expect(html).toContain('You can close this window.');
+    expect(await browserCallback({ code: 'stale-code', state: f.state }, f.flowId)).toEqual({
+      type: 'abort',
+      flowId: f.flowId,
+      handler: 'oauth_demo_cloud',
+      reason: 'oauth_error',
+    });
 
     f = await start();
-    res = await callback(
+    const res = await callback(
       { error: 'access_denied', error_description: 'user said no', state: f.state },
       'application/json',
     );
@@ -341,10 +318,14 @@ describe('oauth_demo_cloud config flow (authorization code)', () => {
     });
 
     f = await start();
-    res = await callback({ state: f.state });
-    html = await res.text();
-    expect(html).toContain('<h1>Setup not finished</h1>');
-    expect(html).toContain('code: required');
+    // still the OAuth step, with the field's error: what the portal shows again
+    expect(await browserCallback({ state: f.state }, f.flowId)).toMatchObject({
+      type: 'form',
+      flowId: f.flowId,
+      stepId: 'auth',
+      errors: { code: 'required' },
+      description_placeholders: { authorize_url: expect.any(String) },
+    });
     // Still open: the right code completes it.
     expect((await advance(f.flowId, { code: 'good-code', state: f.state })).body).toMatchObject({
       type: 'create_entry',
@@ -367,138 +348,5 @@ describe('oauth_demo_cloud config flow (authorization code)', () => {
     expect(await res.json()).toEqual({ message: 'unknown or expired state' });
     expect(requests).toEqual([]);
     expect(store.list()).toEqual([]);
-  });
-});
-
-describe('oauth_demo_cloud on a whole edge', () => {
-  const KEYS = [
-    'EDGE_OAUTH_CLIENT_ID',
-    'EDGE_OAUTH_CLIENT_SECRET',
-    'EDGE_OAUTH_AUTHORIZE_URL',
-    'EDGE_OAUTH_TOKEN_URL',
-    'EDGE_OAUTH_REDIRECT_URI',
-  ] as const;
-  let saved: Record<string, string | undefined>;
-  let dir: { dir: string; cleanup: () => void };
-  let edge: Edge;
-
-  beforeEach(async () => {
-    saved = Object.fromEntries(KEYS.map((k) => [k, process.env[k]]));
-    dir = tempDir();
-    // The redirect URI is the edge's own callback; the port is only known after start, which is fine for the token request.
-    Object.assign(process.env, {
-      EDGE_OAUTH_CLIENT_ID: 'edge-client',
-      EDGE_OAUTH_CLIENT_SECRET: 'edge-secret',
-      EDGE_OAUTH_AUTHORIZE_URL: 'https://auth.demo-cloud.test/authorize',
-      EDGE_OAUTH_TOKEN_URL: tokenUrl,
-      EDGE_OAUTH_REDIRECT_URI: 'http://edge.local/v1/config_flow/oauth/callback',
-    });
-    requests = [];
-    answer = (r, res) => {
-      if (r.form.code === 'good-code')
-        sendJson(res, 200, { access_token: 'at-edge', token_type: 'bearer', expires_in: 3600 });
-      else sendJson(res, 400, { error: 'invalid_grant' });
-    };
-    edge = await startEdge(dir.dir);
-  });
-  afterEach(async () => {
-    await edge.stop();
-    dir.cleanup();
-    for (const k of KEYS) {
-      if (saved[k] === undefined) delete process.env[k];
-      else process.env[k] = saved[k];
-    }
-  });
-
-  it('completes the flow through the callback without a bearer token', async () => {
-    const base = `http://127.0.0.1:${edge.ports.http}`;
-    const { token } = edge.tokens.create('oauth-test');
-    const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
-    const startRes = await fetch(`${base}/v1/config_flow`, {
-      method: 'POST',
-      headers: auth,
-      body: JSON.stringify({ handler: 'oauth_demo_cloud' }),
-    });
-    expect(startRes.status).toBe(200);
-    const started = (await startRes.json()) as any;
-    expect(started).toMatchObject({ type: 'form', handler: 'oauth_demo_cloud', stepId: 'auth' });
-    const authorize = new URL(started.description_placeholders.authorize_url);
-    expect(authorize.searchParams.get('redirect_uri')).toBe('http://edge.local/v1/config_flow/oauth/callback');
-    const state = authorize.searchParams.get('state')!;
-
-    const res = await fetch(`${base}/v1/config_flow/oauth/callback?code=good-code&state=${encodeURIComponent(state)}`);
-    expect(res.status).toBe(200);
-    expect(await res.text()).toContain('You can close this window.');
-    expect(requests.map((r) => r.form.code)).toEqual(['good-code']);
-
-    expect((await fetch(`${base}/v1/config_entries`)).status).toBe(401);
-    const entries = (await (await fetch(`${base}/v1/config_entries`, { headers: auth })).json()) as {
-      domain: string;
-    }[];
-    // (the edge keeps its own "mqtt" system entry next to it)
-    expect(entries.filter((e) => e.domain !== 'mqtt')).toEqual([
-      expect.objectContaining({ domain: 'oauth_demo_cloud', title: 'OAuth Demo Cloud', state: 'loaded' }),
-    ]);
-    expect(JSON.stringify(entries)).not.toContain('at-edge');
-    const unknown = await fetch(`${base}/v1/config_flow/oauth/callback?code=good-code&state=nope`);
-    expect(unknown.status).toBe(404);
-    expect(await unknown.json()).toEqual({ message: 'unknown or expired state' });
-  });
-});
-
-describe('oauth_demo_cloud entry', () => {
-  it('refreshes the access token before it expires and stores it in the entry', async () => {
-    requests = [];
-    const clock = Date.UTC(2026, 10, 1);
-    answer = (r, res) => {
-      if (r.form.grant_type === 'authorization_code')
-        sendJson(res, 200, { access_token: 'at-1', refresh_token: 'rt-1', token_type: 'Bearer', expires_in: 61 });
-      else if (r.form.grant_type === 'refresh_token' && r.form.refresh_token === 'rt-1')
-        sendJson(res, 200, { access_token: 'at-2', token_type: 'Bearer', expires_in: 3600 });
-      else sendJson(res, 400, { error: 'invalid_grant' });
-    };
-    const store = new InMemoryConfigEntryStore();
-    const component = new ConfigFlowComponent({
-      entries: store,
-      devices: new InMemoryDeviceRegistry(),
-      states: new InMemoryStates(),
-      integrations: [
-        createOAuthDemoCloudIntegration({
-          clientId: 'c',
-          clientSecret: 's',
-          authorizeUrl: 'https://auth.test/authorize',
-          tokenUrl,
-          redirectUri: 'http://edge.local/cb',
-          refreshMarginMs: 60_000,
-          now: () => clock,
-        }),
-      ],
-    });
-    await component.start();
-    try {
-      const start = await component.flows.startFlow('oauth_demo_cloud');
-      if (start.type !== 'form') throw new Error('expected a form');
-      const state = new URL(start.description_placeholders!.authorize_url).searchParams.get('state')!;
-      const done = await component.flows.advance(start.flowId, { code: 'c1', state });
-      expect(done).toMatchObject({ type: 'create_entry', result: { config_entry_id: 1 } });
-      // expires_at - margin is 1 s away.
-      await new Promise((r) => setTimeout(r, 1300));
-      expect(requests.map((r) => r.form.grant_type)).toEqual(['authorization_code', 'refresh_token']);
-      expect(requests[1].form).toEqual({
-        grant_type: 'refresh_token',
-        refresh_token: 'rt-1',
-        client_id: 'c',
-        client_secret: 's',
-      });
-      expect(store.get(1)?.data.token).toEqual({
-        access_token: 'at-2',
-        token_type: 'Bearer',
-        expires_in: 3600,
-        expires_at: clock / 1000 + 3600,
-        refresh_token: 'rt-1',
-      });
-    } finally {
-      await component.stop();
-    }
   });
 });

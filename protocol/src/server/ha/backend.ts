@@ -7,6 +7,7 @@ import type {
   HaAreaRegistryEntry,
   HaDeviceRegistryEntry,
   HaEntityRegistryEntry,
+  HaEntityRegistryChanges,
   HaCallService,
   HaCallServiceResult,
   HaConfig,
@@ -46,13 +47,13 @@ export interface HaBackend<P> {
   deviceRegistry(principal: P): Promise<HaDeviceRegistryEntry[]>;
   areaRegistry(principal: P): Promise<HaAreaRegistryEntry[]>;
   /**
-   * config/entity_registry/update (enable: disabled_by null, disable: "user"): the updated entry;
-   * throws HaCommandError('not_found') for an unknown entity
+   * config/entity_registry/update (name, icon, area_id, hidden_by, disabled_by; null clears): the
+   * updated entry; throws HaCommandError('not_found') for an unknown entity or area
    */
   updateEntityRegistry?(
     principal: P,
     entityId: string,
-    changes: { disabled_by?: 'user' | null },
+    changes: HaEntityRegistryChanges,
   ): Promise<HaEntityRegistryEntry>;
 
   // ---- optional: a backend without one answers HA's unknown_command (WebSocket) or 404 (REST)

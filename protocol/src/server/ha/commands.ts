@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import {
   HaCallService,
+  HaEntityRegistryGet,
   HaFireEvent,
   HaGetConfig,
   HaGetPanels,
@@ -40,6 +41,11 @@ export const coreCommands = {
     z.object({ id: z.number().int(), type: z.literal('config/entity_registry/list') }),
     (session) => session.backend.entityRegistry(session.principal),
   ),
+  'config/entity_registry/get': command(HaEntityRegistryGet, async (session, msg) => {
+    const entry = (await session.backend.entityRegistry(session.principal)).find((e) => e.entity_id === msg.entity_id);
+    if (!entry) throw new HaCommandError('not_found', 'Entity not found');
+    return entry;
+  }),
   'config/device_registry/list': command(
     z.object({ id: z.number().int(), type: z.literal('config/device_registry/list') }),
     (session) => session.backend.deviceRegistry(session.principal),

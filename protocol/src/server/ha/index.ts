@@ -5,4 +5,6 @@ export * from './command.ts';
 export { coreCommands, newContextId } from './commands.ts';
 export { mountHaRest } from './rest.ts';
 export { contextIdFor, toHaState } from './states.ts';
+export * from './registry.ts';
+export * from './config.ts';
 export { API_TOKEN_USER } from './client-commands.ts';

@@ -125,8 +125,8 @@ export const optionalCommands = {
   // HA answers {entity_entry} (plus require_restart/reload_delay when enabling: an edge needs neither)
   'config/entity_registry/update': command(HaEntityRegistryUpdate, async (session, msg) => {
     const update = need(session, 'updateEntityRegistry');
-    const changes = msg.disabled_by === undefined ? {} : { disabled_by: msg.disabled_by };
-    return { entity_entry: await update(session.principal, msg.entity_id, changes) };
+    const { id: _id, type: _type, entity_id: entityId, ...changes } = msg;
+    return { entity_entry: await update(session.principal, entityId, changes) };
   }),
 
   'history/history_during_period': command(HaHistoryDuringPeriod, async (session, msg) => {

@@ -476,6 +476,29 @@ export const EDGE_ENTRIES: Record<string, Entry> = {
       },
     ],
   },
+  'POST /v1/automations/{id}/trigger': {
+    // a refused run leaves no trace: the owner's traces are part of the snapshot
+    probes: (x) => [
+      {
+        what: "A's automation",
+        path: `/v1/automations/${x.w.a.automation.id}/trigger`,
+        deny: EVERYONE,
+        snapshot: async () => [
+          await automations(x, x.w.edges.A.id)(),
+          await x.read('A', `/v1/automations/${x.w.a.automation.id}/traces`),
+        ],
+      },
+      {
+        what: "O's automation",
+        path: `/v1/automations/${x.w.o.automation.id}/trigger`,
+        deny: EVERYONE,
+        snapshot: async () => [
+          await automations(x, x.w.edges.O.id)(),
+          await x.read('A@O', `/v1/automations/${x.w.o.automation.id}/traces`),
+        ],
+      },
+    ],
+  },
   'POST /v1/automations/webhook/{webhook_id}': {
     exempt: 'public',
     reason: 'the webhook_id (256 random bits) in the path is the authorization, by design (portal-api.md)',

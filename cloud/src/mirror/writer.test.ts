@@ -1,0 +1,106 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { EntityState, tunnel } from '@smarthome/protocol';
+import { startTestCloud, type TestCloud } from '../testing/harness.ts';
+import { sampleSnapshot, twoEdges } from '../testing/fixtures.ts';
+import type { MirrorStore } from './store.ts';
+import { MirrorWriter } from './writer.ts';
+
+let t: TestCloud;
+let mirror: MirrorStore;
+let edgeA: number;
+let edgeB: number;
+beforeAll(async () => {
+  t = await startTestCloud();
+  mirror = t.cloud.services.mirror;
+  ({ edgeA, edgeB } = await twoEdges(t));
+  await mirror.replaceSnapshot(edgeA, sampleSnapshot({ devices: 1 }), 1);
+  await mirror.replaceSnapshot(edgeB, sampleSnapshot({ devices: 1 }), 1);
+});
+afterAll(async () => {
+  await t.stop();
+});
+
+const lamp = (state: string): EntityState => ({
+  entity_id: 'light.lamp_1',
+  name: 'Lamp 1',
+  domain: 'light',
+  platform: 'demo',
+  state,
+  attributes: {},
+});
+const stateDelta = (state: string): tunnel.Delta => ({ kind: 'state', state: lamp(state) });
+
+/** The writer's commits and its callers' resolutions, in the order they happened. */
+function record(writer: MirrorWriter): string[] {
+  const events: string[] = [];
+  writer.on('commit', (edges: number[]) =>
+    events.push(`commit ${edges.map((e) => (e === edgeA ? 'A' : e === edgeB ? 'B' : 'X')).join(',')}`),
+  );
+  return events;
+}
+
+describe('MirrorWriter', () => {
+  it("commits two edges' deltas of one tick in one transaction, and resolves each only after it", async () => {
+    // no time budget here: a loaded machine's pause must not split the transaction
+    const writer = new MirrorWriter(t.cloud.database, mirror, { budgetMs: Infinity });
+    const events = record(writer);
+    const [a, b] = await Promise.all([
+      writer.applyDeltas(edgeA, [stateDelta('on')], 2).then((out) => (events.push('A resolved'), out)),
+      writer
+        .applyDeltas(edgeB, [stateDelta('on'), stateDelta('off')], 3)
+        .then((out) => (events.push('B resolved'), out)),
+    ]);
+    expect(events).toEqual(['commit A,B', 'A resolved', 'B resolved']);
+    expect(writer.commits).toBe(1);
+    // per delta, the state it replaced (the snapshot's, then the batch's own)
+    expect(a.map((o) => o.oldState?.state)).toEqual(['off']);
+    expect(b.map((o) => o.oldState?.state)).toEqual(['off', 'on']);
+    expect(await mirror.lastSeq(edgeA)).toBe(2);
+    expect(await mirror.lastSeq(edgeB)).toBe(3);
+    expect((await mirror.state([edgeA], 'light.lamp_1'))?.state).toBe('on');
+    expect((await mirror.state([edgeB], 'light.lamp_1'))?.state).toBe('off');
+  });
+
+  it("a batch that fails fails alone: the other edges' batches of its tick are committed", async () => {
+    const writer = new MirrorWriter(t.cloud.database, mirror, { budgetMs: Infinity });
+    const events = record(writer);
+    const missingEdge = 999_999; // no such edge: the mirror's foreign key refuses its rows
+    const results = await Promise.allSettled([
+      writer.applyDeltas(edgeA, [stateDelta('off')], 4),
+      writer.applyDeltas(missingEdge, [stateDelta('on')], 1),
+      writer.applyDeltas(edgeB, [stateDelta('on')], 5),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    // the shared transaction rolled back; each batch then went alone
+    expect(events).toEqual(['commit A', 'commit B']);
+    expect(await mirror.lastSeq(edgeA)).toBe(4);
+    expect(await mirror.lastSeq(edgeB)).toBe(5);
+    expect(await mirror.lastSeq(missingEdge)).toBeNull();
+    expect((await mirror.state([edgeA], 'light.lamp_1'))?.state).toBe('off');
+    expect((await mirror.state([edgeB], 'light.lamp_1'))?.state).toBe('on');
+  });
+
+  it('a transaction takes at most maxDeltas; the rest commits in the next one, in order', async () => {
+    const writer = new MirrorWriter(t.cloud.database, mirror, { maxDeltas: 2, budgetMs: Infinity });
+    const events = record(writer);
+    await Promise.all([
+      writer.applyDeltas(edgeA, [stateDelta('on'), stateDelta('off')], 7),
+      writer.applyDeltas(edgeB, [stateDelta('off')], 8),
+    ]);
+    expect(events).toEqual(['commit A', 'commit B']);
+    expect(await mirror.lastSeq(edgeA)).toBe(7);
+    expect(await mirror.lastSeq(edgeB)).toBe(8);
+  });
+
+  it('a transaction stops taking work once its time budget is spent: the rest commits next, in order', async () => {
+    const writer = new MirrorWriter(t.cloud.database, mirror, { budgetMs: 0 });
+    const events = record(writer);
+    await Promise.all([
+      writer.applyDeltas(edgeA, [stateDelta('on')], 9),
+      writer.applyDeltas(edgeB, [stateDelta('on')], 10),
+      writer.applyDeltas(edgeB, [], 11),
+    ]);
+    expect(events).toEqual(['commit A', 'commit B', 'commit B']);
+    expect(await mirror.lastSeq(edgeB)).toBe(11);
+  });
+});

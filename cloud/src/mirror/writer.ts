@@ -1,0 +1,124 @@
+import { EventEmitter } from 'node:events';
+import type { EntityState, tunnel } from '@smarthome/protocol';
+import type { CloudDatabase } from '../db/database.ts';
+import type { MirrorStore } from './store.ts';
+
+type Result = { oldState: EntityState | null }[];
+
+interface Item {
+  edgeId: number;
+  deltas: readonly tunnel.Delta[];
+  lastSeq: number | null;
+  resolve: (out: Result) => void;
+  reject: (err: unknown) => void;
+}
+
+export interface MirrorWriterOptions {
+  /** time one transaction may spend taking work before it commits (the rest waits a tick) */
+  budgetMs?: number;
+  /** deltas one transaction takes at most */
+  maxDeltas?: number;
+  /** transactions open at once (default: 1 on SQLite, which runs them one after the other anyway; 4 on PostgreSQL) */
+  maxInFlight?: number;
+}
+
+/**
+ * Group commit of the edges' deltas: the batches handed in by every edge during one turn of the
+ * event loop are written in one transaction, and each caller's promise resolves only after that
+ * commit (the tunnel acknowledges then: acknowledged means durable). Few transactions are in flight
+ * at a time (one on SQLite), so work arriving meanwhile joins the next one; a transaction stops taking work after
+ * `budgetMs` (SQLite runs it without yielding: its length is an event-loop stall). An edge hands in
+ * its next batch only after the last one resolved (the tunnel queues per edge), so per-edge order
+ * holds. Holds nothing but queued work, which its callers await. Emits 'commit' (the edge ids of
+ * the batches committed, in order) after each commit, before any caller hears of it.
+ */
+export class MirrorWriter extends EventEmitter {
+  private readonly database: CloudDatabase;
+  private readonly mirror: MirrorStore;
+  private readonly budgetMs: number;
+  private readonly maxDeltas: number;
+  private readonly maxInFlight: number;
+  private queue: Item[] = [];
+  private scheduled = false;
+  private inFlight = 0;
+  /** transactions committed (for tests and the bench: batching is observable) */
+  commits = 0;
+
+  constructor(database: CloudDatabase, mirror: MirrorStore, options: MirrorWriterOptions = {}) {
+    super();
+    this.database = database;
+    this.mirror = mirror;
+    // SQLite's transaction is a stall of the loop; PostgreSQL's only holds row locks longer
+    this.budgetMs = options.budgetMs ?? (database.dialect === 'postgres' ? 50 : 15);
+    this.maxDeltas = options.maxDeltas ?? 2000;
+    // PostgreSQL's statements do not block the loop: a few transactions overlap their round trips
+    this.maxInFlight = options.maxInFlight ?? (database.dialect === 'postgres' ? 4 : 1);
+  }
+
+  /** Like MirrorStore.applyDeltas, but committed with the other edges' work of the same tick. */
+  applyDeltas(edgeId: number, deltas: readonly tunnel.Delta[], lastSeq: number | null = null): Promise<Result> {
+    return new Promise<Result>((resolve, reject) => {
+      this.queue.push({ edgeId, deltas, lastSeq, resolve, reject });
+      this.schedule();
+    });
+  }
+
+  private schedule(): void {
+    if (this.scheduled || this.inFlight >= this.maxInFlight || this.queue.length === 0) return;
+    this.scheduled = true;
+    // the other edges' messages read in this turn of the loop join the same transaction
+    setImmediate(() => {
+      this.scheduled = false;
+      this.inFlight += 1;
+      void this.flush();
+    });
+  }
+
+  private async flush(): Promise<void> {
+    const taken: Item[] = [];
+    try {
+      const outs = await this.database.atomic(async () => {
+        const started = performance.now();
+        const results: Result[] = [];
+        let deltas = 0;
+        while (this.queue.length > 0) {
+          if (taken.length > 0 && (deltas >= this.maxDeltas || performance.now() - started >= this.budgetMs)) break;
+          const item = this.queue.shift()!;
+          taken.push(item);
+          deltas += item.deltas.length;
+          results.push(await this.mirror.applyDeltas(item.edgeId, item.deltas, item.lastSeq));
+        }
+        return results;
+      });
+      if (taken.length === 0) return; // another transaction took the work first
+      this.commits += 1;
+      this.emit(
+        'commit',
+        taken.map((item) => item.edgeId),
+      );
+      taken.forEach((item, i) => item.resolve(outs[i]!));
+    } catch (err) {
+      // Nothing was taken (the transaction could not begin): fail what waits rather than spin.
+      if (taken.length === 0) for (const item of this.queue.splice(0)) item.reject(err);
+      // One edge's bad batch must not fail the others': each is retried alone.
+      else if (taken.length === 1) taken[0]!.reject(err);
+      else await this.alone(taken);
+    } finally {
+      this.inFlight -= 1;
+      this.schedule();
+    }
+  }
+
+  private async alone(items: Item[]): Promise<void> {
+    for (const item of items) {
+      try {
+        const out = await this.mirror.applyDeltas(item.edgeId, item.deltas, item.lastSeq);
+        this.commits += 1;
+        this.emit('commit', [item.edgeId]);
+        item.resolve(out);
+      } catch (err) {
+        item.reject(err);
+      }
+    }
+  }
+}

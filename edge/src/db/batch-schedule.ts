@@ -1,0 +1,102 @@
+/**
+ * When a write-behind hands its queue to `write`: at most `delayMs` after the first queued
+ * change, or on the next turn once `maxBatch` are queued; a failed background write keeps
+ * its rows (the subclass puts them back in front) and is retried after the delay (at least
+ * 1 s); flush() writes at once and throws what `write` throws. Subclasses own the queue.
+ */
+export abstract class BatchSchedule<B> {
+  private readonly delayMs: number;
+  private readonly maxBatch: number;
+  private readonly write: (batch: B) => void;
+  private readonly onError: (err: unknown) => void;
+  private timer: NodeJS.Timeout | null = null;
+  private immediate: NodeJS.Immediate | null = null;
+  private running = false;
+  /** The last background write error, if any (for diagnostics). */
+  lastError: unknown = null;
+
+  /** onError: told of each failed background write (the rows are kept and retried) */
+  constructor(options: {
+    delayMs: number;
+    maxBatch: number;
+    write: (batch: B) => void;
+    onError?: (err: unknown) => void;
+  }) {
+    this.delayMs = options.delayMs;
+    this.maxBatch = options.maxBatch;
+    this.write = options.write;
+    this.onError = options.onError ?? (() => {});
+  }
+
+  abstract get pending(): number;
+  /** The queue as one batch, leaving it empty. */
+  protected abstract take(): B;
+  /** A batch whose write failed, back in front of what was queued meanwhile. */
+  protected abstract putBack(batch: B): void;
+
+  start(): void {
+    this.running = true;
+  }
+
+  /** Writes what is queued now; throws what `write` throws, keeping the rows. */
+  flush(): void {
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = null;
+    }
+    if (this.immediate) {
+      clearImmediate(this.immediate);
+      this.immediate = null;
+    }
+    if (this.pending === 0 || !this.running) return;
+    const batch = this.take();
+    try {
+      this.write(batch);
+    } catch (err) {
+      this.putBack(batch);
+      throw err;
+    }
+  }
+
+  stop(): void {
+    this.flush();
+    this.running = false;
+  }
+
+  /** Stops even when the last flush throws. */
+  protected halt(): void {
+    this.running = false;
+  }
+
+  /** Called by the subclass after it queued something. */
+  protected queued(): void {
+    if (!this.running) return;
+    if (this.pending >= this.maxBatch) {
+      this.immediate ??= setImmediate(() => {
+        this.immediate = null;
+        this.flushInBackground();
+      });
+      return;
+    }
+    this.timer ??= setTimeout(() => {
+      this.timer = null;
+      this.flushInBackground();
+    }, this.delayMs);
+  }
+
+  private flushInBackground(): void {
+    try {
+      this.flush();
+    } catch (err) {
+      this.lastError = err;
+      this.onError(err);
+      this.timer ??= setTimeout(
+        () => {
+          this.timer = null;
+          this.flushInBackground();
+        },
+        Math.max(this.delayMs, 1000),
+      );
+    }
+  }
+}

@@ -1,0 +1,181 @@
+import type { Database, Statement } from 'better-sqlite3';
+import { domainOf, NEED_ATTRIBUTE_DOMAINS, SIGNIFICANT_DOMAINS } from './domains.ts';
+import { isoTimeFormatter } from './ha-time.ts';
+
+/**
+ * A history answer written as JSON text from raw rows, for both HA shapes (WebSocket
+ * `history/history_during_period`: `{entity_id: [{s, a, lu, lc?}]}`; REST `/api/history/period`:
+ * `[[{entity_id, state, attributes, last_changed, last_updated}]]`), with the same items as
+ * `compressedHistoryJson` / `restHistoryJson` over `RecorderQueries.history()` (equal after
+ * JSON.parse; a test checks it), without the objects in between: rows come as arrays, each
+ * attribute set's stored JSON (the store's JSON.stringify of an object) is read once per answer
+ * and spliced as text (no parse and stringify), states are quoted once, REST times are
+ * formatted once per minute, and minimal tails read two columns. (Tried and dropped: SQLite writing the items with group_concat, one
+ * string per entity: no less CPU in the WebSocket shape and more in REST, where strftime was
+ * the cost; sending the answer as Buffers from SQLite instead of one string: no less CPU.)
+ */
+
+export type HistoryFormat = 'websocket' | 'rest';
+
+export interface HistoryJsonOptions {
+  format: HistoryFormat;
+  minimal_response?: boolean;
+  no_attributes?: boolean;
+}
+
+/** The period and filters, defaults applied (see HistoryQuery). */
+export interface HistoryRange {
+  start: number;
+  end: number;
+  include_start_time_state: boolean;
+  significant_changes_only: boolean;
+}
+
+const range = (significant: boolean) =>
+  `metadata_id = @metadata_id AND last_updated >= @start AND last_updated < @end${significant ? ' AND last_changed IS NULL' : ''}`;
+
+/** The statements (exported so a test can check their query plans). */
+export function historyJsonSql(significant: boolean) {
+  return {
+    /** [state, attributes_id]: the last row before start, the first item (stamped at start) */
+    start: `SELECT state, attributes_id FROM recorder_states
+      WHERE metadata_id = @metadata_id AND last_updated < @start ORDER BY last_updated DESC, state_id DESC LIMIT 1`,
+    /** [state, attributes_id, last_updated, last_changed] */
+    rows: `SELECT state, attributes_id, last_updated, last_changed FROM recorder_states
+      WHERE ${range(significant)} ORDER BY last_updated, state_id`,
+    /** a minimal answer's first row when there is no start state */
+    first: `SELECT state, attributes_id, last_updated, last_changed FROM recorder_states
+      WHERE ${range(significant)} ORDER BY last_updated, state_id LIMIT 1`,
+    /** [state, last_updated]: a minimal answer's rows (two columns: half the values to fetch) */
+    minimal: `SELECT state, last_updated FROM recorder_states WHERE ${range(significant)} ORDER BY last_updated, state_id`,
+  };
+}
+
+type Statements = { start: Statement; rows: Statement; first: Statement; minimal: Statement };
+type Row = [state: string | null, attributesId: number | null, lastUpdated: number, lastChanged: number | null];
+
+const ATTRIBUTES_SQL = 'SELECT shared FROM recorder_attributes WHERE attributes_id = ?';
+
+/** An answer's item writers: a full item from a row, a minimal one from a state and its time. */
+interface Items {
+  full: (row: Row) => string;
+  minimal: (state: string | null, lastUpdated: number) => string;
+}
+
+/** Writes history answers; statements are prepared on first use (per significant filter). */
+export class HistoryJsonWriter {
+  private readonly sqlite: () => Database;
+  private readonly prepared = new Map<boolean, Statements>();
+  private attributesStatement: Statement | null = null;
+
+  constructor(sqlite: () => Database) {
+    this.sqlite = sqlite;
+  }
+
+  /** The database closed: statements must be prepared again on the next open. */
+  reset(): void {
+    this.prepared.clear();
+    this.attributesStatement = null;
+  }
+
+  /** `entities`: [entity_id, metadata_id] in the answer's order. */
+  write(entities: [string, number][], period: HistoryRange, options: HistoryJsonOptions): string {
+    const rest = options.format === 'rest';
+    const parts: string[] = [];
+    const writers = this.itemWriters(options);
+    for (const [entityId, metadataId] of entities) {
+      const domain = domainOf(entityId);
+      const st = this.statements(period.significant_changes_only && !SIGNIFICANT_DOMAINS.has(domain));
+      const items = writers(entityId);
+      const params = { metadata_id: metadataId, start: period.start, end: period.end };
+      const before = period.include_start_time_state
+        ? (st.start.get({ metadata_id: metadataId, start: period.start }) as [string | null, number | null] | undefined)
+        : undefined;
+      // the start state, stamped at start
+      const head: Row | undefined = before && [before[0], before[1], period.start, null];
+      const out: string[] = head ? [items.full(head)] : [];
+      if (!options.minimal_response || NEED_ATTRIBUTE_DOMAINS.has(domain)) {
+        for (const row of st.rows.all(params) as Row[]) out.push(items.full(row));
+      } else {
+        // the first item full (the start state, else the first row), then each change of state
+        const first = head ?? (st.first.get(params) as Row | undefined);
+        if (first && !head) out.push(items.full(first));
+        let previous = first?.[0];
+        const rows = first ? (st.minimal.all(params) as [string | null, number][]) : [];
+        // (without a start state the first row is skipped as unchanged: it is `first`)
+        for (const [state, lastUpdated] of rows) {
+          if (state === previous) continue;
+          previous = state;
+          out.push(items.minimal(state, lastUpdated));
+        }
+      }
+      if (!out.length) continue;
+      parts.push(rest ? `[${out.join(',')}]` : `${JSON.stringify(entityId)}:[${out.join(',')}]`);
+    }
+    return rest ? `[${parts.join(',')}]` : `{${parts.join(',')}}`;
+  }
+
+  /**
+   * Per answer: each state quoted once (few per entity), times formatted per minute, each
+   * attribute set's stored text read once and spliced as is; then per entity its item writers.
+   */
+  private itemWriters(options: HistoryJsonOptions): (entityId: string) => Items {
+    const quoted = new Map<string | null, string>();
+    const quote = (state: string | null) => {
+      let text = quoted.get(state);
+      if (text === undefined) {
+        text = JSON.stringify(state);
+        quoted.set(state, text);
+      }
+      return text;
+    };
+    const texts = new Map<number, string>();
+    const attributes = options.no_attributes
+      ? () => '{}'
+      : (id: number | null) => {
+          if (id === null) return '{}';
+          let text = texts.get(id);
+          if (text === undefined) {
+            this.attributesStatement ??= this.sqlite().prepare(ATTRIBUTES_SQL).pluck();
+            text = (this.attributesStatement.get(id) as string | undefined) || '{}';
+            texts.set(id, text);
+          }
+          return text;
+        };
+    if (options.format === 'websocket')
+      return () => ({
+        full: ([state, attributesId, lu, lc]) =>
+          lc === null || lc === lu
+            ? `{"s":${quote(state)},"a":${attributes(attributesId)},"lu":${lu}}`
+            : `{"s":${quote(state)},"a":${attributes(attributesId)},"lu":${lu},"lc":${lc}}`,
+        minimal: (state, lu) => `{"s":${quote(state)},"lu":${lu}}`,
+      });
+    const iso = isoTimeFormatter();
+    return (entityId) => {
+      const prefix = `{"entity_id":${JSON.stringify(entityId)},"state":`;
+      return {
+        full: ([state, attributesId, lu, lc]) => {
+          const updated = iso(lu);
+          return `${prefix}${quote(state)},"attributes":${attributes(attributesId)},"last_changed":"${lc === null ? updated : iso(lc)}","last_updated":"${updated}"}`;
+        },
+        minimal: (state, lu) => `{"state":${quote(state)},"last_changed":"${iso(lu)}"}`,
+      };
+    };
+  }
+
+  private statements(significant: boolean): Statements {
+    let st = this.prepared.get(significant);
+    if (!st) {
+      const sql = historyJsonSql(significant);
+      const sqlite = this.sqlite();
+      st = {
+        start: sqlite.prepare(sql.start).raw(),
+        rows: sqlite.prepare(sql.rows).raw(),
+        first: sqlite.prepare(sql.first).raw(),
+        minimal: sqlite.prepare(sql.minimal).raw(),
+      };
+      this.prepared.set(significant, st);
+    }
+    return st;
+  }
+}

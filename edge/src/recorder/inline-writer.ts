@@ -1,0 +1,51 @@
+import type { EdgeDatabase } from '../db/database.ts';
+import { RecorderStore, type PendingRow } from './store.ts';
+import type { RowWriter } from './writer.ts';
+
+/**
+ * The recorder's rows written on the calling thread, with the edge's own connection: what the
+ * recorder did before its writer thread (`RECORDER_WRITER=inline`), kept as the benchmark's
+ * same-run baseline and for hosts where a second thread is unwanted.
+ */
+export class InlineWriter implements RowWriter {
+  private readonly database: EdgeDatabase;
+  private readonly store: RecorderStore;
+  batches = 0;
+  readonly pendingRows = 0;
+
+  constructor(database: EdgeDatabase) {
+    this.database = database;
+    this.store = new RecorderStore(database);
+  }
+
+  start(): void {
+    this.store.open();
+  }
+
+  write(rows: PendingRow[]): void {
+    this.store.write(rows);
+    this.batches++;
+  }
+
+  flush(): void {}
+
+  renameEntity(oldId: string, newId: string): boolean {
+    return this.store.renameEntity(oldId, newId);
+  }
+
+  async deleteOrphans(metadataId: number): Promise<number> {
+    const n = this.database.sqlite
+      .prepare(
+        `DELETE FROM recorder_attributes WHERE metadata_id = ? AND attributes_id NOT IN
+          (SELECT attributes_id FROM recorder_states WHERE metadata_id = ? AND attributes_id IS NOT NULL)`,
+      )
+      .run(metadataId, metadataId).changes;
+    // a cached id may name a set just deleted: the next write must look it up again
+    this.store.forgetAttributes();
+    return n;
+  }
+
+  async stop(): Promise<void> {
+    this.store.close();
+  }
+}

@@ -1,0 +1,47 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { EdgeDatabase } from '../db/database.ts';
+import { tempDir } from '../testing/edge.ts';
+import { RecorderStore, type PendingState } from './store.ts';
+
+const tmps: ReturnType<typeof tempDir>[] = [];
+afterEach(() => {
+  while (tmps.length) tmps.pop()!.cleanup();
+});
+
+const row = (state: string, attributes: Record<string, unknown>, t: number): PendingState => ({
+  kind: 'state',
+  entity_id: 'sensor.power',
+  state,
+  attributes,
+  last_updated: t,
+  last_changed: null,
+});
+
+describe('recorder store: attribute sets', () => {
+  it('finds a set stored before a restart or a purge, and inserts new ones once', () => {
+    const tmp = tempDir();
+    tmps.push(tmp);
+    const database = new EdgeDatabase(tmp.dir);
+    database.open();
+    const sets = () =>
+      database.sqlite.prepare('SELECT shared FROM recorder_attributes ORDER BY attributes_id').pluck().all();
+    const ids = () =>
+      database.sqlite.prepare('SELECT attributes_id FROM recorder_states ORDER BY state_id').pluck().all();
+    try {
+      const first = new RecorderStore(database);
+      first.open();
+      first.write([row('1', { v: 1 }, 1), row('2', { v: 2 }, 2), row('3', { v: 1 }, 3)]);
+      first.close();
+      // a new store knows nothing in memory: the stored sets are found, not written again
+      const second = new RecorderStore(database);
+      second.open();
+      second.write([row('4', { v: 2 }, 4), row('5', { v: 3 }, 5)]);
+      second.forgetAttributes(); // as after a purge
+      second.write([row('6', { v: 1 }, 6), row('7', { v: 3 }, 7)]);
+      expect(sets()).toEqual(['{"v":1}', '{"v":2}', '{"v":3}']);
+      expect(ids()).toEqual([1, 2, 1, 2, 3, 1, 3]);
+    } finally {
+      database.close();
+    }
+  });
+});
