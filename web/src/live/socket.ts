@@ -5,6 +5,7 @@ import {
   type HaWebSocket,
 } from 'home-assistant-js-websocket';
 import type { HaAuth } from '@smarthome/protocol/ha/messages';
+import { expired } from '../api/token.ts';
 
 /**
  * The auth phase of `/api/websocket` for home-assistant-js-websocket's `createSocket` option. The
@@ -23,25 +24,6 @@ export interface PortalAuth {
   /** the portal's refresh flow (the cloud's refresh token); false when there is none or it failed */
   refresh(): Promise<boolean>;
 }
-
-/** A JWT's `exp` (the cloud's access tokens); null for anything else (the edge's `sht_…` tokens never expire). */
-export function tokenExpiry(token: string): number | null {
-  const payload = token.split('.')[1];
-  if (!payload) return null;
-  try {
-    const json = JSON.parse(atob(payload.replace(/-/g, '+').replace(/_/g, '/'))) as { exp?: unknown };
-    return typeof json.exp === 'number' ? json.exp * 1000 : null;
-  } catch {
-    return null;
-  }
-}
-
-/** Refresh a little early: the server ends a session at the token's expiry. */
-const EXPIRY_MARGIN_MS = 30_000;
-const expired = (token: string) => {
-  const exp = tokenExpiry(token);
-  return exp !== null && exp - EXPIRY_MARGIN_MS <= Date.now();
-};
 
 /**
  * Same contract as the library's createSocket: resolves with a socket past auth_ok (haVersion set,
