@@ -156,6 +156,10 @@ describe.skipIf(!CHROMIUM)(`portal live states through home-assistant-js-websock
     const expired = `e30.${Buffer.from(JSON.stringify({ exp: 1 })).toString('base64url')}.x`;
     const { page, problems } = await newPage(browser);
     const w = watch(page);
+    const refreshes: string[] = [];
+    page.on('request', (r) => {
+      if (new URL(r.url()).pathname === '/v1/auth/token') refreshes.push(r.postData() ?? '');
+    });
     await holdApiUntilSocketAuth(page, w);
     await openSignedIn(page, cloud.url, {
       access_token: expired,
@@ -169,6 +173,10 @@ describe.skipIf(!CHROMIUM)(`portal live states through home-assistant-js-websock
     expect(auths).toHaveLength(1);
     expect(auths[0].access_token).not.toBe(expired);
     expect(auths[0].access_token).toBe(await storedToken(page));
+    // the page's own calls wait for the same refresh instead of sending the expired token and
+    // rotating the refresh token a second time
+    await page.getByRole('heading', { level: 1 }).waitFor();
+    expect(refreshes.map((b) => (JSON.parse(b) as { grant_type: string }).grant_type)).toEqual(['refresh_token']);
     expect(problems).toEqual([]);
   }, 120_000);
 

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { TokenResponse } from '@smarthome/protocol/auth';
 import { portalKind, session } from './session.ts';
+import { expired } from './token.ts';
 
 /** An answer other than 2xx, worded as the API worded it ({message} or {error}). */
 export class ApiError extends Error {
@@ -85,12 +86,22 @@ async function errorOf(res: Response): Promise<ApiError> {
   return new ApiError(res.status, message, Number.isFinite(retry) && retry > 0 ? Math.ceil(retry) : null);
 }
 
-/** One API call; a 401 with a refresh token refreshes once and retries, else signs out. */
+/**
+ * One API call. A token known to be expired is refreshed before it is sent. A 401 retries once: with
+ * the token another call's refresh stored meanwhile, else after a refresh of its own (each refresh
+ * rotates the refresh token, so calls that fail together must not refresh one after another); a
+ * second 401 signs out.
+ */
 export async function api<T = unknown>(method: string, path: string, opts: CallOptions<T> = {}): Promise<T> {
   const anonymous = opts.anonymous ?? false;
-  let res = await send(method, path, opts.body, anonymous, opts.org, opts.headers);
+  const call = () => send(method, path, opts.body, anonymous, opts.org, opts.headers);
+  const sentWith = anonymous ? undefined : session.get()?.access_token;
+  if (sentWith && expired(sentWith)) await refresh();
+  const tokenBefore = session.get()?.access_token;
+  let res = await call();
   if (res.status === 401 && !anonymous && session.get()) {
-    if (await refresh()) res = await send(method, path, opts.body, anonymous, opts.org, opts.headers);
+    const replaced = session.get()?.access_token !== tokenBefore;
+    if (replaced || (await refresh())) res = await call();
     if (res.status === 401) session.set(null);
   }
   if (!res.ok) throw await errorOf(res);
