@@ -1,54 +1,32 @@
-import { randomUUID, randomBytes } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import { and, desc, eq, gt, inArray, isNull, lt, or, sql } from 'drizzle-orm';
+import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { TokenResponse, User } from '@smarthome/protocol';
-import { conflict, forbidden, notFound, rateLimited, unauthorized } from '@smarthome/protocol/server';
+import { conflict, forbidden, rateLimited, unauthorized } from '@smarthome/protocol/server';
 import type { CloudDatabase } from '../db/database.ts';
 import type { AccessCache } from '../authz/access-cache.ts';
-import { mfaBackupCodes, personalAccessTokens, refreshTokens, sessionRevocations, users } from './tables.ts';
+import { refreshTokens, users } from './tables.ts';
 import { dummyPasswordHash, hashPassword, newSecret, sha256, verifyPassword } from './secrets.ts';
 import type { AccessTokenSigner } from './jwt.ts';
 import type { LoginThrottle } from './throttle.ts';
 import type { EmailLinks } from './email-links.ts';
 import type { MailQueue } from '../mail/queue.ts';
 import { renderMail } from '../mail/templates.ts';
-import { acceptCode, looksLikeTotp } from './totp.ts';
+import {
+  patCredential,
+  sessionCredential,
+  type CredentialsRevoked,
+  type Principal,
+  type SessionClient,
+} from './credentials.ts';
+import { PersonalAccessTokens } from './personal-access-tokens.ts';
+import { SecondFactor } from './second-factor.ts';
+import { SessionRevocations } from './session-revocations.ts';
 
-export type Principal = {
-  userId: string;
-  via: 'jwt' | 'pat';
-  tokenId?: string;
-  /** what a revocation names (see CredentialsRevoked); null: nothing revokes it before it expires */
-  credential: string | null;
-  /** ms since the epoch when it stops working; null: never (a PAT, until revoked) */
-  expiresAt: number | null;
-};
+// Callers import these from here, as before the split.
+export { patCredential, sessionCredential, type CredentialsRevoked, type Principal, type SessionClient };
 
-/**
- * Credentials that stopped working before their time: whatever stays open on them (app
- * sockets) must end. A credential is "pat:<id>" for a personal access token, "session:<id>"
- * for the access tokens of a sign-in session (a refresh-token family).
- */
-export interface CredentialsRevoked {
-  userId: string;
-  credentials: string[];
-  /** a short close reason ("token revoked") and what the client is told */
-  reason: string;
-  message: string;
-}
-
-/** Who opened a sign-in session: shown in the session list. */
-export interface SessionClient {
-  userAgent: string | null;
-  address: string;
-}
-
-export const patCredential = (id: string) => `pat:${id}`;
-export const sessionCredential = (familyId: string) => `session:${familyId}`;
-
-const PAT_PREFIX = 'shp_pat';
 const REFRESH_PREFIX = 'shp_rt';
-const BACKUP_CODE_COUNT = 10;
 
 const now = () => new Date().toISOString();
 const toUser = (u: typeof users.$inferSelect): User => ({ id: u.id, email: u.email, name: u.name ?? null });
@@ -67,36 +45,35 @@ export interface AuthServiceDeps {
   mail?: MailQueue;
 }
 
-const PAT_LAST_USED_GRANULARITY_MS = 60_000;
-
 /**
- * Accounts, sessions (access + rotating refresh tokens), personal access tokens, MFA backup
- * codes. Emits 'revoked' once a revocation is stored.
+ * Accounts and sessions (access + rotating refresh tokens); personal access tokens, the second
+ * factor and stored session revocations through the modules of the same names. Emits
+ * 'revoked' once a revocation is stored.
  */
 export class AuthService extends EventEmitter<{ revoked: [CredentialsRevoked] }> {
   private readonly deps: AuthServiceDeps;
-  /** what authenticate() runs on every request */
-  private readonly perRequest;
+  private readonly pats: PersonalAccessTokens;
+  private readonly secondFactor: SecondFactor;
+  private readonly revocations: SessionRevocations;
+  /** what authenticate() runs on every request with an access token */
+  private readonly userExists;
   constructor(deps: AuthServiceDeps) {
     super();
     this.deps = deps;
-    this.perRequest = deps.database.prepared((db) => ({
-      patByHash: db
-        .select()
-        .from(personalAccessTokens)
-        .where(eq(personalAccessTokens.tokenHash, sql.placeholder('hash')))
-        .prepare(),
-      userExists: db
+    this.pats = new PersonalAccessTokens(deps.database);
+    this.secondFactor = new SecondFactor(deps.database);
+    this.revocations = new SessionRevocations({
+      database: deps.database,
+      refreshTtlSeconds: deps.refreshTtlSeconds,
+      accessTtlSeconds: deps.signer.expiresIn,
+    });
+    this.userExists = deps.database.prepared((db) =>
+      db
         .select({ id: users.id })
         .from(users)
         .where(eq(users.id, sql.placeholder('id')))
         .prepare(),
-      sessionRevoked: db
-        .select({ id: sessionRevocations.sessionId })
-        .from(sessionRevocations)
-        .where(eq(sessionRevocations.sessionId, sql.placeholder('id')))
-        .prepare(),
-    }));
+    );
   }
   private get db() {
     return this.deps.database.db;
@@ -218,7 +195,7 @@ export class AuthService extends EventEmitter<{ revoked: [CredentialsRevoked] }>
     }
     if (row.expiresAt < now()) throw unauthorized('invalid_grant');
     // A token its family's revocation missed (issued by a refresh racing with it) is dead too.
-    if (await this.perRequest().sessionRevoked.get({ id: row.familyId })) throw unauthorized('invalid_grant');
+    if (await this.revocations.isRevoked(row.familyId)) throw unauthorized('invalid_grant');
     const claimed = await this.db
       .update(refreshTokens)
       .set({ usedAt: now() })
@@ -255,24 +232,14 @@ export class AuthService extends EventEmitter<{ revoked: [CredentialsRevoked] }>
 
   /** Resolves an Authorization bearer value (JWT or PAT) to a principal, or null. */
   async authenticate(token: string): Promise<Principal | null> {
-    if (token.startsWith(`${PAT_PREFIX}_`)) {
-      const row = await this.perRequest().patByHash.get({ hash: sha256(token) });
-      if (!row || row.revokedAt) return null;
-      // last_used_at is informational: a write per minute, not one per request.
-      const at = now();
-      if (!row.lastUsedAt || Date.parse(at) - Date.parse(row.lastUsedAt) >= PAT_LAST_USED_GRANULARITY_MS) {
-        await this.db.update(personalAccessTokens).set({ lastUsedAt: at }).where(eq(personalAccessTokens.id, row.id));
-      }
-      return { userId: row.userId, via: 'pat', tokenId: row.id, credential: patCredential(row.id), expiresAt: null };
-    }
+    if (this.pats.recognises(token)) return this.pats.authenticate(token);
     const claims = await this.deps.signer.verify(token);
     if (!claims) return null;
     const { userId, sessionId } = claims;
     // A deleted account's tokens, and a revoked session's, stop working at once.
     const load = async () => {
-      const q = this.perRequest();
-      if (!(await q.userExists.get({ id: userId }))) return false;
-      return sessionId === null || !(await q.sessionRevoked.get({ id: sessionId }));
+      if (!(await this.userExists().get({ id: userId }))) return false;
+      return sessionId === null || !(await this.revocations.isRevoked(sessionId));
     };
     const key = sessionId === null ? `user:${userId}` : `session:${userId}:${sessionId}`;
     const valid = this.deps.accessCache ? await this.deps.accessCache.get(key, load) : await load();
@@ -292,34 +259,8 @@ export class AuthService extends EventEmitter<{ revoked: [CredentialsRevoked] }>
    * opened with them ('revoked').
    */
   async revokeSessions(userId: string, familyIds: string[], message: string): Promise<void> {
-    await this.deps.database.transaction(() => this.storeSessionRevocations(userId, familyIds));
+    await this.deps.database.transaction(() => this.revocations.store(userId, familyIds));
     this.announceSessionsRevoked(userId, familyIds, message);
-  }
-
-  /** The database half of revokeSessions(), for a caller's transaction. */
-  private async storeSessionRevocations(userId: string, familyIds: string[]): Promise<void> {
-    if (familyIds.length === 0) return;
-    const at = now();
-    // Kept while a token of the session could still be alive: a refresh token issued by a
-    // refresh racing with this revocation, and the access tokens it would give.
-    const useless = new Date(
-      Date.now() - (this.deps.refreshTtlSeconds + this.deps.signer.expiresIn + 60) * 1000,
-    ).toISOString();
-    await this.db
-      .update(refreshTokens)
-      .set({ revokedAt: at })
-      .where(
-        and(
-          eq(refreshTokens.userId, userId),
-          inArray(refreshTokens.familyId, familyIds),
-          isNull(refreshTokens.revokedAt),
-        ),
-      );
-    await this.db
-      .insert(sessionRevocations)
-      .values(familyIds.map((sessionId) => ({ sessionId, userId, revokedAt: at })))
-      .onConflictDoNothing();
-    await this.db.delete(sessionRevocations).where(lt(sessionRevocations.revokedAt, useless));
   }
 
   /** Once committed: sockets opened with these sessions end. */
@@ -360,15 +301,8 @@ export class AuthService extends EventEmitter<{ revoked: [CredentialsRevoked] }>
     const { userId, ended } = await this.deps.database.transaction(async () => {
       const userId = typeof user === 'string' ? user : await user();
       await this.db.update(users).set({ passwordHash }).where(eq(users.id, userId));
-      const live = await this.db
-        .selectDistinct({ familyId: refreshTokens.familyId })
-        .from(refreshTokens)
-        .where(
-          and(eq(refreshTokens.userId, userId), isNull(refreshTokens.revokedAt), gt(refreshTokens.expiresAt, now())),
-        )
-        .all();
-      const others = live.map((r) => r.familyId).filter((id) => sessionCredential(id) !== keep);
-      await this.storeSessionRevocations(userId, others);
+      const others = (await this.revocations.liveFamilies(userId)).filter((id) => sessionCredential(id) !== keep);
+      await this.revocations.store(userId, others);
       return { userId, ended: others };
     });
     this.announceSessionsRevoked(userId, ended, message);
@@ -388,37 +322,16 @@ export class AuthService extends EventEmitter<{ revoked: [CredentialsRevoked] }>
     return this.db.select().from(users).where(eq(users.email, email.toLowerCase())).get();
   }
 
-  async createPat(userId: string, name: string) {
-    const token = newSecret(PAT_PREFIX);
-    const row = { id: randomUUID(), userId, name, tokenHash: sha256(token), createdAt: now() };
-    await this.db.insert(personalAccessTokens).values(row);
-    return { id: row.id, name, token, created_at: row.createdAt };
+  createPat(userId: string, name: string) {
+    return this.pats.create(userId, name);
   }
 
-  async listPats(userId: string) {
-    const rows = await this.db
-      .select()
-      .from(personalAccessTokens)
-      .where(and(eq(personalAccessTokens.userId, userId), isNull(personalAccessTokens.revokedAt)))
-      .orderBy(desc(personalAccessTokens.createdAt))
-      .all();
-    return rows.map((r) => ({ id: r.id, name: r.name, created_at: r.createdAt, last_used_at: r.lastUsedAt }));
+  listPats(userId: string) {
+    return this.pats.list(userId);
   }
 
   async revokePat(userId: string, id: string) {
-    const result = await this.db
-      .update(personalAccessTokens)
-      .set({ revokedAt: now() })
-      .where(
-        and(
-          eq(personalAccessTokens.id, id),
-          eq(personalAccessTokens.userId, userId),
-          isNull(personalAccessTokens.revokedAt),
-        ),
-      )
-      .returning({ id: personalAccessTokens.id })
-      .all();
-    if (result.length !== 1) throw notFound('token not found');
+    await this.pats.revoke(userId, id);
     this.emit('revoked', {
       userId,
       credentials: [patCredential(id)],
@@ -452,21 +365,7 @@ export class AuthService extends EventEmitter<{ revoked: [CredentialsRevoked] }>
   async generateBackupCodes(userId: string, verification: string | undefined, address: string): Promise<string[]> {
     const user = await this.getUser(userId);
     await this.checkVerification(user, verification, address);
-    // 10 codes of 10 base32 characters: 50 bits each, enough against online guessing (throttled).
-    const alphabet = 'abcdefghijkmnpqrstuvwxyz23456789';
-    const codes = Array.from({ length: BACKUP_CODE_COUNT }, () => {
-      const bytes = randomBytes(10);
-      const chars = Array.from(bytes, (b) => alphabet[b % alphabet.length]).join('');
-      return `${chars.slice(0, 5)}-${chars.slice(5)}`;
-    });
-    const createdAt = now();
-    await this.deps.database.transaction(async () => {
-      await this.db.delete(mfaBackupCodes).where(eq(mfaBackupCodes.userId, userId));
-      await this.db
-        .insert(mfaBackupCodes)
-        .values(codes.map((code) => ({ userId, codeHash: sha256(normalizeCode(code)), createdAt })));
-    });
-    return codes;
+    return this.secondFactor.newBackupCodes(userId);
   }
 
   /** A TOTP code (once per time step) or an unused backup code. */
@@ -474,36 +373,6 @@ export class AuthService extends EventEmitter<{ revoked: [CredentialsRevoked] }>
     user: { id: string; totpSecret: string | null; totpLastStep: number | null },
     code: string,
   ): Promise<boolean> {
-    if (user.totpSecret && looksLikeTotp(code)) {
-      const step = acceptCode(user.totpSecret, code, user.totpLastStep === null ? null : Number(user.totpLastStep));
-      if (step === null) return false;
-      // Conditional, so two requests racing with the same code cannot both pass.
-      const claimed = await this.db
-        .update(users)
-        .set({ totpLastStep: step })
-        .where(and(eq(users.id, user.id), or(isNull(users.totpLastStep), lt(users.totpLastStep, step))))
-        .returning({ id: users.id })
-        .all();
-      return claimed.length === 1;
-    }
-    return this.consumeBackupCode(user.id, code);
-  }
-
-  private async consumeBackupCode(userId: string, code: string): Promise<boolean> {
-    const result = await this.db
-      .update(mfaBackupCodes)
-      .set({ usedAt: now() })
-      .where(
-        and(
-          eq(mfaBackupCodes.userId, userId),
-          eq(mfaBackupCodes.codeHash, sha256(normalizeCode(code))),
-          isNull(mfaBackupCodes.usedAt),
-        ),
-      )
-      .returning({ id: mfaBackupCodes.id })
-      .all();
-    return result.length === 1;
+    return this.secondFactor.accept(user, code);
   }
 }
-
-const normalizeCode = (code: string) => code.trim().toLowerCase().replace(/[\s-]/g, '');

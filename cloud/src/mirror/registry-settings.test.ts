@@ -1,20 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestCloud, type TestCloud } from '../testing/harness.ts';
-import { sampleSnapshot, twoEdges } from '../testing/fixtures.ts';
+import { describe, expect, it } from 'vitest';
+import { sampleSnapshot } from '../testing/fixtures.ts';
+import { useMirrorCloud } from '../testing/mirror-cloud.ts';
 import type { MirrorStore } from './store.ts';
 
-let t: TestCloud;
 let mirror: MirrorStore;
 let edgeA: number;
 let edgeB: number;
-beforeAll(async () => {
-  t = await startTestCloud();
-  mirror = t.cloud.services.mirror;
-  ({ edgeA, edgeB } = await twoEdges(t));
-});
-afterAll(async () => {
-  await t.stop();
-});
+useMirrorCloud((cloud) => ({ mirror, edgeA, edgeB } = cloud));
 
 describe('MirrorStore: areas and HA registry settings', () => {
   it('keeps each edge’s areas, devices’ area_id and entities’ settings from snapshots and deltas', async () => {

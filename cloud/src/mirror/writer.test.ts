@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { EntityState, tunnel } from '@smarthome/protocol';
-import { startTestCloud, type TestCloud } from '../testing/harness.ts';
-import { sampleSnapshot, twoEdges } from '../testing/fixtures.ts';
+import type { TestCloud } from '../testing/harness.ts';
+import { sampleSnapshot } from '../testing/fixtures.ts';
+import { useMirrorCloud } from '../testing/mirror-cloud.ts';
 import type { MirrorStore } from './store.ts';
 import { MirrorWriter } from './writer.ts';
 
@@ -9,15 +10,10 @@ let t: TestCloud;
 let mirror: MirrorStore;
 let edgeA: number;
 let edgeB: number;
+useMirrorCloud((cloud) => ({ t, mirror, edgeA, edgeB } = cloud));
 beforeAll(async () => {
-  t = await startTestCloud();
-  mirror = t.cloud.services.mirror;
-  ({ edgeA, edgeB } = await twoEdges(t));
   await mirror.replaceSnapshot(edgeA, sampleSnapshot({ devices: 1 }), 1);
   await mirror.replaceSnapshot(edgeB, sampleSnapshot({ devices: 1 }), 1);
-});
-afterAll(async () => {
-  await t.stop();
 });
 
 const lamp = (state: string): EntityState => ({
