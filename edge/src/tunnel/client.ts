@@ -161,11 +161,22 @@ export class TunnelClient {
       });
     });
     socket.on('message', (data) => this.receive(data.toString()));
+    let refusal: number | null = null;
     socket.on('unexpected-response', (_req, res) => {
-      this.deps.log.warn('cloud refused the tunnel', { status: res.statusCode });
-      if (res.statusCode === 401) this.refused = true;
+      refusal = res.statusCode ?? 0;
+      this.deps.log.warn('cloud refused the tunnel', { status: refusal });
+      if (refusal === 401) this.refused = true;
+      // With a listener for this event, ws leaves the refused handshake open: the socket would stay
+      // CONNECTING for good (no 'close', so no reconnect; the handshake timeout does not cover it),
+      // and an edge answered 503 or 404 once (a database away, a replica shutting down) would never
+      // try again (#19). Ending it closes the socket and schedules the next attempt.
+      res.resume();
+      socket.terminate();
     });
-    socket.on('error', (err) => this.deps.log.warn('tunnel error', { err: err.message }));
+    socket.on('error', (err) => {
+      // terminating a refused handshake reports itself as an error: the refusal was logged above
+      if (refusal === null) this.deps.log.warn('tunnel error', { err: err.message });
+    });
     socket.on('close', () => {
       this.connected = false;
       this.ready = false;
