@@ -215,6 +215,26 @@ export class TunnelHub extends EventEmitter {
     // as one unit and acknowledged once (acks are cumulative): a burst costs one commit. Any other
     // message closes the batch, so order is kept.
     let openBatch: tunnel.DeltaMessage[] | null = null;
+    // Once a message's work failed (the database away, a pool that gave no client in time), nothing
+    // answers it (a hello unwelcomed, a snapshot or delta unacknowledged), and a later batch's ack,
+    // being cumulative, would cover the lost one: the tunnel closes, later work of it is skipped, and
+    // the edge reconnects and resends what it has no ack for (#19: a tenth of a PostgreSQL fleet sat
+    // connected but never welcomed).
+    let failed = false;
+    const run = (work: () => Promise<void>, skipped: () => void = () => {}) =>
+      this.enqueue(edgeId, async () => {
+        if (failed) {
+          skipped();
+          return;
+        }
+        try {
+          await work();
+        } catch (err) {
+          failed = true;
+          conn.close(1011, 'tunnel message failed');
+          throw err;
+        }
+      });
     conn.onMessage = (msg, release) => {
       if (!greeted && msg.type !== 'hello') {
         release();
@@ -225,7 +245,7 @@ export class TunnelHub extends EventEmitter {
         if (!openBatch || openBatch.length >= MAX_DELTA_BATCH) {
           const batch: tunnel.DeltaMessage[] = [];
           openBatch = batch;
-          this.enqueue(edgeId, () => {
+          run(() => {
             if (openBatch === batch) openBatch = null;
             return this.applyBatch(conn, batch);
           });
@@ -234,10 +254,12 @@ export class TunnelHub extends EventEmitter {
         return;
       }
       openBatch = null;
-      this.enqueue(edgeId, () =>
-        this.handle(conn, msg, () => {
-          greeted = true;
-        }).finally(release),
+      run(
+        () =>
+          this.handle(conn, msg, () => {
+            greeted = true;
+          }).finally(release),
+        release,
       );
     };
     conn.onClose = () => {
