@@ -26,8 +26,11 @@ export interface TunnelClientDeps {
   ): Promise<{ status: number; body: unknown; headers?: Record<string, string>; encoding?: 'base64' }>;
   /** called with the edge id the cloud assigned, on every welcome */
   onWelcome?(edgeId: number): void;
-  /** called whenever a connection closes (what was tied to it, e.g. the cloud's trigger subscriptions, ends) */
-  onDisconnect?(): void;
+  /**
+   * called whenever a connection closes (what was tied to it, e.g. the cloud's trigger subscriptions,
+   * ends), with the close code and reason (1006 and '' for a connection that never opened)
+   */
+  onDisconnect?(close: { code: number; reason: string }): void;
   backoff?: Backoff;
   /** deltas kept for resuming after a reconnect */
   bufferSize?: number;
@@ -177,11 +180,11 @@ export class TunnelClient {
       // terminating a refused handshake reports itself as an error: the refusal was logged above
       if (refusal === null) this.deps.log.warn('tunnel error', { err: err.message });
     });
-    socket.on('close', () => {
+    socket.on('close', (code, reason) => {
       this.connected = false;
       this.ready = false;
       if (this.socket === socket) this.socket = null;
-      this.deps.onDisconnect?.();
+      this.deps.onDisconnect?.({ code, reason: reason.toString() });
       this.scheduleReconnect();
     });
   }
