@@ -1,5 +1,6 @@
 import net from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
+import { TunnelClient } from '@smarthome/edge/tunnel/client';
 import { startTestCloud, type TestCloud } from '../testing/harness.ts';
 import { createTestSchema, testDatabaseUrl, type TestSchema } from '../testing/database.ts';
 
@@ -90,5 +91,61 @@ describe.skipIf(!url)('the cloud while PostgreSQL is unreachable [needs DATABASE
         })
       ).status,
     ).toBe(201);
+  });
+});
+
+describe.skipIf(!url)('an edge connecting while PostgreSQL is unreachable [needs DATABASE_URL]', () => {
+  const cleanups: (() => Promise<unknown>)[] = [];
+  afterAll(async () => {
+    for (const c of cleanups.reverse()) await c();
+  });
+
+  /**
+   * Its tunnel's upgrade is answered 503 (the edge token cannot be looked up), as a replica
+   * shutting down answers 404: the edge (the real TunnelClient) must keep trying and be online
+   * once the database is back. It used to wait for good after the first refusal (#19: a tenth
+   * of the fleet bench's edges never came back on PostgreSQL).
+   */
+  it('is answered 503, tries again, and is online and synced once the database is back', async () => {
+    const schema = await createTestSchema(url!);
+    cleanups.push(() => schema.drop());
+    const direct = new URL(schema.url);
+    const proxy = new CuttableProxy({ host: direct.hostname, port: Number(direct.port || 5432) });
+    await proxy.up();
+    cleanups.push(() => proxy.down());
+    const viaProxy = new URL(schema.url);
+    viaProxy.port = String(proxy.port);
+    const t = await startTestCloud({ databaseUrl: viaProxy.toString() });
+    cleanups.push(() => t.stop());
+    const u = await t.user();
+    const created = await t.post('/v1/edges', { token: u.token, body: { name: 'Home' } });
+    expect(created.status).toBe(201);
+
+    await proxy.down();
+    const refusals: number[] = [];
+    const client = new TunnelClient({
+      cloudUrl: t.url,
+      token: created.body.token as string,
+      edgeVersion: 'test',
+      log: {
+        info() {},
+        warn: (_msg, fields) => void (fields?.status && refusals.push(fields.status as number)),
+        error() {},
+      },
+      backoff: { initialMs: 50, maxMs: 200 },
+      snapshot: () => ({ devices: [], entities: [], states: [], config_entries: [], automations: [] }),
+      onDelta: () => () => {},
+      handleRequest: async () => ({ status: 404, body: null }),
+    });
+    cleanups.push(() => client.stop());
+    client.start();
+    await expect.poll(() => refusals.length).toBeGreaterThanOrEqual(2);
+    expect(new Set(refusals)).toEqual(new Set([503]));
+    expect(client.welcomed).toBe(false);
+
+    await proxy.up();
+    await expect.poll(() => client.synced).toBe(true);
+    expect(client.edgeId).toBe(created.body.edge.id);
+    expect((await t.get(`/v1/edges/${created.body.edge.id}`, { token: u.token })).body.status).toBe('online');
   });
 });

@@ -1,12 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { sampleSnapshot } from '../testing/fixtures.ts';
+import { onPostgres } from '../testing/database.ts';
+import type { TestCloud } from '../testing/harness.ts';
+import { sampleSnapshot, twoEdges } from '../testing/fixtures.ts';
 import { useMirrorCloud } from '../testing/mirror-cloud.ts';
 import type { MirrorStore } from './store.ts';
 
 let mirror: MirrorStore;
 let edgeA: number;
 let edgeB: number;
-useMirrorCloud((cloud) => ({ mirror, edgeA, edgeB } = cloud));
+let t: TestCloud;
+useMirrorCloud((cloud) => ({ t, mirror, edgeA, edgeB } = cloud));
 
 describe('MirrorStore', () => {
   it('replaceSnapshot stores devices, entities with states, entries and automations per edge', async () => {
@@ -237,4 +240,43 @@ describe('MirrorStore', () => {
     expect(await mirror.counts([edgeB])).toMatchObject({ devices: 5_000, entities: 5_000 });
     expect(await mirror.lastSeq(edgeB)).toBe(2);
   });
+
+  // #19: a fleet's first sync stored a thousand snapshots at once, each holding one of the pool's 10
+  // clients for its whole transaction; the edges' hellos queued behind them past the pool's 5 s and failed
+  it.skipIf(!onPostgres())(
+    'on PostgreSQL, at most 3 snapshots are stored at once, and a query made meanwhile does not wait for the others',
+    async () => {
+      const edges = await Promise.all(Array.from({ length: 10 }, () => twoEdges(t)));
+      const ids = edges.flatMap((e) => [e.edgeA, e.edgeB]);
+      const database = t.cloud.database;
+      const atomic = database.atomic.bind(database);
+      let open = 0;
+      let most = 0;
+      database.atomic = async (fn) => {
+        open += 1;
+        most = Math.max(most, open);
+        try {
+          return await atomic(fn);
+        } finally {
+          open -= 1;
+        }
+      };
+      try {
+        const stored: number[] = [];
+        const snapshot = sampleSnapshot({ devices: 600 });
+        const all = ids.map((id, i) => mirror.replaceSnapshot(id, snapshot, i).then(() => stored.push(id)));
+        // a hello's query (lastSeq), asked once all twenty are under way
+        await new Promise((r) => setImmediate(r));
+        const seq = await mirror.lastSeq(edgeA);
+        const storedBefore = stored.length;
+        await Promise.all(all);
+        expect(seq).not.toBeUndefined();
+        expect(storedBefore, 'snapshots stored before the query was answered').toBeLessThanOrEqual(6);
+        expect(most).toBe(3);
+        for (const id of ids) expect((await mirror.counts([id])).entities).toBe(600);
+      } finally {
+        database.atomic = atomic;
+      }
+    },
+  );
 });

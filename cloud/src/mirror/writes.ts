@@ -21,14 +21,45 @@ const CHUNK = 200;
 const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
+ * Snapshots stored at once on PostgreSQL. Each holds a client of the pool (10) for its whole
+ * transaction, turns of the loop included; a fleet's first sync brought a thousand at once, and
+ * the edges' hellos, token lookups and the API then waited behind them for a client past the
+ * pool's 5 s and failed (#19). The rest wait here, for no client. SQLite runs one transaction at
+ * a time anyway.
+ */
+const PG_SNAPSHOTS_AT_ONCE = 3;
+
+/** At most `size` holders at once; the others wait in order. */
+class Slots {
+  private free: number;
+  private readonly waiting: (() => void)[] = [];
+  constructor(size: number) {
+    this.free = size;
+  }
+  async run<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.free > 0) this.free -= 1;
+    else await new Promise<void>((resolve) => this.waiting.push(resolve));
+    try {
+      return await fn();
+    } finally {
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.free += 1;
+    }
+  }
+}
+
+/**
  * The mirror's writes (snapshots, deltas, clearing an edge); MirrorStore (store.ts) adds the
  * reads. Writes of one snapshot or delta are one transaction. SQL here is portable (SQLite and
  * PostgreSQL).
  */
 export abstract class MirrorWrites {
   protected readonly database: CloudDatabase;
+  private readonly snapshotSlots: Slots | null;
   constructor(database: CloudDatabase) {
     this.database = database;
+    this.snapshotSlots = database.dialect === 'postgres' ? new Slots(PG_SNAPSHOTS_AT_ONCE) : null;
   }
 
   /** The state of one enabled entity on one of the given edges, or null (a delta's old state). */
@@ -44,6 +75,11 @@ export abstract class MirrorWrites {
    * large snapshot does not stall the process (SQLite's calls are synchronous).
    */
   async replaceSnapshot(edgeId: number, snapshot: Snapshot, seq: number | null = null): Promise<void> {
+    if (this.snapshotSlots) return this.snapshotSlots.run(() => this.storeSnapshot(edgeId, snapshot, seq));
+    return this.storeSnapshot(edgeId, snapshot, seq);
+  }
+
+  private async storeSnapshot(edgeId: number, snapshot: Snapshot, seq: number | null): Promise<void> {
     const entities = snapshotEntityRows(edgeId, snapshot);
     const written = { rows: 0 }; // since the last yield: a snapshot under a chunk goes in one go
     await this.database.atomic(async () => {

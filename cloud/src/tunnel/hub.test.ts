@@ -153,3 +153,42 @@ describe('TunnelHub with the mirror writer', () => {
     ws.close();
   });
 });
+
+describe('TunnelHub stopping', () => {
+  it('answers an edge reconnecting while it stops 503 shutting_down (try again), not 404', async () => {
+    // markOffline slow, as on PostgreSQL with many edges: stop() waits for it
+    let releaseOffline!: () => void;
+    const offline = new Promise<void>((r) => (releaseOffline = r));
+    const stopping = new TunnelHub({
+      log: createLogger('test', { silent: true }),
+      authenticateEdge: async (token) => (token === 'a' ? { id: edgeA } : null),
+      lastSeq: async () => null,
+      applySnapshot: async () => {},
+      applyDeltas: async () => [],
+      markOnline: async () => {},
+      markOffline: () => offline,
+    });
+    const served = await serveHub(stopping);
+    const connect = () => new WebSocket(served.url, { headers: { authorization: 'Bearer a' } });
+    const first = connect();
+    await new Promise((r) => first.once('open', r));
+    const closed = new Promise<number>((r) => first.once('close', (code) => r(code)));
+    const stopped = stopping.stop();
+    expect(await closed).toBe(1001);
+
+    const again = connect();
+    again.on('error', () => {}); // terminating the refused handshake reports one
+    const answer = await new Promise<{ status: number; body: string; retryAfter: unknown }>((resolve) =>
+      again.once('unexpected-response', (_req, res) => {
+        let body = '';
+        res.on('data', (chunk) => (body += chunk));
+        res.on('end', () => resolve({ status: res.statusCode!, body, retryAfter: res.headers['retry-after'] }));
+      }),
+    );
+    again.terminate();
+    expect(answer).toEqual({ status: 503, body: '{"error":"shutting_down"}', retryAfter: '1' });
+    releaseOffline();
+    await stopped;
+    await served.close();
+  });
+});

@@ -18,6 +18,9 @@ import { LoopSlices } from './slices.ts';
 import { validateSnapshot, type TunnelMessage } from './snapshot.ts';
 
 export const TUNNEL_PATH = '/v1/edge/connect';
+/** a replica shutting down: the edge tries again (and a load balancer sends it to another replica) */
+const refuseWhileStopping = (socket: Duplex) =>
+  rejectUpgrade(socket, 503, { error: 'shutting_down' }, { 'Retry-After': '1' });
 /** deltas applied in one unit at most (bounds a transaction's length) */
 const MAX_DELTA_BATCH = 500;
 /**
@@ -99,6 +102,8 @@ export class TunnelHub extends EventEmitter {
   /** serialises each edge's mirror writes so deltas apply in order */
   private readonly queues = new Map<number, Promise<void>>();
   private upgrades: UpgradeRegistry | null = null;
+  /** stop() has begun: upgrades are refused with 503 */
+  private stopping = false;
   /** scale-out: other replicas' tunnels (see useRemote) */
   private remote: RemoteTunnel | null = null;
   private readonly onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) =>
@@ -118,9 +123,13 @@ export class TunnelHub extends EventEmitter {
   }
 
   async stop(): Promise<void> {
-    this.upgrades?.unregister(TUNNEL_PATH);
+    // Until the server stops accepting (after this), a reconnecting edge is told to try again
+    // (503), not that the tunnel does not exist (404, had the path been unregistered first): on
+    // PostgreSQL the edges' markOffline below take a while, and its edges come back within it (#19).
+    this.stopping = true;
     for (const conn of this.connections.values()) conn.close(1001, 'cloud shutting down');
     await Promise.allSettled([...this.queues.values()]);
+    this.upgrades?.unregister(TUNNEL_PATH);
     this.connections.clear();
     this.wss.close();
   }
@@ -183,6 +192,7 @@ export class TunnelHub extends EventEmitter {
   }
 
   private async upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+    if (this.stopping) return refuseWhileStopping(socket);
     const m = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '');
     let edge: { id: number } | null = null;
     try {
@@ -198,6 +208,8 @@ export class TunnelHub extends EventEmitter {
       rejectUpgrade(socket, 401, { error: 'unauthorized' }, { 'WWW-Authenticate': 'Bearer' });
       return;
     }
+    // again after the lookup: a tunnel attached after stop() closed the others would stay open
+    if (this.stopping) return refuseWhileStopping(socket);
     const edgeId = edge.id;
     this.wss.handleUpgrade(req, socket, head, (ws) => this.attach(edgeId, ws, socket));
   }
@@ -215,6 +227,26 @@ export class TunnelHub extends EventEmitter {
     // as one unit and acknowledged once (acks are cumulative): a burst costs one commit. Any other
     // message closes the batch, so order is kept.
     let openBatch: tunnel.DeltaMessage[] | null = null;
+    // Once a message's work failed (the database away, a pool that gave no client in time), nothing
+    // answers it (a hello unwelcomed, a snapshot or delta unacknowledged), and a later batch's ack,
+    // being cumulative, would cover the lost one: the tunnel closes, later work of it is skipped, and
+    // the edge reconnects and resends what it has no ack for (#19: a tenth of a PostgreSQL fleet sat
+    // connected but never welcomed).
+    let failed = false;
+    const run = (work: () => Promise<void>, skipped: () => void = () => {}) =>
+      this.enqueue(edgeId, async () => {
+        if (failed) {
+          skipped();
+          return;
+        }
+        try {
+          await work();
+        } catch (err) {
+          failed = true;
+          conn.close(1011, 'tunnel message failed');
+          throw err;
+        }
+      });
     conn.onMessage = (msg, release) => {
       if (!greeted && msg.type !== 'hello') {
         release();
@@ -225,7 +257,7 @@ export class TunnelHub extends EventEmitter {
         if (!openBatch || openBatch.length >= MAX_DELTA_BATCH) {
           const batch: tunnel.DeltaMessage[] = [];
           openBatch = batch;
-          this.enqueue(edgeId, () => {
+          run(() => {
             if (openBatch === batch) openBatch = null;
             return this.applyBatch(conn, batch);
           });
@@ -234,10 +266,12 @@ export class TunnelHub extends EventEmitter {
         return;
       }
       openBatch = null;
-      this.enqueue(edgeId, () =>
-        this.handle(conn, msg, () => {
-          greeted = true;
-        }).finally(release),
+      run(
+        () =>
+          this.handle(conn, msg, () => {
+            greeted = true;
+          }).finally(release),
+        release,
       );
     };
     conn.onClose = () => {

@@ -26,8 +26,11 @@ export interface TunnelClientDeps {
   ): Promise<{ status: number; body: unknown; headers?: Record<string, string>; encoding?: 'base64' }>;
   /** called with the edge id the cloud assigned, on every welcome */
   onWelcome?(edgeId: number): void;
-  /** called whenever a connection closes (what was tied to it, e.g. the cloud's trigger subscriptions, ends) */
-  onDisconnect?(): void;
+  /**
+   * called whenever a connection closes (what was tied to it, e.g. the cloud's trigger subscriptions,
+   * ends), with the close code and reason (1006 and '' for a connection that never opened)
+   */
+  onDisconnect?(close: { code: number; reason: string }): void;
   backoff?: Backoff;
   /** deltas kept for resuming after a reconnect */
   bufferSize?: number;
@@ -161,16 +164,27 @@ export class TunnelClient {
       });
     });
     socket.on('message', (data) => this.receive(data.toString()));
+    let refusal: number | null = null;
     socket.on('unexpected-response', (_req, res) => {
-      this.deps.log.warn('cloud refused the tunnel', { status: res.statusCode });
-      if (res.statusCode === 401) this.refused = true;
+      refusal = res.statusCode ?? 0;
+      this.deps.log.warn('cloud refused the tunnel', { status: refusal });
+      if (refusal === 401) this.refused = true;
+      // With a listener for this event, ws leaves the refused handshake open: the socket would stay
+      // CONNECTING for good (no 'close', so no reconnect; the handshake timeout does not cover it),
+      // and an edge answered 503 or 404 once (a database away, a replica shutting down) would never
+      // try again (#19). Ending it closes the socket and schedules the next attempt.
+      res.resume();
+      socket.terminate();
     });
-    socket.on('error', (err) => this.deps.log.warn('tunnel error', { err: err.message }));
-    socket.on('close', () => {
+    socket.on('error', (err) => {
+      // terminating a refused handshake reports itself as an error: the refusal was logged above
+      if (refusal === null) this.deps.log.warn('tunnel error', { err: err.message });
+    });
+    socket.on('close', (code, reason) => {
       this.connected = false;
       this.ready = false;
       if (this.socket === socket) this.socket = null;
-      this.deps.onDisconnect?.();
+      this.deps.onDisconnect?.({ code, reason: reason.toString() });
       this.scheduleReconnect();
     });
   }

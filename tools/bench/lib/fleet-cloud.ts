@@ -29,6 +29,12 @@ export class CloudProcess {
     this.child = spawn(NODE, ['--inspect=127.0.0.1:0', ...extra, this.bundle, '--port', String(port), ...this.args], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    // FLEET_CLOUD_LOG: the replica's output appended to this file (its log says why a tunnel failed)
+    if (process.env.FLEET_CLOUD_LOG) {
+      const out = fs.createWriteStream(process.env.FLEET_CLOUD_LOG, { flags: 'a' });
+      this.child.stdout!.pipe(out);
+      this.child.stderr!.pipe(out);
+    }
     readline.createInterface({ input: this.child.stderr! }).on('line', (line) => {
       const m = /Debugger listening on (ws:\/\/\S+)/.exec(line);
       if (m) this.inspector = m[1];

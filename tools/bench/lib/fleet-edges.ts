@@ -4,8 +4,9 @@
  * deltas, acks, RPC answers, the real backoff) over an in-memory home of `entities` lights.
  * Driven over IPC by tools/bench/scenarios/fleet.ts:
  * Edge k's lights are light.e<k>_lamp_<i>.
- *   parent → { cmd: 'deltas', everyMs } | { cmd: 'quiet' } | { cmd: 'stats' } | { cmd: 'stop' }
+ *   parent → { cmd: 'deltas', everyMs } | { cmd: 'quiet' } | { cmd: 'stats' } | { cmd: 'lagging' } | { cmd: 'stop' }
  *   child  → { type: 'stats', online, synced, deltas, rpcs, handshakeTimeouts, errors }
+ *            | { type: 'lagging', groups: [{ state, count, edges }] } (the edges not synced, and why)
  * Each delta carries `attributes.sent_at` (epoch ms) so the app side can measure delta → event.
  */
 import { readFileSync } from 'node:fs';
@@ -74,38 +75,47 @@ interface FleetEdge {
   client: TunnelClient;
   snapshot: tunnel.Snapshot;
   emit: ((d: tunnel.Delta) => void) | null;
+  /** why it is down, for the bench's report of edges that did not come online */
+  last: { close?: string; refused?: number; error?: string };
 }
 
-const log = {
+/** Each edge's own logger: the bench counts handshake timeouts and errors, and keeps the last of each. */
+const logFor = (edge: FleetEdge) => ({
   info: () => {},
   warn: (_msg: string, fields?: Record<string, unknown>) => {
+    if (typeof fields?.status === 'number') edge.last.refused = fields.status;
     const err = String(fields?.err ?? '');
     if (/handshake has timed out/i.test(err)) handshakeTimeouts += 1;
     else if (err) errors += 1;
+    if (err) edge.last.error = err;
   },
   error: () => {
     errors += 1;
   },
-};
+});
 
 const edges: FleetEdge[] = config.tokens.map((token, index) => {
   const edge: FleetEdge = {
     client: null as unknown as TunnelClient,
     snapshot: home(index, config.entities),
     emit: null,
+    last: {},
   };
   edge.client = new TunnelClient({
     cloudUrl: config.cloudUrl,
     token,
     edgeVersion: 'fleet-bench',
     hostname: 'fleet',
-    log,
+    log: logFor(edge),
     snapshot: () => edge.snapshot,
     onDelta: (listener) => {
       edge.emit = listener;
       return () => {
         edge.emit = null;
       };
+    },
+    onDisconnect: ({ code, reason }) => {
+      edge.last.close = reason ? `${code} ${reason}` : String(code);
     },
     handleRequest: async (req) => {
       rpcs += 1;
@@ -166,10 +176,38 @@ function stats() {
   return { type: 'stats', online, synced, deltas, rpcs, handshakeTimeouts, errors };
 }
 
+/**
+ * The edges not synced, grouped by where they are (connected but not welcomed, welcomed but not
+ * acknowledged, not connected) and what last happened to them (close code and reason, refusal,
+ * socket error), a few edge indexes each: what the bench prints when it stops waiting.
+ */
+function lagging() {
+  const groups = new Map<string, { count: number; edges: number[] }>();
+  edges.forEach((e, index) => {
+    if (e.client.synced) return;
+    const where = e.client.welcomed
+      ? 'welcomed, not synced'
+      : e.client.connected
+        ? 'connected, not welcomed'
+        : 'not connected';
+    const { close, refused, error } = e.last;
+    const why = [close && `last close ${close}`, refused && `last refused ${refused}`, error && `last error ${error}`]
+      .filter(Boolean)
+      .join('; ');
+    const key = `${where}${why ? ` (${why})` : ''}`;
+    const g = groups.get(key) ?? { count: 0, edges: [] };
+    g.count += 1;
+    if (g.edges.length < 5) g.edges.push(index);
+    groups.set(key, g);
+  });
+  return { type: 'lagging', groups: [...groups].map(([state, g]) => ({ state, ...g })) };
+}
+
 process.on('message', (msg: { cmd: string; everyMs?: number }) => {
   if (msg.cmd === 'deltas') startDeltas(msg.everyMs ?? 10_000);
   else if (msg.cmd === 'quiet') quiet();
   else if (msg.cmd === 'stats') process.send!(stats());
+  else if (msg.cmd === 'lagging') process.send!(lagging());
   else if (msg.cmd === 'stop') {
     quiet();
     void Promise.all(edges.map((e) => e.client.stop())).then(() => process.exit(0));

@@ -19,12 +19,17 @@ import type { BenchOptions, BenchResult, BenchScenario } from '../lib/types.ts';
  * the cold storm) and in the steady state, and the reconnect storm after a replica restart (edges
  * resume without a snapshot). FLEET_ENTITIES sets the entities per home (default 100).
  * FLEET_CLOUD_NODE_ARGS passes Node flags to the replica (profiling: `--cpu-prof --cpu-prof-dir=…`
- * writes one profile for the steady state and one for the storm, at each stop).
+ * writes one profile for the steady state and one for the storm, at each stop). FLEET_CLOUD_LOG=<file>
+ * keeps the replica's log. No wait is unbounded: a wait for the fleet ends once its online and
+ * synced counts have not moved for FLEET_STALLED_S (default 120), and then lists the edges not
+ * synced, grouped by state and last close code, refusal or error.
  */
 /** entities per home (FLEET_ENTITIES): larger snapshots weigh on the first sync */
 const ENTITIES = Number(process.env.FLEET_ENTITIES ?? 100);
 const DELTA_EVERY_MS = 10_000;
 const TARGETS = { rssMb10k: 1024, p99EventMs: 20, stormS: 30, stallMs: 100 };
+/** a wait for the fleet ends once neither its online nor its synced count moved for this long (FLEET_STALLED_S) */
+const STALLED_MS = Number(process.env.FLEET_STALLED_S ?? 120) * 1000;
 
 interface FleetStats {
   type: 'stats';
@@ -83,11 +88,19 @@ function stallProbe(url: () => string) {
   };
 }
 
-async function api(base: string, method: string, pathName: string, body?: unknown, token?: string): Promise<any> {
+async function api(
+  base: string,
+  method: string,
+  pathName: string,
+  body?: unknown,
+  token?: string,
+  timeoutMs = 30_000,
+): Promise<any> {
   const res = await fetch(`${base}${pathName}`, {
     method,
     headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
     body: body === undefined ? undefined : JSON.stringify(body),
+    signal: AbortSignal.timeout(timeoutMs),
   });
   const text = await res.text();
   if (!res.ok) throw new Error(`${method} ${pathName}: ${res.status} ${text}`);
@@ -138,26 +151,60 @@ async function fleetRun(
       execPath: NODE,
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     });
-    const ask = () =>
-      new Promise<FleetStats>((resolve) => {
-        fleet!.once('message', (m) => resolve(m as FleetStats));
-        fleet!.send({ cmd: 'stats' });
+    const edgesProcess = fleet;
+    /** a message of `type` from the edges' process, after sending `cmd` (bounded: a dead child does not hang the bench) */
+    const fromEdges = <T>(cmd: string, type: string) =>
+      new Promise<T>((resolve, reject) => {
+        const timer = setTimeout(() => done(new Error(`the edges' process did not answer ${cmd} within 30 s`)), 30_000);
+        const onMessage = (m: { type?: string }) => m.type === type && done(null, m as T);
+        const onExit = () => done(new Error(`the edges' process exited (${edgesProcess.exitCode})`));
+        const done = (err: Error | null, value?: T) => {
+          clearTimeout(timer);
+          edgesProcess.off('message', onMessage);
+          edgesProcess.off('exit', onExit);
+          if (err) reject(err);
+          else resolve(value!);
+        };
+        edgesProcess.on('message', onMessage);
+        edgesProcess.once('exit', onExit);
+        if (cmd) edgesProcess.send({ cmd });
       });
+    const ask = () => fromEdges<FleetStats>('stats', 'stats');
     // the first sync: every edge sends a snapshot at once (the cold storm: an empty mirror)
     const syncProbe = stallProbe(() => cloud.url);
     const syncStartedAt = performance.now();
-    await new Promise((r) => fleet!.once('message', r)); // started
-    const until = async (what: (s: FleetStats) => boolean, ms: number) => {
+    await fromEdges('', 'started');
+    /**
+     * Polls until `what` holds; null after `ms`, or sooner once neither the online nor the synced
+     * count has moved for STALLED_MS (a fleet stuck for good: #19), and then the edges still
+     * not synced are reported, grouped by state and last close, refusal or error.
+     */
+    const until = async (what: (s: FleetStats) => boolean, ms: number, label: string) => {
       const end = Date.now() + ms;
+      let seen = '';
+      let movedAt = Date.now();
       for (;;) {
         const s = await ask();
         if (what(s)) return s;
-        if (Date.now() > end) return null;
+        if (`${s.online}/${s.synced}` !== seen) [seen, movedAt] = [`${s.online}/${s.synced}`, Date.now()];
+        const stalled = Date.now() - movedAt > STALLED_MS;
+        if (Date.now() > end || stalled) {
+          const { groups } = await fromEdges<{ groups: { state: string; count: number; edges: number[] }[] }>(
+            'lagging',
+            'lagging',
+          );
+          log(
+            `${n} edges: ${label} not reached (${s.online} online, ${s.synced} synced; ${stalled ? `no progress for ${STALLED_MS / 1000} s` : `${ms / 1000} s passed`}); not synced:`,
+          );
+          for (const g of groups)
+            log(`  ${g.count} × ${g.state} (edges ${g.edges.join(', ')}${g.count > g.edges.length ? ', …' : ''})`);
+          return null;
+        }
         await sleep(100);
       }
     };
-    const connected = await until((s) => s.synced === n, 600_000);
-    if (!connected) throw new Error('the fleet did not sync within 10 minutes');
+    const connected = await until((s) => s.synced === n, 600_000, 'first sync');
+    if (!connected) throw new Error(`the fleet did not sync (the edges left are listed above)`);
     const firstSyncS = (performance.now() - syncStartedAt) / 1000;
     const firstSyncStall = await syncProbe.stop();
     const rssAfterSnapshots = cloud.rssMb();
@@ -175,14 +222,19 @@ async function fleetRun(
       const ws = new WebSocket(`ws://127.0.0.1:${port}/v1/websocket`);
       sockets.push(ws);
       await new Promise<void>((resolve, reject) => {
+        // bounded: an app socket the replica never answers must not hold the bench for good
+        const timer = setTimeout(() => reject(new Error('an app WebSocket was not subscribed within 30 s')), 30_000);
         ws.on('error', reject);
+        ws.on('close', (code) => reject(new Error(`an app WebSocket closed (${code}) before it was subscribed`)));
         ws.on('message', (raw) => {
           const m = JSON.parse(raw.toString()) as any;
           if (m.type === 'auth_required') ws.send(JSON.stringify({ type: 'auth', access_token: token }));
           else if (m.type === 'auth_ok')
             ws.send(JSON.stringify({ id: 1, type: 'subscribe_events', event_type: 'state_changed' }));
-          else if (m.type === 'result' && m.id === 1) resolve();
-          else if (m.type === 'event' && measuring) {
+          else if (m.type === 'result' && m.id === 1) {
+            clearTimeout(timer);
+            resolve();
+          } else if (m.type === 'event' && measuring) {
             const sentAt = m.event?.data?.new_state?.attributes?.sent_at;
             if (typeof sentAt === 'number' && sentAt > 0) latencies.push(Date.now() - sentAt);
           }
@@ -217,6 +269,7 @@ async function fleetRun(
           '/v1/services/light/turn_on',
           { entity_id: `light.e0_lamp_${1 + (i % ENTITIES)}` },
           owners[0],
+          10_000,
         );
         calls.push(performance.now() - t);
       } catch {
@@ -233,9 +286,9 @@ async function fleetRun(
     const restartedAt = performance.now();
     await cloud.start(port);
     stormProbe.reset();
-    const online = await until((s) => s.online === n, 300_000);
+    const online = await until((s) => s.online === n, 300_000, 'storm: all online');
     const onlineS = (performance.now() - restartedAt) / 1000;
-    const synced = await until((s) => s.synced === n, 300_000);
+    const synced = online && (await until((s) => s.synced === n, 300_000, 'storm: all synced'));
     const syncedS = (performance.now() - restartedAt) / 1000;
     const stormStall = await stormProbe.stop();
     const final = await ask();
