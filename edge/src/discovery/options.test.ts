@@ -7,7 +7,8 @@ import { edgeWithDevice, publish, stateWhere } from './fixture.ts';
 
 /**
  * Discovery options whose effect the corpus does not show (it checks states and command payloads):
- * `force_update`, `qos` and `retain` on commands, `availability_mode` any/latest. Real Aedes, real mqtt.js.
+ * `force_update`, `qos` and `retain` on commands, `availability_mode` any/latest, and which
+ * JSON attributes Home Assistant lets a `json_attributes_topic` set. Real Aedes, real mqtt.js.
  */
 
 let edge: Edge;
@@ -154,5 +155,56 @@ describe('MQTT discovery options', () => {
     await pub('opts/bridge/state', 'offline');
     await waitState(latest, (s) => s.state === 'unavailable');
     expect(edge.states.get(any)?.state).toBe('on');
+  });
+
+  it("JSON attributes cannot override what HA blocks (state, icon, unit, the platform's own attributes); the rest show", async () => {
+    await pub('homeassistant/sensor/attrs/power/config', {
+      name: 'Power',
+      unique_id: 'attrs_power',
+      state_topic: 'opts/attrs/state',
+      value_template: '{{ value_json.power }}',
+      json_attributes_topic: 'opts/attrs/state',
+      unit_of_measurement: 'W',
+      device_class: 'power',
+      state_class: 'measurement',
+      icon: 'mdi:flash',
+      device: dev('attrs'),
+    });
+    await pub('homeassistant/cover/attrs/blind/config', {
+      name: 'Blind',
+      unique_id: 'attrs_blind',
+      command_topic: 'opts/blind/set',
+      position_topic: 'opts/blind/state',
+      position_template: '{{ value_json.position }}',
+      json_attributes_topic: 'opts/blind/state',
+      device: dev('attrs'),
+    });
+    const power = 'sensor.attrs_power';
+    const blind = 'cover.attrs_blind';
+    await waitFor(() => edge.registry.getEntity(power) && edge.registry.getEntity(blind), 3000, 'sensor and cover');
+    await pub('opts/attrs/state', {
+      power: 12,
+      voltage: 230,
+      state: 'ON',
+      icon: 'mdi:x',
+      unit_of_measurement: 'kW',
+      state_class: 'total',
+      friendly_name: 'Hacked',
+      available: false,
+    });
+    const s = await waitState(power, (x) => x.state === '12');
+    expect(s.attributes).toEqual({
+      friendly_name: 'attrs Power',
+      unit_of_measurement: 'W',
+      device_class: 'power',
+      state_class: 'measurement',
+      icon: 'mdi:flash',
+      power: 12,
+      voltage: 230,
+    });
+    await pub('opts/blind/state', { position: 40, current_position: 99, current_tilt_position: 5, motor: 'ok' });
+    const b = await waitState(blind, (x) => x.attributes.current_position === 40);
+    expect(b.attributes).toMatchObject({ position: 40, motor: 'ok' });
+    expect(b.attributes).not.toHaveProperty('current_tilt_position');
   });
 });
