@@ -8,6 +8,7 @@ import { createEdge, type Edge } from '@smarthome/edge/edge';
 import { PortInUseError } from '@smarthome/edge/errors';
 import { ensurePortalBuilt } from '@smarthome/web/serve/build';
 import { Simulator } from './sim/simulator.ts';
+import { KINDS } from './sim/kinds.ts';
 
 /**
  * `pnpm start`: the whole system on one machine. An in-process cloud (data in <data>/cloud),
@@ -18,12 +19,12 @@ import { Simulator } from './sim/simulator.ts';
  * stdout: the URLs, the token, example commands, then `ready {"http":…,"edge":…,"mqtt":…}`.
  */
 
-const USAGE = `usage: pnpm start [--port 8080] [--edge-port 8123] [--mqtt-port 1883] [--data-dir ./data] [--devices 16]
+const USAGE = `usage: pnpm start [--port 8080] [--edge-port 8123] [--mqtt-port 1883] [--data-dir ./data] [--devices ${KINDS.length}]
   --port       cloud HTTP port (0 = any free port)
   --edge-port  edge local API port (0 = any free port)
   --mqtt-port  edge MQTT broker port (0 = any free port)
   --data-dir   where the cloud and the edge keep their data (./data/cloud, ./data/edge, ./data/start.json)
-  --devices    number of simulated MQTT devices`;
+  --devices    number of simulated MQTT devices (default: one of each kind)`;
 
 const DEMO_EMAIL = 'demo@example.com';
 const SIM_USER = 'simulator';
@@ -69,7 +70,7 @@ function parse() {
       process.stdout.write(USAGE + '\n');
       process.exit(0);
     }
-    const devices = Number(values.devices ?? '16');
+    const devices = Number(values.devices ?? String(KINDS.length));
     if (!Number.isInteger(devices) || devices < 0 || devices > 1000) fail('--devices must be an integer 0-1000', 2);
     return {
       port: portArg(values.port ?? process.env.PORT, 8080, '--port'),

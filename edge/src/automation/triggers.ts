@@ -333,17 +333,28 @@ export function armTrigger(
         if (String(d.device_id) !== String(t.device_id) || d.type !== t.type) return;
         if (t.subtype !== undefined && d.subtype !== t.subtype) return;
         if (t.discovery_id !== undefined && d.discovery_id !== t.discovery_id) return;
+        // HA attaches an mqtt trigger for a device trigger (mqtt/device_trigger.py), so `trigger`
+        // is the mqtt trigger's: platform "mqtt", topic, payload, payload_json, qos, description;
+        // the device trigger's own keys are kept beside them
+        let payloadJson: unknown;
+        try {
+          payloadJson = JSON.parse(String(d.payload));
+        } catch {
+          payloadJson = undefined;
+        }
         const data = {
-          platform: 'device',
           ...base,
+          platform: 'mqtt',
+          topic: d.topic,
+          payload: d.payload,
+          ...(payloadJson === undefined ? {} : { payload_json: payloadJson }),
+          qos: 0,
+          description: `mqtt topic ${String(d.topic)}`,
           domain: 'mqtt',
           device_id: String(t.device_id),
           type: t.type,
           subtype: d.subtype,
           discovery_id: d.discovery_id,
-          topic: d.topic,
-          payload: d.payload,
-          description: `mqtt topic ${String(d.topic)}`,
         };
         setImmediate(() => {
           if (armed) onFire(data, chain);

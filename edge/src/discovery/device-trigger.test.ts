@@ -90,13 +90,20 @@ describe('MQTT device triggers', () => {
       'trace',
     );
     expect(traces).toHaveLength(1);
-    expect(traces[0].trigger).toMatchObject({
-      platform: 'device',
+    // as HA: a device trigger is an mqtt trigger underneath, so trigger.platform is "mqtt"
+    expect(traces[0].trigger).toEqual({
+      id: '0',
+      idx: '0',
+      platform: 'mqtt',
+      topic: 'zigbee2mqtt/Remote/action',
+      payload: 'on',
+      qos: 0,
+      description: 'mqtt topic zigbee2mqtt/Remote/action',
       domain: 'mqtt',
+      device_id: String(dev!.id),
       type: 'action',
       subtype: 'on',
-      payload: 'on',
-      topic: 'zigbee2mqtt/Remote/action',
+      discovery_id: '0x90fd9ffffedf1266 action_on',
     });
     // the realtime APIs see the presses as bus events
     expect(events.filter((e) => e.event_type === 'mqtt_device_trigger').map((e) => e.data)).toEqual([

@@ -1,5 +1,6 @@
 import type { TemplateEngine } from '../templates/template.ts';
 import { parseJsonOrUndefined } from '../templates/template.ts';
+import { jsonAttributeAllowed } from './blocked-attributes.ts';
 import type { Cfg, Component, Ctx, Update } from './components/types.ts';
 
 export interface AvailabilityEntry {
@@ -142,7 +143,7 @@ export class MqttEntity {
     const doc = parseJsonOrUndefined(text);
     if (!doc || typeof doc !== 'object' || Array.isArray(doc)) return false;
     const attrs: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(doc)) if (k !== 'friendly_name' && k !== '__proto__') attrs[k] = v;
+    for (const [k, v] of Object.entries(doc)) if (jsonAttributeAllowed(this.component.domain, k)) attrs[k] = v;
     this.jsonAttrs = attrs;
     return true;
   }
@@ -180,11 +181,15 @@ export class MqttEntity {
     this.expireTimer = null;
   }
 
+  /**
+   * As HA's Entity: capability and state attributes, then the JSON attributes over them (HA's
+   * extra_state_attributes), which cannot carry the keys HA blocks (blocked-attributes.ts).
+   */
   attributes(): Record<string, unknown> {
     const own = this.component.presentAttributes
       ? this.component.presentAttributes(this.cfg, this.realState, this.attrs)
       : this.attrs;
-    return { ...this.staticAttrs, ...this.jsonAttrs, ...own };
+    return { ...this.staticAttrs, ...own, ...this.jsonAttrs };
   }
 }
 

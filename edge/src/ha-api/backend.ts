@@ -1,4 +1,3 @@
-import { EventEmitter } from 'node:events';
 import type {
   HaAreaRegistryEntry,
   HaEntityRegistryChanges,
@@ -72,13 +71,10 @@ const toList = (v: string | string[] | undefined) => (v === undefined ? [] : Arr
 /** The edge's Home Assistant API: its states, services, registries and events, for one local token. */
 export class EdgeHaBackend implements HaBackend<EdgeHaPrincipal> {
   private readonly deps: EdgeHaBackendDeps;
-  /** events fired through the API (fire_event, POST /api/events): the edge bus is typed, these are not */
-  private readonly custom = new EventEmitter();
   private readonly since = new Date().toISOString();
 
   constructor(deps: EdgeHaBackendDeps) {
     this.deps = deps;
-    this.custom.setMaxListeners(0);
     if (!deps.recorder) {
       // HA without its recorder has no history or logbook commands
       this.history = undefined;
@@ -200,11 +196,11 @@ export class EdgeHaBackend implements HaBackend<EdgeHaPrincipal> {
       on('device_upsert', (e) => emit('device_registry_updated', { action: 'update', device_id: String(e.device.id) }));
       on('device_remove', (e) => emit('device_registry_updated', { action: 'remove', device_id: String(e.id) }));
     }
-    const custom = (event: HaEvent) => {
-      if (want(event.event_type)) listener(event);
-    };
-    this.custom.on('event', custom);
-    offs.push(() => this.custom.off('event', custom));
+    // named events of the edge's bus: fired through this API or the cloud's, by automations
+    // (automation_triggered, `event` actions) and by MQTT device triggers (mqtt_device_trigger)
+    on('event', ({ event }) => {
+      if (want(event.event_type)) listener({ ...event, origin: event.origin === 'REMOTE' ? 'REMOTE' : 'LOCAL' });
+    });
     return () => {
       for (const off of offs) off();
     };
@@ -262,13 +258,17 @@ export class EdgeHaBackend implements HaBackend<EdgeHaPrincipal> {
   }
 
   async fireEvent(_principal: EdgeHaPrincipal, eventType: string, data: Record<string, unknown>): Promise<void> {
-    this.custom.emit('event', {
-      event_type: eventType,
-      data,
-      origin: 'REMOTE',
-      time_fired: new Date().toISOString(),
-      context: { id: newContextId(), parent_id: null, user_id: null },
-    } satisfies HaEvent);
+    // on the edge's bus, as HA's fire_event: automations (event triggers), every subscriber and the cloud see it
+    this.deps.bus.emit('event', {
+      event: {
+        event_type: eventType,
+        data,
+        origin: 'REMOTE',
+        time_fired: new Date().toISOString(),
+        context: { id: newContextId(), parent_id: null, user_id: null },
+      } satisfies HaEvent,
+      chain: 0,
+    });
   }
 
   async subscribeTemplate(
@@ -352,9 +352,9 @@ export class EdgeHaBackend implements HaBackend<EdgeHaPrincipal> {
       ['entity_registry_updated', bus.listenerCount('entity_upsert')],
       ['device_registry_updated', bus.listenerCount('device_upsert')],
     ]);
-    // each API subscriber listens to every type through one listener
-    const apiListeners = this.custom.listenerCount('event');
-    if (apiListeners > 0) counts.set('*', apiListeners);
+    // named events: every listener of the bus's event channel (API subscribers, automations, the tunnel)
+    const named = bus.listenerCount('event');
+    if (named > 0) counts.set('*', named);
     return [...counts].filter(([, n]) => n > 0).map(([event, listener_count]) => ({ event, listener_count }));
   }
 

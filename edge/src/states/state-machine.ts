@@ -15,7 +15,7 @@ export interface StateMachineOptions {
 }
 
 export interface SetStateOptions {
-  /** emit state_changed even when nothing changed (HA force_update) */
+  /** a state change even when nothing changed (HA force_update): state_changed, new last_changed and last_updated */
   force?: boolean;
 }
 
@@ -103,7 +103,8 @@ export class StateMachine {
       entity_id: entityId,
       state,
       attributes,
-      last_changed: stateChanged || !previous ? ts : previous.last_changed,
+      // HA's force_update counts as a change of state: last_changed moves too (core.py async_set_internal)
+      last_changed: stateChanged || options.force || !previous ? ts : previous.last_changed,
       last_updated: ts,
     };
     this.current.set(entityId, next);

@@ -126,6 +126,6 @@ describe('MQTT discovery through the cloud', () => {
       return r.status === 200 && r.body[0]?.state === 'finished' ? r.body : null;
     }, 5000);
     expect(traces).toHaveLength(1);
-    expect(traces[0].trigger).toMatchObject({ platform: 'device', subtype: 'on', payload: 'on' });
+    expect(traces[0].trigger).toMatchObject({ platform: 'mqtt', subtype: 'on', payload: 'on' });
   });
 });

@@ -3,7 +3,7 @@ import type { Publish, Rng, SimKind } from './kind-types.ts';
 /**
  * zigbee2mqtt-style device kinds: one JSON state document per device on its base topic,
  * commands on `<base>/set` (or `<base>/set/<property>`), configs shaped as zigbee2mqtt's
- * Home Assistant extension shapes them (templates kept to what the edge renders today).
+ * Home Assistant extension shapes them (the thermostat's action map is zigbee2mqtt's own Jinja).
  */
 
 const round = (n: number, d = 1) => Math.round(n * 10 ** d) / 10 ** d;
@@ -38,7 +38,9 @@ const zThermostat: SimKind = {
         curr_temp_t: b,
         curr_temp_tpl: tpl('local_temperature'),
         act_t: b,
-        act_tpl: tpl('running_state'),
+        // zigbee2mqtt's action_template: the device says heat/idle/cool, HA's hvac_action is heating/idle/cooling
+        act_tpl:
+          "{% set values = {None:None,'idle':'idle','heat':'heating','cool':'cooling','fan_only':'fan'} %}{{ values[value_json.running_state] }}",
         pr_mode_cmd_t: `${b}/set/preset`,
         pr_mode_stat_t: b,
         pr_mode_val_tpl: tpl('preset'),
@@ -66,7 +68,7 @@ const zThermostat: SimKind = {
     system_mode: 'heat',
     current_heating_setpoint: 21,
     local_temperature: round(18 + rng() * 2),
-    running_state: 'heating',
+    running_state: 'heat',
     preset: 'manual',
     battery: 87,
   }),
@@ -76,7 +78,7 @@ const zThermostat: SimKind = {
     s.local_temperature = round(
       (s.local_temperature as number) + (target - (s.local_temperature as number)) * 0.1 + (rng() - 0.5) * 0.1,
     );
-    s.running_state = s.system_mode !== 'off' && (s.local_temperature as number) < target - 0.2 ? 'heating' : 'idle';
+    s.running_state = s.system_mode !== 'off' && (s.local_temperature as number) < target - 0.2 ? 'heat' : 'idle';
     return doc(b, s);
   },
   command(b, s, topic, payload) {

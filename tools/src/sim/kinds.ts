@@ -6,6 +6,7 @@
 
 import type { SimKind } from './kind-types.ts';
 import { ZIGBEE_KINDS } from './kinds-zigbee.ts';
+import { TASMOTA_ESPHOME_KINDS } from './kinds-tasmota-esphome.ts';
 
 const round = (n: number, d = 1) => Math.round(n * 10 ** d) / 10 ** d;
 const clamp = (n: number, lo: number, hi: number) => Math.max(lo, Math.min(hi, n));
@@ -351,4 +352,5 @@ export const KINDS: SimKind[] = [
   fan,
   speaker,
   ...ZIGBEE_KINDS,
+  ...TASMOTA_ESPHOME_KINDS,
 ];

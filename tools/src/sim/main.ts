@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { Simulator } from './simulator.ts';
+import { KINDS } from './kinds.ts';
 
 /** `pnpm sim --mqtt mqtt://user:pass@host:port --devices N [--interval ms]` */
 function usage(msg?: string): never {
@@ -29,7 +30,8 @@ try {
 if (values.help) usage();
 const url = values.mqtt ?? process.env.MQTT_URL;
 if (!url) usage('--mqtt is required');
-const devices = Number(values.devices ?? '16');
+// one device of each kind by default
+const devices = Number(values.devices ?? String(KINDS.length));
 const interval = Number(values.interval ?? '5000');
 if (!Number.isInteger(devices) || devices < 1) usage('--devices must be a positive integer');
 if (!Number.isFinite(interval) || interval < 0) usage('--interval must be a number of milliseconds');

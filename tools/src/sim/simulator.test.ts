@@ -127,6 +127,36 @@ describe('device simulator against a real edge', () => {
     await waitFor(() => edge.states.get('update.ota_device_16')?.state === 'off', 3000, 'update installed');
   });
 
+  it('Tasmota RGB light (HSBColor, Dimmer, Scheme) and ESPHome light with effects answer their commands', async () => {
+    const tasmota = 'light.tasmota_rgb_light_17';
+    await waitFor(() => edge.states.get(tasmota)?.state === 'off', 3000, 'tasmota light');
+    expect(edge.states.get(tasmota)?.attributes).toMatchObject({ effect_list: ['0', '1', '2', '3', '4'] });
+    // HA sends "h,s" to HSBColor and the dimmer (on_command_type brightness); Tasmota reports "h,s,b"
+    await edge.callService('light', 'turn_on', tasmota, { hs_color: [200, 50], brightness: 128 });
+    await waitFor(
+      () =>
+        edge.states.get(tasmota)?.state === 'on' &&
+        JSON.stringify(edge.states.get(tasmota)?.attributes.hs_color) === '[200,50]',
+      3000,
+      'tasmota colour',
+    );
+    expect(edge.states.get(tasmota)?.attributes).toMatchObject({ color_mode: 'hs', brightness: 128 });
+    await edge.callService('light', 'turn_on', tasmota, { effect: '3' });
+    await waitFor(() => edge.states.get(tasmota)?.attributes.effect === '3', 3000, 'tasmota scheme');
+    await edge.callService('light', 'turn_off', tasmota);
+    await waitFor(() => edge.states.get(tasmota)?.state === 'off', 3000, 'tasmota off');
+
+    const esphome = 'light.esphome_light_18';
+    await waitFor(() => edge.states.get(esphome)?.state === 'off', 3000, 'esphome light');
+    expect(edge.states.get(esphome)?.attributes).toMatchObject({
+      supported_color_modes: ['rgb'],
+      effect_list: ['None', 'Rainbow', 'Strobe', 'Flicker'],
+    });
+    await edge.callService('light', 'turn_on', esphome, { effect: 'Rainbow', rgb_color: [0, 128, 255] });
+    await waitFor(() => edge.states.get(esphome)?.attributes.effect === 'Rainbow', 3000, 'esphome effect');
+    expect(edge.states.get(esphome)?.attributes).toMatchObject({ color_mode: 'rgb', rgb_color: [0, 128, 255] });
+  });
+
   it("the remote's presses fire device triggers and its event entity", async () => {
     await waitFor(() => edge.discovery.triggers.list().length === 4, 3000, 'remote triggers');
     const fired: string[] = [];

@@ -1021,13 +1021,15 @@ export const ZIGBEE2MQTT: CorpusEntry[] = [
         topic: 'zigbee2mqtt/bulb',
         payload: { state: 'ON', update: { state: 'available', installed_version: 16777216, latest_version: 16777472 } },
         state: 'on',
-        attributes: { installed_version: '16777216', latest_version: '16777472' },
+        // the JSON attributes (the `update` object) come after the entity's own, as in HA, so the
+        // versions show as zigbee2mqtt's numbers; their `state` key is one HA blocks
+        attributes: { installed_version: 16777216, latest_version: 16777472, state: undefined },
       },
       {
         topic: 'zigbee2mqtt/bulb',
         payload: { state: 'ON', update: { state: 'idle', installed_version: 16777472, latest_version: 16777472 } },
         state: 'off',
-        attributes: { installed_version: '16777472' },
+        attributes: { installed_version: 16777472, state: undefined },
       },
     ],
     commands: [
