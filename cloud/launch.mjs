@@ -2,6 +2,7 @@
 // it was built from, the TypeScript sources otherwise (seconds slower to start, ~200 MiB more
 // memory after start: README, "Performance"). Same process, same arguments, same signals.
 import { readdirSync, statSync } from 'node:fs';
+import { enableCompileCache } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -22,4 +23,9 @@ const sources = ['cloud/src', 'protocol/src', 'cloud/package.json', 'protocol/pa
 const fresh = built > 0 && sources.every((s) => newest(path.join(root, s)) < built);
 if (!fresh && built > 0)
   process.stderr.write('cloud/dist is older than the sources: running from source (pnpm build:cloud rebuilds it)\n');
+// V8's compiled code of the bundle kept on disk beside it (written when the process exits, checked
+// against the file's content): compiling the 2.4 MB module was ~27 % of a start's CPU; with the
+// cache a start takes ~18 % less CPU and ~8 MB less RSS (README, "Cloud start-up notes"). Where
+// the directory cannot be written, Node carries on without it.
+if (fresh) enableCompileCache(path.join(root, 'cloud/dist/.compile-cache'));
 await import(pathToFileURL(fresh ? bundle : path.join(root, 'cloud/src/main.ts')).href);
