@@ -1,5 +1,16 @@
 import type { Context } from 'hono';
-import { routes } from '@smarthome/protocol';
+// the module itself, not the `routes` namespace of @smarthome/protocol: that namespace holds every
+// route spec (cloud ones included), and bundling it would build all their schemas at the edge's start
+import {
+  createAutomationRoute,
+  listAutomationsRoute,
+  getAutomationRoute,
+  updateAutomationRoute,
+  deleteAutomationRoute,
+  automationTracesRoute,
+  automationTriggerRoute,
+  automationWebhookRoute,
+} from '@smarthome/protocol/routes/automations';
 import {
   HttpError,
   badRequest,
@@ -44,23 +55,23 @@ function remoteAddress(c: Context): string | null {
 export function mountAutomationRoutes(router: SpecRouter<any>, deps: AutomationRouteDeps): void {
   const { engine } = deps;
   // the engine's AutomationErrors (400, 404) are answered by the one onError
-  router.add(routes.createAutomationRoute, ({ body }) => engine.create(body));
-  router.add(routes.listAutomationsRoute, () => engine.list());
-  router.add(routes.getAutomationRoute, ({ params }) => {
+  router.add(createAutomationRoute, ({ body }) => engine.create(body));
+  router.add(listAutomationsRoute, () => engine.list());
+  router.add(getAutomationRoute, ({ params }) => {
     const a = engine.get(params.id);
     if (!a) throw notFound('automation not found');
     return a;
   });
-  router.add(routes.updateAutomationRoute, ({ params, body }) => engine.update(params.id, body));
-  router.add(routes.deleteAutomationRoute, ({ params }) => {
+  router.add(updateAutomationRoute, ({ params, body }) => engine.update(params.id, body));
+  router.add(deleteAutomationRoute, ({ params }) => {
     if (!engine.remove(params.id)) throw notFound('automation not found');
     return { message: 'automation deleted' };
   });
-  router.add(routes.automationTracesRoute, ({ params }) => {
+  router.add(automationTracesRoute, ({ params }) => {
     if (!engine.get(params.id)) throw notFound('automation not found');
     return engine.traces(params.id);
   });
-  router.add(routes.automationTriggerRoute, ({ params }) => {
+  router.add(automationTriggerRoute, ({ params }) => {
     const a = engine.get(params.id);
     if (!a) throw notFound('automation not found');
     // a disabled automation does not run (dispatch drops it): say so instead of a silent 200
@@ -68,7 +79,7 @@ export function mountAutomationRoutes(router: SpecRouter<any>, deps: AutomationR
     engine.triggerNow(params.id);
     return { message: 'automation triggered' };
   });
-  router.add(routes.automationWebhookRoute, async ({ c, params }) => {
+  router.add(automationWebhookRoute, async ({ c, params }) => {
     // 404 / 429 before reading the body: a flood or a guess costs no body bytes (the spec's
     // body is `readBody: 'manual'`: documented in OpenAPI, read here)
     const origin = webhookOrigin(c);

@@ -6,7 +6,7 @@
  */
 export abstract class BatchSchedule<B> {
   private readonly delayMs: number;
-  private readonly maxBatch: number;
+  private readonly maxBatch: number | (() => number);
   private readonly write: (batch: B) => void;
   private readonly onError: (err: unknown) => void;
   private timer: NodeJS.Timeout | null = null;
@@ -16,9 +16,10 @@ export abstract class BatchSchedule<B> {
   lastError: unknown = null;
 
   /** onError: told of each failed background write (the rows are kept and retried) */
+  /** maxBatch: a function when it changes while running (the recorder's, once its writer thread starts) */
   constructor(options: {
     delayMs: number;
-    maxBatch: number;
+    maxBatch: number | (() => number);
     write: (batch: B) => void;
     onError?: (err: unknown) => void;
   }) {
@@ -71,7 +72,7 @@ export abstract class BatchSchedule<B> {
   /** Called by the subclass after it queued something. */
   protected queued(): void {
     if (!this.running) return;
-    if (this.pending >= this.maxBatch) {
+    if (this.pending >= (typeof this.maxBatch === 'number' ? this.maxBatch : this.maxBatch())) {
       this.immediate ??= setImmediate(() => {
         this.immediate = null;
         this.flushInBackground();

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -6,20 +6,49 @@ import path from 'node:path';
 export const SQLITE_ADDON_ASSET = 'better_sqlite3.node';
 
 let loaded: object | undefined;
+let shared: string | undefined;
 
-function loadFrom(dir: string, bytes: Uint8Array): object {
+/** The addon loaded from `file` (dlopen), as better-sqlite3 wants it. */
+function dlopen(file: string): object {
+  const mod = { exports: {} as object };
+  process.dlopen(mod, file);
+  return mod.exports;
+}
+
+/**
+ * Writes the addon into a private temp dir, loads it and deletes it. `shared` is a path to the same
+ * file that stays valid in this process (`/proc/self/fd/<fd>` of a descriptor kept open): another
+ * thread that loads it gets the library already mapped (the dynamic loader matches the file's
+ * device and inode), where unpacking its own copy mapped a second 1.8 MB of code.
+ */
+export function unpackAddon(dir: string, bytes: Uint8Array): { exports: object; shared: string | undefined } {
   const tmp = mkdtempSync(path.join(dir, '.smarthome-edge-')); // mode 0700
   const file = path.join(tmp, SQLITE_ADDON_ASSET);
   try {
     writeFileSync(file, bytes, { mode: 0o500, flag: 'wx' });
-    const mod = { exports: {} as object };
-    process.dlopen(mod, file);
-    return mod.exports;
+    const exports = dlopen(file);
+    let fd: number | undefined;
+    try {
+      // never closed: the writer thread may start (again) at any time; one descriptor per process
+      fd = openSync(file, 'r');
+    } catch {
+      /* no descriptor: other threads unpack their own copy */
+    }
+    return { exports, shared: fd === undefined ? undefined : `/proc/self/fd/${fd}` };
   } finally {
     // The library stays mapped after its file is gone (Linux), so nothing is left behind,
     // not even after SIGKILL.
     rmSync(tmp, { recursive: true, force: true });
   }
+}
+
+/**
+ * The loaded addon's file for another thread of this process (the recorder's writer thread):
+ * pass it to that thread's sqliteNativeBinding() so both use one mapping of the library.
+ * Undefined outside the executable (better-sqlite3's own file is shared by path there).
+ */
+export function sqliteAddonShared(): string | undefined {
+  return shared;
 }
 
 /**
@@ -34,10 +63,18 @@ function loadFrom(dir: string, bytes: Uint8Array): object {
  *
  *     new Database(file, { nativeBinding: sqliteNativeBinding(dataDir) })
  */
-export function sqliteNativeBinding(fallbackDir?: string): object | undefined {
+export function sqliteNativeBinding(fallbackDir?: string, sharedFile?: string): object | undefined {
   if (loaded) return loaded;
   const sea = process.getBuiltinModule('node:sea');
   if (!sea?.isSea()) return undefined;
+  if (sharedFile) {
+    try {
+      loaded = dlopen(sharedFile);
+      return loaded;
+    } catch {
+      /* gone or refused: unpack a copy as the main thread did */
+    }
+  }
   const bytes = new Uint8Array(sea.getRawAsset(SQLITE_ADDON_ASSET) as ArrayBuffer);
   const dirs = [
     os.tmpdir(),
@@ -49,7 +86,7 @@ export function sqliteNativeBinding(fallbackDir?: string): object | undefined {
   let firstError: unknown;
   for (const dir of dirs) {
     try {
-      loaded = loadFrom(dir, bytes);
+      ({ exports: loaded, shared } = unpackAddon(dir, bytes));
       return loaded;
     } catch (err) {
       firstError ??= err;

@@ -5,6 +5,7 @@ import type { HistoryJsonOptions } from './history-json.ts';
 import { RecorderQueries, type History, type HistoryQuery, type LogbookQuery, type LogbookRow } from './queries.ts';
 import type { PendingRow } from './store.ts';
 import { RowBatcher } from './batcher.ts';
+import { AdaptiveWriter } from './adaptive-writer.ts';
 import { InlineWriter } from './inline-writer.ts';
 import { RecorderWriter, type RowWriter } from './writer.ts';
 
@@ -26,10 +27,12 @@ export interface RecorderOptions {
   /** rows deleted per purge step; the event loop runs between steps */
   purgeBatch?: number;
   /**
-   * 'thread' (default): JSON and SQL in a writer thread with its own connection; 'inline': on
-   * the main thread, as before it (default from RECORDER_WRITER, for the benchmark's baseline)
+   * 'auto' (default): on the main thread until rows come faster than 200 a second (or 500 in one
+   * batch), then in the writer thread (AdaptiveWriter); 'thread': JSON and SQL in a writer thread with its own
+   * connection from the start; 'inline': on the main thread, as before it. Default from
+   * RECORDER_WRITER (inline, thread), for the benchmark's same-run variants.
    */
-  writer?: 'thread' | 'inline';
+  writer?: 'auto' | 'thread' | 'inline';
 }
 
 const DAY_MS = 86_400_000;
@@ -71,15 +74,21 @@ export class Recorder {
     this.log = deps.log;
     this.clock = deps.clock ?? systemClock;
     this.options = options;
-    const writer = options.writer ?? (process.env.RECORDER_WRITER === 'inline' ? 'inline' : 'thread');
+    const fromEnv = process.env.RECORDER_WRITER;
+    const writer = options.writer ?? (fromEnv === 'inline' || fromEnv === 'thread' ? fromEnv : 'auto');
+    const thread = () => new RecorderWriter(deps.database.file, deps.log);
     this.writer =
-      writer === 'inline' ? new InlineWriter(deps.database) : new RecorderWriter(deps.database.file, deps.log);
+      writer === 'inline'
+        ? new InlineWriter(deps.database)
+        : writer === 'thread'
+          ? thread()
+          : new AdaptiveWriter(new InlineWriter(deps.database), thread, deps.log);
     this.queries = new RecorderQueries(deps.database);
     this.pending = new RowBatcher<PendingRow>({
       delayMs: options.flushDelayMs ?? 250,
       // a transaction of 5,000 rows costs the thread about a third less per row than 1,000 (fewer
       // commits rewriting the same index pages); on the main thread 1,000 keeps each stall short
-      maxBatch: options.maxBatch ?? (writer === 'inline' ? 1000 : 5000),
+      maxBatch: options.maxBatch ?? (() => (this.threaded ? 5000 : 1000)),
       write: (rows) => this.writer.write(rows),
       onError: (err) => this.log.error('recorder: write failed, retrying', err),
     });
@@ -131,6 +140,11 @@ export class Recorder {
   /** Rows recorded and not yet committed (queued here or in the writer thread). */
   get pendingRows(): number {
     return this.pending.pending + this.writer.pendingRows;
+  }
+
+  /** true while the rows are written by the writer thread (not the main thread) */
+  get threaded(): boolean {
+    return this.writer instanceof RecorderWriter || (this.writer instanceof AdaptiveWriter && this.writer.threaded);
   }
 
   /** Batches handed to the writer thread, one transaction each. */

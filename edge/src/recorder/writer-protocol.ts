@@ -15,6 +15,8 @@ export interface WriterData {
   file: string;
   /** where the executable's SQLite addon may be unpacked (the data dir) */
   fallbackDir: string;
+  /** inside the executable: the main thread's loaded SQLite addon, to share its mapping (sqliteAddonShared) */
+  sqliteAddon?: string;
   /** how long a write waits for another connection's lock before it fails (and is retried) */
   busyTimeoutMs: number;
   control: SharedArrayBuffer;

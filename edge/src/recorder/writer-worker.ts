@@ -22,7 +22,7 @@ const MAX_ROWS = 10_000;
 function openConnection(): Database.Database {
   try {
     const db = new Database(data.file, {
-      nativeBinding: sqliteNativeBinding(data.fallbackDir) as string | undefined,
+      nativeBinding: sqliteNativeBinding(data.fallbackDir, data.sqliteAddon) as string | undefined,
     });
     db.pragma('synchronous = NORMAL');
     db.pragma(`busy_timeout = ${Math.trunc(data.busyTimeoutMs)}`);

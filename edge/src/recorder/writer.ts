@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
 import type { Logger } from '../log.ts';
+import { sqliteAddonShared } from '../native/sqlite-binding.ts';
 import type { PendingRow } from './store.ts';
 import { CONTROL_SLOTS, DONE, FAILING, type WriterData, type WriterOp, type WriterReply } from './writer-protocol.ts';
 
@@ -77,6 +78,7 @@ export class RecorderWriter implements RowWriter {
     const data: WriterData = {
       file: this.file,
       fallbackDir: path.dirname(this.file),
+      sqliteAddon: sqliteAddonShared(),
       busyTimeoutMs: this.busyTimeoutMs,
       control: this.control.buffer as SharedArrayBuffer,
       replies: channel.port2,

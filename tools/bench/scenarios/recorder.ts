@@ -181,7 +181,8 @@ async function inlineTarget(log: (m: string) => void): Promise<Target> {
 }
 
 /**
- * Three edges: recorder off, on with its writer thread (the default), and on writing on the
+ * Three edges: recorder off, on with its writer thread (the default, which starts the thread in
+ * the warm-up: more than 200 rows a second), and on writing on the
  * main thread (what it did before the thread: the same-run baseline). Each round drives all
  * three, in a rotating order, so they see the same machine load.
  */

@@ -145,8 +145,8 @@ const sqliteAddonPlugin: esbuild.Plugin = {
   },
 };
 
-/** Step 1: one CommonJS file. */
-async function bundle(entry: string, outfile: string, log: (l: string) => void): Promise<void> {
+/** Step 1: one CommonJS file; the metafile says which modules went in (tests check what the edge carries). */
+export async function bundle(entry: string, outfile: string, log: (l: string) => void): Promise<esbuild.Metafile> {
   const result = await esbuild
     .build({
       entryPoints: [entry],
@@ -188,6 +188,7 @@ async function bundle(entry: string, outfile: string, log: (l: string) => void):
     if (w.location?.file.includes('better-sqlite3') && /require/.test(w.text)) continue;
     log(`  esbuild warning: ${w.text} (${w.location?.file}:${w.location?.line})`);
   }
+  return result.metafile;
 }
 
 /** The Node binary for the target: this repo's for this machine's arch, else node-linux-<arch> from npm. */

@@ -1,0 +1,120 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { EdgeDatabase } from '../db/database.ts';
+import { silentLogger } from '../log.ts';
+import { tempDir } from '../testing/edge.ts';
+import { AdaptiveWriter, type AdaptiveWriterOptions } from './adaptive-writer.ts';
+import { InlineWriter } from './inline-writer.ts';
+import type { PendingState } from './store.ts';
+import { RecorderWriter } from './writer.ts';
+
+const cleanups: (() => unknown)[] = [];
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()!();
+});
+
+const row = (entityId: string, state: string, t: number): PendingState => ({
+  kind: 'state',
+  entity_id: entityId,
+  state,
+  attributes: { friendly_name: entityId, n: t % 3 },
+  last_updated: t,
+  last_changed: null,
+});
+
+function setup(options: AdaptiveWriterOptions = {}) {
+  const tmp = tempDir();
+  cleanups.push(() => tmp.cleanup());
+  const database = new EdgeDatabase(tmp.dir);
+  database.open();
+  cleanups.push(() => database.close());
+  const lines: string[] = [];
+  const log = { ...silentLogger, info: (m: string) => lines.push(m) };
+  const threads: RecorderWriter[] = [];
+  const writer = new AdaptiveWriter(
+    new InlineWriter(database),
+    () => {
+      const t = new RecorderWriter(database.file, log);
+      threads.push(t);
+      return t;
+    },
+    log,
+    options,
+  );
+  writer.start();
+  cleanups.push(() => writer.stop());
+  const states = () =>
+    database.sqlite
+      .prepare(
+        'SELECT e.entity_id, s.state FROM recorder_states s JOIN recorder_entities e USING (metadata_id) ORDER BY state_id',
+      )
+      .raw()
+      .all() as [string, string][];
+  return { database, writer, threads, states, lines };
+}
+
+describe('recorder adaptive writer', () => {
+  it('small batches are written on the main thread: no writer thread is started', () => {
+    const { writer, threads, states } = setup();
+    for (let i = 0; i < 20; i++) writer.write([row(`sensor.s${i % 4}`, String(i), i)]);
+    // inline: committed when write() returns, before any flush
+    expect(states()).toHaveLength(20);
+    expect(writer.threaded).toBe(false);
+    expect(threads).toHaveLength(0);
+    expect(writer.batches).toBe(20);
+  });
+
+  it('a large batch starts the thread; later rows follow the earlier ones, in order', () => {
+    const { writer, threads, states, lines, database } = setup({ batchRows: 2 });
+    writer.write([row('sensor.a', '1', 1), row('sensor.b', '2', 2)]);
+    expect(writer.threaded).toBe(true);
+    expect(threads).toHaveLength(1);
+    expect(lines.join('\n')).toMatch(/recorder: writing on a thread from now on/);
+    // sensor.a's attributes as in its first row (t % 3 equal): the same set, found in the table
+    writer.write([row('sensor.a', '3', 4)]);
+    writer.write([row('sensor.c', '4', 5)]);
+    writer.flush();
+    expect(writer.pendingRows).toBe(0);
+    expect(writer.batches).toBe(3);
+    expect(states()).toEqual([
+      ['sensor.a', '1'],
+      ['sensor.b', '2'],
+      ['sensor.a', '3'],
+      ['sensor.c', '4'],
+    ]);
+    // the thread found the set the main thread had written: three sets for four rows
+    const sets = database.sqlite.prepare('SELECT COUNT(*) FROM recorder_attributes').pluck().get();
+    expect(sets).toBe(3);
+    // and renames go through it
+    expect(writer.renameEntity('sensor.a', 'sensor.z')).toBe(true);
+    expect(states().filter(([id]) => id === 'sensor.z')).toHaveLength(2);
+  });
+
+  it('rows adding up within the window start the thread', () => {
+    const { writer } = setup({ windowRows: 3, windowMs: 60_000 });
+    writer.write([row('sensor.a', '1', 1)]);
+    writer.write([row('sensor.a', '2', 2)]);
+    expect(writer.threaded).toBe(false);
+    writer.write([row('sensor.a', '3', 3)]);
+    expect(writer.threaded).toBe(true);
+  });
+
+  it('rows spread over windows keep writing on the main thread', async () => {
+    const { writer, states } = setup({ windowRows: 3, windowMs: 20 });
+    for (let i = 0; i < 6; i++) {
+      writer.write([row('sensor.a', String(i), i)]);
+      await new Promise((r) => setTimeout(r, 30));
+    }
+    expect(writer.threaded).toBe(false);
+    expect(states()).toHaveLength(6);
+  });
+
+  it('stop() ends the thread and the main-thread writer; what was posted is written', async () => {
+    const { writer, states, database } = setup({ batchRows: 1 });
+    const rows = Array.from({ length: 300 }, (_, i) => row(`sensor.s${i % 7}`, String(i), i));
+    for (let i = 0; i < rows.length; i += 100) writer.write(rows.slice(i, i + 100));
+    await writer.stop();
+    expect(states()).toHaveLength(300);
+    // no connection of the thread left: the main one takes the write lock at once
+    database.sqlite.exec('BEGIN IMMEDIATE; COMMIT');
+  });
+});
