@@ -156,6 +156,23 @@ export class EdgeRegistry extends EventEmitter<EdgeRegistryEvents> {
   }
 
   /**
+   * authenticateEdgeToken for many tokens in one query (a reconnect storm's upgrades of one tick):
+   * per token, its edge's id, or null (unknown, malformed or revoked).
+   */
+  async edgeIdsByTokens(tokens: readonly string[]): Promise<(number | null)[]> {
+    const hashes = tokens.map((t) => (t.startsWith(`${EDGE_TOKEN_PREFIX}_`) ? sha256(t) : null));
+    const wanted = [...new Set(hashes.filter((h): h is string => h !== null))];
+    if (wanted.length === 0) return tokens.map(() => null);
+    const rows = await this.db
+      .select({ id: edges.id, hash: edges.tokenHash })
+      .from(edges)
+      .where(and(inArray(edges.tokenHash, wanted), ne(edges.status, 'revoked')))
+      .all();
+    const byHash = new Map(rows.map((r) => [r.hash, r.id]));
+    return hashes.map((h) => (h === null ? null : (byHash.get(h) ?? null)));
+  }
+
+  /**
    * register-cloud: one edge per hostname (location 'cloud', owner FLEET_OWNER). Every call
    * refreshes name, capabilities and last_seen_at, and issues a new edge token and MQTT
    * password (only hashes are stored, so the previous ones cannot be returned again; they
@@ -305,6 +322,37 @@ export class EdgeRegistry extends EventEmitter<EdgeRegistryEvents> {
       const row = await q.setOnline.get({ id, at, pairedAt: current.pairedAt ?? at });
       return row ? toEdge(row) : null;
     });
+  }
+
+  /**
+   * markOnline and markOffline of many edges in one transaction (the tunnel's connects and
+   * disconnects of one tick: a reconnect storm's thousands of marks are a few commits, not one
+   * each). Revoked edges stay revoked. Unnoticed, as markOnline.
+   */
+  async markTunnels(online: readonly number[], offline: readonly number[]): Promise<void> {
+    if (online.length === 0 && offline.length === 0) return;
+    const at = now();
+    await this.database.unnoticed(() =>
+      this.database.atomic(async () => {
+        if (online.length > 0)
+          await this.db
+            .update(edges)
+            .set({
+              status: 'online',
+              pairedAt: sql`COALESCE(${edges.pairedAt}, ${at})`,
+              lastSeenAt: at,
+              updatedAt: at,
+            })
+            .where(and(inArray(edges.id, [...online]), ne(edges.status, 'revoked')))
+            .run();
+        if (offline.length > 0)
+          await this.db
+            .update(edges)
+            .set({ status: 'offline', updatedAt: at })
+            .where(and(inArray(edges.id, [...offline]), ne(edges.status, 'revoked')))
+            .run();
+      }),
+    );
   }
 
   /** For the tunnel: disconnected → 'offline' (a revoked edge stays revoked). Unnoticed, as markOnline. */
