@@ -105,7 +105,7 @@ export class EdgeConnection {
       this.alive = true;
     });
     // A peer that stops answering pings (power cut, NAT drop) is cut after two intervals.
-    this.heartbeat = setInterval(() => {
+    const beat = () => {
       // not read while it waits for the backlog: its pongs cannot be seen, it is not dead for that
       if (this.waitingRoom > 0) return;
       if (!this.alive) {
@@ -114,7 +114,17 @@ export class EdgeConnection {
       }
       this.alive = false;
       this.socket.ping();
-    }, this.limits.heartbeatMs);
+    };
+    // The first beat at a random point of the interval: a reconnect storm opens thousands of
+    // tunnels within a second or two, whose intervals would otherwise ping them all in the same
+    // few turns of the loop, every interval.
+    const { heartbeatMs } = this.limits;
+    this.heartbeat = setTimeout(() => {
+      if (this.closed) return;
+      beat();
+      this.heartbeat = setInterval(beat, heartbeatMs);
+      this.heartbeat.unref();
+    }, Math.random() * heartbeatMs);
     this.heartbeat.unref();
   }
 
@@ -298,7 +308,8 @@ export class EdgeConnection {
   private closedByPeer(): void {
     if (this.closed) return;
     this.closed = true;
-    if (this.heartbeat) clearInterval(this.heartbeat);
+    // a Timeout either way (the first beat's or the interval's)
+    if (this.heartbeat) clearTimeout(this.heartbeat);
     // room taken for a frame that will never be whole
     void this.early?.then((share) => share.release());
     this.early = null;
