@@ -29,6 +29,8 @@ export interface CloudRegistration {
 }
 
 const now = () => new Date().toISOString();
+/** `?, ?, …` for an IN list (callers skip empty lists: an empty IN list is not valid SQL everywhere) */
+const placeholders = (n: number) => Array.from({ length: n }, () => '?').join(', ');
 
 function parseObject(text: string): Record<string, unknown> {
   try {
@@ -163,12 +165,13 @@ export class EdgeRegistry extends EventEmitter<EdgeRegistryEvents> {
     const hashes = tokens.map((t) => (t.startsWith(`${EDGE_TOKEN_PREFIX}_`) ? sha256(t) : null));
     const wanted = [...new Set(hashes.filter((h): h is string => h !== null))];
     if (wanted.length === 0) return tokens.map(() => null);
-    const rows = await this.db
-      .select({ id: edges.id, hash: edges.tokenHash })
-      .from(edges)
-      .where(and(inArray(edges.tokenHash, wanted), ne(edges.status, 'revoked')))
-      .all();
-    const byHash = new Map(rows.map((r) => [r.hash, r.id]));
+    // plain SQL: a storm's batches are often of a few edges, for which drizzle's building of the
+    // query cost more than running it (the text per list length is prepared once by the driver)
+    const rows = await this.database.query<{ id: number; token_hash: string }>(
+      `SELECT id, token_hash FROM edges WHERE token_hash IN (${placeholders(wanted.length)}) AND status <> 'revoked'`,
+      wanted,
+    );
+    const byHash = new Map(rows.map((r) => [r.token_hash, r.id]));
     return hashes.map((h) => (h === null ? null : (byHash.get(h) ?? null)));
   }
 
@@ -332,25 +335,20 @@ export class EdgeRegistry extends EventEmitter<EdgeRegistryEvents> {
   async markTunnels(online: readonly number[], offline: readonly number[]): Promise<void> {
     if (online.length === 0 && offline.length === 0) return;
     const at = now();
+    // plain SQL, as edgeIdsByTokens
     await this.database.unnoticed(() =>
       this.database.atomic(async () => {
         if (online.length > 0)
-          await this.db
-            .update(edges)
-            .set({
-              status: 'online',
-              pairedAt: sql`COALESCE(${edges.pairedAt}, ${at})`,
-              lastSeenAt: at,
-              updatedAt: at,
-            })
-            .where(and(inArray(edges.id, [...online]), ne(edges.status, 'revoked')))
-            .run();
+          await this.database.execute(
+            `UPDATE edges SET status = 'online', paired_at = COALESCE(paired_at, ?), last_seen_at = ?, updated_at = ?
+             WHERE id IN (${placeholders(online.length)}) AND status <> 'revoked'`,
+            [at, at, at, ...online],
+          );
         if (offline.length > 0)
-          await this.db
-            .update(edges)
-            .set({ status: 'offline', updatedAt: at })
-            .where(and(inArray(edges.id, [...offline]), ne(edges.status, 'revoked')))
-            .run();
+          await this.database.execute(
+            `UPDATE edges SET status = 'offline', updated_at = ? WHERE id IN (${placeholders(offline.length)}) AND status <> 'revoked'`,
+            [at, ...offline],
+          );
       }),
     );
   }
