@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { describe, expect, it } from 'vitest';
 import { TickBatch } from './tick-batch.ts';
 
@@ -41,6 +42,17 @@ describe('TickBatch', () => {
       [1, 2],
       [3, 4],
     ]);
+  });
+
+  it("runs in the context the batch was made in, not its first caller's (a transaction's, say)", async () => {
+    const store = new AsyncLocalStorage<string>();
+    const seen: (string | undefined)[] = [];
+    const batch = new TickBatch(async (xs: number[]) => {
+      seen.push(store.getStore());
+      return xs;
+    });
+    await store.run('in a transaction', () => Promise.all([batch.call(1), batch.call(2)]));
+    expect(seen).toEqual([undefined]);
   });
 
   it('fails every call of a failed run with its error, and later calls run again', async () => {

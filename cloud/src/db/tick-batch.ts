@@ -1,3 +1,5 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+
 interface Call<I, O> {
   input: I;
   resolve: (out: O) => void;
@@ -27,6 +29,12 @@ export class TickBatch<I, O> {
   private inFlight = 0;
   /** runs started (tests and the bench: the batching is observable) */
   runs = 0;
+  /**
+   * The async context the batch was made in (the process's, at start): a run serves many callers,
+   * so it must not inherit the first one's (a caller inside a transaction would make the run's own
+   * transaction look nested, and its statements skip the wait for the open one).
+   */
+  private readonly context = AsyncLocalStorage.snapshot();
 
   constructor(run: (inputs: I[]) => Promise<O[]>, options: TickBatchOptions = {}) {
     this.run = run;
@@ -45,10 +53,12 @@ export class TickBatch<I, O> {
     if (this.scheduled || this.inFlight >= this.maxInFlight || this.queue.length === 0) return;
     this.scheduled = true;
     // the other callers of this turn (every tunnel's message read in one poll) join the same run
-    setImmediate(() => {
-      this.scheduled = false;
-      void this.flush();
-    });
+    setImmediate(() =>
+      this.context(() => {
+        this.scheduled = false;
+        void this.flush();
+      }),
+    );
   }
 
   private async flush(): Promise<void> {
