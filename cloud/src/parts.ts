@@ -9,6 +9,7 @@ import { AccessTokenSigner } from './auth/jwt.ts';
 import { AuthService } from './auth/service.ts';
 import { LoginThrottle, MemoryFailureStore } from './auth/throttle.ts';
 import { EdgeRegistry } from './edges/registry.ts';
+import { TunnelBatches } from './edges/tunnel-batches.ts';
 import { MirrorStore } from './mirror/store.ts';
 import { MirrorWriter } from './mirror/writer.ts';
 import { TunnelHub } from './tunnel/hub.ts';
@@ -116,21 +117,23 @@ export function buildParts(
   const mirror = new MirrorStore(database);
   // the edges' deltas of one tick share a transaction; acks wait for its commit
   const mirrorWriter = new MirrorWriter(database, mirror);
+  // the edges' token lookups, lastSeq reads and online/offline marks of one tick: one query or transaction each
+  const tunnelBatches = new TunnelBatches({ edges, mirror, dialect: database.dialect });
   const tunnel = new TunnelHub({
     log,
-    authenticateEdge: (token) => edges.authenticateEdgeToken(token),
-    lastSeq: async (edgeId) => mirror.lastSeq(edgeId),
+    authenticateEdge: (token) => tunnelBatches.authenticate(token),
+    lastSeq: (edgeId) => tunnelBatches.lastSeq(edgeId),
     applySnapshot: async (edgeId, seq, snapshot) => mirror.replaceSnapshot(edgeId, snapshot, seq),
     applyDeltas: (edgeId, lastSeq, deltas) => mirrorWriter.applyDeltas(edgeId, deltas, lastSeq),
     // Scale-out: claim the edge's ownership key before marking it online; mark it offline only
     // while the key was still ours (the edge may already have said hello on another replica).
     markOnline: async (edgeId) => {
       await scale?.claim(edgeId);
-      await edges.markOnline(edgeId);
+      await tunnelBatches.markOnline(edgeId);
     },
     markOffline: async (edgeId) => {
       if (scale && !(await scale.release(edgeId))) return;
-      await edges.markOffline(edgeId);
+      await tunnelBatches.markOffline(edgeId);
     },
   });
   scale?.linkEdges(tunnel, edges);

@@ -29,6 +29,8 @@ export interface CloudRegistration {
 }
 
 const now = () => new Date().toISOString();
+/** `?, ?, …` for an IN list (callers skip empty lists: an empty IN list is not valid SQL everywhere) */
+const placeholders = (n: number) => Array.from({ length: n }, () => '?').join(', ');
 
 function parseObject(text: string): Record<string, unknown> {
   try {
@@ -153,6 +155,24 @@ export class EdgeRegistry extends EventEmitter<EdgeRegistryEvents> {
     const row = await this.tunnelQueries().byTokenHash.get({ hash: sha256(token) });
     if (!row || row.status === 'revoked') return null;
     return toEdge(row);
+  }
+
+  /**
+   * authenticateEdgeToken for many tokens in one query (a reconnect storm's upgrades of one tick):
+   * per token, its edge's id, or null (unknown, malformed or revoked).
+   */
+  async edgeIdsByTokens(tokens: readonly string[]): Promise<(number | null)[]> {
+    const hashes = tokens.map((t) => (t.startsWith(`${EDGE_TOKEN_PREFIX}_`) ? sha256(t) : null));
+    const wanted = [...new Set(hashes.filter((h): h is string => h !== null))];
+    if (wanted.length === 0) return tokens.map(() => null);
+    // plain SQL: a storm's batches are often of a few edges, for which drizzle's building of the
+    // query cost more than running it (the text per list length is prepared once by the driver)
+    const rows = await this.database.query<{ id: number; token_hash: string }>(
+      `SELECT id, token_hash FROM edges WHERE token_hash IN (${placeholders(wanted.length)}) AND status <> 'revoked'`,
+      wanted,
+    );
+    const byHash = new Map(rows.map((r) => [r.token_hash, r.id]));
+    return hashes.map((h) => (h === null ? null : (byHash.get(h) ?? null)));
   }
 
   /**
@@ -305,6 +325,32 @@ export class EdgeRegistry extends EventEmitter<EdgeRegistryEvents> {
       const row = await q.setOnline.get({ id, at, pairedAt: current.pairedAt ?? at });
       return row ? toEdge(row) : null;
     });
+  }
+
+  /**
+   * markOnline and markOffline of many edges in one transaction (the tunnel's connects and
+   * disconnects of one tick: a reconnect storm's thousands of marks are a few commits, not one
+   * each). Revoked edges stay revoked. Unnoticed, as markOnline.
+   */
+  async markTunnels(online: readonly number[], offline: readonly number[]): Promise<void> {
+    if (online.length === 0 && offline.length === 0) return;
+    const at = now();
+    // plain SQL, as edgeIdsByTokens
+    await this.database.unnoticed(() =>
+      this.database.atomic(async () => {
+        if (online.length > 0)
+          await this.database.execute(
+            `UPDATE edges SET status = 'online', paired_at = COALESCE(paired_at, ?), last_seen_at = ?, updated_at = ?
+             WHERE id IN (${placeholders(online.length)}) AND status <> 'revoked'`,
+            [at, at, at, ...online],
+          );
+        if (offline.length > 0)
+          await this.database.execute(
+            `UPDATE edges SET status = 'offline', updated_at = ? WHERE id IN (${placeholders(offline.length)}) AND status <> 'revoked'`,
+            [at, ...offline],
+          );
+      }),
+    );
   }
 
   /** For the tunnel: disconnected → 'offline' (a revoked edge stays revoked). Unnoticed, as markOnline. */

@@ -45,6 +45,11 @@ describe('CloudTriggerSubscriptions', () => {
     expect(ops(calls)).toEqual(['subscribe_trigger@3', 'subscribe_trigger@1', 'subscribe_trigger@2']);
     end();
     expect(ops(calls).at(-1)).toBe('unsubscribe_trigger@3');
+    // a hello re-arms the subscriptions of that edge only; an ended one is not made again
+    calls.length = 0;
+    await subs.edgeOnline(3);
+    await subs.edgeOnline(1);
+    expect(ops(calls)).toEqual(['subscribe_trigger@1']);
     await expect(subs.subscribe(p, { platform: 'state', entity_id: 'light.nope' }, {}, () => {})).rejects.toEqual(
       new HaCommandError('not_found', 'Entity light.nope not found.'),
     );

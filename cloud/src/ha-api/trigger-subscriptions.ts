@@ -46,6 +46,8 @@ const key = (edgeId: number, entityId: string) => `${edgeId}:${entityId}`;
 export class CloudTriggerSubscriptions<P extends { userId: string }> {
   private readonly deps: TriggerSubscriptionDeps<P>;
   private readonly subs = new Map<string, Subscription<P>>();
+  /** subscription ids by edge: an edge's hello (thousands in a reconnect storm) visits its own, not all */
+  private readonly byEdge = new Map<number, Set<string>>();
 
   constructor(deps: TriggerSubscriptionDeps<P>) {
     this.deps = deps;
@@ -63,6 +65,7 @@ export class CloudTriggerSubscriptions<P extends { userId: string }> {
     const sub: Subscription<P> = { principal: p, trigger, variables, edges, listener };
     // registered first: a fire may come back before the last edge answered
     this.subs.set(id, sub);
+    for (const edgeId of edges) this.index(edgeId, id, true);
     const settled = await Promise.allSettled(
       [...edges].map((edgeId) =>
         this.deps.call(p, edgeId, { op: 'subscribe_trigger', subscription: id, trigger, variables }),
@@ -76,6 +79,7 @@ export class CloudTriggerSubscriptions<P extends { userId: string }> {
       // it is left out, not re-armed after a reconnect
       if (r.reason instanceof HaCommandError && r.reason.code === 'service_validation_error') {
         edges.delete(edgeId);
+        this.index(edgeId, id, false);
         this.deps.log.warn('edge cannot arm triggers for the cloud (update it)', { edgeId });
         failures.push(new HaCommandError('home_assistant_error', `Edge ${edgeId} cannot arm triggers: update it.`));
       } else failures.push(r.reason);
@@ -116,6 +120,7 @@ export class CloudTriggerSubscriptions<P extends { userId: string }> {
     const sub = this.subs.get(id);
     if (!sub) return;
     this.subs.delete(id);
+    for (const edgeId of sub.edges) this.index(edgeId, id, false);
     for (const edgeId of sub.edges)
       // an offline edge has dropped it already (its tunnel closed)
       this.deps
@@ -139,25 +144,37 @@ export class CloudTriggerSubscriptions<P extends { userId: string }> {
 
   /** An edge said hello (here or on another replica): it lost the cloud's subscriptions, make them again. */
   async edgeOnline(edgeId: number): Promise<void> {
+    const ids = this.byEdge.get(edgeId);
+    if (!ids) return;
     await Promise.all(
-      [...this.subs]
-        .filter(([, sub]) => sub.edges.has(edgeId))
-        .map(async ([id, sub]) => {
-          try {
-            await this.deps.call(sub.principal, edgeId, {
-              op: 'subscribe_trigger',
-              subscription: id,
-              trigger: sub.trigger,
-              variables: sub.variables,
-            });
-            // ended while this was on its way: its unsubscribe may have reached the edge first
-            if (!this.subs.has(id))
-              await this.deps.call(sub.principal, edgeId, { op: 'unsubscribe_trigger', subscription: id });
-          } catch (err) {
-            this.deps.log.warn('re-arming a trigger failed', { edgeId, err: (err as Error).message });
-          }
-        }),
+      [...ids].map(async (id) => {
+        const sub = this.subs.get(id)!;
+        try {
+          await this.deps.call(sub.principal, edgeId, {
+            op: 'subscribe_trigger',
+            subscription: id,
+            trigger: sub.trigger,
+            variables: sub.variables,
+          });
+          // ended while this was on its way: its unsubscribe may have reached the edge first
+          if (!this.subs.has(id))
+            await this.deps.call(sub.principal, edgeId, { op: 'unsubscribe_trigger', subscription: id });
+        } catch (err) {
+          this.deps.log.warn('re-arming a trigger failed', { edgeId, err: (err as Error).message });
+        }
+      }),
     );
+  }
+
+  private index(edgeId: number, id: string, add: boolean): void {
+    let ids = this.byEdge.get(edgeId);
+    if (add) {
+      if (!ids) this.byEdge.set(edgeId, (ids = new Set()));
+      ids.add(id);
+      return;
+    }
+    ids?.delete(id);
+    if (ids?.size === 0) this.byEdge.delete(edgeId);
   }
 
   /** How many subscriptions this replica holds (tests). */

@@ -28,6 +28,18 @@ export class MirrorStore extends MirrorWrites {
     return row?.seq ?? null;
   }
 
+  /** lastSeq of many edges in one query (a reconnect storm's hellos of one tick). */
+  async lastSeqs(edgeIds: readonly number[]): Promise<Map<number, number | null>> {
+    const out = new Map<number, number | null>(edgeIds.map((id) => [id, null]));
+    if (edgeIds.length === 0) return out;
+    for (const r of await this.database.query<{ edge_id: number; seq: number | null }>(
+      `SELECT edge_id, seq FROM mirror_sync WHERE ${inEdges(edgeIds)}`,
+      edgeIds,
+    ))
+      out.set(r.edge_id, r.seq ?? null);
+    return out;
+  }
+
   /** The mirror version of each given edge (0 for an edge never mirrored). */
   async versions(edgeIds: number[]): Promise<Map<number, number>> {
     const out = new Map<number, number>(edgeIds.map((id) => [id, 0]));

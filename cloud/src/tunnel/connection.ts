@@ -105,7 +105,7 @@ export class EdgeConnection {
       this.alive = true;
     });
     // A peer that stops answering pings (power cut, NAT drop) is cut after two intervals.
-    this.heartbeat = setInterval(() => {
+    const beat = () => {
       // not read while it waits for the backlog: its pongs cannot be seen, it is not dead for that
       if (this.waitingRoom > 0) return;
       if (!this.alive) {
@@ -114,7 +114,17 @@ export class EdgeConnection {
       }
       this.alive = false;
       this.socket.ping();
-    }, this.limits.heartbeatMs);
+    };
+    // The first beat at a random point of the interval: a reconnect storm opens thousands of
+    // tunnels within a second or two, whose intervals would otherwise ping them all in the same
+    // few turns of the loop, every interval.
+    const { heartbeatMs } = this.limits;
+    this.heartbeat = setTimeout(() => {
+      if (this.closed) return;
+      beat();
+      this.heartbeat = setInterval(beat, heartbeatMs);
+      this.heartbeat.unref();
+    }, Math.random() * heartbeatMs);
     this.heartbeat.unref();
   }
 
@@ -257,7 +267,9 @@ export class EdgeConnection {
   /** Sends a validated message; false when the socket is gone or too far behind. */
   send(msg: tunnel.CloudToEdge): boolean {
     if (this.closed || this.socket.readyState !== this.socket.OPEN) return false;
-    this.socket.send(JSON.stringify(tunnel.CloudToEdge.parse(msg)));
+    // acks, welcomes and pongs are built by the hub from numbers it holds (their types are the
+    // check): validating each cost more than sending it (every delta's ack, a storm's welcomes)
+    this.socket.send(JSON.stringify(BUILT_HERE.has(msg.type) ? msg : tunnel.CloudToEdge.parse(msg)));
     return true;
   }
 
@@ -298,7 +310,8 @@ export class EdgeConnection {
   private closedByPeer(): void {
     if (this.closed) return;
     this.closed = true;
-    if (this.heartbeat) clearInterval(this.heartbeat);
+    // a Timeout either way (the first beat's or the interval's)
+    if (this.heartbeat) clearTimeout(this.heartbeat);
     // room taken for a frame that will never be whole
     void this.early?.then((share) => share.release());
     this.early = null;
@@ -312,6 +325,9 @@ export class EdgeConnection {
 }
 
 const noRelease: Release = () => {};
+
+/** messages whose every field the cloud sets itself (see send) */
+const BUILT_HERE: ReadonlySet<tunnel.CloudToEdge['type']> = new Set(['ack', 'welcome', 'pong']);
 
 const isSnapshot = (raw: unknown): boolean =>
   typeof raw === 'object' && raw !== null && (raw as { type?: unknown }).type === 'snapshot';

@@ -15,6 +15,8 @@ import { SessionRegistry } from './sessions.ts';
  */
 interface Client {
   events: Array<{ entity_id: string; state: string }>;
+  /** the event messages as received */
+  raw: string[];
   ws: WebSocket;
 }
 
@@ -51,21 +53,23 @@ async function setup(opts: { visibilityTtlMs?: number } = {}) {
     await new Promise((r) => httpServer.close(r));
   });
 
-  /** A socket authenticated as `user`, subscribed to state_changed. */
-  async function connect(user: string): Promise<Client> {
+  /** A socket authenticated as `user`, subscribed to state_changed (subscription id `id`). */
+  async function connect(user: string, id = 7): Promise<Client> {
     const ws = new WebSocket(`ws://127.0.0.1:${port}${APP_SOCKET_PATH}`);
     cleanups.push(() => ws.terminate());
-    const client: Client = { events: [], ws };
+    const client: Client = { events: [], raw: [], ws };
     await new Promise<void>((resolve, reject) => {
       ws.on('error', reject);
       ws.on('message', (raw) => {
         const m = JSON.parse(raw.toString()) as any;
         if (m.type === 'auth_required') ws.send(JSON.stringify({ type: 'auth', access_token: user }));
         else if (m.type === 'auth_ok')
-          ws.send(JSON.stringify({ id: 7, type: 'subscribe_events', event_type: 'state_changed' }));
-        else if (m.type === 'result' && m.id === 7) resolve();
-        else if (m.type === 'event')
+          ws.send(JSON.stringify({ id, type: 'subscribe_events', event_type: 'state_changed' }));
+        else if (m.type === 'result' && m.id === id) resolve();
+        else if (m.type === 'event') {
           client.events.push({ entity_id: m.event.data.entity_id, state: m.event.data.new_state?.state });
+          client.raw.push(raw.toString());
+        }
       });
     });
     return client;
@@ -102,6 +106,26 @@ const vis = (edges: number[], entities: string[] = []): Visibility => ({
 });
 
 describe('app socket fan-out', () => {
+  it('sends one serialization of an event to all its sessions, around each subscription id', async () => {
+    const t = await setup();
+    for (const user of ['a', 'b', 'c']) t.grants.set(user, vis([1]));
+    const [a, b, c] = [await t.connect('a', 3), await t.connect('b', 7), await t.connect('c', 7)];
+    const s = await t.change(1, 'light.a', [a, b, c]);
+    const [ra, rb, rc] = [a, b, c].map((client) => client.raw.find((m) => m.includes(`"state":"${s}"`))!);
+    expect(JSON.parse(ra!)).toEqual({
+      id: 3,
+      type: 'event',
+      event: {
+        event_type: 'state_changed',
+        data: { entity_id: 'light.a', old_state: null, new_state: { entity_id: 'light.a', state: s } },
+        time_fired: expect.any(String),
+      },
+    });
+    // the same text for the same id; the same event (time_fired included) whatever the id
+    expect(rc).toBe(rb);
+    expect(rb).toBe(ra!.replace('{"id":3,', '{"id":7,'));
+  });
+
   it('a state change reaches the sessions that see its edge or the entity, and no other; visibility loads once', async () => {
     const t = await setup();
     t.grants.set('owner', vis([1]));

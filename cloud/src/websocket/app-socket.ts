@@ -104,17 +104,21 @@ export class AppSocketServer {
    */
   async fanOut(e: StateChanged): Promise<void> {
     const text = new Map<number, string>();
-    const event = {
-      event_type: 'state_changed',
-      data: { entity_id: e.entity_id, old_state: e.old_state, new_state: e.new_state },
-      time_fired: new Date().toISOString(),
-    };
+    let eventJson: string | null = null;
     const deliver = (socket: WebSocket, session: Session) => {
       for (const [id, eventType] of session.subscriptions) {
         if (eventType && eventType !== 'state_changed') continue;
-        // Sessions mostly subscribe with the same ids: serialize once per id, not per session.
+        // The event is serialized once for all its sessions (when one wants it), and each message
+        // around it once per subscription id (sessions mostly subscribe with the same ids).
         let out = text.get(id);
-        if (out === undefined) text.set(id, (out = JSON.stringify({ id, type: 'event', event })));
+        if (out === undefined) {
+          eventJson ??= JSON.stringify({
+            event_type: 'state_changed',
+            data: { entity_id: e.entity_id, old_state: e.old_state, new_state: e.new_state },
+            time_fired: new Date().toISOString(),
+          });
+          text.set(id, (out = `{"id":${JSON.stringify(id)},"type":"event","event":${eventJson}}`));
+        }
         this.sendText(socket, out);
       }
     };

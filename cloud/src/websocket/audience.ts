@@ -1,6 +1,9 @@
 import type { Logger } from '../log.ts';
 import { InterestIndex, sameVisibility, type Visibility } from './interest.ts';
 
+/** the safety refresh's ticks per TTL (see Audience.start) */
+const REFRESH_TICKS = 50;
+
 /** What the audience keeps on each authenticated session. */
 export interface Viewer {
   userId: string | null;
@@ -41,8 +44,11 @@ export class Audience<V extends Viewer, S> {
   }
 
   start(): void {
-    // One timer for all sessions; each is reloaded once its visibility is older than the TTL.
-    this.refreshTimer = setInterval(() => this.refreshOld(), Math.min(1000, this.ttlMs));
+    // One timer for all sessions; each is reloaded once its visibility is older than the TTL. It
+    // ticks often and reloads a bounded share per tick (refreshOld): sessions loaded together (a
+    // thousand app sockets opened in a few seconds, all of them after a grant change) would
+    // otherwise reload together, every TTL, in one piece of work on the loop.
+    this.refreshTimer = setInterval(() => this.refreshOld(), Math.max(10, Math.floor(this.ttlMs / REFRESH_TICKS)));
     this.refreshTimer.unref();
   }
 
@@ -135,8 +141,11 @@ export class Audience<V extends Viewer, S> {
    */
   private refreshOld(): void {
     const old = Date.now() - this.ttlMs;
+    // a 25th of the sessions per tick at most: each is reloaded within half a TTL of being due
+    let budget = Math.ceil(this.sockets.size / (REFRESH_TICKS / 2));
     for (const viewer of this.sockets.keys()) {
       if (!viewer.visibility || viewer.loading || viewer.loadedAt > old) continue;
+      if (budget-- <= 0) break;
       const generation = viewer.visibilityGeneration;
       const loading = this.load(viewer);
       viewer.loading = loading;

@@ -320,6 +320,35 @@ describe('edge↔cloud tunnel', () => {
     expect(hub.isOnline(6)).toBe(false);
   });
 
+  it('pings tunnels opened together at spread points of the interval, each within its first interval', async () => {
+    const mirror = new FakeMirror();
+    const heartbeatMs = 1000;
+    const tokens = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`t${i}`, 100 + i]));
+    const { hub, server, url } = await startHub(tokens, mirror, { heartbeatMs });
+    cleanups.push(
+      () => new Promise((r) => server.close(() => r())),
+      () => hub.stop(),
+    );
+    // a storm in small: twenty edges connect at once; when does each get its first ping?
+    const firstPings = await Promise.all(
+      Object.keys(tokens).map(async (token) => {
+        const ws = new WebSocket(`${url.replace('http', 'ws')}/v1/edge/connect`, {
+          headers: { authorization: `Bearer ${token}` },
+        });
+        cleanups.push(() => ws.terminate());
+        await new Promise((r) => ws.once('open', r));
+        const opened = Date.now();
+        ws.send(JSON.stringify({ type: 'hello', protocol: 1, edge_version: 'test', resume_from: null }));
+        await new Promise((r) => ws.once('ping', r));
+        return Date.now() - opened;
+      }),
+    );
+    // not all in the same few milliseconds (intervals started together would be): twenty uniform
+    // draws over 1 s span less than 300 ms with a probability of about 1e-9
+    expect(Math.max(...firstPings) - Math.min(...firstPings)).toBeGreaterThan(300);
+    expect(Math.max(...firstPings)).toBeLessThan(heartbeatMs + 500);
+  });
+
   it('reports a message nested too deep as a protocol error without applying it, and keeps the tunnel (issue #13)', async () => {
     const mirror = new FakeMirror();
     const { hub, server, url } = await startHub({ good: 9 }, mirror);
