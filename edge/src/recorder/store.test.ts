@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { EdgeDatabase } from '../db/database.ts';
 import { tempDir } from '../testing/edge.ts';
-import { RecorderStore, type PendingState } from './store.ts';
+import { fnv1a32, RecorderStore, type PendingState } from './store.ts';
 
 const tmps: ReturnType<typeof tempDir>[] = [];
 afterEach(() => {
@@ -40,6 +40,33 @@ describe('recorder store: attribute sets', () => {
       second.write([row('6', { v: 1 }, 6), row('7', { v: 3 }, 7)]);
       expect(sets()).toEqual(['{"v":1}', '{"v":2}', '{"v":3}']);
       expect(ids()).toEqual([1, 2, 1, 2, 3, 1, 3]);
+    } finally {
+      database.close();
+    }
+  });
+
+  it('takes a stored set with the same hash but another text for a different set (a collision)', () => {
+    const tmp = tempDir();
+    tmps.push(tmp);
+    const database = new EdgeDatabase(tmp.dir);
+    database.open();
+    try {
+      const sqlite = database.sqlite;
+      sqlite.prepare("INSERT INTO recorder_entities (metadata_id, entity_id) VALUES (1, 'sensor.power')").run();
+      // a stored set whose hash is that of {"v":2}: the text decides
+      sqlite
+        .prepare('INSERT INTO recorder_attributes (metadata_id, hash, shared) VALUES (1, ?, ?)')
+        .run(fnv1a32('{"v":2}'), '{"v":1}');
+      const store = new RecorderStore(database);
+      store.open();
+      store.write([row('1', { v: 2 }, 1), row('2', { v: 2 }, 2)]);
+      expect(sqlite.prepare('SELECT attributes_id, shared FROM recorder_attributes ORDER BY 1').raw().all()).toEqual([
+        [1, '{"v":1}'],
+        [2, '{"v":2}'],
+      ]);
+      expect(sqlite.prepare('SELECT attributes_id FROM recorder_states ORDER BY state_id').pluck().all()).toEqual([
+        2, 2,
+      ]);
     } finally {
       database.close();
     }
