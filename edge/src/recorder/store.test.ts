@@ -71,4 +71,48 @@ describe('recorder store: attribute sets', () => {
       database.close();
     }
   });
+
+  it('writes rows past one one batch in order, and a failed batch leaves no stale id behind', () => {
+    const tmp = tempDir();
+    tmps.push(tmp);
+    const database = new EdgeDatabase(tmp.dir);
+    database.open();
+    try {
+      const sqlite = database.sqlite;
+      const store = new RecorderStore(database);
+      store.open();
+      const rows = (from: number, n: number): PendingState[] =>
+        Array.from({ length: n }, (_, i) => ({
+          ...row(String(from + i), { v: (from + i) % 7 }, from + i),
+          entity_id: `sensor.e${(from + i) % 3}`,
+        }));
+      store.write(rows(0, 150));
+      // the next batch fails (the events table is gone): nothing of it stays, in the file or in memory
+      sqlite.exec('ALTER TABLE recorder_events RENAME TO events_away');
+      expect(() =>
+        store.write([
+          ...rows(150, 10),
+          { ...row('x', { v: 'new' }, 160), entity_id: 'sensor.new' },
+          { kind: 'event', event_type: 'call_service', data: {}, time_fired: 160 },
+        ]),
+      ).toThrow();
+      sqlite.exec('ALTER TABLE events_away RENAME TO recorder_events');
+      store.write([...rows(150, 10), { ...row('x', { v: 'new' }, 160), entity_id: 'sensor.new' }]);
+      const stored = sqlite
+        .prepare(
+          `SELECT e.entity_id, s.state, a.shared FROM recorder_states s JOIN recorder_entities e USING (metadata_id)
+           JOIN recorder_attributes a USING (attributes_id) ORDER BY s.state_id`,
+        )
+        .raw()
+        .all();
+      expect(stored).toEqual([
+        ...Array.from({ length: 160 }, (_, i) => [`sensor.e${i % 3}`, String(i), JSON.stringify({ v: i % 7 })]),
+        ['sensor.new', 'x', '{"v":"new"}'],
+      ]);
+      // each entity's sets once: 3 entities × 7 values (21 distinct pairs over 160 rows), and the new one
+      expect(sqlite.prepare('SELECT count(*) FROM recorder_attributes').pluck().get()).toBe(22);
+    } finally {
+      database.close();
+    }
+  });
 });

@@ -100,22 +100,29 @@ export class RecorderStore {
     if (!st) throw new Error('recorder store is not open');
     // IMMEDIATE: the write lock is taken at BEGIN, where the busy timeout applies (a deferred
     // transaction that read first fails at once when another connection wrote meanwhile)
-    this.database.sqlite
-      .transaction(() => {
-        for (const row of rows) {
-          if (row.kind === 'state') {
-            // a just-discovered entity has no state yet: nothing to record until its first one
-            if (row.state === null && !this.isRecorded(row.entity_id)) continue;
-            const metadataId = this.metadataId(row.entity_id);
-            const shared = row.shared !== undefined ? row.shared : row.attributes && JSON.stringify(row.attributes);
-            const attributesId = shared ? this.attributesId(metadataId, shared) : null;
-            st.insertState.run(metadataId, row.state, attributesId, row.last_updated, row.last_changed);
-          } else {
-            st.insertEvent.run(row.event_type, row.json ?? JSON.stringify(row.data ?? {}), row.time_fired);
+    try {
+      this.database.sqlite
+        .transaction(() => {
+          for (const row of rows) {
+            if (row.kind === 'state') {
+              // a just-discovered entity has no state yet: nothing to record until its first one
+              if (row.state === null && !this.isRecorded(row.entity_id)) continue;
+              const metadataId = this.metadataId(row.entity_id);
+              const shared = row.shared !== undefined ? row.shared : row.attributes && JSON.stringify(row.attributes);
+              const attributesId = shared ? this.attributesId(metadataId, shared) : null;
+              st.insertState.run(metadataId, row.state, attributesId, row.last_updated, row.last_changed);
+            } else {
+              st.insertEvent.run(row.event_type, row.json ?? JSON.stringify(row.data ?? {}), row.time_fired);
+            }
           }
-        }
-      })
-      .immediate();
+        })
+        .immediate();
+    } catch (err) {
+      // rolled back: ids cached during the batch (new entities, new sets) name no row now
+      this.metadataIds.clear();
+      this.forgetAttributes();
+      throw err;
+    }
   }
 
   /**
