@@ -72,7 +72,7 @@ describe('recorder store: attribute sets', () => {
     }
   });
 
-  it('writes rows past one one batch in order, and a failed batch leaves no stale id behind', () => {
+  it('writes the rows of a batch in order, and a failed batch leaves no stale id behind', () => {
     const tmp = tempDir();
     tmps.push(tmp);
     const database = new EdgeDatabase(tmp.dir);
