@@ -8,7 +8,9 @@ import type { PendingRow } from './store.ts';
 export const DONE = 0;
 /** 1 while the op at the head of the writer's queue keeps failing (it is retried); 2: the thread could not open its connection */
 export const FAILING = 1;
-export const CONTROL_SLOTS = 2;
+/** the database's write gate (db/write-gate.ts) */
+export const GATE = 2;
+export const CONTROL_SLOTS = 3;
 
 export interface WriterData {
   /** the edge's SQLite file (already migrated, WAL) */

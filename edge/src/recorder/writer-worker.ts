@@ -2,7 +2,8 @@ import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { sqliteNativeBinding } from '../native/sqlite-binding.ts';
 import { RecorderStore, type PendingRow } from './store.ts';
-import { DONE, FAILING, type WriterData, type WriterOp, type WriterReply } from './writer-protocol.ts';
+import { enterAsWriter, leaveAsWriter } from '../db/write-gate.ts';
+import { DONE, FAILING, GATE, type WriterData, type WriterOp, type WriterReply } from './writer-protocol.ts';
 
 /**
  * The recorder's writer thread: its own connection to the edge's SQLite file (WAL, so the main
@@ -66,6 +67,16 @@ function run(op: WriterOp): unknown {
   }
 }
 
+/** Runs a write holding the database's write gate, so the main thread's background writes wait their turn without blocking its loop. */
+function gated<T>(write: () => T): T {
+  enterAsWriter(control, GATE);
+  try {
+    return write();
+  } finally {
+    leaveAsWriter(control, GATE);
+  }
+}
+
 function reply(op: WriterOp, message: WriterReply): void {
   if (op.reply === 'sync') replies.postMessage(message);
   else if (op.reply === 'async') parentPort!.postMessage(message);
@@ -102,7 +113,7 @@ function drain(): void {
       const writes = takeWrites();
       if (writes) {
         const started = performance.now();
-        store.write(writes.rows);
+        gated(() => store.write(writes.rows));
         queue.splice(0, writes.count);
         Atomics.store(control, FAILING, 0);
         finish(writes.last);
@@ -114,7 +125,7 @@ function drain(): void {
         }
         continue;
       }
-      const result = run(op);
+      const result = gated(() => run(op));
       queue.shift();
       Atomics.store(control, FAILING, 0);
       reply(op, { seq: op.seq, result });

@@ -1,8 +1,17 @@
 import path from 'node:path';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
+import { mainGate, type WriteGate } from '../db/write-gate.ts';
 import type { Logger } from '../log.ts';
 import type { PendingRow } from './store.ts';
-import { CONTROL_SLOTS, DONE, FAILING, type WriterData, type WriterOp, type WriterReply } from './writer-protocol.ts';
+import {
+  CONTROL_SLOTS,
+  DONE,
+  FAILING,
+  GATE,
+  type WriterData,
+  type WriterOp,
+  type WriterReply,
+} from './writer-protocol.ts';
 
 /** The writer thread's code inside the one-file executable (a SEA asset; see tools/src/build-edge). */
 export const WRITER_ASSET = 'recorder-writer.cjs';
@@ -18,6 +27,8 @@ export interface RowWriter {
   readonly pendingRows: number;
   /** batches handed over */
   readonly batches: number;
+  /** the gate the main thread's background writes take while this writer runs (a thread: its own connection) */
+  readonly gate: WriteGate | null;
   renameEntity(oldId: string, newId: string): boolean;
   deleteOrphans(metadataId: number): Promise<number>;
   stop(): Promise<void>;
@@ -60,6 +71,8 @@ export class RecorderWriter implements RowWriter {
   dropped = 0;
   /** batches posted (one transaction each in the thread) */
   batches = 0;
+  /** over the current control buffer (start() makes a new one) */
+  private currentGate: WriteGate = mainGate(this.control, GATE);
 
   constructor(file: string, log: Logger, options: RecorderWriterOptions = {}) {
     this.file = file;
@@ -72,6 +85,7 @@ export class RecorderWriter implements RowWriter {
   start(): void {
     if (this.worker) return;
     this.control = new Int32Array(new SharedArrayBuffer(CONTROL_SLOTS * 4));
+    this.currentGate = mainGate(this.control, GATE);
     this.seq = 0;
     const channel = new MessageChannel();
     const data: WriterData = {
@@ -90,6 +104,10 @@ export class RecorderWriter implements RowWriter {
     worker.unref();
     this.replies = channel.port1;
     this.worker = worker;
+  }
+
+  get gate(): WriteGate | null {
+    return this.worker ? this.currentGate : null;
   }
 
   /** Rows posted and not yet committed. */
