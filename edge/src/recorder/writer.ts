@@ -8,6 +8,7 @@ import {
   DONE,
   FAILING,
   GATE,
+  packRows,
   type WriterData,
   type WriterOp,
   type WriterReply,
@@ -129,16 +130,8 @@ export class RecorderWriter implements RowWriter {
     this.dropping = false;
     // JSON here, not in the thread: the text is needed anyway, and a string crosses as one copy
     // where the structured clone walks each object twice (serialise here, rebuild there)
-    for (const row of rows) {
-      if (row.kind === 'state') {
-        if (row.shared === undefined) row.shared = row.attributes && JSON.stringify(row.attributes);
-        row.attributes = null;
-      } else {
-        row.json ??= JSON.stringify(row.data ?? {});
-        row.data = null;
-      }
-    }
-    const seq = this.post({ type: 'write', rows, reply: 'none' });
+    const packed = packRows(rows);
+    const seq = this.post({ type: 'write', rows: packed, reply: 'none' }, [packed.kinds.buffer, packed.times.buffer]);
     this.inFlight.set(seq, rows.length);
     this.inFlightRows += rows.length;
     this.batches++;
@@ -216,8 +209,8 @@ export class RecorderWriter implements RowWriter {
     this.inFlightRows = 0;
   }
 
-  private post(op: DistributiveOmit<WriterOp, 'seq'>): number {
-    this.worker!.postMessage({ ...op, seq: this.seq + 1 });
+  private post(op: DistributiveOmit<WriterOp, 'seq'>, transfer: ArrayBuffer[] = []): number {
+    this.worker!.postMessage({ ...op, seq: this.seq + 1 }, transfer);
     return ++this.seq;
   }
 
