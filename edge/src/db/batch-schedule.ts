@@ -1,3 +1,8 @@
+import type { WriteGate } from './write-gate.ts';
+
+/** How soon a background write that found the recorder's thread writing is tried again (ms). */
+const GATE_RETRY_MS = 5;
+
 /**
  * When a write-behind hands its queue to `write`: at most `delayMs` after the first queued
  * change, or on the next turn once `maxBatch` are queued; a failed background write keeps
@@ -9,6 +14,7 @@ export abstract class BatchSchedule<B> {
   private readonly maxBatch: number | (() => number);
   private readonly write: (batch: B) => void;
   private readonly onError: (err: unknown) => void;
+  private readonly gate: () => WriteGate | null;
   private timer: NodeJS.Timeout | null = null;
   private immediate: NodeJS.Immediate | null = null;
   private running = false;
@@ -22,11 +28,14 @@ export abstract class BatchSchedule<B> {
     maxBatch: number | (() => number);
     write: (batch: B) => void;
     onError?: (err: unknown) => void;
+    /** the database's write gate (write-gate.ts), taken by background writes; absent: none */
+    gate?: () => WriteGate | null;
   }) {
     this.delayMs = options.delayMs;
     this.maxBatch = options.maxBatch;
     this.write = options.write;
     this.onError = options.onError ?? (() => {});
+    this.gate = options.gate ?? (() => null);
   }
 
   abstract get pending(): number;
@@ -86,6 +95,15 @@ export abstract class BatchSchedule<B> {
   }
 
   private flushInBackground(): void {
+    const gate = this.gate();
+    if (gate && !gate.tryEnter()) {
+      // another connection is writing: again shortly, instead of in SQLite's busy handler
+      this.timer ??= setTimeout(() => {
+        this.timer = null;
+        this.flushInBackground();
+      }, GATE_RETRY_MS);
+      return;
+    }
     try {
       this.flush();
     } catch (err) {
@@ -98,6 +116,8 @@ export abstract class BatchSchedule<B> {
         },
         Math.max(this.delayMs, 1000),
       );
+    } finally {
+      gate?.leave();
     }
   }
 }

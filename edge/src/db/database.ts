@@ -4,6 +4,7 @@ import Database from 'better-sqlite3';
 import { sqliteNativeBinding } from '../native/sqlite-binding.ts';
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import { migrate } from './migrations.ts';
+import type { WriteGate } from './write-gate.ts';
 import { schema } from './schema.ts';
 
 export type Db = BetterSQLite3Database<typeof schema>;
@@ -15,6 +16,8 @@ export class EdgeDatabase {
   readonly file: string;
   private sqliteHandle: Database.Database | null = null;
   private dbHandle: Db | null = null;
+  /** set while the recorder's writer thread runs (write-gate.ts): the background writes take it */
+  writeGate: WriteGate | null = null;
   constructor(dataDir: string) {
     this.file = path.join(dataDir, DB_FILE);
   }

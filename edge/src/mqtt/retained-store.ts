@@ -30,6 +30,7 @@ export class RetainedStore {
       maxBatch: 1000,
       write: (batch) => this.write(batch),
       onError: onWriteError,
+      gate: () => database.writeGate,
     });
   }
 

@@ -43,4 +43,42 @@ describe('recorder row batcher', () => {
     expect(batches).toEqual([[1, 2, 3]]);
     expect(b.pending).toBe(0);
   });
+
+  it('a background write waits while the gate is held elsewhere and takes it while writing; flush() does not wait', async () => {
+    const batches: number[][] = [];
+    let held = true;
+    const during: boolean[] = [];
+    const b = new RowBatcher<number>({
+      delayMs: 1,
+      maxBatch: 100,
+      write: (r) => {
+        batches.push(r);
+        during.push(held);
+      },
+      gate: () => ({
+        tryEnter: () => {
+          if (held) return false;
+          held = true;
+          return true;
+        },
+        leave: () => {
+          held = false;
+        },
+      }),
+    });
+    b.start();
+    b.push(1);
+    await new Promise((r) => setTimeout(r, 30));
+    expect(batches).toEqual([]);
+    held = false;
+    await new Promise((r) => setTimeout(r, 30));
+    expect(batches).toEqual([[1]]);
+    expect(during).toEqual([true]);
+    expect(held).toBe(false);
+    held = true;
+    b.push(2);
+    b.flush();
+    expect(batches).toEqual([[1], [2]]);
+    b.stop();
+  });
 });

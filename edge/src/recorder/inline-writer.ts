@@ -12,6 +12,8 @@ export class InlineWriter implements RowWriter {
   private readonly store: RecorderStore;
   batches = 0;
   readonly pendingRows = 0;
+  /** one connection: nothing to share */
+  readonly gate = null;
 
   constructor(database: EdgeDatabase) {
     this.database = database;

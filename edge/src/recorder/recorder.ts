@@ -96,6 +96,8 @@ export class Recorder {
 
   start(): void {
     this.writer.start();
+    // the states' and retained messages' background writes take turns with the thread's transactions
+    this.database.writeGate = this.writer.gate;
     this.queries.reset();
     this.pending.start();
     this.running = true;
@@ -119,6 +121,7 @@ export class Recorder {
     await this.purging?.catch(() => 0);
     this.recordEvent('homeassistant_stop', {});
     this.pending.stop();
+    if (this.database.writeGate === this.writer.gate) this.database.writeGate = null;
     await this.writer.stop();
     this.queries.reset();
   }

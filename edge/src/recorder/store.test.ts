@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { EdgeDatabase } from '../db/database.ts';
 import { tempDir } from '../testing/edge.ts';
-import { RecorderStore, type PendingState } from './store.ts';
+import { fnv1a32, RecorderStore, type PendingState } from './store.ts';
 
 const tmps: ReturnType<typeof tempDir>[] = [];
 afterEach(() => {
@@ -40,6 +40,77 @@ describe('recorder store: attribute sets', () => {
       second.write([row('6', { v: 1 }, 6), row('7', { v: 3 }, 7)]);
       expect(sets()).toEqual(['{"v":1}', '{"v":2}', '{"v":3}']);
       expect(ids()).toEqual([1, 2, 1, 2, 3, 1, 3]);
+    } finally {
+      database.close();
+    }
+  });
+
+  it('takes a stored set with the same hash but another text for a different set (a collision)', () => {
+    const tmp = tempDir();
+    tmps.push(tmp);
+    const database = new EdgeDatabase(tmp.dir);
+    database.open();
+    try {
+      const sqlite = database.sqlite;
+      sqlite.prepare("INSERT INTO recorder_entities (metadata_id, entity_id) VALUES (1, 'sensor.power')").run();
+      // a stored set whose hash is that of {"v":2}: the text decides
+      sqlite
+        .prepare('INSERT INTO recorder_attributes (metadata_id, hash, shared) VALUES (1, ?, ?)')
+        .run(fnv1a32('{"v":2}'), '{"v":1}');
+      const store = new RecorderStore(database);
+      store.open();
+      store.write([row('1', { v: 2 }, 1), row('2', { v: 2 }, 2)]);
+      expect(sqlite.prepare('SELECT attributes_id, shared FROM recorder_attributes ORDER BY 1').raw().all()).toEqual([
+        [1, '{"v":1}'],
+        [2, '{"v":2}'],
+      ]);
+      expect(sqlite.prepare('SELECT attributes_id FROM recorder_states ORDER BY state_id').pluck().all()).toEqual([
+        2, 2,
+      ]);
+    } finally {
+      database.close();
+    }
+  });
+
+  it('writes the rows of a batch in order, and a failed batch leaves no stale id behind', () => {
+    const tmp = tempDir();
+    tmps.push(tmp);
+    const database = new EdgeDatabase(tmp.dir);
+    database.open();
+    try {
+      const sqlite = database.sqlite;
+      const store = new RecorderStore(database);
+      store.open();
+      const rows = (from: number, n: number): PendingState[] =>
+        Array.from({ length: n }, (_, i) => ({
+          ...row(String(from + i), { v: (from + i) % 7 }, from + i),
+          entity_id: `sensor.e${(from + i) % 3}`,
+        }));
+      store.write(rows(0, 150));
+      // the next batch fails (the events table is gone): nothing of it stays, in the file or in memory
+      sqlite.exec('ALTER TABLE recorder_events RENAME TO events_away');
+      expect(() =>
+        store.write([
+          ...rows(150, 10),
+          { ...row('x', { v: 'new' }, 160), entity_id: 'sensor.new' },
+          { kind: 'event', event_type: 'call_service', data: {}, time_fired: 160 },
+        ]),
+      ).toThrow();
+      sqlite.exec('ALTER TABLE events_away RENAME TO recorder_events');
+      store.write([...rows(150, 10), { ...row('x', { v: 'new' }, 160), entity_id: 'sensor.new' }]);
+      const stored = sqlite
+        .prepare(
+          `SELECT e.entity_id, s.state, a.shared FROM recorder_states s JOIN recorder_entities e USING (metadata_id)
+           JOIN recorder_attributes a USING (attributes_id) ORDER BY s.state_id`,
+        )
+        .raw()
+        .all();
+      expect(stored).toEqual([
+        ...Array.from({ length: 160 }, (_, i) => [`sensor.e${i % 3}`, String(i), JSON.stringify({ v: i % 7 })]),
+        ['sensor.new', 'x', '{"v":"new"}'],
+      ]);
+      // each entity's sets once: 3 entities × 7 values (21 distinct pairs over 160 rows), and the new one
+      expect(sqlite.prepare('SELECT count(*) FROM recorder_attributes').pluck().get()).toBe(22);
     } finally {
       database.close();
     }

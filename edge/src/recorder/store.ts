@@ -33,8 +33,8 @@ export type PendingRow = PendingState | PendingEvent;
 
 /** Shared attribute sets kept in memory; a new set costs one hash lookup, a known one nothing. */
 const ATTRIBUTE_CACHE_SIZE = 8192;
-/** Hashes kept per entity to know a set is new without a query; an entity with more falls back to the query. */
-const KNOWN_HASHES_PER_ENTITY = 4096;
+/** Sets (hash → id) kept per entity; past this an entity's map starts over (dedup then best effort). */
+const KNOWN_SETS_PER_ENTITY = 4096;
 
 /**
  * Writes recorder rows (one transaction per batch). Entity ids and attribute sets are
@@ -46,18 +46,20 @@ export class RecorderStore {
   private readonly attributeIds = new Map<string, number>();
   private readonly lastAttributes = new Map<number, { shared: string; id: number }>();
   /**
-   * Per entity, the hashes of its stored sets (read once, on its first new set; null: too many
-   * to keep). A hash not in it is a new set: inserted without a SELECT first, which with
-   * attributes changing on every message is one query less per row.
+   * Per entity, its stored sets by hash (read once, on its first new set). The table has no index
+   * by hash (see the migration): a hash not here is a new set, inserted without a query; a hash
+   * here is checked against the stored text by its id. An entity with more sets than
+   * KNOWN_SETS_PER_ENTITY keeps only the latest ones, so an old set coming back may be stored
+   * again: a second row with the same text, which history reads the same way.
    */
-  private readonly knownHashes = new Map<number, Set<number> | null>();
+  private readonly knownSets = new Map<number, Map<number, number>>();
   private statements: {
     insertState: Statement;
     insertEvent: Statement;
     insertEntity: Statement;
     findEntity: Statement;
-    findAttributes: Statement;
-    entityHashes: Statement;
+    attributesText: Statement;
+    entitySets: Statement;
     insertAttributes: Statement;
   } | null = null;
 
@@ -74,16 +76,19 @@ export class RecorderStore {
       insertEvent: sqlite.prepare('INSERT INTO recorder_events (event_type, data, time_fired) VALUES (?, ?, ?)'),
       insertEntity: sqlite.prepare('INSERT INTO recorder_entities (entity_id) VALUES (?)'),
       findEntity: sqlite.prepare('SELECT metadata_id FROM recorder_entities WHERE entity_id = ?').pluck(),
-      findAttributes: sqlite
-        .prepare('SELECT attributes_id, shared FROM recorder_attributes WHERE metadata_id = ? AND hash = ?')
+      attributesText: sqlite.prepare('SELECT shared FROM recorder_attributes WHERE attributes_id = ?').pluck(),
+      // the latest sets first: those are the ones an entity is likely to send again
+      entitySets: sqlite
+        .prepare(
+          'SELECT hash, attributes_id FROM recorder_attributes WHERE metadata_id = ? ORDER BY attributes_id DESC LIMIT ?',
+        )
         .raw(),
-      entityHashes: sqlite.prepare('SELECT hash FROM recorder_attributes WHERE metadata_id = ? LIMIT ?').pluck(),
       insertAttributes: sqlite.prepare('INSERT INTO recorder_attributes (metadata_id, hash, shared) VALUES (?, ?, ?)'),
     };
     this.metadataIds.clear();
     this.attributeIds.clear();
     this.lastAttributes.clear();
-    this.knownHashes.clear();
+    this.knownSets.clear();
   }
 
   close(): void {
@@ -95,22 +100,29 @@ export class RecorderStore {
     if (!st) throw new Error('recorder store is not open');
     // IMMEDIATE: the write lock is taken at BEGIN, where the busy timeout applies (a deferred
     // transaction that read first fails at once when another connection wrote meanwhile)
-    this.database.sqlite
-      .transaction(() => {
-        for (const row of rows) {
-          if (row.kind === 'state') {
-            // a just-discovered entity has no state yet: nothing to record until its first one
-            if (row.state === null && !this.isRecorded(row.entity_id)) continue;
-            const metadataId = this.metadataId(row.entity_id);
-            const shared = row.shared !== undefined ? row.shared : row.attributes && JSON.stringify(row.attributes);
-            const attributesId = shared ? this.attributesId(metadataId, shared) : null;
-            st.insertState.run(metadataId, row.state, attributesId, row.last_updated, row.last_changed);
-          } else {
-            st.insertEvent.run(row.event_type, row.json ?? JSON.stringify(row.data ?? {}), row.time_fired);
+    try {
+      this.database.sqlite
+        .transaction(() => {
+          for (const row of rows) {
+            if (row.kind === 'state') {
+              // a just-discovered entity has no state yet: nothing to record until its first one
+              if (row.state === null && !this.isRecorded(row.entity_id)) continue;
+              const metadataId = this.metadataId(row.entity_id);
+              const shared = row.shared !== undefined ? row.shared : row.attributes && JSON.stringify(row.attributes);
+              const attributesId = shared ? this.attributesId(metadataId, shared) : null;
+              st.insertState.run(metadataId, row.state, attributesId, row.last_updated, row.last_changed);
+            } else {
+              st.insertEvent.run(row.event_type, row.json ?? JSON.stringify(row.data ?? {}), row.time_fired);
+            }
           }
-        }
-      })
-      .immediate();
+        })
+        .immediate();
+    } catch (err) {
+      // rolled back: ids cached during the batch (new entities, new sets) name no row now
+      this.metadataIds.clear();
+      this.forgetAttributes();
+      throw err;
+    }
   }
 
   /**
@@ -163,41 +175,38 @@ export class RecorderStore {
     if (cached !== undefined) return cached;
     const st = this.statements as NonNullable<typeof this.statements>;
     const hash = fnv1a32(shared);
-    const hashes = this.entityHashes(metadataId);
-    let id: number | undefined;
-    if (!hashes || hashes.has(hash))
-      for (const [candidate, text] of st.findAttributes.all(metadataId, hash) as [number, string][]) {
-        if (text === shared) {
-          id = candidate;
-          break;
-        }
-      }
+    const sets = this.entitySets(metadataId);
+    let id = sets.get(hash);
+    // a hash collision (or a set the purge deleted meanwhile) is a new set
+    if (id !== undefined && st.attributesText.get(id) !== shared) id = undefined;
     if (id === undefined) {
       id = Number(st.insertAttributes.run(metadataId, hash, shared).lastInsertRowid);
-      if (hashes && hashes.size < KNOWN_HASHES_PER_ENTITY) hashes.add(hash);
-      else if (hashes) this.knownHashes.set(metadataId, null);
+      if (sets.size >= KNOWN_SETS_PER_ENTITY) sets.clear();
+      sets.set(hash, id);
     }
     if (this.attributeIds.size >= ATTRIBUTE_CACHE_SIZE) this.attributeIds.clear();
     this.attributeIds.set(key, id);
     return id;
   }
 
-  private entityHashes(metadataId: number): Set<number> | null {
-    let hashes = this.knownHashes.get(metadataId);
-    if (hashes === undefined) {
+  private entitySets(metadataId: number): Map<number, number> {
+    let sets = this.knownSets.get(metadataId);
+    if (sets === undefined) {
       const st = this.statements as NonNullable<typeof this.statements>;
-      const stored = st.entityHashes.all(metadataId, KNOWN_HASHES_PER_ENTITY + 1) as number[];
-      hashes = stored.length > KNOWN_HASHES_PER_ENTITY ? null : new Set(stored);
-      this.knownHashes.set(metadataId, hashes);
+      const stored = st.entitySets.all(metadataId, KNOWN_SETS_PER_ENTITY) as [number, number][];
+      sets = new Map();
+      // oldest first, so that of two sets with one hash the latest wins
+      for (let i = stored.length - 1; i >= 0; i--) sets.set(stored[i][0], stored[i][1]);
+      this.knownSets.set(metadataId, sets);
     }
-    return hashes;
+    return sets;
   }
 
   /** Purge removed attribute rows: forget the cached ids (and the hashes, to free memory). */
   forgetAttributes(): void {
     this.attributeIds.clear();
     this.lastAttributes.clear();
-    this.knownHashes.clear();
+    this.knownSets.clear();
   }
 }
 

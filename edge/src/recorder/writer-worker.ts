@@ -2,7 +2,20 @@ import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { sqliteNativeBinding } from '../native/sqlite-binding.ts';
 import { RecorderStore, type PendingRow } from './store.ts';
-import { DONE, FAILING, type WriterData, type WriterOp, type WriterReply } from './writer-protocol.ts';
+import { enterAsWriter, leaveAsWriter } from '../db/write-gate.ts';
+import {
+  DONE,
+  FAILING,
+  GATE,
+  unpackRows,
+  type WriterData,
+  type WriterOp,
+  type WriterReply,
+} from './writer-protocol.ts';
+
+/** An op as queued here: a write's rows unpacked. */
+type QueuedOp =
+  Exclude<WriterOp, { type: 'write' }> | { type: 'write'; seq: number; reply: WriterOp['reply']; rows: PendingRow[] };
 
 /**
  * The recorder's writer thread: its own connection to the edge's SQLite file (WAL, so the main
@@ -40,10 +53,10 @@ const sqlite = openConnection();
 const store = new RecorderStore({ sqlite });
 store.open();
 
-const queue: WriterOp[] = [];
+const queue: QueuedOp[] = [];
 let retry: NodeJS.Timeout | null = null;
 
-function run(op: WriterOp): unknown {
+function run(op: QueuedOp): unknown {
   switch (op.type) {
     case 'write':
       store.write(op.rows);
@@ -66,12 +79,22 @@ function run(op: WriterOp): unknown {
   }
 }
 
-function reply(op: WriterOp, message: WriterReply): void {
+/** Runs a write holding the database's write gate, so the main thread's background writes wait their turn without blocking its loop. */
+function gated<T>(write: () => T): T {
+  enterAsWriter(control, GATE);
+  try {
+    return write();
+  } finally {
+    leaveAsWriter(control, GATE);
+  }
+}
+
+function reply(op: QueuedOp, message: WriterReply): void {
   if (op.reply === 'sync') replies.postMessage(message);
   else if (op.reply === 'async') parentPort!.postMessage(message);
 }
 
-function finish(op: WriterOp): void {
+function finish(op: QueuedOp): void {
   Atomics.store(control, DONE, op.seq);
   Atomics.notify(control, DONE);
 }
@@ -80,7 +103,7 @@ function finish(op: WriterOp): void {
  * Writes queued back to back go in one transaction (up to MAX_ROWS): a thread that fell behind
  * catches up with fewer commits.
  */
-function takeWrites(): { last: WriterOp; rows: PendingRow[]; count: number } | null {
+function takeWrites(): { last: QueuedOp; rows: PendingRow[]; count: number } | null {
   if (queue[0]?.type !== 'write') return null;
   let rows: PendingRow[] = [];
   let count = 0;
@@ -102,7 +125,7 @@ function drain(): void {
       const writes = takeWrites();
       if (writes) {
         const started = performance.now();
-        store.write(writes.rows);
+        gated(() => store.write(writes.rows));
         queue.splice(0, writes.count);
         Atomics.store(control, FAILING, 0);
         finish(writes.last);
@@ -114,7 +137,7 @@ function drain(): void {
         }
         continue;
       }
-      const result = run(op);
+      const result = gated(() => run(op));
       queue.shift();
       Atomics.store(control, FAILING, 0);
       reply(op, { seq: op.seq, result });
@@ -139,7 +162,7 @@ function drain(): void {
   }
 }
 
-function close(op: WriterOp): void {
+function close(op: QueuedOp): void {
   store.close();
   sqlite.close();
   finish(op);
@@ -148,7 +171,7 @@ function close(op: WriterOp): void {
 }
 
 parentPort!.on('message', (op: WriterOp) => {
-  queue.push(op);
+  queue.push(op.type === 'write' ? { ...op, rows: unpackRows(op.rows) } : op);
   // a failing op (or the pause after a transaction) has a timer: the new one queues behind it
   if (!retry) drain();
 });

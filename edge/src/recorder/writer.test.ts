@@ -115,4 +115,20 @@ describe('recorder writer thread', () => {
     expect(states().map(([, s]) => s)).toEqual(['1', '2', '3']);
     expect(errors.some((e) => /write failed, retrying: database is locked/.test(e))).toBe(true);
   });
+
+  it('holds the write gate while it writes, and waits while the main thread holds it', async () => {
+    const { writer, states } = setup();
+    const gate = writer.gate!;
+    expect(gate.tryEnter()).toBe(true);
+    writer.write([row('sensor.a', '1', 1)]);
+    // the thread waits for the gate: nothing is written while the main thread holds it
+    await new Promise((r) => setTimeout(r, 30));
+    expect(writer.pendingRows).toBe(1);
+    gate.leave();
+    writer.flush();
+    expect(states()).toEqual([['sensor.a', '1']]);
+    // free again once the thread is done
+    expect(gate.tryEnter()).toBe(true);
+    gate.leave();
+  });
 });

@@ -1,9 +1,19 @@
 import path from 'node:path';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
+import { mainGate, type WriteGate } from '../db/write-gate.ts';
 import type { Logger } from '../log.ts';
 import { sqliteAddonShared } from '../native/sqlite-binding.ts';
 import type { PendingRow } from './store.ts';
-import { CONTROL_SLOTS, DONE, FAILING, type WriterData, type WriterOp, type WriterReply } from './writer-protocol.ts';
+import {
+  CONTROL_SLOTS,
+  DONE,
+  FAILING,
+  GATE,
+  packRows,
+  type WriterData,
+  type WriterOp,
+  type WriterReply,
+} from './writer-protocol.ts';
 
 /** The writer thread's code inside the one-file executable (a SEA asset; see tools/src/build-edge). */
 export const WRITER_ASSET = 'recorder-writer.cjs';
@@ -19,6 +29,8 @@ export interface RowWriter {
   readonly pendingRows: number;
   /** batches handed over */
   readonly batches: number;
+  /** the gate the main thread's background writes take while this writer runs (a thread: its own connection) */
+  readonly gate: WriteGate | null;
   renameEntity(oldId: string, newId: string): boolean;
   deleteOrphans(metadataId: number): Promise<number>;
   stop(): Promise<void>;
@@ -61,6 +73,8 @@ export class RecorderWriter implements RowWriter {
   dropped = 0;
   /** batches posted (one transaction each in the thread) */
   batches = 0;
+  /** over the current control buffer (start() makes a new one) */
+  private currentGate: WriteGate = mainGate(this.control, GATE);
 
   constructor(file: string, log: Logger, options: RecorderWriterOptions = {}) {
     this.file = file;
@@ -73,6 +87,7 @@ export class RecorderWriter implements RowWriter {
   start(): void {
     if (this.worker) return;
     this.control = new Int32Array(new SharedArrayBuffer(CONTROL_SLOTS * 4));
+    this.currentGate = mainGate(this.control, GATE);
     this.seq = 0;
     const channel = new MessageChannel();
     const data: WriterData = {
@@ -94,6 +109,10 @@ export class RecorderWriter implements RowWriter {
     this.worker = worker;
   }
 
+  get gate(): WriteGate | null {
+    return this.worker ? this.currentGate : null;
+  }
+
   /** Rows posted and not yet committed. */
   get pendingRows(): number {
     this.settle();
@@ -113,16 +132,8 @@ export class RecorderWriter implements RowWriter {
     this.dropping = false;
     // JSON here, not in the thread: the text is needed anyway, and a string crosses as one copy
     // where the structured clone walks each object twice (serialise here, rebuild there)
-    for (const row of rows) {
-      if (row.kind === 'state') {
-        if (row.shared === undefined) row.shared = row.attributes && JSON.stringify(row.attributes);
-        row.attributes = null;
-      } else {
-        row.json ??= JSON.stringify(row.data ?? {});
-        row.data = null;
-      }
-    }
-    const seq = this.post({ type: 'write', rows, reply: 'none' });
+    const packed = packRows(rows);
+    const seq = this.post({ type: 'write', rows: packed, reply: 'none' }, [packed.kinds.buffer, packed.times.buffer]);
     this.inFlight.set(seq, rows.length);
     this.inFlightRows += rows.length;
     this.batches++;
@@ -200,8 +211,8 @@ export class RecorderWriter implements RowWriter {
     this.inFlightRows = 0;
   }
 
-  private post(op: DistributiveOmit<WriterOp, 'seq'>): number {
-    this.worker!.postMessage({ ...op, seq: this.seq + 1 });
+  private post(op: DistributiveOmit<WriterOp, 'seq'>, transfer: ArrayBuffer[] = []): number {
+    this.worker!.postMessage({ ...op, seq: this.seq + 1 }, transfer);
     return ++this.seq;
   }
 

@@ -24,7 +24,13 @@ export class StateWriter {
 
   constructor(database: EdgeDatabase, delayMs: number, maxBatch: number, onError?: (err: unknown) => void) {
     this.database = database;
-    this.rows = new WriteBehind({ delayMs, maxBatch, write: (batch) => this.write(batch), onError });
+    this.rows = new WriteBehind({
+      delayMs,
+      maxBatch,
+      write: (batch) => this.write(batch),
+      onError,
+      gate: () => database.writeGate,
+    });
   }
 
   loadAll(): StoredState[] {

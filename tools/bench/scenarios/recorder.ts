@@ -8,7 +8,7 @@ import { silentLogger } from '@smarthome/edge/log';
 import { compressedHistoryJson } from '@smarthome/edge/recorder/ha-shapes';
 import type { History } from '@smarthome/edge/recorder/queries';
 import type { BenchOptions, BenchResult, BenchScenario } from '../lib/types.ts';
-import { drive, edgeTarget, median, type Target } from './mqtt-ingest.ts';
+import { edgeTarget, median, rotate, summarize, type Round, type Target } from './mqtt-ingest.ts';
 
 /**
  * The recorder's cost and speed.
@@ -174,7 +174,7 @@ async function inlineTarget(log: (m: string) => void): Promise<Target> {
   const previous = process.env.RECORDER_WRITER;
   process.env.RECORDER_WRITER = 'inline';
   // createEdge builds the recorder before edgeTarget's first await
-  const made = edgeTarget(log, {}, 'edge, recorder on, main-thread writes');
+  const made = edgeTarget(log, {}, 'on, main-thread writes');
   if (previous === undefined) delete process.env.RECORDER_WRITER;
   else process.env.RECORDER_WRITER = previous;
   return made;
@@ -191,31 +191,17 @@ async function ingest(quick: boolean, log: (m: string) => void) {
   const rounds = quick ? 6 : 9;
   const targets: Target[] = [];
   try {
-    targets.push(await edgeTarget(log, { historyDays: 0 }, 'edge, recorder off'));
-    targets.push(await edgeTarget(log, {}, 'edge, recorder on'));
+    targets.push(await edgeTarget(log, { historyDays: 0 }, 'off'));
+    targets.push(await edgeTarget(log, {}, 'on'));
     targets.push(await inlineTarget(log));
-    for (const t of targets) await drive(t, Math.min(5000, messages)); // warm-up
-    const rates: number[][] = [[], [], []];
-    for (let i = 0; i < rounds; i++) {
-      // rotate which goes first, so none always follows another's write-behind
-      for (let j = 0; j < 3; j++) {
-        const k = (i + j) % 3;
-        rates[k].push(await drive(targets[k], messages));
-      }
-      log(
-        `round ${i + 1}: off ${Math.round(rates[0][i])} msg/s, on ${Math.round(rates[1][i])} msg/s, on with main-thread writes ${Math.round(rates[2][i])} msg/s`,
-      );
-    }
-    const [off, on, inline] = rates;
-    return {
-      messages,
-      rounds,
-      off,
-      on,
-      inline,
-      costs: off.map((o, i) => 1 - on[i] / o),
-      inlineCosts: off.map((o, i) => 1 - inline[i] / o),
-    };
+    const [off, on, inline] = await rotate(targets, messages, rounds, log);
+    // per round: the rate lost, and the CPU added per message (main thread; whole process, the writer thread included)
+    const costs = (with_: Round[]) => ({
+      rate: off.map((o, i) => 1 - with_[i].rate / o.rate),
+      main: off.map((o, i) => 1 - o.mainUs / with_[i].mainUs),
+      process: off.map((o, i) => 1 - o.processUs / with_[i].processUs),
+    });
+    return { messages, rounds, off, on, inline, onCosts: costs(on), inlineCosts: costs(inline) };
   } finally {
     for (const t of targets) await t.stop();
   }
@@ -248,26 +234,38 @@ export const scenario: BenchScenario = {
     const rows: (string | number)[][] = [];
     // each half reports and is judged only when it ran (no empty rows, no target on what was skipped)
     const load = part === 'queries' ? null : await ingest(quick, log);
-    const cost = load ? 1 - median(load.on) / median(load.off) : 0;
-    if (load) {
+    const off = load && summarize(load.off);
+    const cost = load && off ? 1 - summarize(load.on).rate / off.rate : 0;
+    if (load && off) {
       const scope = `${load.messages.toLocaleString('en-US')} msgs × ${load.rounds}`;
-      const inlineCost = 1 - median(load.inline) / median(load.off);
-      const range = (costs: number[]) => `per round ${pct(Math.min(...costs))} … ${pct(Math.max(...costs))}`;
+      const range = (costs: number[]) => `${pct(Math.min(...costs))} … ${pct(Math.max(...costs))}`;
+      const cpu = (s: ReturnType<typeof summarize>) =>
+        `CPU µs/msg: main thread ${s.mainUs.toFixed(1)}, process ${s.processUs.toFixed(1)}`;
+      // the rate lost (the target), and the CPU the recorder adds per message: on the main thread
+      // (what limits ingest when the cores are free) and in the whole process (the writer thread
+      // included), each as the share of the rate it would cost were that the limit
+      const costOf = (rounds: Round[], costs: { rate: number[]; main: number[]; process: number[] }) => {
+        const s = summarize(rounds);
+        return (
+          `cost ${pct(1 - s.rate / off.rate)} (per round ${range(costs.rate)}); ${cpu(s)}; by CPU: main thread ` +
+          `${pct(1 - off.mainUs / s.mainUs)} (per round ${range(costs.main)}), process ${pct(1 - off.processUs / s.processUs)}`
+        );
+      };
       rows.push(
-        ['ingest, recorder off', scope, Math.round(median(load.off)), '', ''],
+        ['ingest, recorder off', scope, Math.round(off.rate), '', cpu(off)],
         [
           'ingest, recorder on (writer thread)',
           scope,
-          Math.round(median(load.on)),
+          Math.round(summarize(load.on).rate),
           '',
-          `cost ${pct(cost)} (${range(load.costs)})`,
+          costOf(load.on, load.onCosts),
         ],
         [
           'ingest, recorder on, main-thread writes (before)',
           scope,
-          Math.round(median(load.inline)),
+          Math.round(summarize(load.inline).rate),
           '',
-          `cost ${pct(inlineCost)} (${range(load.inlineCosts)})`,
+          costOf(load.inline, load.inlineCosts),
         ],
       );
     }
