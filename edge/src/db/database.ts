@@ -16,10 +16,19 @@ export class EdgeDatabase {
   readonly file: string;
   private sqliteHandle: Database.Database | null = null;
   private dbHandle: Db | null = null;
-  /** set while the recorder's writer thread runs (write-gate.ts): the background writes take it */
-  writeGate: WriteGate | null = null;
+  private gateSource: (() => WriteGate | null) | null = null;
   constructor(dataDir: string) {
     this.file = path.join(dataDir, DB_FILE);
+  }
+
+  /** the gate the background writes take while the recorder's writer thread runs (write-gate.ts), else null */
+  get writeGate(): WriteGate | null {
+    return this.gateSource?.() ?? null;
+  }
+
+  /** The recorder names where its gate comes from: its writer may start a thread at any time. */
+  useWriteGate(source: (() => WriteGate | null) | null): void {
+    this.gateSource = source;
   }
 
   open(): void {

@@ -1,3 +1,4 @@
+import type { WriteGate } from '../db/write-gate.ts';
 import type { Logger } from '../log.ts';
 import type { PendingRow } from './store.ts';
 import type { RowWriter } from './writer.ts';
@@ -45,6 +46,11 @@ export class AdaptiveWriter implements RowWriter {
   /** true once the writer thread took over */
   get threaded(): boolean {
     return this.thread !== null;
+  }
+
+  /** the thread's gate once it runs; inline writes share the main thread's connection and need none */
+  get gate(): WriteGate | null {
+    return this.thread?.gate ?? null;
   }
 
   private get active(): RowWriter {

@@ -73,6 +73,23 @@ function setup(options: Partial<RecorderOptions> = {}, dir?: string, startAt = T
 }
 
 describe('recording', () => {
+  it("the background writes' gate follows the default writer: none while it writes inline, the thread's once a burst starts it, none after stop", async () => {
+    const { recorder, database, emit, stop } = setup({ writer: 'auto', maxBatch: 1000 });
+    emit(item('sensor.a', '1', {}, T0));
+    await waitFor(() => recorder.pendingRows === 0, 3000, 'the first row');
+    expect(recorder.threaded).toBe(false);
+    expect(database.writeGate).toBeNull();
+    for (let i = 0; i < 600; i++) emit(item(`sensor.s${i}`, String(i), {}, T0 + 1));
+    await waitFor(() => recorder.threaded, 3000, 'the burst starts the thread');
+    expect(recorder.threaded).toBe(true);
+    const gate = database.writeGate;
+    expect(gate).not.toBeNull();
+    expect(gate!.tryEnter()).toBe(true);
+    gate!.leave();
+    await stop();
+    expect(database.writeGate).toBeNull();
+  });
+
   it('writes state changes behind, in a few transactions, and dedups attribute sets per entity', async () => {
     const { recorder, emit, count } = setup({ maxBatch: 40 });
     await recorder.purge(); // the start-up purge (never purged before) is done

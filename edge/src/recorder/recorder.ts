@@ -67,6 +67,8 @@ export class Recorder {
   private purgeTimer: NodeJS.Timeout | null = null;
   private purging: Promise<number> | null = null;
   private running = false;
+  /** read at each background write: the default writer starts its thread only under load */
+  private readonly gateSource = () => this.writer.gate;
 
   constructor(deps: { database: EdgeDatabase; bus: EventBus; log: Logger; clock?: Clock }, options: RecorderOptions) {
     this.database = deps.database;
@@ -97,7 +99,7 @@ export class Recorder {
   start(): void {
     this.writer.start();
     // the states' and retained messages' background writes take turns with the thread's transactions
-    this.database.writeGate = this.writer.gate;
+    this.database.useWriteGate(this.gateSource);
     this.queries.reset();
     this.pending.start();
     this.running = true;
@@ -121,7 +123,7 @@ export class Recorder {
     await this.purging?.catch(() => 0);
     this.recordEvent('homeassistant_stop', {});
     this.pending.stop();
-    if (this.database.writeGate === this.writer.gate) this.database.writeGate = null;
+    this.database.useWriteGate(null);
     await this.writer.stop();
     this.queries.reset();
   }
