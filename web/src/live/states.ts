@@ -17,6 +17,7 @@ export interface LiveState {
   attributes: Record<string, unknown>;
   name?: string;
   last_changed?: string | null;
+  last_updated?: string | null;
 }
 
 export type LiveStatus = 'connecting' | 'live' | 'offline';
@@ -91,8 +92,16 @@ export class LiveStates {
 
   /** States a service call answered with: shown at once, before the event arrives. */
   apply(states: LiveState[]): void {
-    for (const s of states) this.set(s.entity_id, s);
+    // a service call's answer can arrive after the socket's newer change of the same entity
+    // (a bulb answering the command before the HTTP response is read): never step back
+    for (const s of states) if (!this.isOlder(s)) this.set(s.entity_id, s);
     this.changed('');
+  }
+
+  private isOlder(next: LiveState): boolean {
+    const held = this.states.get(next.entity_id)?.last_updated;
+    const at = next.last_updated;
+    return !!held && !!at && Date.parse(at) < Date.parse(held);
   }
 
   private setStatus(status: LiveStatus): void {
