@@ -25,6 +25,8 @@ export const scenario: BenchScenario = {
   name: 'edge-release',
   description: `edge release archives (tar.xz + SHA-256) per target vs the bare Node binary archived the same way; target ≤ ${TARGET_ARCHIVE_MB} MB`,
   async run({ log }: BenchOptions): Promise<BenchResult> {
+    // .tmp/ is git-ignored, so a fresh clone does not have it
+    mkdirSync(path.join(REPO_ROOT, '.tmp'), { recursive: true });
     const work = mkdtempSync(path.join(REPO_ROOT, '.tmp', 'edge-release-'));
     try {
       const rows: (string | number)[][] = [];

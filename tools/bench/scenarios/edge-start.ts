@@ -235,6 +235,8 @@ export const scenario: BenchScenario = {
     if (process.platform !== 'linux' || process.arch !== 'x64') throw new Error('edge-start runs on linux-x64');
     const runs = quick ? 3 : 9;
     const runsMany = quick ? 1 : 3;
+    // .tmp/ is git-ignored, so a fresh clone does not have it
+    fs.mkdirSync(path.join(REPO_ROOT, '.tmp'), { recursive: true });
     const work = fs.mkdtempSync(path.join(REPO_ROOT, '.tmp', 'edge-start-'));
     try {
       const silent = () => {};
