@@ -161,31 +161,41 @@ export class RecorderStore {
   }
 
   private attributesId(metadataId: number, shared: string): number {
-    // an entity's attributes rarely change: compare with its last set before hashing a key
+    // an entity's attributes rarely change: compare with its last set before hashing
     const last = this.lastAttributes.get(metadataId);
-    if (last && last.shared === shared) return last.id;
+    if (last !== undefined && last.shared === shared) return last.id;
     const id = this.lookupAttributes(metadataId, shared);
-    this.lastAttributes.set(metadataId, { shared, id });
+    if (last !== undefined) {
+      last.shared = shared;
+      last.id = id;
+    } else this.lastAttributes.set(metadataId, { shared, id });
     return id;
   }
 
+  /**
+   * A hash the entity never stored is a new set, inserted at once (the worst case, every message a
+   * new set, costs no string key and no cache entry); a known hash is checked against the stored
+   * text once, then found by its text in memory.
+   */
   private lookupAttributes(metadataId: number, shared: string): number {
-    const key = `${metadataId}:${shared}`;
-    const cached = this.attributeIds.get(key);
-    if (cached !== undefined) return cached;
     const st = this.statements as NonNullable<typeof this.statements>;
     const hash = fnv1a32(shared);
     const sets = this.entitySets(metadataId);
     let id = sets.get(hash);
-    // a hash collision (or a set the purge deleted meanwhile) is a new set
-    if (id !== undefined && st.attributesText.get(id) !== shared) id = undefined;
-    if (id === undefined) {
-      id = Number(st.insertAttributes.run(metadataId, hash, shared).lastInsertRowid);
-      if (sets.size >= KNOWN_SETS_PER_ENTITY) sets.clear();
-      sets.set(hash, id);
+    if (id !== undefined) {
+      const key = `${metadataId}:${shared}`;
+      const cached = this.attributeIds.get(key);
+      if (cached !== undefined) return cached;
+      // a hash collision (or a set the purge deleted meanwhile) is a new set
+      if (st.attributesText.get(id) === shared) {
+        if (this.attributeIds.size >= ATTRIBUTE_CACHE_SIZE) this.attributeIds.clear();
+        this.attributeIds.set(key, id);
+        return id;
+      }
     }
-    if (this.attributeIds.size >= ATTRIBUTE_CACHE_SIZE) this.attributeIds.clear();
-    this.attributeIds.set(key, id);
+    id = Number(st.insertAttributes.run(metadataId, hash, shared).lastInsertRowid);
+    if (sets.size >= KNOWN_SETS_PER_ENTITY) sets.clear();
+    sets.set(hash, id);
     return id;
   }
 
