@@ -5,6 +5,7 @@ import type { HistoryJsonOptions } from './history-json.ts';
 import { RecorderQueries, type History, type HistoryQuery, type LogbookQuery, type LogbookRow } from './queries.ts';
 import type { PendingRow } from './store.ts';
 import { RowBatcher } from './batcher.ts';
+import { AttributeJson, IsoSeconds } from './ingest-cache.ts';
 import { AdaptiveWriter } from './adaptive-writer.ts';
 import { InlineWriter } from './inline-writer.ts';
 import { RecorderWriter, type RowWriter } from './writer.ts';
@@ -69,6 +70,8 @@ export class Recorder {
   private running = false;
   /** read at each background write: the default writer starts its thread only under load */
   private readonly gateSource = () => this.writer.gate;
+  private readonly seconds = new IsoSeconds();
+  private readonly attributeJson = new AttributeJson();
 
   constructor(deps: { database: EdgeDatabase; bus: EventBus; log: Logger; clock?: Clock }, options: RecorderOptions) {
     this.database = deps.database;
@@ -123,6 +126,7 @@ export class Recorder {
     await this.purging?.catch(() => 0);
     this.recordEvent('homeassistant_stop', {});
     this.pending.stop();
+    this.attributeJson.clear();
     this.database.useWriteGate(null);
     await this.writer.stop();
     this.queries.reset();
@@ -182,16 +186,16 @@ export class Recorder {
 
   private recordState(e: StateChangedEvent): void {
     const s = e.new_state;
-    const now = this.clock.now() / 1000;
-    const lastUpdated = s?.last_updated ? Date.parse(s.last_updated) / 1000 : now;
+    const lastUpdated = s?.last_updated ? this.seconds.of(s.last_updated) : this.clock.now() / 1000;
     // most updates change the state: one parse, not two
     const lastChanged =
-      s?.last_changed && s.last_changed !== s.last_updated ? Date.parse(s.last_changed) / 1000 : lastUpdated;
+      s?.last_changed && s.last_changed !== s.last_updated ? this.seconds.of(s.last_changed) : lastUpdated;
     this.pending.push({
       kind: 'state',
       entity_id: e.entity_id,
       state: s ? s.state : null,
-      attributes: s ? s.attributes : null,
+      attributes: null,
+      shared: s ? this.attributeJson.of(e.entity_id, s.attributes) : null,
       last_updated: lastUpdated,
       last_changed: lastChanged === lastUpdated ? null : lastChanged,
     });
