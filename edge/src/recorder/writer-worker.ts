@@ -3,6 +3,7 @@ import Database from 'better-sqlite3';
 import { sqliteNativeBinding } from '../native/sqlite-binding.ts';
 import { RecorderStore, type PendingRow } from './store.ts';
 import { enterAsWriter, leaveAsWriter } from '../db/write-gate.ts';
+import { WAL_AUTOCHECKPOINT_PAGES } from '../db/wal.ts';
 import {
   DONE,
   FAILING,
@@ -38,6 +39,7 @@ function openConnection(): Database.Database {
       nativeBinding: sqliteNativeBinding(data.fallbackDir, data.sqliteAddon) as string | undefined,
     });
     db.pragma('synchronous = NORMAL');
+    db.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`);
     db.pragma(`busy_timeout = ${Math.trunc(data.busyTimeoutMs)}`);
     db.pragma('foreign_keys = ON');
     return db;
