@@ -220,27 +220,38 @@ export class Recorder {
     const cutoff = (this.clock.now() - this.options.historyDays * DAY_MS) / 1000;
     const batch = this.options.purgeBatch ?? 2000;
     const sqlite = this.database.sqlite;
-    const deleteStates = sqlite.prepare(`DELETE FROM recorder_states WHERE state_id IN
-      (SELECT state_id FROM recorder_states WHERE metadata_id = ? AND last_updated < ? LIMIT ?)`);
+    // the deleted rows' sets are the candidates for the orphans' deletion (store.deleteOrphans)
+    const deleteStates = sqlite
+      .prepare(
+        `DELETE FROM recorder_states WHERE state_id IN
+          (SELECT state_id FROM recorder_states WHERE metadata_id = ? AND last_updated < ? LIMIT ?)
+         RETURNING attributes_id`,
+      )
+      .pluck();
     const deleteEvents = sqlite.prepare(`DELETE FROM recorder_events WHERE event_id IN
       (SELECT event_id FROM recorder_events WHERE time_fired < ? LIMIT ?)`);
     const metadataIds = sqlite.prepare('SELECT metadata_id FROM recorder_entities').pluck().all() as number[];
     let deleted = 0;
     for (const metadataId of metadataIds) {
       let entityDeleted = 0;
-      for (;;) {
-        if (!this.running) return deleted;
-        const n = deleteStates.run(metadataId, cutoff, batch).changes;
+      const sets = new Set<number>();
+      while (this.running) {
+        const setIds = deleteStates.all(metadataId, cutoff, batch) as (number | null)[];
+        for (const id of setIds) if (id !== null) sets.add(id);
+        const n = setIds.length;
         entityDeleted += n;
         if (n > 0) await yieldToEventLoop();
         if (n < batch) break;
       }
-      if (entityDeleted > 0 && this.running) {
-        // in the writer thread, in order with its writes: its cached ids are dropped there
-        await this.writer.deleteOrphans(metadataId);
+      if (entityDeleted > 0) {
+        // in the writer thread, in order with its writes: its cached ids are dropped there; also
+        // when stopping (stop() waits for the purge before the writer), as no later purge would
+        // find these sets again
+        await this.writer.deleteOrphans(metadataId, [...sets]);
         deleted += entityDeleted;
         await yieldToEventLoop();
       }
+      if (!this.running) return deleted;
     }
     while (this.running && deleteEvents.run(cutoff, batch).changes === batch) await yieldToEventLoop();
     if (this.running) {

@@ -35,6 +35,8 @@ export type PendingRow = PendingState | PendingEvent;
 const ATTRIBUTE_CACHE_SIZE = 8192;
 /** Sets (hash → id) kept per entity; past this an entity's map starts over (dedup then best effort). */
 const KNOWN_SETS_PER_ENTITY = 4096;
+/** An entity's latest rows whose sets are read on its first new set after a start or a purge. */
+const KNOWN_ROWS_PER_ENTITY = 4096;
 
 /**
  * Writes recorder rows (one transaction per batch). Entity ids and attribute sets are
@@ -61,6 +63,7 @@ export class RecorderStore {
     attributesText: Statement;
     entitySets: Statement;
     insertAttributes: Statement;
+    deleteOrphans: Statement;
   } | null = null;
 
   constructor(database: SqliteConnection) {
@@ -77,12 +80,19 @@ export class RecorderStore {
       insertEntity: sqlite.prepare('INSERT INTO recorder_entities (entity_id) VALUES (?)'),
       findEntity: sqlite.prepare('SELECT metadata_id FROM recorder_entities WHERE entity_id = ?').pluck(),
       attributesText: sqlite.prepare('SELECT shared FROM recorder_attributes WHERE attributes_id = ?').pluck(),
-      // the latest sets first: those are the ones an entity is likely to send again
+      // the sets of the entity's latest rows, the latest first: those it is likely to send again
+      // (through the states' covering index: the sets table has no index by entity)
       entitySets: sqlite
         .prepare(
-          'SELECT hash, attributes_id FROM recorder_attributes WHERE metadata_id = ? ORDER BY attributes_id DESC LIMIT ?',
+          `SELECT hash, attributes_id FROM recorder_attributes WHERE attributes_id IN
+            (SELECT attributes_id FROM recorder_states WHERE metadata_id = ? ORDER BY last_updated DESC LIMIT ?)
+           ORDER BY attributes_id DESC`,
         )
         .raw(),
+      deleteOrphans: sqlite.prepare(
+        `DELETE FROM recorder_attributes WHERE attributes_id IN (SELECT value FROM json_each(?))
+          AND attributes_id NOT IN (SELECT attributes_id FROM recorder_states WHERE metadata_id = ? AND attributes_id IS NOT NULL)`,
+      ),
       insertAttributes: sqlite.prepare('INSERT INTO recorder_attributes (metadata_id, hash, shared) VALUES (?, ?, ?)'),
     };
     this.metadataIds.clear();
@@ -203,13 +213,27 @@ export class RecorderStore {
     let sets = this.knownSets.get(metadataId);
     if (sets === undefined) {
       const st = this.statements as NonNullable<typeof this.statements>;
-      const stored = st.entitySets.all(metadataId, KNOWN_SETS_PER_ENTITY) as [number, number][];
+      const stored = st.entitySets.all(metadataId, KNOWN_ROWS_PER_ENTITY) as [number, number][];
       sets = new Map();
       // oldest first, so that of two sets with one hash the latest wins
       for (let i = stored.length - 1; i >= 0; i--) sets.set(stored[i][0], stored[i][1]);
       this.knownSets.set(metadataId, sets);
     }
     return sets;
+  }
+
+  /**
+   * The purge's last step for an entity: of the sets its deleted rows used (`candidates`), those
+   * no remaining row uses are deleted. Every set is used by a row when written, and a set whose last
+   * row goes is among that row's, so no orphan is missed without scanning the sets table.
+   */
+  deleteOrphans(metadataId: number, candidates: readonly number[]): number {
+    const st = this.statements;
+    if (!st) throw new Error('recorder store is not open');
+    const n = candidates.length ? st.deleteOrphans.run(JSON.stringify(candidates), metadataId).changes : 0;
+    // a cached id may name a set just deleted: the next write must look it up again
+    this.forgetAttributes();
+    return n;
   }
 
   /** Purge removed attribute rows: forget the cached ids (and the hashes, to free memory). */

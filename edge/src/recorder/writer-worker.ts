@@ -65,17 +65,8 @@ function run(op: QueuedOp): unknown {
       return undefined;
     case 'rename':
       return store.renameEntity(op.oldId, op.newId);
-    case 'delete-orphans': {
-      const n = sqlite
-        .prepare(
-          `DELETE FROM recorder_attributes WHERE metadata_id = ? AND attributes_id NOT IN
-            (SELECT attributes_id FROM recorder_states WHERE metadata_id = ? AND attributes_id IS NOT NULL)`,
-        )
-        .run(op.metadataId, op.metadataId).changes;
-      // a cached id may name a set just deleted: the next write must look it up again
-      store.forgetAttributes();
-      return n;
-    }
+    case 'delete-orphans':
+      return store.deleteOrphans(op.metadataId, op.candidates);
     case 'close':
       return undefined;
   }
