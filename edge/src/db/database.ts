@@ -4,6 +4,7 @@ import Database from 'better-sqlite3';
 import { sqliteNativeBinding } from '../native/sqlite-binding.ts';
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import { migrate } from './migrations.ts';
+import { WAL_AUTOCHECKPOINT_PAGES } from './wal.ts';
 import type { WriteGate } from './write-gate.ts';
 import { schema } from './schema.ts';
 
@@ -41,6 +42,7 @@ export class EdgeDatabase {
     try {
       sqlite.pragma('journal_mode = WAL');
       sqlite.pragma('synchronous = NORMAL');
+      sqlite.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`);
       sqlite.pragma('busy_timeout = 5000');
       sqlite.pragma('foreign_keys = ON');
       migrate(sqlite);

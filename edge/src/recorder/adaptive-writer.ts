@@ -99,8 +99,8 @@ export class AdaptiveWriter implements RowWriter {
     return this.active.renameEntity(oldId, newId);
   }
 
-  deleteOrphans(metadataId: number): Promise<number> {
-    return this.active.deleteOrphans(metadataId);
+  deleteOrphans(metadataId: number, candidates: number[]): Promise<number> {
+    return this.active.deleteOrphans(metadataId, candidates);
   }
 
   async stop(): Promise<void> {

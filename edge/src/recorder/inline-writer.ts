@@ -35,16 +35,8 @@ export class InlineWriter implements RowWriter {
     return this.store.renameEntity(oldId, newId);
   }
 
-  async deleteOrphans(metadataId: number): Promise<number> {
-    const n = this.database.sqlite
-      .prepare(
-        `DELETE FROM recorder_attributes WHERE metadata_id = ? AND attributes_id NOT IN
-          (SELECT attributes_id FROM recorder_states WHERE metadata_id = ? AND attributes_id IS NOT NULL)`,
-      )
-      .run(metadataId, metadataId).changes;
-    // a cached id may name a set just deleted: the next write must look it up again
-    this.store.forgetAttributes();
-    return n;
+  async deleteOrphans(metadataId: number, candidates: readonly number[]): Promise<number> {
+    return this.store.deleteOrphans(metadataId, candidates);
   }
 
   async stop(): Promise<void> {

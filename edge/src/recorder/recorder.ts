@@ -5,6 +5,7 @@ import type { HistoryJsonOptions } from './history-json.ts';
 import { RecorderQueries, type History, type HistoryQuery, type LogbookQuery, type LogbookRow } from './queries.ts';
 import type { PendingRow } from './store.ts';
 import { RowBatcher } from './batcher.ts';
+import { AttributeJson, IsoSeconds } from './ingest-cache.ts';
 import { AdaptiveWriter } from './adaptive-writer.ts';
 import { InlineWriter } from './inline-writer.ts';
 import { RecorderWriter, type RowWriter } from './writer.ts';
@@ -69,6 +70,8 @@ export class Recorder {
   private running = false;
   /** read at each background write: the default writer starts its thread only under load */
   private readonly gateSource = () => this.writer.gate;
+  private readonly seconds = new IsoSeconds();
+  private readonly attributeJson = new AttributeJson();
 
   constructor(deps: { database: EdgeDatabase; bus: EventBus; log: Logger; clock?: Clock }, options: RecorderOptions) {
     this.database = deps.database;
@@ -123,6 +126,7 @@ export class Recorder {
     await this.purging?.catch(() => 0);
     this.recordEvent('homeassistant_stop', {});
     this.pending.stop();
+    this.attributeJson.clear();
     this.database.useWriteGate(null);
     await this.writer.stop();
     this.queries.reset();
@@ -182,16 +186,16 @@ export class Recorder {
 
   private recordState(e: StateChangedEvent): void {
     const s = e.new_state;
-    const now = this.clock.now() / 1000;
-    const lastUpdated = s?.last_updated ? Date.parse(s.last_updated) / 1000 : now;
+    const lastUpdated = s?.last_updated ? this.seconds.of(s.last_updated) : this.clock.now() / 1000;
     // most updates change the state: one parse, not two
     const lastChanged =
-      s?.last_changed && s.last_changed !== s.last_updated ? Date.parse(s.last_changed) / 1000 : lastUpdated;
+      s?.last_changed && s.last_changed !== s.last_updated ? this.seconds.of(s.last_changed) : lastUpdated;
     this.pending.push({
       kind: 'state',
       entity_id: e.entity_id,
       state: s ? s.state : null,
-      attributes: s ? s.attributes : null,
+      attributes: null,
+      shared: s ? this.attributeJson.of(e.entity_id, s.attributes) : null,
       last_updated: lastUpdated,
       last_changed: lastChanged === lastUpdated ? null : lastChanged,
     });
@@ -216,27 +220,38 @@ export class Recorder {
     const cutoff = (this.clock.now() - this.options.historyDays * DAY_MS) / 1000;
     const batch = this.options.purgeBatch ?? 2000;
     const sqlite = this.database.sqlite;
-    const deleteStates = sqlite.prepare(`DELETE FROM recorder_states WHERE state_id IN
-      (SELECT state_id FROM recorder_states WHERE metadata_id = ? AND last_updated < ? LIMIT ?)`);
+    // the deleted rows' sets are the candidates for the orphans' deletion (store.deleteOrphans)
+    const deleteStates = sqlite
+      .prepare(
+        `DELETE FROM recorder_states WHERE state_id IN
+          (SELECT state_id FROM recorder_states WHERE metadata_id = ? AND last_updated < ? LIMIT ?)
+         RETURNING attributes_id`,
+      )
+      .pluck();
     const deleteEvents = sqlite.prepare(`DELETE FROM recorder_events WHERE event_id IN
       (SELECT event_id FROM recorder_events WHERE time_fired < ? LIMIT ?)`);
     const metadataIds = sqlite.prepare('SELECT metadata_id FROM recorder_entities').pluck().all() as number[];
     let deleted = 0;
     for (const metadataId of metadataIds) {
       let entityDeleted = 0;
-      for (;;) {
-        if (!this.running) return deleted;
-        const n = deleteStates.run(metadataId, cutoff, batch).changes;
+      const sets = new Set<number>();
+      while (this.running) {
+        const setIds = deleteStates.all(metadataId, cutoff, batch) as (number | null)[];
+        for (const id of setIds) if (id !== null) sets.add(id);
+        const n = setIds.length;
         entityDeleted += n;
         if (n > 0) await yieldToEventLoop();
         if (n < batch) break;
       }
-      if (entityDeleted > 0 && this.running) {
-        // in the writer thread, in order with its writes: its cached ids are dropped there
-        await this.writer.deleteOrphans(metadataId);
+      if (entityDeleted > 0) {
+        // in the writer thread, in order with its writes: its cached ids are dropped there; also
+        // when stopping (stop() waits for the purge before the writer), as no later purge would
+        // find these sets again
+        await this.writer.deleteOrphans(metadataId, [...sets]);
         deleted += entityDeleted;
         await yieldToEventLoop();
       }
+      if (!this.running) return deleted;
     }
     while (this.running && deleteEvents.run(cutoff, batch).changes === batch) await yieldToEventLoop();
     if (this.running) {

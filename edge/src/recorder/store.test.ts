@@ -1,5 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { EdgeDatabase } from '../db/database.ts';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { DB_FILE, EdgeDatabase } from '../db/database.ts';
+import { MIGRATIONS } from '../db/migrations.ts';
 import { tempDir } from '../testing/edge.ts';
 import { fnv1a32, RecorderStore, type PendingState } from './store.ts';
 
@@ -53,10 +56,13 @@ describe('recorder store: attribute sets', () => {
     try {
       const sqlite = database.sqlite;
       sqlite.prepare("INSERT INTO recorder_entities (metadata_id, entity_id) VALUES (1, 'sensor.power')").run();
-      // a stored set whose hash is that of {"v":2}: the text decides
+      // a stored set (and a row using it) whose hash is that of {"v":2}: the text decides
       sqlite
         .prepare('INSERT INTO recorder_attributes (metadata_id, hash, shared) VALUES (1, ?, ?)')
         .run(fnv1a32('{"v":2}'), '{"v":1}');
+      sqlite
+        .prepare("INSERT INTO recorder_states (metadata_id, state, attributes_id, last_updated) VALUES (1, '0', 1, 0)")
+        .run();
       const store = new RecorderStore(database);
       store.open();
       store.write([row('1', { v: 2 }, 1), row('2', { v: 2 }, 2)]);
@@ -65,7 +71,7 @@ describe('recorder store: attribute sets', () => {
         [2, '{"v":2}'],
       ]);
       expect(sqlite.prepare('SELECT attributes_id FROM recorder_states ORDER BY state_id').pluck().all()).toEqual([
-        2, 2,
+        1, 2, 2,
       ]);
     } finally {
       database.close();
@@ -111,6 +117,59 @@ describe('recorder store: attribute sets', () => {
       ]);
       // each entity's sets once: 3 entities × 7 values (21 distinct pairs over 160 rows), and the new one
       expect(sqlite.prepare('SELECT count(*) FROM recorder_attributes').pluck().get()).toBe(22);
+    } finally {
+      database.close();
+    }
+  });
+
+  it('keeps its dedup and orphan deletion on a data dir written before the sets lost their index by entity', () => {
+    const tmp = tempDir();
+    tmps.push(tmp);
+    // the schema and rows as the edge wrote them before the last migration
+    const old = new Database(path.join(tmp.dir, DB_FILE));
+    old.pragma('journal_mode = WAL');
+    for (const m of MIGRATIONS.slice(0, -1)) old.exec(m);
+    old.pragma(`user_version = ${MIGRATIONS.length - 1}`);
+    old.exec(`INSERT INTO recorder_entities (metadata_id, entity_id) VALUES (1, 'sensor.power'), (2, 'sensor.other');
+      INSERT INTO recorder_attributes (attributes_id, metadata_id, hash, shared) VALUES
+        (1, 1, ${fnv1a32('{"v":1}')}, '{"v":1}'), (2, 2, ${fnv1a32('{"v":1}')}, '{"v":1}'), (3, 1, ${fnv1a32('{"v":2}')}, '{"v":2}');
+      INSERT INTO recorder_states (metadata_id, state, attributes_id, last_updated) VALUES
+        (1, 'a', 1, 1), (2, 'b', 2, 2), (1, 'c', 3, 3), (1, 'd', 1, 4);`);
+    expect(
+      old.prepare("SELECT count(*) FROM sqlite_master WHERE name = 'recorder_attributes_entity'").pluck().get(),
+    ).toBe(1);
+    old.close();
+    const database = new EdgeDatabase(tmp.dir);
+    database.open();
+    try {
+      const sqlite = database.sqlite;
+      expect(
+        sqlite.prepare("SELECT count(*) FROM sqlite_master WHERE name = 'recorder_attributes_entity'").pluck().get(),
+      ).toBe(0);
+      const store = new RecorderStore(database);
+      store.open();
+      // the entity's stored sets are found through its rows: no second copy
+      store.write([row('e', { v: 2 }, 5), row('f', { v: 1 }, 6), row('g', { v: 3 }, 7)]);
+      const setsOf = () =>
+        sqlite.prepare('SELECT attributes_id, metadata_id, shared FROM recorder_attributes ORDER BY 1').raw().all();
+      expect(setsOf()).toEqual([
+        [1, 1, '{"v":1}'],
+        [2, 2, '{"v":1}'],
+        [3, 1, '{"v":2}'],
+        [4, 1, '{"v":3}'],
+      ]);
+      // the purge's step: the sets of the rows it deleted that no remaining row uses go
+      sqlite.prepare('DELETE FROM recorder_states WHERE metadata_id = 1 AND last_updated < 5.5').run();
+      expect(store.deleteOrphans(1, [1, 3])).toBe(1);
+      expect(setsOf()).toEqual([
+        [1, 1, '{"v":1}'],
+        [2, 2, '{"v":1}'],
+        [4, 1, '{"v":3}'],
+      ]);
+      // and the one deleted is written again when it comes back
+      store.write([row('h', { v: 2 }, 8)]);
+      expect(setsOf().at(-1)).toEqual([5, 1, '{"v":2}']);
+      expect(store.deleteOrphans(1, [])).toBe(0);
     } finally {
       database.close();
     }

@@ -99,7 +99,7 @@ export function unpackRows(packed: PackedRows): PendingRow[] {
 export type WriterOp = { seq: number; reply: 'sync' | 'async' | 'none' } & (
   | { type: 'write'; rows: PackedRows }
   | { type: 'rename'; oldId: string; newId: string }
-  | { type: 'delete-orphans'; metadataId: number }
+  | { type: 'delete-orphans'; metadataId: number; candidates: number[] }
   | { type: 'close' }
 );
 

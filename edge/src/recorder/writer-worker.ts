@@ -3,6 +3,7 @@ import Database from 'better-sqlite3';
 import { sqliteNativeBinding } from '../native/sqlite-binding.ts';
 import { RecorderStore, type PendingRow } from './store.ts';
 import { enterAsWriter, leaveAsWriter } from '../db/write-gate.ts';
+import { WAL_AUTOCHECKPOINT_PAGES } from '../db/wal.ts';
 import {
   DONE,
   FAILING,
@@ -38,6 +39,7 @@ function openConnection(): Database.Database {
       nativeBinding: sqliteNativeBinding(data.fallbackDir, data.sqliteAddon) as string | undefined,
     });
     db.pragma('synchronous = NORMAL');
+    db.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`);
     db.pragma(`busy_timeout = ${Math.trunc(data.busyTimeoutMs)}`);
     db.pragma('foreign_keys = ON');
     return db;
@@ -63,17 +65,8 @@ function run(op: QueuedOp): unknown {
       return undefined;
     case 'rename':
       return store.renameEntity(op.oldId, op.newId);
-    case 'delete-orphans': {
-      const n = sqlite
-        .prepare(
-          `DELETE FROM recorder_attributes WHERE metadata_id = ? AND attributes_id NOT IN
-            (SELECT attributes_id FROM recorder_states WHERE metadata_id = ? AND attributes_id IS NOT NULL)`,
-        )
-        .run(op.metadataId, op.metadataId).changes;
-      // a cached id may name a set just deleted: the next write must look it up again
-      store.forgetAttributes();
-      return n;
-    }
+    case 'delete-orphans':
+      return store.deleteOrphans(op.metadataId, op.candidates);
     case 'close':
       return undefined;
   }

@@ -32,7 +32,8 @@ export interface RowWriter {
   /** the gate the main thread's background writes take while this writer runs (a thread: its own connection) */
   readonly gate: WriteGate | null;
   renameEntity(oldId: string, newId: string): boolean;
-  deleteOrphans(metadataId: number): Promise<number>;
+  /** of `candidates` (the sets of an entity's purged rows), deletes those no row uses */
+  deleteOrphans(metadataId: number, candidates: number[]): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -166,8 +167,8 @@ export class RecorderWriter implements RowWriter {
   }
 
   /** Deletes the entity's attribute sets no row uses, in order with the writes (the purge's last step). */
-  async deleteOrphans(metadataId: number): Promise<number> {
-    return (await this.call({ type: 'delete-orphans', metadataId, reply: 'async' })) as number;
+  async deleteOrphans(metadataId: number, candidates: number[]): Promise<number> {
+    return (await this.call({ type: 'delete-orphans', metadataId, candidates, reply: 'async' })) as number;
   }
 
   /** An op whose answer the caller needs now (after everything posted before it). */

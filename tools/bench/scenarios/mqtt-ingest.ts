@@ -46,11 +46,15 @@ async function bareAedes(): Promise<Target> {
   };
 }
 
-/** An edge with ENTITIES discovered sensors; `extra` config and `name` let other scenarios vary it. */
+/**
+ * An edge with ENTITIES discovered sensors; `extra` config, `name` and `discovery` (merged into
+ * each sensor's discovery config; a key set to undefined is left out) let other scenarios vary it.
+ */
 export async function edgeTarget(
   log: (m: string) => void,
   extra: Partial<EdgeConfig> = {},
   name = 'edge (persisted states)',
+  discovery: Record<string, unknown> = {},
 ): Promise<Target> {
   const dir = mkdtempSync(path.join(tmpdir(), 'bench-edge-'));
   const edge: Edge = createEdge({
@@ -77,6 +81,7 @@ export async function edgeTarget(
           val_tpl: '{{ value_json.value }}',
           unit_of_meas: 'W',
           json_attr_t: t,
+          ...discovery,
         }),
         { qos: 1, retain: true },
       ),

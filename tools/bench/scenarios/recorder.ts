@@ -14,8 +14,9 @@ import { edgeTarget, median, rotate, summarize, type Round, type Target } from '
  * The recorder's cost and speed.
  * Ingest: the mqtt-ingest load (QoS 1, every message a new value and a new attribute set)
  * against three edges, recorder off (--history-days 0), on (default: writer thread) and on
- * with main-thread writes (RECORDER_WRITER=inline, the baseline), rounds rotating so that all
- * see the same machine load; the cost is taken per round.
+ * with main-thread writes (RECORDER_WRITER=inline, the baseline); and the typical sensor, whose
+ * attributes do not change with its value, off and on; rounds rotating so that all see the same
+ * machine load; the cost is taken per round.
  * Queries: a day of 1,000 entities, one change every 5 min each (half power sensors with a
  * unit, half motion sensors; an attribute update every 6 h, so each entity has 4 attribute
  * sets), plus a service call a minute, seeded straight into SQLite; then a real edge on that
@@ -181,10 +182,10 @@ async function inlineTarget(log: (m: string) => void): Promise<Target> {
 }
 
 /**
- * Three edges: recorder off, on with its writer thread (the default, which starts the thread in
- * the warm-up: more than 200 rows a second), and on writing on the
- * main thread (what it did before the thread: the same-run baseline). Each round drives all
- * three, in a rotating order, so they see the same machine load.
+ * Five edges: recorder off, on with its writer thread (the default, which starts the thread in
+ * the warm-up: more than 200 rows a second), and on writing on the main thread (what it did
+ * before the thread: the same-run baseline); then off and on for sensors whose attributes repeat.
+ * Each round drives all five, in a rotating order, so they see the same machine load.
  */
 async function ingest(quick: boolean, log: (m: string) => void) {
   const messages = quick ? 20_000 : 100_000;
@@ -194,14 +195,31 @@ async function ingest(quick: boolean, log: (m: string) => void) {
     targets.push(await edgeTarget(log, { historyDays: 0 }, 'off'));
     targets.push(await edgeTarget(log, {}, 'on'));
     targets.push(await inlineTarget(log));
-    const [off, on, inline] = await rotate(targets, messages, rounds, log);
+    // the typical sensor: attributes (unit, name) that do not change with the value (no JSON
+    // attributes topic), so a set is stored once per entity and every later row finds it; with its
+    // own recorder-off baseline, as the edge does less per message without JSON attributes
+    const same = { json_attr_t: undefined };
+    targets.push(await edgeTarget(log, { historyDays: 0 }, 'off, attributes repeat', same));
+    targets.push(await edgeTarget(log, {}, 'on, attributes repeat', same));
+    const [off, on, inline, offRepeat, repeat] = await rotate(targets, messages, rounds, log);
     // per round: the rate lost, and the CPU added per message (main thread; whole process, the writer thread included)
-    const costs = (with_: Round[]) => ({
-      rate: off.map((o, i) => 1 - with_[i].rate / o.rate),
-      main: off.map((o, i) => 1 - o.mainUs / with_[i].mainUs),
-      process: off.map((o, i) => 1 - o.processUs / with_[i].processUs),
+    const costs = (with_: Round[], base = off) => ({
+      rate: base.map((o, i) => 1 - with_[i].rate / o.rate),
+      main: base.map((o, i) => 1 - o.mainUs / with_[i].mainUs),
+      process: base.map((o, i) => 1 - o.processUs / with_[i].processUs),
     });
-    return { messages, rounds, off, on, inline, onCosts: costs(on), inlineCosts: costs(inline) };
+    return {
+      messages,
+      rounds,
+      off,
+      on,
+      inline,
+      offRepeat,
+      repeat,
+      onCosts: costs(on),
+      inlineCosts: costs(inline),
+      repeatCosts: costs(repeat, offRepeat),
+    };
   } finally {
     for (const t of targets) await t.stop();
   }
@@ -244,13 +262,15 @@ export const scenario: BenchScenario = {
       // the rate lost (the target), and the CPU the recorder adds per message: on the main thread
       // (what limits ingest when the cores are free) and in the whole process (the writer thread
       // included), each as the share of the rate it would cost were that the limit
-      const costOf = (rounds: Round[], costs: { rate: number[]; main: number[]; process: number[] }) => {
+      const costOf = (rounds: Round[], costs: { rate: number[]; main: number[]; process: number[] }, base = off) => {
         const s = summarize(rounds);
         return (
-          `cost ${pct(1 - s.rate / off.rate)} (per round ${range(costs.rate)}); ${cpu(s)}; by CPU: main thread ` +
-          `${pct(1 - off.mainUs / s.mainUs)} (per round ${range(costs.main)}), process ${pct(1 - off.processUs / s.processUs)}`
+          `cost ${pct(1 - s.rate / base.rate)} (per round ${range(costs.rate)}); ${cpu(s)}; by CPU: main thread ` +
+          `${pct(1 - base.mainUs / s.mainUs)} (per round ${range(costs.main)}), process ${pct(1 - base.processUs / s.processUs)}` +
+          ` (per round ${range(costs.process)}; +${(s.processUs - base.processUs).toFixed(1)} µs/msg)`
         );
       };
+      const offRepeat = summarize(load.offRepeat);
       rows.push(
         ['ingest, recorder off', scope, Math.round(off.rate), '', cpu(off)],
         [
@@ -259,6 +279,14 @@ export const scenario: BenchScenario = {
           Math.round(summarize(load.on).rate),
           '',
           costOf(load.on, load.onCosts),
+        ],
+        ['ingest, recorder off, attributes repeat', scope, Math.round(offRepeat.rate), '', cpu(offRepeat)],
+        [
+          'ingest, recorder on, attributes repeat (typical sensor)',
+          scope,
+          Math.round(summarize(load.repeat).rate),
+          '',
+          costOf(load.repeat, load.repeatCosts, offRepeat),
         ],
         [
           'ingest, recorder on, main-thread writes (before)',
