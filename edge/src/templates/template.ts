@@ -5,6 +5,7 @@ import { haFilters } from './ha-filters.ts';
 import { stateGlobals, type TemplateStates } from './ha-states.ts';
 import { asTimestampValue, timeFilters, timeGlobals, type TemplateClock } from './ha-time.ts';
 import { RenderError } from './values.ts';
+import { lookUp, payloadLookup, type PayloadLookup } from './payload-lookup.ts';
 
 /**
  * Home Assistant templates: real Jinja (nunjucks' parser, corrected where Jinja differs, and
@@ -145,6 +146,8 @@ export class TemplateEngine {
   private readonly states: TemplateStates;
   private readonly clock: TemplateClock;
   private readonly cache = new Map<string, Node>();
+  /** per source: the payload lookup it is (payload-lookup.ts), or null */
+  private readonly lookups = new Map<string, PayloadLookup | null>();
   private readonly filters: Record<string, Filter>;
 
   constructor(limits: Partial<TemplateLimits> = {}, env: TemplateEnv = {}) {
@@ -184,7 +187,10 @@ export class TemplateEngine {
     } catch (err) {
       throw new TemplateError(`template does not parse: ${(err as Error).message}`, { cause: err });
     }
-    if (this.cache.size >= 2000) this.cache.clear();
+    if (this.cache.size >= 2000) {
+      this.cache.clear();
+      this.lookups.clear();
+    }
     this.cache.set(source, tree);
     return tree;
   }
@@ -230,7 +236,21 @@ export class TemplateEngine {
 
   /** MQTT payload variables: `value` (the raw text) and `value_json` (parsed, when JSON). */
   renderValue(source: string, payload: string, extra: Record<string, unknown> = {}): string {
-    return this.render(source, { ...extra, value: payload, value_json: parseJsonOrUndefined(payload) });
+    let plan = this.lookups.get(source);
+    if (plan === undefined) {
+      plan = payloadLookup(this.compile(source));
+      this.lookups.set(source, plan);
+    }
+    const json = plan && !plan.json ? undefined : parseJsonOrUndefined(payload);
+    if (plan) {
+      const out = lookUp(plan, payload, json, this.limits.maxOutput);
+      if (out !== undefined) return out;
+    }
+    return this.render(source, {
+      ...extra,
+      value: payload,
+      value_json: plan && !plan.json ? parseJsonOrUndefined(payload) : json,
+    });
   }
 }
 
