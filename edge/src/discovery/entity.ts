@@ -1,5 +1,5 @@
 import type { TemplateEngine } from '../templates/template.ts';
-import { parseJsonOrUndefined } from '../templates/template.ts';
+import { payloadJson } from '../templates/template.ts';
 import { jsonAttributeAllowed } from './blocked-attributes.ts';
 import type { Cfg, Component, Ctx, Update } from './components/types.ts';
 
@@ -140,7 +140,7 @@ export class MqttEntity {
     const tplSrc =
       typeof this.cfg.json_attributes_template === 'string' ? this.cfg.json_attributes_template : undefined;
     const text = tplSrc ? tpl.renderValue(tplSrc, payload) : payload;
-    const doc = parseJsonOrUndefined(text);
+    const doc = payloadJson(text);
     if (!doc || typeof doc !== 'object' || Array.isArray(doc)) return false;
     const attrs: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(doc)) if (jsonAttributeAllowed(this.component.domain, k)) attrs[k] = v;

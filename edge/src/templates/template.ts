@@ -241,7 +241,7 @@ export class TemplateEngine {
       plan = payloadLookup(this.compile(source));
       this.lookups.set(source, plan);
     }
-    const json = plan && !plan.json ? undefined : parseJsonOrUndefined(payload);
+    const json = plan && !plan.json ? undefined : payloadJson(payload);
     if (plan) {
       const out = lookUp(plan, payload, json, this.limits.maxOutput);
       if (out !== undefined) return out;
@@ -249,7 +249,7 @@ export class TemplateEngine {
     return this.render(source, {
       ...extra,
       value: payload,
-      value_json: plan && !plan.json ? parseJsonOrUndefined(payload) : json,
+      value_json: plan && !plan.json ? payloadJson(payload) : json,
     });
   }
 }
@@ -263,6 +263,21 @@ export function asTimestamp(v: unknown): number | null {
   if (typeof v === 'string' && /^-?\d+(\.\d+)?$/.test(v.trim())) return Number(v.trim());
   return asTimestampValue(v) ?? null;
 }
+
+/**
+ * parseJsonOrUndefined for MQTT payloads read-only (templates run in an immutable sandbox, JSON
+ * attributes are copied): the last payload's parse is reused, as a state topic that is also the
+ * JSON attributes topic parses each message twice otherwise (the value template, the attributes).
+ */
+export function payloadJson(text: string): unknown {
+  if (text !== lastPayload) {
+    lastJson = parseJsonOrUndefined(text);
+    lastPayload = text;
+  }
+  return lastJson;
+}
+let lastPayload: string | undefined;
+let lastJson: unknown;
 
 export function parseJsonOrUndefined(text: string): unknown {
   const c = text.trimStart()[0];
