@@ -393,6 +393,6 @@ export class MqttDiscovery implements PlatformServices {
 
   private emit(entity: MqttEntity, force = false): void {
     if (entity.disabled) return;
-    this.deps.states.set(entity.entityId, entity.currentState(), entity.attributes(), { force });
+    this.deps.states.update(entity.entityId, entity.currentState(), entity.attributes(), { force });
   }
 }
