@@ -1,6 +1,6 @@
 import type { TemplateEngine } from '../templates/template.ts';
 import { payloadJson } from '../templates/template.ts';
-import { jsonAttributeAllowed } from './blocked-attributes.ts';
+import { blockedJsonAttributes } from './blocked-attributes.ts';
 import type { Cfg, Component, Ctx, Update } from './components/types.ts';
 
 export interface AvailabilityEntry {
@@ -142,8 +142,9 @@ export class MqttEntity {
     const text = tplSrc ? tpl.renderValue(tplSrc, payload) : payload;
     const doc = payloadJson(text);
     if (!doc || typeof doc !== 'object' || Array.isArray(doc)) return false;
+    const blocked = blockedJsonAttributes(this.component.domain);
     const attrs: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(doc)) if (jsonAttributeAllowed(this.component.domain, k)) attrs[k] = v;
+    for (const k of Object.keys(doc)) if (!blocked.has(k)) attrs[k] = (doc as Record<string, unknown>)[k];
     this.jsonAttrs = attrs;
     return true;
   }
