@@ -41,6 +41,8 @@ export class MqttEntity {
   /** expire_after passed without a state message: unavailable until the next one */
   expired = false;
   private expireTimer: NodeJS.Timeout | null = null;
+  /** whether state messages restart an expire_after countdown (touch) */
+  readonly expires: boolean;
   attrs: Record<string, unknown> = {};
   jsonAttrs: Record<string, unknown> = {};
 
@@ -55,6 +57,7 @@ export class MqttEntity {
     this.availabilityMode = typeof cfg.availability_mode === 'string' ? cfg.availability_mode : 'latest';
     this.availabilityState = this.availability.map(() => undefined);
     this.attrs = component.initialAttributes?.(cfg) ?? {};
+    this.expires = typeof cfg.expire_after === 'number' && cfg.expire_after > 0;
   }
 
   /** Topics this entity listens to, with what each carries. */

@@ -20,7 +20,7 @@ export function applyMessage(entity: MqttEntity, sub: Subscription, text: string
     const update = entity.component.stateHandlers[sub.key](text, entity.ctx(tpl));
     if (!update) return null;
     entity.apply(update);
-    entity.touch(() => deps.emit(entity));
+    if (entity.expires) entity.touch(() => deps.emit(entity));
     return entity.cfg.force_update === true || update.force === true;
   } catch (err) {
     if (!(err instanceof TemplateError)) throw err;
