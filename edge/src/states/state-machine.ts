@@ -129,8 +129,8 @@ export class StateMachine {
   ): StoredState | undefined {
     const previous = this.current.get(entityId);
     const stateChanged = !previous || previous.state !== state;
-    const attrsChanged = !previous || !sameJson(previous.attributes, attributes);
-    if (!stateChanged && !attrsChanged && !options.force) return previous;
+    // the attributes are compared only when the state alone does not make it a change
+    if (previous && !stateChanged && !options.force && sameJson(previous.attributes, attributes)) return previous;
     const ts = isoNow();
     const next: StoredState = {
       entity_id: entityId,
