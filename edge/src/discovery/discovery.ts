@@ -211,7 +211,7 @@ export class MqttDiscovery implements PlatformServices {
     let firstForce = false;
     let others: Map<MqttEntity, boolean> | null = null;
     for (const { entity, sub } of subs) {
-      entity.heard.add(topic);
+      if (entity.replaying > 0) entity.heard.add(topic);
       try {
         const force = applyMessage(entity, sub, text, this.messages);
         if (force === null) continue;

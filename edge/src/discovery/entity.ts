@@ -31,8 +31,10 @@ export class MqttEntity {
   private readonly availabilityMode: string;
   private readonly availabilityState: (boolean | undefined)[];
   private lastAvailability: boolean | undefined;
-  /** topics a live message reached this entity on (a retained replay of them would be older) */
+  /** topics a live message reached this entity on while a retained replay ran (the replay's would be older) */
   readonly heard = new Set<string>();
+  /** retained replays in progress (messages.ts replayRetained): only then are topics noted in `heard` */
+  replaying = 0;
   realState: string | null = null;
   /** enabled_by_default: false: registered but without state or subscriptions (HA: disabled by the integration) */
   disabled = false;

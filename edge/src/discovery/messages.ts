@@ -48,6 +48,20 @@ export async function replayRetained(
   knownTopics: Set<string> | null,
   deps: MessageDeps & { broker: MqttBroker; current: (entity: MqttEntity) => boolean },
 ): Promise<void> {
+  entity.replaying++;
+  try {
+    await replay(entity, storedAt, knownTopics, deps);
+  } finally {
+    entity.replaying--;
+  }
+}
+
+async function replay(
+  entity: MqttEntity,
+  storedAt: string | null,
+  knownTopics: Set<string> | null,
+  deps: MessageDeps & { broker: MqttBroker; current: (entity: MqttEntity) => boolean },
+): Promise<void> {
   const stored = storedAt === null ? null : Date.parse(storedAt);
   for (const [topic, sub] of entity.subscriptions()) {
     const retained = await deps.broker.retained(topic);
