@@ -80,12 +80,12 @@ const BY_DOMAIN: Record<string, string[]> = {
 
 const BLOCKED = new Map<string, Set<string>>();
 
-/** Whether a JSON attributes document may set `key` on an entity of `domain`. */
-export function jsonAttributeAllowed(domain: string, key: string): boolean {
+/** The keys a JSON attributes document may not set on an entity of `domain`. */
+export function blockedJsonAttributes(domain: string): ReadonlySet<string> {
   let set = BLOCKED.get(domain);
   if (!set) {
     set = new Set([...COMMON, ...(BY_DOMAIN[domain] ?? []), '__proto__']);
     BLOCKED.set(domain, set);
   }
-  return !set.has(key);
+  return set;
 }

@@ -98,6 +98,7 @@ export class DeviceTriggers {
   }
 
   onMessage(topic: string, payload: string): void {
+    if (this.byKey.size === 0) return; // every message comes here: no iterator when there is no trigger
     for (const t of this.byKey.values()) {
       if (t.topic !== topic) continue;
       let v = payload;

@@ -205,18 +205,26 @@ export class MqttDiscovery implements PlatformServices {
     this.triggers.onMessage(topic, text);
     const subs = this.index.topics.get(topic);
     if (!subs) return;
-    // one message may feed several parts of one entity (state + JSON attributes): emit once
-    let changed: Map<MqttEntity, boolean> | null = null;
+    // one message may feed several parts of one entity (state + JSON attributes): emit once;
+    // the first entity changed needs no map (the usual case: every part is one entity's)
+    let first: MqttEntity | null = null;
+    let firstForce = false;
+    let others: Map<MqttEntity, boolean> | null = null;
     for (const { entity, sub } of subs) {
-      entity.heard.add(topic);
+      if (entity.replaying > 0) entity.heard.add(topic);
       try {
         const force = applyMessage(entity, sub, text, this.messages);
-        if (force !== null) (changed ??= new Map()).set(entity, (changed.get(entity) ?? false) || force);
+        if (force === null) continue;
+        if (first === null || first === entity) {
+          first = entity;
+          firstForce ||= force;
+        } else (others ??= new Map()).set(entity, (others.get(entity) ?? false) || force);
       } catch (err) {
         this.deps.log.warn(`mqtt: ${entity.entityId} could not use a message on ${topic}: ${(err as Error).message}`);
       }
     }
-    if (changed) for (const [entity, force] of changed) this.emit(entity, force);
+    if (first) this.emit(first, firstForce);
+    if (others) for (const [entity, force] of others) this.emit(entity, force);
   }
 
   private onDiscovery(dt: ReturnType<typeof parseDiscoveryTopic> & object, text: string, owner: string): void {
@@ -393,6 +401,6 @@ export class MqttDiscovery implements PlatformServices {
 
   private emit(entity: MqttEntity, force = false): void {
     if (entity.disabled) return;
-    this.deps.states.set(entity.entityId, entity.currentState(), entity.attributes(), { force });
+    this.deps.states.update(entity.entityId, entity.currentState(), entity.attributes(), { force });
   }
 }

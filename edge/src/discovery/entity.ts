@@ -1,6 +1,6 @@
 import type { TemplateEngine } from '../templates/template.ts';
-import { parseJsonOrUndefined } from '../templates/template.ts';
-import { jsonAttributeAllowed } from './blocked-attributes.ts';
+import { payloadJson } from '../templates/template.ts';
+import { blockedJsonAttributes } from './blocked-attributes.ts';
 import type { Cfg, Component, Ctx, Update } from './components/types.ts';
 
 export interface AvailabilityEntry {
@@ -31,8 +31,10 @@ export class MqttEntity {
   private readonly availabilityMode: string;
   private readonly availabilityState: (boolean | undefined)[];
   private lastAvailability: boolean | undefined;
-  /** topics a live message reached this entity on (a retained replay of them would be older) */
+  /** topics a live message reached this entity on while a retained replay ran (the replay's would be older) */
   readonly heard = new Set<string>();
+  /** retained replays in progress (messages.ts replayRetained): only then are topics noted in `heard` */
+  replaying = 0;
   realState: string | null = null;
   /** enabled_by_default: false: registered but without state or subscriptions (HA: disabled by the integration) */
   disabled = false;
@@ -41,6 +43,8 @@ export class MqttEntity {
   /** expire_after passed without a state message: unavailable until the next one */
   expired = false;
   private expireTimer: NodeJS.Timeout | null = null;
+  /** whether state messages restart an expire_after countdown (touch) */
+  readonly expires: boolean;
   attrs: Record<string, unknown> = {};
   jsonAttrs: Record<string, unknown> = {};
 
@@ -55,6 +59,7 @@ export class MqttEntity {
     this.availabilityMode = typeof cfg.availability_mode === 'string' ? cfg.availability_mode : 'latest';
     this.availabilityState = this.availability.map(() => undefined);
     this.attrs = component.initialAttributes?.(cfg) ?? {};
+    this.expires = typeof cfg.expire_after === 'number' && cfg.expire_after > 0;
   }
 
   /** Topics this entity listens to, with what each carries. */
@@ -140,10 +145,11 @@ export class MqttEntity {
     const tplSrc =
       typeof this.cfg.json_attributes_template === 'string' ? this.cfg.json_attributes_template : undefined;
     const text = tplSrc ? tpl.renderValue(tplSrc, payload) : payload;
-    const doc = parseJsonOrUndefined(text);
+    const doc = payloadJson(text);
     if (!doc || typeof doc !== 'object' || Array.isArray(doc)) return false;
+    const blocked = blockedJsonAttributes(this.component.domain);
     const attrs: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(doc)) if (jsonAttributeAllowed(this.component.domain, k)) attrs[k] = v;
+    for (const k of Object.keys(doc)) if (!blocked.has(k)) attrs[k] = (doc as Record<string, unknown>)[k];
     this.jsonAttrs = attrs;
     return true;
   }

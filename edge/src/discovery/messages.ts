@@ -20,7 +20,7 @@ export function applyMessage(entity: MqttEntity, sub: Subscription, text: string
     const update = entity.component.stateHandlers[sub.key](text, entity.ctx(tpl));
     if (!update) return null;
     entity.apply(update);
-    entity.touch(() => deps.emit(entity));
+    if (entity.expires) entity.touch(() => deps.emit(entity));
     return entity.cfg.force_update === true || update.force === true;
   } catch (err) {
     if (!(err instanceof TemplateError)) throw err;
@@ -43,6 +43,20 @@ export function applyMessage(entity: MqttEntity, sub: Subscription, text: string
  * deps.current: whether the entity is still the one attached (a newer config may replace it meanwhile).
  */
 export async function replayRetained(
+  entity: MqttEntity,
+  storedAt: string | null,
+  knownTopics: Set<string> | null,
+  deps: MessageDeps & { broker: MqttBroker; current: (entity: MqttEntity) => boolean },
+): Promise<void> {
+  entity.replaying++;
+  try {
+    await replay(entity, storedAt, knownTopics, deps);
+  } finally {
+    entity.replaying--;
+  }
+}
+
+async function replay(
   entity: MqttEntity,
   storedAt: string | null,
   knownTopics: Set<string> | null,

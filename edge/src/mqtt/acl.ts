@@ -25,12 +25,15 @@ import type { AuthenticatedUser } from './users.ts';
  * as 0x80 (failure). Either way the broker logs a warn line and the connection stays up.
  */
 export class MqttAcl {
-  private readonly discoveryPrefix: string;
+  /** `<prefix>/status` and `<prefix>/`, made once rather than per publish */
+  private readonly birthTopic: string;
+  private readonly discoveryTopics: string;
   private readonly commandOwners = new Map<string, string>();
   private readonly discoveryOwners = new Map<string, { owner: string; commandTopics: string[] }>();
 
   constructor(discoveryPrefix = 'homeassistant') {
-    this.discoveryPrefix = discoveryPrefix;
+    this.birthTopic = `${discoveryPrefix}/status`;
+    this.discoveryTopics = `${discoveryPrefix}/`;
   }
 
   /** Records (or clears, with owner null) who owns a discovery config and its command topics. */
@@ -75,10 +78,10 @@ export class MqttAcl {
     if (!user) return 'not authenticated';
     if (topic.startsWith('$')) return "$ topics are the broker's";
     if (user.role === 'integration') return null;
-    if (topic === `${this.discoveryPrefix}/status`) return "the birth topic is the edge's";
+    if (topic === this.birthTopic) return "the birth topic is the edge's";
     const cmdOwner = this.commandOwners.get(topic);
     if (cmdOwner !== undefined && cmdOwner !== user.username) return `command topic owned by ${cmdOwner}`;
-    if (topic.startsWith(`${this.discoveryPrefix}/`)) {
+    if (topic.startsWith(this.discoveryTopics)) {
       const owner = this.discoveryOwners.get(topic)?.owner;
       if (owner !== undefined && owner !== user.username) return `discovery config owned by ${owner}`;
       for (const t of declaredCommandTopics?.() ?? []) {

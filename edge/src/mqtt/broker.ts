@@ -157,7 +157,7 @@ export class MqttBroker {
         const payload = toBuffer(packet.payload);
         for (const l of this.listeners) {
           try {
-            l(packet.topic, payload, user, { retain: packet.retain, qos: packet.qos });
+            l(packet.topic, payload, user, packet); // its retain and qos, without a copy per message
           } catch (err) {
             log.error(`mqtt: handler for ${packet.topic} failed`, err);
           }

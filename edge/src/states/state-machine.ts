@@ -94,11 +94,44 @@ export class StateMachine {
   ): EntityState | undefined {
     const entity = this.registry.getEntity(entityId);
     if (!entity || entity.disabled_by !== null) return undefined;
+    const stored = this.store(entityId, entity, state, attributes, options);
+    // the item state_changed carried, when one was built
+    const item = this.emitted;
+    this.emitted = undefined;
+    return item ?? this.toItem(entityId, entity, stored);
+  }
+
+  /**
+   * set() for callers that do not read the new item (MQTT ingest, #19): no state item is
+   * built unless someone listens to state_changed.
+   */
+  update(
+    entityId: string,
+    state: string | null,
+    attributes: Record<string, unknown>,
+    options: SetStateOptions = {},
+  ): void {
+    const entity = this.registry.getEntity(entityId);
+    if (entity && entity.disabled_by === null) this.store(entityId, entity, state, attributes, options);
+    this.emitted = undefined;
+  }
+
+  /** the new item store() emitted last */
+  private emitted: EntityState | undefined;
+
+  /** Stores a change (and emits state_changed); returns the entity's stored state after it. */
+  private store(
+    entityId: string,
+    entity: RegistryEntity,
+    state: string | null,
+    attributes: Record<string, unknown>,
+    options: SetStateOptions,
+  ): StoredState | undefined {
     const previous = this.current.get(entityId);
     const stateChanged = !previous || previous.state !== state;
-    const attrsChanged = !previous || !sameJson(previous.attributes, attributes);
-    if (!stateChanged && !attrsChanged && !options.force) return this.toItem(entityId, entity, previous);
-    const ts = new Date().toISOString();
+    // the attributes are compared only when the state alone does not make it a change
+    if (previous && !stateChanged && !options.force && sameJson(previous.attributes, attributes)) return previous;
+    const ts = isoNow();
     const next: StoredState = {
       entity_id: entityId,
       state,
@@ -109,12 +142,13 @@ export class StateMachine {
     };
     this.current.set(entityId, next);
     this.writer.put(next);
-    const newItem = this.toItem(entityId, entity, next);
     if (this.bus.listenerCount('state_changed') > 0) {
       const oldItem = previous ? this.toItem(entityId, entity, previous) : null;
+      const newItem = this.toItem(entityId, entity, next);
       this.bus.emit('state_changed', { entity_id: entityId, old_state: oldItem, new_state: newItem });
+      this.emitted = newItem;
     }
-    return newItem;
+    return next;
   }
 
   /**
@@ -208,6 +242,18 @@ export class StateMachine {
 
 type ItemMeta = Pick<RegistryEntity, 'name' | 'domain' | 'platform'> &
   Partial<Pick<RegistryEntity, 'name_by_user' | 'icon'>>;
+
+/** new Date().toISOString(), formatted once per millisecond (ingest sets many states in one) */
+function isoNow(): string {
+  const ms = Date.now();
+  if (ms !== isoMs) {
+    isoMs = ms;
+    isoText = new Date(ms).toISOString();
+  }
+  return isoText;
+}
+let isoMs = NaN;
+let isoText = '';
 
 function sameJson(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
   const ka = Object.keys(a);

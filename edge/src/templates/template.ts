@@ -5,6 +5,7 @@ import { haFilters } from './ha-filters.ts';
 import { stateGlobals, type TemplateStates } from './ha-states.ts';
 import { asTimestampValue, timeFilters, timeGlobals, type TemplateClock } from './ha-time.ts';
 import { RenderError } from './values.ts';
+import { lookUp, payloadLookup, type PayloadLookup } from './payload-lookup.ts';
 
 /**
  * Home Assistant templates: real Jinja (nunjucks' parser, corrected where Jinja differs, and
@@ -145,6 +146,8 @@ export class TemplateEngine {
   private readonly states: TemplateStates;
   private readonly clock: TemplateClock;
   private readonly cache = new Map<string, Node>();
+  /** per source: the payload lookup it is (payload-lookup.ts), or null */
+  private readonly lookups = new Map<string, PayloadLookup | null>();
   private readonly filters: Record<string, Filter>;
 
   constructor(limits: Partial<TemplateLimits> = {}, env: TemplateEnv = {}) {
@@ -184,7 +187,10 @@ export class TemplateEngine {
     } catch (err) {
       throw new TemplateError(`template does not parse: ${(err as Error).message}`, { cause: err });
     }
-    if (this.cache.size >= 2000) this.cache.clear();
+    if (this.cache.size >= 2000) {
+      this.cache.clear();
+      this.lookups.clear();
+    }
     this.cache.set(source, tree);
     return tree;
   }
@@ -230,7 +236,21 @@ export class TemplateEngine {
 
   /** MQTT payload variables: `value` (the raw text) and `value_json` (parsed, when JSON). */
   renderValue(source: string, payload: string, extra: Record<string, unknown> = {}): string {
-    return this.render(source, { ...extra, value: payload, value_json: parseJsonOrUndefined(payload) });
+    let plan = this.lookups.get(source);
+    if (plan === undefined) {
+      plan = payloadLookup(this.compile(source));
+      this.lookups.set(source, plan);
+    }
+    const json = plan && !plan.json ? undefined : payloadJson(payload);
+    if (plan) {
+      const out = lookUp(plan, payload, json, this.limits.maxOutput);
+      if (out !== undefined) return out;
+    }
+    return this.render(source, {
+      ...extra,
+      value: payload,
+      value_json: plan && !plan.json ? payloadJson(payload) : json,
+    });
   }
 }
 
@@ -243,6 +263,21 @@ export function asTimestamp(v: unknown): number | null {
   if (typeof v === 'string' && /^-?\d+(\.\d+)?$/.test(v.trim())) return Number(v.trim());
   return asTimestampValue(v) ?? null;
 }
+
+/**
+ * parseJsonOrUndefined for MQTT payloads read-only (templates run in an immutable sandbox, JSON
+ * attributes are copied): the last payload's parse is reused, as a state topic that is also the
+ * JSON attributes topic parses each message twice otherwise (the value template, the attributes).
+ */
+export function payloadJson(text: string): unknown {
+  if (text !== lastPayload) {
+    lastJson = parseJsonOrUndefined(text);
+    lastPayload = text;
+  }
+  return lastJson;
+}
+let lastPayload: string | undefined;
+let lastJson: unknown;
 
 export function parseJsonOrUndefined(text: string): unknown {
   const c = text.trimStart()[0];

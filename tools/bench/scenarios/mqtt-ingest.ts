@@ -13,6 +13,7 @@ import type { BenchOptions, BenchResult, BenchScenario } from '../lib/types.ts';
  * MQTT state messages per second at QoS 1: the edge (discovery entities, templates, state
  * machine, write-behind to SQLite) vs a bare Aedes broker, same machine, same run, same load
  * from publisher threads. The edge's time includes flushing the last states to disk.
+ * MQTT_INGEST_BASE=<checkout> adds that checkout's edge (recorder off) to the rounds.
  */
 
 export interface Target {
@@ -225,6 +226,14 @@ export const scenario: BenchScenario = {
       targets.push(await bareAedes());
       targets.push(await edgeTarget(log, { historyDays: 0 }, 'edge (persisted states, recorder off)'));
       targets.push(await edgeTarget(log, {}, 'edge (persisted states, recorder on)'));
+      // before/after in one run: the edge of another checkout (a git worktree with its install)
+      const base = process.env.MQTT_INGEST_BASE;
+      if (base) {
+        const other = (await import(path.resolve(base, 'tools/bench/scenarios/mqtt-ingest.ts'))) as {
+          edgeTarget: typeof edgeTarget;
+        };
+        targets.push(await other.edgeTarget(log, { historyDays: 0 }, `edge of ${base} (recorder off)`));
+      }
       const results = await rotate(targets, messages, rounds, log);
       const [bare, off, on] = results.map(summarize);
       // per round, against the bare broker's rate in the same round
@@ -254,7 +263,7 @@ export const scenario: BenchScenario = {
           'main thread µs/msg',
           'process µs/msg',
         ],
-        rows: [row(0, bare), row(1, off), row(2, on)],
+        rows: results.map((r, k) => row(k, summarize(r))),
         summary:
           `edge ingests ${pct(ratio)}% of bare Aedes at QoS 1 with persisted states (target ≥ ${TARGET * 100}%), ` +
           `${pct(on.rate / bare.rate)}% with the recorder on; by main-thread CPU per message (what limits ` +

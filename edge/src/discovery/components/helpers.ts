@@ -35,8 +35,10 @@ export const isOptimistic = (cfg: Cfg, stateKey = 'state_topic'): boolean =>
 /** Renders `tplKey` over the payload when configured, else returns the payload. */
 export function value(ctx: Ctx, tplKey: string, payload: string): string {
   const tpl = optStr(ctx.cfg, tplKey);
-  return tpl ? ctx.tpl.renderValue(tpl, payload, { entity_id: undefined }) : payload;
+  return tpl ? ctx.tpl.renderValue(tpl, payload, NO_ENTITY) : payload;
 }
+/** value templates see no entity_id (one object for every render: renderValue copies it) */
+const NO_ENTITY = Object.freeze({ entity_id: undefined });
 
 /** Renders a command template (`value` = the command value) or stringifies the value. */
 export function commandPayload(ctx: Ctx, tplKey: string, v: unknown, extra: Record<string, unknown> = {}): string {
