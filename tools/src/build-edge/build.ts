@@ -145,6 +145,27 @@ const sqliteAddonPlugin: esbuild.Plugin = {
   },
 };
 
+/**
+ * zod's `locales` namespace (50 translations of its error messages, ~300 kB of the script) with only
+ * `en`, the one zod configures itself with: the edge never calls `z.config(z.locales.<other>())`,
+ * and through `z` the namespace is reachable, so tree shaking cannot drop the others.
+ */
+const zodEnglishOnlyPlugin: esbuild.Plugin = {
+  name: 'zod-english-only',
+  setup(build) {
+    build.onLoad({ filter: /[\\/]zod[\\/]v4[\\/]locales[\\/]index\.js$/ }, (args) => {
+      if (!readFileSync(args.path, 'utf8').includes('export { default as en } from "./en.js";')) {
+        throw new Error(`zod changed its locales index (${args.path}); update tools/src/build-edge/build.ts`);
+      }
+      return {
+        contents: 'export { default as en } from "./en.js";\n',
+        loader: 'js',
+        resolveDir: path.dirname(args.path),
+      };
+    });
+  },
+};
+
 /** Step 1: one CommonJS file; the metafile says which modules went in (tests check what the edge carries). */
 export async function bundle(entry: string, outfile: string, log: (l: string) => void): Promise<esbuild.Metafile> {
   const result = await esbuild
@@ -164,7 +185,7 @@ export async function bundle(entry: string, outfile: string, log: (l: string) =>
         'import.meta.filename': '__filename',
       },
       banner: { js: 'var __sea_import_meta_url = require("node:url").pathToFileURL(__filename).href;' },
-      plugins: [sqliteAddonPlugin],
+      plugins: [sqliteAddonPlugin, zodEnglishOnlyPlugin],
       legalComments: 'none',
       minifySyntax: true,
       // no comments: the script is pure ASCII, so V8 holds it as a one-byte string (a comment's "—" made the
