@@ -183,6 +183,9 @@ export async function bundle(entry: string, outfile: string, log: (l: string) =>
         'import.meta.url': '__sea_import_meta_url',
         'import.meta.dirname': '__dirname',
         'import.meta.filename': '__filename',
+        // readable-stream (bl, so mqtt-packet and aedes) re-exports node:stream instead of evaluating its
+        // own copy of Node's streams, its documented switch: edge-start RSS −0.4 MB at 1,000 entities
+        'process.env.READABLE_STREAM': '"disable"',
       },
       banner: { js: 'var __sea_import_meta_url = require("node:url").pathToFileURL(__filename).href;' },
       plugins: [sqliteAddonPlugin, zodEnglishOnlyPlugin],
