@@ -38,6 +38,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import * as esbuild from 'esbuild';
 import { archiveBinary } from './archive.ts';
+import { sqliteAddonPlugin, zodEnglishOnlyPlugin } from './plugins.ts';
 import { PORTAL_DIST, SEA_ASSET_PREFIX } from '@smarthome/web/serve';
 import { ensurePortalBuilt } from '@smarthome/web/serve/build';
 
@@ -45,7 +46,6 @@ export const ROOT = path.resolve(import.meta.dirname, '../../..');
 /** The repo's Node 24 (the real binary: node_modules/.bin/node is a shell shim). */
 export const NODE24 = path.join(ROOT, 'node_modules/node/bin/node');
 const CACHE = path.join(ROOT, '.tmp/build-edge');
-const SQLITE_BINDING_MODULE = path.join(ROOT, 'edge/src/native/sqlite-binding.ts');
 /** Must equal SQLITE_ADDON_ASSET in edge/src/native/sqlite-binding.ts. */
 const SQLITE_ASSET = 'better_sqlite3.node';
 /** The recorder's writer thread, bundled on its own: the executable starts it from this asset (edge/src/recorder/writer.ts WRITER_ASSET). */
@@ -116,55 +116,6 @@ function nodeVersion(): string {
   return (JSON.parse(readFileSync(path.join(ROOT, 'node_modules/node/package.json'), 'utf8')) as { version: string })
     .version;
 }
-
-/**
- * esbuild plugin: when better-sqlite3 is asked for its addon without a `nativeBinding`
- * option, it asks sqliteNativeBinding() first (the executable's asset), so every
- * `new Database(file)` works inside the executable even where the option is not passed.
- * Outside an executable sqliteNativeBinding() answers undefined and nothing changes.
- */
-const sqliteAddonPlugin: esbuild.Plugin = {
-  name: 'better-sqlite3-sea-addon',
-  setup(build) {
-    build.onLoad({ filter: /[\\/]better-sqlite3[\\/]lib[\\/]binding\.js$/ }, (args) => {
-      const original = readFileSync(args.path, 'utf8');
-      if (!original.includes('exports.getBinding = getBinding')) {
-        throw new Error(
-          `better-sqlite3 changed its binding loader (${args.path}); update tools/src/build-edge/build.ts`,
-        );
-      }
-      const hook = `
-;{
-  const __seaAddon = require(${JSON.stringify(SQLITE_BINDING_MODULE)}).sqliteNativeBinding;
-  const __getBinding = exports.getBinding;
-  exports.getBinding = (nativeBinding) => __getBinding(nativeBinding ?? __seaAddon());
-}
-`;
-      return { contents: original + hook, loader: 'js', resolveDir: path.dirname(args.path) };
-    });
-  },
-};
-
-/**
- * zod's `locales` namespace (50 translations of its error messages, ~300 kB of the script) with only
- * `en`, the one zod configures itself with: the edge never calls `z.config(z.locales.<other>())`,
- * and through `z` the namespace is reachable, so tree shaking cannot drop the others.
- */
-const zodEnglishOnlyPlugin: esbuild.Plugin = {
-  name: 'zod-english-only',
-  setup(build) {
-    build.onLoad({ filter: /[\\/]zod[\\/]v4[\\/]locales[\\/]index\.js$/ }, (args) => {
-      if (!readFileSync(args.path, 'utf8').includes('export { default as en } from "./en.js";')) {
-        throw new Error(`zod changed its locales index (${args.path}); update tools/src/build-edge/build.ts`);
-      }
-      return {
-        contents: 'export { default as en } from "./en.js";\n',
-        loader: 'js',
-        resolveDir: path.dirname(args.path),
-      };
-    });
-  },
-};
 
 /** Step 1: one CommonJS file; the metafile says which modules went in (tests check what the edge carries). */
 export async function bundle(entry: string, outfile: string, log: (l: string) => void): Promise<esbuild.Metafile> {
