@@ -20,6 +20,7 @@
  * --archive on|off (default on: <binary>.tar.xz and .tar.xz.sha256 beside each binary).
  */
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import {
   chmodSync,
   copyFileSync,
@@ -46,8 +47,9 @@ export const ROOT = path.resolve(import.meta.dirname, '../../..');
 /** The repo's Node 24 (the real binary: node_modules/.bin/node is a shell shim). */
 export const NODE24 = path.join(ROOT, 'node_modules/node/bin/node');
 const CACHE = path.join(ROOT, '.tmp/build-edge');
-/** Must equal SQLITE_ADDON_ASSET in edge/src/native/sqlite-binding.ts. */
+/** Must equal SQLITE_ADDON_ASSET and SQLITE_ADDON_HASH_ASSET in edge/src/native/sqlite-binding.ts. */
 const SQLITE_ASSET = 'better_sqlite3.node';
+const SQLITE_HASH_ASSET = 'better_sqlite3.node.sha256';
 /** The recorder's writer thread, bundled on its own: the executable starts it from this asset (edge/src/recorder/writer.ts WRITER_ASSET). */
 const RECORDER_WRITER_ENTRY = path.join(ROOT, 'edge/src/recorder/writer-worker.ts');
 const RECORDER_WRITER_ASSET = 'recorder-writer.cjs';
@@ -215,6 +217,13 @@ function strip(file: string, arch: Arch): boolean {
   return false;
 }
 
+/** A file holding the addon's SHA-256 (hex), for the SQLITE_HASH_ASSET asset. */
+function addonHashFile(addon: string, work: string, arch: Arch): string {
+  const file = path.join(work, `${SQLITE_HASH_ASSET}-${arch}`);
+  writeFileSync(file, createHash('sha256').update(readFileSync(addon)).digest('hex'));
+  return file;
+}
+
 /** Steps 2 and 3 for one target. */
 function makeExecutable(
   arch: Arch,
@@ -238,7 +247,8 @@ function makeExecutable(
     useSnapshot: false,
     useCodeCache,
     execArgv: EXEC_ARGV,
-    assets: { [SQLITE_ASSET]: addon, ...assets },
+    // the addon's SHA-256 beside it: the edge keeps a checked copy in its data dir (sqlite-binding.ts)
+    assets: { [SQLITE_ASSET]: addon, [SQLITE_HASH_ASSET]: addonHashFile(addon, work, arch), ...assets },
   };
   const configFile = path.join(work, `sea-config-${arch}.json`);
   writeFileSync(configFile, JSON.stringify(config, null, 2));
