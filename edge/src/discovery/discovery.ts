@@ -9,6 +9,7 @@ import type { StateMachine } from '../states/state-machine.ts';
 import type { PlatformServices } from '../services/services.ts';
 import type { TemplateEngine } from '../templates/template.ts';
 import { ServiceError } from '../errors.ts';
+import { intern, internValues } from '../intern.ts';
 import { COMPONENTS } from './components/index.ts';
 import type { Cfg } from './components/types.ts';
 import {
@@ -87,6 +88,10 @@ export class MqttDiscovery implements PlatformServices {
       const stored = e.config as unknown as StoredConfig;
       const component = COMPONENTS[stored.component];
       if (!component || !stored.cfg) continue;
+      // parsed per row: one copy of the owner, the component and common config values for all
+      stored.component = intern(stored.component);
+      if (stored.owner !== null) stored.owner = intern(stored.owner);
+      internValues(stored.cfg);
       const entity = new MqttEntity(e.entity_id, stored.discovery_key, component, stored.cfg, stored.owner);
       entity.disabled = e.disabled_by !== null;
       const raw = states.raw(e.entity_id);
@@ -282,6 +287,7 @@ export class MqttDiscovery implements PlatformServices {
     }
     const invalid = component.validate(d.cfg);
     if (invalid) throw new Error(invalid);
+    internValues(d.cfg);
     for (const [k, v] of Object.entries(d.cfg))
       if (k.endsWith('template') && typeof v === 'string') templates.validate(v);
 

@@ -1,9 +1,13 @@
-import { mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, openSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
 /** Name of the better-sqlite3 addon among the single executable's assets (see tools/src/build-edge). */
 export const SQLITE_ADDON_ASSET = 'better_sqlite3.node';
+/** The addon's SHA-256 (hex) among the assets: names and checks the copy kept in the data dir. */
+export const SQLITE_ADDON_HASH_ASSET = 'better_sqlite3.node.sha256';
+const CACHED_ADDON = /^\.sqlite-addon-[0-9a-f]{16}\.node$/;
 
 let loaded: object | undefined;
 let shared: string | undefined;
@@ -43,6 +47,35 @@ export function unpackAddon(dir: string, bytes: Uint8Array): { exports: object; 
 }
 
 /**
+ * The addon kept in `dir` as `.sqlite-addon-<hash>.node`: loaded when its bytes hash to `sha256`,
+ * else (re)written from `asset()` first, and other versions' copies removed. A start that finds
+ * its copy never reads the asset, whose 1.8 MB of the executable then stay out of RSS (unpacking
+ * read them and wrote a new file at every start: edge-start −1.2 to −2 MB), and a Pi's SD card
+ * is not written 1.8 MB per start. `shared` is the copy itself (it stays).
+ */
+export function cachedAddon(dir: string, sha256: string, asset: () => Uint8Array): { exports: object; shared: string } {
+  const file = path.join(dir, `.sqlite-addon-${sha256.slice(0, 16)}.node`);
+  let current = false;
+  try {
+    current = createHash('sha256').update(readFileSync(file)).digest('hex') === sha256;
+  } catch {
+    /* none yet */
+  }
+  if (!current) {
+    const tmp = `${file}.${process.pid}.tmp`;
+    try {
+      writeFileSync(tmp, asset(), { mode: 0o500 });
+      renameSync(tmp, file);
+    } finally {
+      rmSync(tmp, { force: true });
+    }
+    for (const other of readdirSync(dir))
+      if (CACHED_ADDON.test(other) && path.join(dir, other) !== file) rmSync(path.join(dir, other), { force: true });
+  }
+  return { exports: dlopen(file), shared: file };
+}
+
+/**
  * The loaded addon's file for another thread of this process (the recorder's writer thread):
  * pass it to that thread's sqliteNativeBinding() so both use one mapping of the library.
  * Undefined outside the executable (better-sqlite3's own file is shared by path there).
@@ -53,8 +86,9 @@ export function sqliteAddonShared(): string | undefined {
 
 /**
  * better-sqlite3's `nativeBinding` option. Inside the single executable (`node:sea`), the
- * addon is one of the executable's assets: it is written to a private temp directory,
- * loaded with `process.dlopen` and returned as the addon object. Elsewhere (plain
+ * addon is one of the executable's assets: loaded from its checked copy in `fallbackDir` (the
+ * data dir, see cachedAddon), else written to a private temp directory, loaded with
+ * `process.dlopen` and returned as the addon object. Elsewhere (plain
  * `node edge/src/main.ts`): undefined, so better-sqlite3 loads its own prebuilt addon.
  *
  * When the temp dir refuses to load code (`/tmp` mounted noexec), `fallbackDir` (the data
@@ -75,7 +109,17 @@ export function sqliteNativeBinding(fallbackDir?: string, sharedFile?: string): 
       /* gone or refused: unpack a copy as the main thread did */
     }
   }
-  const bytes = new Uint8Array(sea.getRawAsset(SQLITE_ADDON_ASSET) as ArrayBuffer);
+  const asset = () => new Uint8Array(sea.getRawAsset(SQLITE_ADDON_ASSET) as ArrayBuffer);
+  if (fallbackDir) {
+    try {
+      const sha256 = sea.getAsset(SQLITE_ADDON_HASH_ASSET, 'utf8').trim();
+      ({ exports: loaded, shared } = cachedAddon(path.resolve(fallbackDir), sha256, asset));
+      return loaded;
+    } catch {
+      /* no hash asset, a read-only or noexec data dir: a private copy as below */
+    }
+  }
+  const bytes = asset();
   const dirs = [
     os.tmpdir(),
     fallbackDir && path.resolve(fallbackDir),

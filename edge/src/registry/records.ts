@@ -1,5 +1,6 @@
 import type { Device, EntityRecord } from '@smarthome/protocol';
 import type { devices, entities } from '../db/schema.ts';
+import { intern } from '../intern.ts';
 
 /** An entity registry row: the wire record plus the platform's own settings. */
 export interface RegistryEntity extends EntityRecord {
@@ -93,8 +94,9 @@ export function toEntity(row: typeof entities.$inferSelect): RegistryEntity {
     id: row.id,
     entity_id: row.entityId,
     name: row.name,
-    domain: row.domain,
-    platform: row.platform,
+    // one copy of "sensor", "mqtt" … for all rows
+    domain: intern(row.domain),
+    platform: intern(row.platform),
     unique_id: row.uniqueId,
     config_entry_id: row.configEntryId,
     device_registry_id: row.deviceRegistryId,
