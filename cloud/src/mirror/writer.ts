@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { EntityState, tunnel } from '@smarthome/protocol';
 import type { CloudDatabase } from '../db/database.ts';
+import { STATE_CHUNK } from './state-batch.ts';
 import type { MirrorStore } from './store.ts';
 
 type Result = { oldState: EntityState | null }[];
@@ -18,6 +19,11 @@ export interface MirrorWriterOptions {
   budgetMs?: number;
   /** deltas one transaction takes at most */
   maxDeltas?: number;
+  /**
+   * deltas written by one applyBatches call (a few statements for all): the budget is checked
+   * between groups, so on SQLite this bounds the stall past the budget
+   */
+  groupDeltas?: number;
   /** transactions open at once (default: 1 on SQLite, which runs them one after the other anyway; 4 on PostgreSQL) */
   maxInFlight?: number;
 }
@@ -38,6 +44,7 @@ export class MirrorWriter extends EventEmitter {
   private readonly budgetMs: number;
   private readonly maxDeltas: number;
   private readonly maxInFlight: number;
+  private readonly groupDeltas: number;
   private queue: Item[] = [];
   private scheduled = false;
   private inFlight = 0;
@@ -51,6 +58,7 @@ export class MirrorWriter extends EventEmitter {
     // SQLite's transaction is a stall of the loop; PostgreSQL's only holds row locks longer
     this.budgetMs = options.budgetMs ?? (database.dialect === 'postgres' ? 50 : 15);
     this.maxDeltas = options.maxDeltas ?? 2000;
+    this.groupDeltas = options.groupDeltas ?? STATE_CHUNK;
     // PostgreSQL's statements do not block the loop: a few transactions overlap their round trips
     this.maxInFlight = options.maxInFlight ?? (database.dialect === 'postgres' ? 4 : 1);
   }
@@ -83,10 +91,21 @@ export class MirrorWriter extends EventEmitter {
         let deltas = 0;
         while (this.queue.length > 0) {
           if (taken.length > 0 && (deltas >= this.maxDeltas || performance.now() - started >= this.budgetMs)) break;
-          const item = this.queue.shift()!;
-          taken.push(item);
-          deltas += item.deltas.length;
-          results.push(await this.mirror.applyDeltas(item.edgeId, item.deltas, item.lastSeq));
+          // what waits is written together (a few statements for all: applyBatches), a group at a time
+          const group: Item[] = [];
+          let n = 0;
+          const room = Math.min(this.groupDeltas, this.maxDeltas - deltas);
+          while (
+            this.queue.length > 0 &&
+            (group.length === 0 || (n < room && n + this.queue[0]!.deltas.length <= room))
+          ) {
+            const item = this.queue.shift()!;
+            group.push(item);
+            n += item.deltas.length;
+          }
+          taken.push(...group);
+          deltas += n;
+          results.push(...(await this.mirror.applyBatches(group)));
         }
         return results;
       });
