@@ -31,8 +31,9 @@ export interface MirrorWriterOptions {
 
 /**
  * Group commit of the edges' deltas: the batches handed in by every edge during one turn of the
- * event loop are written in one transaction, and each caller's promise resolves only after that
- * commit (the tunnel acknowledges then: acknowledged means durable). Few transactions are in flight
+ * event loop are written in one transaction (on PostgreSQL, state changes only: one statement,
+ * `writeStatesAtOnce`), and each caller's promise resolves only after that commit (the tunnel
+ * acknowledges then: acknowledged means durable). Few transactions are in flight
  * at a time (one on SQLite), so work arriving meanwhile joins the next one; a transaction stops taking work after
  * `budgetMs` (SQLite runs it without yielding: its length is an event-loop stall). An edge hands in
  * its next batch only after the last one resolved (the tunnel queues per edge), so per-edge order
