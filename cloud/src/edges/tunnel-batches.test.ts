@@ -78,4 +78,27 @@ describe('TunnelBatches', () => {
     // no grant depends on online/offline: the access cache is left alone
     expect(invalidations).toBe(0);
   });
+
+  it('retries a failed offline mark (bounded), so the edge is not left online', async () => {
+    const [a] = edges as [(typeof edges)[0]];
+    const { edges: registry, mirror, database } = t.cloud.services;
+    let failures = 2;
+    const flaky = new TunnelBatches({
+      edges: {
+        edgeIdsByTokens: (tokens) => registry.edgeIdsByTokens(tokens),
+        markTunnels: (online, offline) =>
+          failures-- > 0 ? Promise.reject(new Error('database unavailable')) : registry.markTunnels(online, offline),
+      },
+      mirror,
+      dialect: database.dialect,
+      retryMs: 1,
+    });
+    await flaky.markOnline(a.id).catch(() => {}); // the first failure
+    await flaky.markOffline(a.id);
+    expect((await row(a.id))?.status).toBe('offline');
+    // a write that keeps failing is given up after four attempts, with its error
+    failures = Infinity;
+    await expect(flaky.markOffline(a.id)).rejects.toThrow('database unavailable');
+    expect(flaky.runs.marks).toBe(1 + 2 + 4);
+  });
 });

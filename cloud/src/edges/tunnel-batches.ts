@@ -5,6 +5,9 @@ import type { EdgeRegistry } from './registry.ts';
 
 type Mark = { edgeId: number; online: boolean };
 
+/** a failed offline mark is tried this many times in all, waiting retryMs, then 4×, 16× … between */
+const OFFLINE_ATTEMPTS = 4;
+
 /**
  * What every tunnel connect and disconnect asks of the database, batched across edges per turn of
  * the loop (TickBatch): the edge-token lookups of one tick's upgrades are one query, the hellos'
@@ -17,8 +20,16 @@ export class TunnelBatches {
   private readonly tokens: TickBatch<string, number | null>;
   private readonly seqs: TickBatch<number, number | null>;
   private readonly marks: TickBatch<Mark, void>;
+  private readonly retryMs: number;
 
-  constructor(deps: { edges: EdgeRegistry; mirror: Pick<MirrorStore, 'lastSeqs'>; dialect: Dialect }) {
+  constructor(deps: {
+    edges: Pick<EdgeRegistry, 'edgeIdsByTokens' | 'markTunnels'>;
+    mirror: Pick<MirrorStore, 'lastSeqs'>;
+    dialect: Dialect;
+    /** first wait before an offline mark is retried (default 250 ms: 250, 1,000, 4,000) */
+    retryMs?: number;
+  }) {
+    this.retryMs = deps.retryMs ?? 250;
     // 100 per run: what follows a run (each upgrade's handshake, each hello's welcome) happens in
     // the same turn of the loop, ~0.1 ms apiece; the rest waits a turn, after the health checks.
     // PostgreSQL's round trips do not block the loop: a few batches may overlap.
@@ -53,9 +64,21 @@ export class TunnelBatches {
     return this.marks.call({ edgeId, online: true });
   }
 
-  /** Disconnected → 'offline'; a revoked edge stays revoked. */
-  markOffline(edgeId: number): Promise<void> {
-    return this.marks.call({ edgeId, online: false });
+  /**
+   * Disconnected → 'offline'; a revoked edge stays revoked. A failed write is retried a few times
+   * (~5 s in all): no later event would correct it, and the edge would stay 'online' until it
+   * reconnects. The hub awaits this before the edge's next connection is marked, so a retry
+   * cannot overwrite a newer 'online'.
+   */
+  async markOffline(edgeId: number): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.marks.call({ edgeId, online: false });
+      } catch (err) {
+        if (attempt >= OFFLINE_ATTEMPTS) throw err;
+        await new Promise((resolve) => setTimeout(resolve, this.retryMs * 4 ** (attempt - 1)));
+      }
+    }
   }
 
   /** Statements and transactions run so far (tests: the batching is observable). */

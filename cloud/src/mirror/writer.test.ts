@@ -89,7 +89,8 @@ describe('MirrorWriter', () => {
   });
 
   it('a transaction stops taking work once its time budget is spent: the rest commits next, in order', async () => {
-    const writer = new MirrorWriter(t.cloud.database, mirror, { budgetMs: 0 });
+    // one batch per group, so the budget is checked after each
+    const writer = new MirrorWriter(t.cloud.database, mirror, { budgetMs: 0, groupDeltas: 1 });
     const events = record(writer);
     await Promise.all([
       writer.applyDeltas(edgeA, [stateDelta('on')], 9),
@@ -98,5 +99,40 @@ describe('MirrorWriter', () => {
     ]);
     expect(events).toEqual(['commit A', 'commit B', 'commit B']);
     expect(await mirror.lastSeq(edgeB)).toBe(11);
+  });
+});
+
+describe('MirrorWriter: state changes of several edges', () => {
+  it('share their statements (old states, new states, sequences), with the results of one edge at a time', async () => {
+    const writer = new MirrorWriter(t.cloud.database, mirror, { budgetMs: Infinity });
+    const db = t.cloud.database;
+    const before = { a: await mirror.state([edgeA], 'light.lamp_1'), b: await mirror.state([edgeB], 'light.lamp_1') };
+    const versionB = (await mirror.versions([edgeB])).get(edgeB)!;
+    const fresh: EntityState = { ...lamp('on'), entity_id: 'light.fresh_1', name: 'Fresh 1' };
+    const statements: string[] = [];
+    const { query, execute } = db;
+    db.query = (sql, params) => (statements.push(sql), query.call(db, sql, params)) as never;
+    db.execute = (sql, params) => (statements.push(sql), execute.call(db, sql, params));
+    try {
+      const [a, b] = await Promise.all([
+        writer.applyDeltas(edgeA, [stateDelta('dim'), { kind: 'state', state: fresh }], 30),
+        writer.applyDeltas(edgeB, [stateDelta('bright')], null),
+      ]);
+      expect(a.map((o) => o.oldState)).toEqual([before.a, null]);
+      expect(b.map((o) => o.oldState)).toEqual([before.b]);
+    } finally {
+      db.query = query;
+      db.execute = execute;
+    }
+    // PostgreSQL: one statement (data-modifying WITH, no transaction); SQLite: one SELECT, one
+    // upsert of the three states, one of A's sequence, one of B's version
+    expect(statements).toHaveLength(db.dialect === 'postgres' ? 1 : 4);
+    expect(writer.commits).toBe(1);
+    expect((await mirror.state([edgeA], 'light.lamp_1'))?.state).toBe('dim');
+    expect((await mirror.state([edgeA], 'light.fresh_1'))?.state).toBe('on');
+    expect((await mirror.state([edgeB], 'light.lamp_1'))?.state).toBe('bright');
+    expect(await mirror.lastSeq(edgeA)).toBe(30);
+    expect(await mirror.lastSeq(edgeB)).toBe(11);
+    expect((await mirror.versions([edgeB])).get(edgeB)).toBe(versionB + 1);
   });
 });

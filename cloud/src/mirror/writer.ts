@@ -1,6 +1,8 @@
 import { EventEmitter } from 'node:events';
 import type { EntityState, tunnel } from '@smarthome/protocol';
 import type { CloudDatabase } from '../db/database.ts';
+import { DatabaseUnavailable } from '../db/driver.ts';
+import { STATE_CHUNK, atOnce, writeStatesAtOnce } from './state-batch.ts';
 import type { MirrorStore } from './store.ts';
 
 type Result = { oldState: EntityState | null }[];
@@ -18,14 +20,20 @@ export interface MirrorWriterOptions {
   budgetMs?: number;
   /** deltas one transaction takes at most */
   maxDeltas?: number;
+  /**
+   * deltas written by one applyBatches call (a few statements for all): the budget is checked
+   * between groups, so on SQLite this bounds the stall past the budget
+   */
+  groupDeltas?: number;
   /** transactions open at once (default: 1 on SQLite, which runs them one after the other anyway; 4 on PostgreSQL) */
   maxInFlight?: number;
 }
 
 /**
  * Group commit of the edges' deltas: the batches handed in by every edge during one turn of the
- * event loop are written in one transaction, and each caller's promise resolves only after that
- * commit (the tunnel acknowledges then: acknowledged means durable). Few transactions are in flight
+ * event loop are written in one transaction (on PostgreSQL, state changes only: one statement,
+ * `writeStatesAtOnce`), and each caller's promise resolves only after that commit (the tunnel
+ * acknowledges then: acknowledged means durable). Few transactions are in flight
  * at a time (one on SQLite), so work arriving meanwhile joins the next one; a transaction stops taking work after
  * `budgetMs` (SQLite runs it without yielding: its length is an event-loop stall). An edge hands in
  * its next batch only after the last one resolved (the tunnel queues per edge), so per-edge order
@@ -38,6 +46,7 @@ export class MirrorWriter extends EventEmitter {
   private readonly budgetMs: number;
   private readonly maxDeltas: number;
   private readonly maxInFlight: number;
+  private readonly groupDeltas: number;
   private queue: Item[] = [];
   private scheduled = false;
   private inFlight = 0;
@@ -51,6 +60,7 @@ export class MirrorWriter extends EventEmitter {
     // SQLite's transaction is a stall of the loop; PostgreSQL's only holds row locks longer
     this.budgetMs = options.budgetMs ?? (database.dialect === 'postgres' ? 50 : 15);
     this.maxDeltas = options.maxDeltas ?? 2000;
+    this.groupDeltas = options.groupDeltas ?? STATE_CHUNK;
     // PostgreSQL's statements do not block the loop: a few transactions overlap their round trips
     this.maxInFlight = options.maxInFlight ?? (database.dialect === 'postgres' ? 4 : 1);
   }
@@ -74,23 +84,42 @@ export class MirrorWriter extends EventEmitter {
     });
   }
 
+  /** Takes what waits, up to `groupDeltas` (and what is left of `maxDeltas` after `deltas`). */
+  private takeGroup(deltas: number): Item[] {
+    const group: Item[] = [];
+    let n = 0;
+    const room = Math.min(this.groupDeltas, this.maxDeltas - deltas);
+    while (this.queue.length > 0 && (group.length === 0 || (n < room && n + this.queue[0]!.deltas.length <= room))) {
+      const item = this.queue.shift()!;
+      group.push(item);
+      n += item.deltas.length;
+    }
+    return group;
+  }
+
   private async flush(): Promise<void> {
-    const taken: Item[] = [];
+    const taken: Item[] = this.takeGroup(0);
     try {
-      const outs = await this.database.atomic(async () => {
-        const started = performance.now();
-        const results: Result[] = [];
-        let deltas = 0;
-        while (this.queue.length > 0) {
-          if (taken.length > 0 && (deltas >= this.maxDeltas || performance.now() - started >= this.budgetMs)) break;
-          const item = this.queue.shift()!;
-          taken.push(item);
-          deltas += item.deltas.length;
-          results.push(await this.mirror.applyDeltas(item.edgeId, item.deltas, item.lastSeq));
-        }
-        return results;
-      });
       if (taken.length === 0) return; // another transaction took the work first
+      let outs: Result[];
+      if (this.database.dialect === 'postgres' && atOnce(taken)) {
+        // the common case: state changes only, one statement, no transaction (one round trip, not five)
+        outs = await writeStatesAtOnce(this.database, taken);
+      } else {
+        outs = await this.database.atomic(async () => {
+          const started = performance.now();
+          const results: Result[] = [...(await this.mirror.applyBatches(taken))];
+          let deltas = taken.reduce((n, item) => n + item.deltas.length, 0);
+          // what waits is written together (a few statements for all: applyBatches), a group at a time
+          while (this.queue.length > 0 && deltas < this.maxDeltas && performance.now() - started < this.budgetMs) {
+            const group = this.takeGroup(deltas);
+            taken.push(...group);
+            deltas += group.reduce((n, item) => n + item.deltas.length, 0);
+            results.push(...(await this.mirror.applyBatches(group)));
+          }
+          return results;
+        });
+      }
       this.commits += 1;
       this.emit(
         'commit',
@@ -98,8 +127,8 @@ export class MirrorWriter extends EventEmitter {
       );
       taken.forEach((item, i) => item.resolve(outs[i]!));
     } catch (err) {
-      // Nothing was taken (the transaction could not begin): fail what waits rather than spin.
-      if (taken.length === 0) for (const item of this.queue.splice(0)) item.reject(err);
+      // The transaction could not begin (nothing written): fail what it took and what waits rather than spin.
+      if (isUnavailable(err)) for (const item of [...taken, ...this.queue.splice(0)]) item.reject(err);
       // One edge's bad batch must not fail the others': each is retried alone.
       else if (taken.length === 1) taken[0]!.reject(err);
       else await this.alone(taken);
@@ -122,3 +151,5 @@ export class MirrorWriter extends EventEmitter {
     }
   }
 }
+
+const isUnavailable = (err: unknown) => err instanceof DatabaseUnavailable;

@@ -2,6 +2,7 @@ import type { EntityRecord, EntityState, tunnel } from '@smarthome/protocol';
 import type { CloudDatabase } from '../db/database.ts';
 import { automationRow, deviceRow, entryRow, json, settingsOf, snapshotEntityRows } from './rows.ts';
 import { AUTOMATION_COLUMNS, DEVICE_COLUMNS, ENTITY_COLUMNS, ENTRY_COLUMNS, SQL } from './sql.ts';
+import { type BatchResult, type DeltaBatch, STATE_CHUNK, stateKeys, writeStateChunk } from './state-batch.ts';
 
 type Snapshot = tunnel.Snapshot;
 type Delta = tunnel.Delta;
@@ -158,6 +159,44 @@ export abstract class MirrorWrites {
       for (const delta of deltas) out.push({ oldState: await this.applyOne(edgeId, delta) });
       if (lastSeq !== null) await this.run(SQL.setSeq, [edgeId, lastSeq, null, new Date().toISOString()]);
       else await this.run(SQL.bumpVersion, [edgeId, new Date().toISOString()]);
+      return out;
+    });
+  }
+
+  /**
+   * Applies several edges' batches, in order, in the caller's transaction (or one of its own):
+   * the same as applyDeltas for each, but runs of state changes share their statements
+   * (`writeStateChunk`), whose round trips were the mirror's limit on PostgreSQL. A batch with
+   * other changes, or a chunk meeting an edge or entity it already has, ends the run.
+   */
+  async applyBatches(batches: readonly DeltaBatch[]): Promise<BatchResult[]> {
+    return this.database.atomic(async () => {
+      const out: BatchResult[] = [];
+      let chunk: DeltaBatch[] = [];
+      const seen = new Set<string>();
+      let rows = 0;
+      const flush = async () => {
+        if (chunk.length > 0) out.push(...(await writeStateChunk(this.database, chunk)));
+        chunk = [];
+        seen.clear();
+        rows = 0;
+      };
+      for (const b of batches) {
+        const keys = stateKeys(b);
+        if (!keys) {
+          await flush();
+          out.push(await this.applyDeltas(b.edgeId, b.deltas, b.lastSeq));
+          continue;
+        }
+        const edge = `edge ${b.edgeId}`;
+        if (seen.has(edge) || keys.some((k) => seen.has(k)) || (rows > 0 && rows + keys.length > STATE_CHUNK))
+          await flush();
+        chunk.push(b);
+        seen.add(edge);
+        for (const k of keys) seen.add(k);
+        rows += keys.length;
+      }
+      await flush();
       return out;
     });
   }

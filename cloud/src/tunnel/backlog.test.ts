@@ -182,4 +182,24 @@ describe('TunnelHub: the snapshot backlog', () => {
     b.ws.close();
     old.ws.terminate();
   });
+
+  it('a snapshot of tens of KB takes room too (a home of 100 entities is ~58 KB): the next one waits for it', async () => {
+    let open!: () => void;
+    gateA = new Promise<void>((r) => (open = r));
+    const a = await hello('a');
+    const stored = new Promise<void>((r) => (storing = (id) => id === edgeA && r()));
+    a.ws.send(snapshotFrame(0, 80)); // 30 KB
+    await stored;
+    expect(hub.backlog.bytes).toBeGreaterThan(16 * 1024);
+    const b = await hello('b');
+    const waited = once(hub.backlog, 'wait');
+    b.ws.send(snapshotFrame(0, 80));
+    await waited;
+    expect(hub.readingPaused(edgeB)).toBe(true);
+    open();
+    await expect.poll(() => [a.acks, b.acks]).toEqual([[0], [0]]);
+    await expect.poll(() => hub.backlog.bytes).toBe(0);
+    a.ws.close();
+    b.ws.close();
+  });
 });

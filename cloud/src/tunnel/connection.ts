@@ -14,8 +14,13 @@ export interface RpcResult {
   encoding?: 'base64';
 }
 
-/** frames from this size on are parsed in a slice of LoopSlices, not in the socket's callback */
-const LARGE_FRAME_BYTES = 64 * 1024;
+/**
+ * Frames from this size on are parsed in a slice of LoopSlices, not in the socket's callback, and
+ * take room in the backlog until handled. A snapshot of 100 entities is ~58 KB: under the 64 KB
+ * this was, 10,000 edges' first sync held every parsed snapshot at once while PostgreSQL stored
+ * three at a time (peak RSS 1,154 MB, #19).
+ */
+const LARGE_FRAME_BYTES = 16 * 1024;
 
 export class EdgeOfflineError extends Error {}
 export class EdgeTimeoutError extends Error {}
@@ -129,7 +134,7 @@ export class EdgeConnection {
   }
 
   /**
-   * A large frame being read takes its room in the backlog when its first 64 KB are in, not once
+   * A large frame being read takes its room in the backlog when its first LARGE_FRAME_BYTES are in, not once
    * it is whole: over the budget, the rest of it stays in the kernel's buffers until there is room.
    */
   private read(bytes: number): void {

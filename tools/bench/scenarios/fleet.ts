@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import WebSocket from 'ws';
+import { createTestSchema, type TestSchema } from '@smarthome/cloud/testing/database';
 import { NODE, REPO_ROOT } from '@smarthome/cloud/testing/process';
 import { buildCloud } from '../../src/build-cloud/build.ts';
 import { CloudProcess } from '../lib/fleet-cloud.ts';
@@ -114,7 +115,11 @@ async function fleetRun(
   log: (m: string) => void,
 ): Promise<Record<string, number>> {
   const data = fs.mkdtempSync(path.join(os.tmpdir(), 'fleet-'));
-  const dbArgs = process.env.FLEET_DATABASE_URL ? ['--database-url', process.env.FLEET_DATABASE_URL] : [];
+  // a fresh schema per run: the tables the runs before left (a million rows per 10,000 edges) would weigh on this one
+  const schema: TestSchema | null = process.env.FLEET_DATABASE_URL
+    ? await createTestSchema(process.env.FLEET_DATABASE_URL)
+    : null;
+  const dbArgs = schema ? ['--database-url', schema.url] : [];
   const cloud = new CloudProcess(bundle, ['--data-dir', data, ...dbArgs]);
   const sockets: WebSocket[] = [];
   let fleet: ChildProcess | null = null;
@@ -323,6 +328,7 @@ async function fleetRun(
     }
     if (cloud.child?.exitCode === null) await cloud.stop();
     fs.rmSync(data, { recursive: true, force: true });
+    await schema?.drop();
   }
 }
 

@@ -1,0 +1,168 @@
+import type { EntityState, tunnel } from '@smarthome/protocol';
+import type { CloudDatabase } from '../db/database.ts';
+import { json, toEntityState } from './rows.ts';
+
+type Delta = tunnel.Delta;
+type Row = Record<string, any>;
+
+/** One edge's consecutive changes, as the tunnel hands them in; `lastSeq` is recorded when given. */
+export interface DeltaBatch {
+  edgeId: number;
+  deltas: readonly Delta[];
+  lastSeq: number | null;
+}
+export type BatchResult = { oldState: EntityState | null }[];
+
+/**
+ * Rows one chunk writes at most: 9 parameters a row stays far below both engines' limits, and
+ * on SQLite (synchronous) one chunk's three statements are a short stall.
+ */
+export const STATE_CHUNK = 500;
+
+const key = (edgeId: number, entityId: string) => `${edgeId}\u0000${entityId}`;
+
+/** A batch made only of state changes, each of a different entity: it can share a chunk's statements. */
+export function stateKeys(batch: DeltaBatch): string[] | null {
+  const keys: string[] = [];
+  for (const d of batch.deltas) {
+    if (d.kind !== 'state') return null;
+    keys.push(key(batch.edgeId, d.state.entity_id));
+  }
+  return new Set(keys).size === keys.length ? keys : null;
+}
+
+/**
+ * Writes the state changes of several edges' batches with three statements, whatever their
+ * number: the old states read in one SELECT, the new ones upserted in one multi-row INSERT, the
+ * sequences in another. On PostgreSQL each statement is a round trip, and its answer waits for a
+ * turn of a busy event loop: one SELECT and two upserts per delta, in turn, capped the mirror at
+ * fewer deltas per second than 10,000 edges send (#19). The same result as applying the batches
+ * one after the other, because no edge and no entity appears twice in a chunk (the caller splits
+ * them: `stateKeys`). Must run inside the caller's transaction.
+ */
+const selectOld = (states: readonly ChunkState[]) =>
+  `SELECT * FROM mirror_entities WHERE disabled_by IS NULL AND (${states.map(() => '(edge_id = ? AND entity_id = ?)').join(' OR ')})`;
+const upsertStates = (states: readonly ChunkState[]) =>
+  `INSERT INTO mirror_entities (edge_id, entity_id, name, domain, platform, registered, state, attributes, last_changed, last_updated)
+      VALUES ${states.map(() => '(?, ?, ?, ?, ?, 0, ?, ?, ?, ?)').join(', ')}
+      ON CONFLICT (edge_id, entity_id) DO UPDATE SET state = excluded.state, attributes = excluded.attributes,
+        last_changed = excluded.last_changed, last_updated = excluded.last_updated`;
+const stateParams = (states: readonly ChunkState[]) =>
+  states.flatMap(({ edgeId, state: s }) => [
+    edgeId,
+    s.entity_id,
+    s.name,
+    s.domain,
+    s.platform,
+    s.state,
+    json(s.attributes ?? {}),
+    s.last_changed ?? null,
+    s.last_updated ?? null,
+  ]);
+const upsertSeqs = (batches: readonly DeltaBatch[]) =>
+  `INSERT INTO mirror_sync (edge_id, seq, snapshot_at, updated_at, version) VALUES ${batches.map(() => '(?, ?, NULL, ?, 1)').join(', ')}
+      ON CONFLICT (edge_id) DO UPDATE SET seq = excluded.seq, updated_at = excluded.updated_at, version = mirror_sync.version + 1`;
+const bumpVersions = (batches: readonly DeltaBatch[]) =>
+  `INSERT INTO mirror_sync (edge_id, seq, snapshot_at, updated_at, version) VALUES ${batches.map(() => '(?, NULL, NULL, ?, 1)').join(', ')}
+      ON CONFLICT (edge_id) DO UPDATE SET updated_at = excluded.updated_at, version = mirror_sync.version + 1`;
+
+interface ChunkState {
+  edgeId: number;
+  state: EntityState;
+}
+
+function chunkStates(batches: readonly DeltaBatch[]): ChunkState[] {
+  const states: ChunkState[] = [];
+  for (const b of batches)
+    for (const d of b.deltas) if (d.kind === 'state') states.push({ edgeId: b.edgeId, state: d.state });
+  return states;
+}
+
+function results(batches: readonly DeltaBatch[], rows: readonly Row[]): BatchResult[] {
+  const old = new Map<string, EntityState>();
+  for (const r of rows) old.set(key(Number(r.edge_id), r.entity_id as string), toEntityState(r));
+  return batches.map((b) =>
+    b.deltas.map((d) => ({
+      oldState: d.kind === 'state' ? (old.get(key(b.edgeId, d.state.entity_id)) ?? null) : null,
+    })),
+  );
+}
+
+/**
+ * Writes the state changes of several edges' batches with three statements, whatever their
+ * number: the old states read in one SELECT, the new ones upserted in one multi-row INSERT, the
+ * sequences in another. On PostgreSQL each statement is a round trip, and its answer waits for a
+ * turn of a busy event loop: one SELECT and two upserts per delta, in turn, capped the mirror at
+ * fewer deltas per second than 10,000 edges send (#19). The same result as applying the batches
+ * one after the other, because no edge and no entity appears twice in a chunk (the caller splits
+ * them: `stateKeys`). Must run inside the caller's transaction.
+ */
+export async function writeStateChunk(database: CloudDatabase, batches: readonly DeltaBatch[]): Promise<BatchResult[]> {
+  const states = chunkStates(batches);
+  let rows: Row[] = [];
+  if (states.length > 0) {
+    rows = await database.query<Row>(
+      selectOld(states),
+      states.flatMap((s) => [s.edgeId, s.state.entity_id]),
+    );
+    await database.execute(upsertStates(states), stateParams(states));
+  }
+  const at = new Date().toISOString();
+  const withSeq = batches.filter((b) => b.lastSeq !== null);
+  const without = batches.filter((b) => b.lastSeq === null);
+  if (withSeq.length > 0)
+    await database.execute(
+      upsertSeqs(withSeq),
+      withSeq.flatMap((b) => [b.edgeId, b.lastSeq, at]),
+    );
+  if (without.length > 0)
+    await database.execute(
+      bumpVersions(without),
+      without.flatMap((b) => [b.edgeId, at]),
+    );
+  return results(batches, rows);
+}
+
+/** Whether writeStatesAtOnce can take these batches: each has state changes only, no edge or entity twice, one chunk. */
+export function atOnce(batches: readonly DeltaBatch[]): boolean {
+  const seen = new Set<string>();
+  let rows = 0;
+  for (const b of batches) {
+    const keys = stateKeys(b);
+    const edge = `edge ${b.edgeId}`;
+    if (!keys || keys.length === 0 || seen.has(edge) || keys.some((k) => seen.has(k))) return false;
+    seen.add(edge);
+    for (const k of keys) seen.add(k);
+    rows += keys.length;
+  }
+  return batches.length > 0 && rows <= STATE_CHUNK;
+}
+
+/**
+ * writeStateChunk as ONE statement, so one round trip and no transaction around it (PostgreSQL
+ * only: data-modifying WITH). PostgreSQL runs every data-modifying CTE whether or not it is
+ * referenced, all against the snapshot taken when the statement starts, so `old` reads the
+ * states as they were before the upsert; one statement is atomic. Each round trip waits for a
+ * turn of the replica's busy loop: BEGIN, three statements and COMMIT were five.
+ */
+export async function writeStatesAtOnce(
+  database: CloudDatabase,
+  batches: readonly DeltaBatch[],
+): Promise<BatchResult[]> {
+  const states = chunkStates(batches);
+  const at = new Date().toISOString();
+  const withSeq = batches.filter((b) => b.lastSeq !== null);
+  const without = batches.filter((b) => b.lastSeq === null);
+  const parts = [`old AS (${selectOld(states)})`, `s AS (${upsertStates(states)})`];
+  const params: unknown[] = [...states.flatMap((s) => [s.edgeId, s.state.entity_id]), ...stateParams(states)];
+  if (withSeq.length > 0) {
+    parts.push(`q AS (${upsertSeqs(withSeq)})`);
+    params.push(...withSeq.flatMap((b) => [b.edgeId, b.lastSeq, at]));
+  }
+  if (without.length > 0) {
+    parts.push(`v AS (${bumpVersions(without)})`);
+    params.push(...without.flatMap((b) => [b.edgeId, at]));
+  }
+  const rows = await database.query<Row>(`WITH ${parts.join(', ')} SELECT * FROM old`, params);
+  return results(batches, rows);
+}
