@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { intern, internValues } from './intern.ts';
+import { POOL_LIMIT, intern, internValues, pooledCount } from './intern.ts';
 
 describe('intern', () => {
   it('returns an equal string', () => {
@@ -22,5 +22,13 @@ describe('intern', () => {
     const copy = structuredClone(cfg);
     internValues(cfg);
     expect(cfg).toEqual(copy);
+  });
+
+  it('stops pooling new strings at its limit, and still answers equal strings', () => {
+    for (let i = 0; pooledCount() < POOL_LIMIT; i++) intern(`filler ${i}`);
+    const late = ['never', ' pooled'].join('');
+    expect(intern(late)).toBe('never pooled');
+    expect(pooledCount()).toBe(POOL_LIMIT);
+    expect(intern('temperature')).toBe('temperature');
   });
 });
