@@ -16,6 +16,21 @@ export function parse<T>(text: string | null, fallback: T): T {
 }
 export const bool = (v: boolean) => (v ? 1 : 0);
 
+/** A state change's parameters for `SQL.upsertState` (one row of state-batch.ts's multi-row upsert). */
+export function stateRow(edgeId: number, s: EntityState): unknown[] {
+  return [
+    edgeId,
+    s.entity_id,
+    s.name,
+    s.domain,
+    s.platform,
+    s.state,
+    json(s.attributes ?? {}),
+    s.last_changed ?? null,
+    s.last_updated ?? null,
+  ];
+}
+
 export function deviceRow(edgeId: number, d: Device): unknown[] {
   return [
     edgeId,

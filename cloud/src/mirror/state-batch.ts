@@ -1,6 +1,6 @@
 import type { EntityState, tunnel } from '@smarthome/protocol';
 import type { CloudDatabase } from '../db/database.ts';
-import { json, toEntityState } from './rows.ts';
+import { stateRow, toEntityState } from './rows.ts';
 
 type Delta = tunnel.Delta;
 type Row = Record<string, any>;
@@ -47,18 +47,7 @@ const upsertStates = (states: readonly ChunkState[]) =>
       VALUES ${states.map(() => '(?, ?, ?, ?, ?, 0, ?, ?, ?, ?)').join(', ')}
       ON CONFLICT (edge_id, entity_id) DO UPDATE SET state = excluded.state, attributes = excluded.attributes,
         last_changed = excluded.last_changed, last_updated = excluded.last_updated`;
-const stateParams = (states: readonly ChunkState[]) =>
-  states.flatMap(({ edgeId, state: s }) => [
-    edgeId,
-    s.entity_id,
-    s.name,
-    s.domain,
-    s.platform,
-    s.state,
-    json(s.attributes ?? {}),
-    s.last_changed ?? null,
-    s.last_updated ?? null,
-  ]);
+const stateParams = (states: readonly ChunkState[]) => states.flatMap(({ edgeId, state }) => stateRow(edgeId, state));
 const upsertSeqs = (batches: readonly DeltaBatch[]) =>
   `INSERT INTO mirror_sync (edge_id, seq, snapshot_at, updated_at, version) VALUES ${batches.map(() => '(?, ?, NULL, ?, 1)').join(', ')}
       ON CONFLICT (edge_id) DO UPDATE SET seq = excluded.seq, updated_at = excluded.updated_at, version = mirror_sync.version + 1`;

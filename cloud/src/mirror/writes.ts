@@ -1,6 +1,6 @@
 import type { EntityRecord, EntityState, tunnel } from '@smarthome/protocol';
 import type { CloudDatabase } from '../db/database.ts';
-import { automationRow, deviceRow, entryRow, json, settingsOf, snapshotEntityRows } from './rows.ts';
+import { automationRow, deviceRow, entryRow, settingsOf, snapshotEntityRows, stateRow } from './rows.ts';
 import { AUTOMATION_COLUMNS, DEVICE_COLUMNS, ENTITY_COLUMNS, ENTRY_COLUMNS, SQL } from './sql.ts';
 import { type BatchResult, type DeltaBatch, STATE_CHUNK, stateKeys, writeStateChunk } from './state-batch.ts';
 
@@ -272,16 +272,6 @@ export abstract class MirrorWrites {
   }
 
   private async putState(edgeId: number, s: EntityState): Promise<void> {
-    await this.run(SQL.upsertState, [
-      edgeId,
-      s.entity_id,
-      s.name,
-      s.domain,
-      s.platform,
-      s.state,
-      json(s.attributes ?? {}),
-      s.last_changed ?? null,
-      s.last_updated ?? null,
-    ]);
+    await this.run(SQL.upsertState, stateRow(edgeId, s));
   }
 }
