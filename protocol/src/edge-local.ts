@@ -10,7 +10,7 @@ import {
   ServiceName,
 } from './devices.ts';
 import { MqttCredentials } from './edges.ts';
-import { EDGE_FIRED_EVENTS } from './automations.ts';
+import { EDGE_FIRED_EVENTS } from './automation-actions.ts';
 import { defineRoute } from './route.ts';
 import { Health } from './routes/core.ts';
 

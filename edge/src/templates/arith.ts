@@ -1,5 +1,5 @@
 import type { OutputGuard } from './output-guard.ts';
-import { dateArith, durationScale } from './datetime.ts';
+import { dateArith, durationScale } from './timedelta.ts';
 import { percentFormat } from './format.ts';
 import { RenderError, float, isFloat, isList, isNum, isTuple, num, tuple, typeName } from './values.ts';
 

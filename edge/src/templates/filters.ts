@@ -1,6 +1,7 @@
 import type { Filter, RenderContext, Test } from './interpreter.ts';
 import { isNamespace } from './objects.ts';
-import { PyDate, PyDateTime, PyTimedelta } from './datetime.ts';
+import { PyDate, PyDateTime } from './datetime.ts';
+import { PyTimedelta } from './timedelta.ts';
 import { compileRegex } from './regex.ts';
 import { percentFormat } from './format.ts';
 import {

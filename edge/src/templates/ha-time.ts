@@ -1,5 +1,6 @@
 import type { Filter } from './interpreter.ts';
-import { PyDate, PyDateTime, PyTimedelta, parseDateTime } from './datetime.ts';
+import { PyDate, PyDateTime, parseDateTime } from './datetime.ts';
+import { PyTimedelta } from './timedelta.ts';
 import { NO_DEFAULT, noDefault, pyFloat } from './ha-filters.ts';
 import { Callable, RenderError, float, isNum, num, str } from './values.ts';
 
