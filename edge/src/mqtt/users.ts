@@ -1,12 +1,24 @@
-import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
-import { eq } from 'drizzle-orm';
+import { createHash, randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { and, eq } from 'drizzle-orm';
 import type { MqttRole, MqttUser } from '@smarthome/protocol/edge-local';
 import type { MqttCredentials } from '@smarthome/protocol';
 import type { EdgeDatabase } from '../db/database.ts';
 import { mqttUsers } from '../db/schema.ts';
 import { ConflictError } from '../errors.ts';
 
-const SCRYPT = { N: 16384, r: 8, p: 1, keylen: 32 };
+/**
+ * Broker passwords are never chosen by a person: `create` draws 192 random bits, `put` installs the
+ * cloud's (as random, and stored there as SHA-256 too). A slow KDF protects guessable passwords;
+ * for these it only cost every connection a 16 MB scrypt and ~50 ms of a libuv thread, and glibc
+ * kept the 16 MB resident per thread (README, "Edge start-up notes"). So they are stored as SHA-256,
+ * like every token in this system. Hashes written by earlier versions (scrypt) still verify and
+ * are replaced by SHA-256 on their first successful check.
+ */
+const SHA256 = 'sha256$';
+
+export function hashPassword(password: string | Buffer): string {
+  return SHA256 + createHash('sha256').update(password).digest('base64');
+}
 
 function scryptAsync(password: string | Buffer, salt: Buffer, keylen: number, opts: ScryptOptions): Promise<Buffer> {
   return new Promise((resolve, reject) =>
@@ -14,18 +26,13 @@ function scryptAsync(password: string | Buffer, salt: Buffer, keylen: number, op
   );
 }
 
-export async function hashPassword(password: string): Promise<string> {
-  const salt = randomBytes(16);
-  const key = await scryptAsync(password, salt, SCRYPT.keylen, {
-    N: SCRYPT.N,
-    r: SCRYPT.r,
-    p: SCRYPT.p,
-    maxmem: 64 * 1024 * 1024,
-  });
-  return `scrypt$${SCRYPT.N}$${SCRYPT.r}$${SCRYPT.p}$${salt.toString('base64')}$${key.toString('base64')}`;
-}
-
+/** True when the password matches the stored hash (SHA-256, or an earlier version's scrypt). */
 export async function verifyPassword(password: string | Buffer, stored: string): Promise<boolean> {
+  if (stored.startsWith(SHA256)) {
+    const expected = Buffer.from(stored.slice(SHA256.length), 'base64');
+    const key = createHash('sha256').update(password).digest();
+    return key.length === expected.length && timingSafeEqual(key, expected);
+  }
   const [kind, n, r, p, salt, hash] = stored.split('$');
   if (kind !== 'scrypt' || !salt || !hash) return false;
   const expected = Buffer.from(hash, 'base64');
@@ -38,12 +45,15 @@ export async function verifyPassword(password: string | Buffer, stored: string):
   return key.length === expected.length && timingSafeEqual(key, expected);
 }
 
+/** compared against when the username is unknown, so that both answers take as long */
+const UNKNOWN_USER_HASH = hashPassword(randomBytes(24));
+
 export interface AuthenticatedUser {
   username: string;
   role: MqttRole;
 }
 
-/** MQTT broker users in SQLite: scrypt-hashed passwords, a role per user. */
+/** MQTT broker users in SQLite: SHA-256-hashed generated passwords, a role per user. */
 export class MqttUserStore {
   private readonly database: EdgeDatabase;
   constructor(database: EdgeDatabase) {
@@ -55,7 +65,7 @@ export class MqttUserStore {
     const role = input.role ?? 'device';
     const username = input.username ?? `${role}-${randomBytes(5).toString('hex')}`;
     const password = randomBytes(24).toString('base64url');
-    const passwordHash = await hashPassword(password);
+    const passwordHash = hashPassword(password);
     const db = this.database.db;
     if (db.select({ u: mqttUsers.username }).from(mqttUsers).where(eq(mqttUsers.username, username)).get()) {
       throw new ConflictError(`MQTT user ${username} already exists`);
@@ -66,7 +76,7 @@ export class MqttUserStore {
 
   /** Sets a user's password to one issued elsewhere (a cloud replica's register-cloud credentials). */
   async put(input: { username: string; password: string; role: MqttRole }): Promise<void> {
-    const passwordHash = await hashPassword(input.password);
+    const passwordHash = hashPassword(input.password);
     this.database.db
       .insert(mqttUsers)
       .values({ username: input.username, passwordHash, role: input.role, createdAt: new Date().toISOString() })
@@ -96,13 +106,18 @@ export class MqttUserStore {
     if (!username || !password || !this.database.isOpen) return null;
     const r = this.database.db.select().from(mqttUsers).where(eq(mqttUsers.username, username)).get();
     if (!r) {
-      // spend the same time as a real check so usernames cannot be probed by timing
-      await verifyPassword(
-        password,
-        `scrypt$${SCRYPT.N}$${SCRYPT.r}$${SCRYPT.p}$AAAAAAAAAAAAAAAAAAAAAA==$${Buffer.alloc(32).toString('base64')}`,
-      );
+      await verifyPassword(password, UNKNOWN_USER_HASH);
       return null;
     }
-    return (await verifyPassword(password, r.passwordHash)) ? { username: r.username, role: r.role } : null;
+    if (!(await verifyPassword(password, r.passwordHash))) return null;
+    if (!r.passwordHash.startsWith(SHA256) && this.database.isOpen) {
+      // an earlier version's scrypt hash: replaced unless the password changed meanwhile
+      this.database.db
+        .update(mqttUsers)
+        .set({ passwordHash: hashPassword(password) })
+        .where(and(eq(mqttUsers.username, username), eq(mqttUsers.passwordHash, r.passwordHash)))
+        .run();
+    }
+    return { username: r.username, role: r.role };
   }
 }
