@@ -7,13 +7,15 @@ import { Aedes } from 'aedes';
 import mqtt from 'mqtt';
 import { createEdge, type Edge, type EdgeConfig } from '@smarthome/edge/edge';
 import { silentLogger } from '@smarthome/edge/log';
+import { edgeBinaryTarget } from '../lib/edge-binary-target.ts';
 import type { BenchOptions, BenchResult, BenchScenario } from '../lib/types.ts';
 
 /**
  * MQTT state messages per second at QoS 1: the edge (discovery entities, templates, state
  * machine, write-behind to SQLite) vs a bare Aedes broker, same machine, same run, same load
  * from publisher threads. The edge's time includes flushing the last states to disk.
- * MQTT_INGEST_BASE=<checkout> adds that checkout's edge (recorder off) to the rounds.
+ * MQTT_INGEST_BASE=<checkout> adds that checkout's edge (recorder off) to the rounds;
+ * MQTT_INGEST_BINS=<file>,… adds edge executables, each in its own process (recorder off).
  */
 
 export interface Target {
@@ -23,6 +25,8 @@ export interface Target {
   password?: string;
   stop: () => Promise<void>;
   settle: () => Promise<void>;
+  /** CPU used so far (µs) when the target runs in its own process (an edge executable) */
+  cpu?: () => { main: number; process: number };
 }
 
 const ENTITIES = 200;
@@ -181,14 +185,22 @@ export async function drive(target: Target, messages: number): Promise<Round> {
   const started = performance.now();
   const main = process.threadCpuUsage();
   const all = process.cpuUsage();
+  const own = target.cpu?.();
   for (const w of workers) w.postMessage('go');
   await Promise.all(done);
   await target.settle();
   const seconds = (performance.now() - started) / 1000;
   const mainUsed = process.threadCpuUsage(main);
   const allUsed = process.cpuUsage(all);
+  const ownNow = target.cpu?.();
   await Promise.all(workers.map((w) => w.terminate()));
   const sent = per * PUBLISHERS;
+  if (own && ownNow)
+    return {
+      rate: sent / seconds,
+      mainUs: (ownNow.main - own.main) / sent,
+      processUs: (ownNow.process - own.process) / sent,
+    };
   return {
     rate: sent / seconds,
     mainUs: (mainUsed.user + mainUsed.system) / sent,
@@ -258,6 +270,10 @@ export const scenario: BenchScenario = {
         };
         targets.push(await other.edgeTarget(log, { historyDays: 0 }, `edge of ${base} (recorder off)`));
       }
+      // MQTT_INGEST_BINS=<file>,…: edge executables in their own processes, recorder off (their
+      // CPU: the edge process alone, without the publishers)
+      for (const bin of (process.env.MQTT_INGEST_BINS ?? '').split(',').filter(Boolean))
+        targets.push(await edgeBinaryTarget(bin, ENTITIES, (i) => topicsFor(ENTITIES)[i], log, `executable ${bin}`));
       const results = await rotate(targets, messages, rounds, log);
       const [bare, off, on] = results.map(summarize);
       // per round, against the bare broker's rate in the same round
