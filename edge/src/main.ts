@@ -6,6 +6,7 @@ import { createEdge } from './edge.ts';
 import { runMqttOwnerCommand } from './mqtt/owner-cli.ts';
 import { createAccountCommand } from './accounts/cli.ts';
 import { PortInUseError } from './errors.ts';
+import { collectAfterBursts } from './burst-gc.ts';
 import { collectStartupGarbage } from './startup-gc.ts';
 
 /** Longest a stop may take (its steps are bounded well below this) before the process commits what it can and exits 1. */
@@ -131,7 +132,9 @@ async function run(
   if (!signalled()) process.stdout.write(`ready ${JSON.stringify({ http: ports.http, mqtt: ports.mqtt })}\n`);
   // after the ready line, so that the ~0.1 s this takes at 10,000 entities does not delay it
   setImmediate(collectStartupGarbage);
+  const stopCollecting = collectAfterBursts(edge.broker);
   await stopRequested;
+  stopCollecting();
   try {
     await edge.stop();
   } catch (err) {

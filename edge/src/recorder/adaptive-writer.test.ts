@@ -89,17 +89,76 @@ describe('recorder adaptive writer', () => {
     expect(states().filter(([id]) => id === 'sensor.z')).toHaveLength(2);
   });
 
-  it('rows adding up within the window start the thread', () => {
-    const { writer } = setup({ windowRows: 3, windowMs: 60_000 });
-    writer.write([row('sensor.a', '1', 1)]);
-    writer.write([row('sensor.a', '2', 2)]);
+  it('a rate that lasts through the busy windows in a row starts the thread', () => {
+    let now = 0;
+    const { writer, states } = setup({ windowRows: 3, windowMs: 1000, sustainWindows: 3, now: () => now });
+    let n = 0;
+    const write = () => writer.write([row('sensor.a', String(n), n++)]);
+    // three rows in each of the first two windows: busy, but not yet for long enough
+    for (const t of [0, 300, 600, 1100, 1400, 1700]) {
+      now = t;
+      write();
+    }
     expect(writer.threaded).toBe(false);
-    writer.write([row('sensor.a', '3', 3)]);
+    now = 2200;
+    write();
+    now = 2500;
+    write();
+    expect(writer.threaded).toBe(false);
+    // the third row of the third busy window
+    now = 2800;
+    write();
+    expect(writer.threaded).toBe(true);
+    writer.flush();
+    expect(states()).toHaveLength(9);
+  });
+
+  it('a burst within one window stays on the main thread, however many rows', () => {
+    let now = 0;
+    const { writer, states, threads } = setup({ windowRows: 3, windowMs: 1000, now: () => now });
+    for (let i = 0; i < 10; i++) writer.write(Array.from({ length: 100 }, (_, j) => row(`sensor.s${j}`, String(i), i)));
+    // quiet after it, then another burst: each is one busy window, never three in a row
+    now = 5000;
+    for (let i = 0; i < 10; i++) writer.write([row('sensor.a', String(i), i)]);
+    expect(writer.threaded).toBe(false);
+    expect(threads).toHaveLength(0);
+    expect(states()).toHaveLength(1010);
+  });
+
+  it('a quiet window between busy ones starts the count again', () => {
+    let now = 0;
+    const { writer } = setup({ windowRows: 3, windowMs: 1000, sustainWindows: 3, now: () => now });
+    let n = 0;
+    const window = (start: number, rows: number) => {
+      for (let i = 0; i < rows; i++) {
+        now = start + i * 100;
+        writer.write([row('sensor.a', String(n), n++)]);
+      }
+    };
+    window(0, 3);
+    window(1100, 3);
+    window(2200, 1); // quiet: fewer rows than windowRows
+    window(3300, 3);
+    window(4400, 3);
+    expect(writer.threaded).toBe(false);
+    window(5500, 3);
+    expect(writer.threaded).toBe(true);
+  });
+
+  it('a gap longer than a window between busy windows starts the count again', () => {
+    let now = 0;
+    const { writer } = setup({ windowRows: 2, windowMs: 1000, sustainWindows: 2, now: () => now });
+    writer.write([row('sensor.a', '1', 1), row('sensor.a', '2', 2)]);
+    now = 2500; // the next window begins more than a window after the busy one ended
+    writer.write([row('sensor.a', '3', 3), row('sensor.a', '4', 4)]);
+    expect(writer.threaded).toBe(false);
+    now = 3600;
+    writer.write([row('sensor.a', '5', 5), row('sensor.a', '6', 6)]);
     expect(writer.threaded).toBe(true);
   });
 
   it('rows spread over windows keep writing on the main thread', async () => {
-    const { writer, states } = setup({ windowRows: 3, windowMs: 20 });
+    const { writer, states } = setup({ windowRows: 3, windowMs: 20, sustainWindows: 1 });
     for (let i = 0; i < 6; i++) {
       writer.write([row('sensor.a', String(i), i)]);
       await new Promise((r) => setTimeout(r, 30));

@@ -73,8 +73,13 @@ function setup(options: Partial<RecorderOptions> = {}, dir?: string, startAt = T
 }
 
 describe('recording', () => {
-  it("the background writes' gate follows the default writer: none while it writes inline, the thread's once a burst starts it, none after stop", async () => {
-    const { recorder, database, emit, stop } = setup({ writer: 'auto', maxBatch: 1000 });
+  it("the background writes' gate follows the default writer: none while it writes inline, the thread's once a busy window starts it, none after stop", async () => {
+    // one busy window is enough here (three in a row by default: adaptive-writer.test.ts)
+    const { recorder, database, emit, stop } = setup({
+      writer: 'auto',
+      maxBatch: 1000,
+      adaptive: { sustainWindows: 1 },
+    });
     emit(item('sensor.a', '1', {}, T0));
     await waitFor(() => recorder.pendingRows === 0, 3000, 'the first row');
     expect(recorder.threaded).toBe(false);

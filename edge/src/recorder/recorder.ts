@@ -6,7 +6,7 @@ import { RecorderQueries, type History, type HistoryQuery, type LogbookQuery, ty
 import type { PendingRow } from './store.ts';
 import { RowBatcher } from './batcher.ts';
 import { AttributeJson, IsoSeconds } from './ingest-cache.ts';
-import { AdaptiveWriter } from './adaptive-writer.ts';
+import { AdaptiveWriter, type AdaptiveWriterOptions } from './adaptive-writer.ts';
 import { InlineWriter } from './inline-writer.ts';
 import { RecorderWriter, type RowWriter } from './writer.ts';
 
@@ -28,12 +28,14 @@ export interface RecorderOptions {
   /** rows deleted per purge step; the event loop runs between steps */
   purgeBatch?: number;
   /**
-   * 'auto' (default): on the main thread until rows come faster than 200 a second (or 500 in one
-   * batch), then in the writer thread (AdaptiveWriter); 'thread': JSON and SQL in a writer thread with its own
+   * 'auto' (default): on the main thread until rows come faster than 200 a second for three
+   * seconds in a row, then in the writer thread (AdaptiveWriter); 'thread': JSON and SQL in a writer thread with its own
    * connection from the start; 'inline': on the main thread, as before it. Default from
    * RECORDER_WRITER (inline, thread), for the benchmark's same-run variants.
    */
   writer?: 'auto' | 'thread' | 'inline';
+  /** when 'auto' starts the thread (AdaptiveWriter's defaults when absent), for tests */
+  adaptive?: AdaptiveWriterOptions;
 }
 
 const DAY_MS = 86_400_000;
@@ -87,7 +89,7 @@ export class Recorder {
         ? new InlineWriter(deps.database)
         : writer === 'thread'
           ? thread()
-          : new AdaptiveWriter(new InlineWriter(deps.database), thread, deps.log);
+          : new AdaptiveWriter(new InlineWriter(deps.database), thread, deps.log, options.adaptive);
     this.queries = new RecorderQueries(deps.database);
     this.pending = new RowBatcher<PendingRow>({
       delayMs: options.flushDelayMs ?? 250,

@@ -7,13 +7,15 @@ import { Aedes } from 'aedes';
 import mqtt from 'mqtt';
 import { createEdge, type Edge, type EdgeConfig } from '@smarthome/edge/edge';
 import { silentLogger } from '@smarthome/edge/log';
+import { edgeBinaryTarget } from '../lib/edge-binary-target.ts';
 import type { BenchOptions, BenchResult, BenchScenario } from '../lib/types.ts';
 
 /**
  * MQTT state messages per second at QoS 1: the edge (discovery entities, templates, state
  * machine, write-behind to SQLite) vs a bare Aedes broker, same machine, same run, same load
  * from publisher threads. The edge's time includes flushing the last states to disk.
- * MQTT_INGEST_BASE=<checkout> adds that checkout's edge (recorder off) to the rounds.
+ * MQTT_INGEST_BASE=<checkout> adds that checkout's edge (recorder off) to the rounds;
+ * MQTT_INGEST_BINS=<file>,… adds edge executables, each in its own process (recorder off).
  */
 
 export interface Target {
@@ -23,6 +25,8 @@ export interface Target {
   password?: string;
   stop: () => Promise<void>;
   settle: () => Promise<void>;
+  /** CPU used so far (µs) when the target runs in its own process (an edge executable) */
+  cpu?: () => { main: number; process: number };
 }
 
 const ENTITIES = 200;
@@ -107,6 +111,30 @@ export async function edgeTarget(
 }
 
 /**
+ * edgeTarget with the recorder writing on its thread from the start ('thread') or on the main
+ * thread only ('inline'), through RECORDER_WRITER, which the recorder reads when createEdge builds
+ * it (before edgeTarget's first await). The default writer starts the thread only once rows come
+ * fast for three seconds in a row, which a benchmark's warm-up does not: a target that measures the
+ * recorder's steady state names its writer.
+ */
+export function edgeTargetWithWriter(
+  writer: 'thread' | 'inline',
+  log: (m: string) => void,
+  extra: Partial<EdgeConfig> = {},
+  name?: string,
+  discovery: Record<string, unknown> = {},
+): Promise<Target> {
+  const previous = process.env.RECORDER_WRITER;
+  process.env.RECORDER_WRITER = writer;
+  try {
+    return edgeTarget(log, extra, name, discovery);
+  } finally {
+    if (previous === undefined) delete process.env.RECORDER_WRITER;
+    else process.env.RECORDER_WRITER = previous;
+  }
+}
+
+/**
  * One round: messages/s from "go" until the target committed, and the CPU it took per message
  * (µs): the main thread's (the edge or the bare broker: what limits ingest) and the whole
  * process's (every thread: publishers, broker, edge, the recorder's writer thread). On the shared
@@ -157,14 +185,22 @@ export async function drive(target: Target, messages: number): Promise<Round> {
   const started = performance.now();
   const main = process.threadCpuUsage();
   const all = process.cpuUsage();
+  const own = target.cpu?.();
   for (const w of workers) w.postMessage('go');
   await Promise.all(done);
   await target.settle();
   const seconds = (performance.now() - started) / 1000;
   const mainUsed = process.threadCpuUsage(main);
   const allUsed = process.cpuUsage(all);
+  const ownNow = target.cpu?.();
   await Promise.all(workers.map((w) => w.terminate()));
   const sent = per * PUBLISHERS;
+  if (own && ownNow)
+    return {
+      rate: sent / seconds,
+      mainUs: (ownNow.main - own.main) / sent,
+      processUs: (ownNow.process - own.process) / sent,
+    };
   return {
     rate: sent / seconds,
     mainUs: (mainUsed.user + mainUsed.system) / sent,
@@ -225,7 +261,7 @@ export const scenario: BenchScenario = {
     try {
       targets.push(await bareAedes());
       targets.push(await edgeTarget(log, { historyDays: 0 }, 'edge (persisted states, recorder off)'));
-      targets.push(await edgeTarget(log, {}, 'edge (persisted states, recorder on)'));
+      targets.push(await edgeTargetWithWriter('thread', log, {}, 'edge (persisted states, recorder on)'));
       // before/after in one run: the edge of another checkout (a git worktree with its install)
       const base = process.env.MQTT_INGEST_BASE;
       if (base) {
@@ -234,6 +270,10 @@ export const scenario: BenchScenario = {
         };
         targets.push(await other.edgeTarget(log, { historyDays: 0 }, `edge of ${base} (recorder off)`));
       }
+      // MQTT_INGEST_BINS=<file>,…: edge executables in their own processes, recorder off (their
+      // CPU: the edge process alone, without the publishers)
+      for (const bin of (process.env.MQTT_INGEST_BINS ?? '').split(',').filter(Boolean))
+        targets.push(await edgeBinaryTarget(bin, ENTITIES, (i) => topicsFor(ENTITIES)[i], log, `executable ${bin}`));
       const results = await rotate(targets, messages, rounds, log);
       const [bare, off, on] = results.map(summarize);
       // per round, against the bare broker's rate in the same round

@@ -8,12 +8,12 @@ import { silentLogger } from '@smarthome/edge/log';
 import { compressedHistoryJson } from '@smarthome/edge/recorder/ha-shapes';
 import type { History } from '@smarthome/edge/recorder/queries';
 import type { BenchOptions, BenchResult, BenchScenario } from '../lib/types.ts';
-import { edgeTarget, median, rotate, summarize, type Round, type Target } from './mqtt-ingest.ts';
+import { edgeTarget, edgeTargetWithWriter, median, rotate, summarize, type Round, type Target } from './mqtt-ingest.ts';
 
 /**
  * The recorder's cost and speed.
  * Ingest: the mqtt-ingest load (QoS 1, every message a new value and a new attribute set)
- * against three edges, recorder off (--history-days 0), on (default: writer thread) and on
+ * against three edges, recorder off (--history-days 0), on (its writer thread) and on
  * with main-thread writes (RECORDER_WRITER=inline, the baseline); and the typical sensor, whose
  * attributes do not change with its value, off and on; rounds rotating so that all see the same
  * machine load; the cost is taken per round.
@@ -170,20 +170,9 @@ function timed(fn: () => Promise<number>): Promise<{ ms: number; value: number }
   return fn().then((value) => ({ ms: performance.now() - started, value }));
 }
 
-/** An edge whose recorder writes on the main thread (RECORDER_WRITER=inline: the recorder reads it when built). */
-async function inlineTarget(log: (m: string) => void): Promise<Target> {
-  const previous = process.env.RECORDER_WRITER;
-  process.env.RECORDER_WRITER = 'inline';
-  // createEdge builds the recorder before edgeTarget's first await
-  const made = edgeTarget(log, {}, 'on, main-thread writes');
-  if (previous === undefined) delete process.env.RECORDER_WRITER;
-  else process.env.RECORDER_WRITER = previous;
-  return made;
-}
-
 /**
- * Five edges: recorder off, on with its writer thread (the default, which starts the thread in
- * the warm-up: more than 200 rows a second), and on writing on the main thread (what it did
+ * Five edges: recorder off, on with its writer thread (from the start: the default writer starts it
+ * once rows come fast for three seconds in a row, which the warm-up does not), and on writing on the main thread (what it did
  * before the thread: the same-run baseline); then off and on for sensors whose attributes repeat.
  * Each round drives all five, in a rotating order, so they see the same machine load.
  */
@@ -193,14 +182,14 @@ async function ingest(quick: boolean, log: (m: string) => void) {
   const targets: Target[] = [];
   try {
     targets.push(await edgeTarget(log, { historyDays: 0 }, 'off'));
-    targets.push(await edgeTarget(log, {}, 'on'));
-    targets.push(await inlineTarget(log));
+    targets.push(await edgeTargetWithWriter('thread', log, {}, 'on'));
+    targets.push(await edgeTargetWithWriter('inline', log, {}, 'on, main-thread writes'));
     // the typical sensor: attributes (unit, name) that do not change with the value (no JSON
     // attributes topic), so a set is stored once per entity and every later row finds it; with its
     // own recorder-off baseline, as the edge does less per message without JSON attributes
     const same = { json_attr_t: undefined };
     targets.push(await edgeTarget(log, { historyDays: 0 }, 'off, attributes repeat', same));
-    targets.push(await edgeTarget(log, {}, 'on, attributes repeat', same));
+    targets.push(await edgeTargetWithWriter('thread', log, {}, 'on, attributes repeat', same));
     const [off, on, inline, offRepeat, repeat] = await rotate(targets, messages, rounds, log);
     // per round: the rate lost, and the CPU added per message (main thread; whole process, the writer thread included)
     const costs = (with_: Round[], base = off) => ({

@@ -1,0 +1,113 @@
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import readline from 'node:readline';
+import mqtt from 'mqtt';
+
+/**
+ * An edge executable (`pnpm build:edge`) in its own process as an mqtt-ingest target: what the
+ * in-process targets cannot show, the executable's own Node flags (SEA execArgv) and the glibc
+ * setting it starts with. Its CPU is read from /proc: the main thread's and the process's
+ * (the publishers run in the bench's process, so "process" is the edge alone here).
+ */
+export interface BinaryTarget {
+  name: string;
+  url: string;
+  username: string;
+  password: string;
+  stop: () => Promise<void>;
+  settle: () => Promise<void>;
+  /** CPU used so far (µs): the edge's main thread and its whole process */
+  cpu: () => { main: number; process: number };
+}
+
+const TICK_US = 1e6 / 100; // USER_HZ on Linux
+
+function cpuOf(statFile: string): number {
+  // fields after the command's closing parenthesis: utime and stime are the 12th and 13th
+  const text = fs.readFileSync(statFile, 'utf8');
+  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * TICK_US;
+}
+
+export async function edgeBinaryTarget(
+  bin: string,
+  entities: number,
+  topicFor: (i: number) => string,
+  log: (m: string) => void,
+  name = `edge binary ${bin}`,
+): Promise<BinaryTarget> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-edge-bin-'));
+  const child = spawn(bin, ['--port', '0', '--mqtt-port', '0', '--data-dir', dir, '--history-days', '0'], {
+    env: { TMPDIR: os.tmpdir() },
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  const ports = await new Promise<{ http: number; mqtt: number }>((resolve, reject) => {
+    readline.createInterface({ input: child.stdout }).on('line', (line) => {
+      if (line.startsWith('ready ')) resolve(JSON.parse(line.slice(6)) as { http: number; mqtt: number });
+    });
+    child.once('exit', (code) => reject(new Error(`${bin} exited ${code} before ready`)));
+  });
+  const stop = async () => {
+    child.kill('SIGTERM');
+    await exited;
+    fs.rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    const created = spawnSync(bin, ['token', 'create', '--name', 'bench', '--data-dir', dir], {
+      encoding: 'utf8',
+      env: { TMPDIR: os.tmpdir() },
+    });
+    if (created.status !== 0) throw new Error(`token create failed: ${created.stderr}`);
+    const auth = { authorization: `Bearer ${created.stdout.trim()}` };
+    const base = `http://127.0.0.1:${ports.http}`;
+    const res = await fetch(`${base}/v1/mqtt/credentials`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: '{}',
+    });
+    const creds = (await res.json()) as { username: string; password: string };
+    const url = `mqtt://127.0.0.1:${ports.mqtt}`;
+    const c = await mqtt.connectAsync(url, { ...creds, reconnectPeriod: 0 });
+    // the same sensors as the in-process edge (mqtt-ingest.ts edgeTarget)
+    await Promise.all(
+      Array.from({ length: entities }, (_, i) =>
+        c.publishAsync(
+          `homeassistant/sensor/bench/s${i}/config`,
+          JSON.stringify({
+            name: `Bench ${i}`,
+            uniq_id: `bench-${i}`,
+            stat_t: topicFor(i),
+            val_tpl: '{{ value_json.value }}',
+            unit_of_meas: 'W',
+            json_attr_t: topicFor(i),
+          }),
+          { qos: 1, retain: true },
+        ),
+      ),
+    );
+    await c.endAsync();
+    for (;;) {
+      const states = (await (await fetch(`${base}/v1/entities/states`, { headers: auth })).json()) as unknown[];
+      if (states.length >= entities) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    log(`${name}: ${entities} sensor entities discovered`);
+    const pid = child.pid!;
+    return {
+      name,
+      url,
+      ...creds,
+      stop,
+      // the states' write-behind (250 ms) happens after the last acknowledgement: not waited for,
+      // there is no flush to call from outside
+      settle: async () => {},
+      cpu: () => ({ main: cpuOf(`/proc/${pid}/task/${pid}/stat`), process: cpuOf(`/proc/${pid}/stat`) }),
+    };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
