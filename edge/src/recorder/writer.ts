@@ -32,6 +32,8 @@ export interface RowWriter {
   /** the gate the main thread's background writes take while this writer runs (a thread: its own connection) */
   readonly gate: WriteGate | null;
   renameEntity(oldId: string, newId: string): boolean;
+  /** before the purge deletes an entity's rows older than `cutoff`: the sets later rows use move out of them (store.keepSets) */
+  keepSets(metadataId: number, cutoff: number): Promise<number>;
   /** of `candidates` (the sets of an entity's purged rows), deletes those no row uses */
   deleteOrphans(metadataId: number, candidates: number[]): Promise<number>;
   stop(): Promise<void>;
@@ -167,6 +169,10 @@ export class RecorderWriter implements RowWriter {
   }
 
   /** Deletes the entity's attribute sets no row uses, in order with the writes (the purge's last step). */
+  async keepSets(metadataId: number, cutoff: number): Promise<number> {
+    return (await this.call({ type: 'keep-sets', metadataId, cutoff, reply: 'async' })) as number;
+  }
+
   async deleteOrphans(metadataId: number, candidates: number[]): Promise<number> {
     return (await this.call({ type: 'delete-orphans', metadataId, candidates, reply: 'async' })) as number;
   }
