@@ -23,7 +23,10 @@ import { edgeTarget, median, rotate, summarize, type Round, type Target } from '
  * data dir answers over loopback: the HA WebSocket (history/history_during_period,
  * logbook/get_events) and REST (/api/history/period, /api/logbook), each timed from the
  * request to the last byte of the answer.
- * BENCH_RECORDER_PART=ingest or =queries runs one half.
+ * BENCH_RECORDER_PART=ingest or =queries runs one half. BENCH_RECORDER_BASE=<checkout> adds that
+ * checkout's edges, recorder off and on (new sets, and attributes that repeat), to the ingest
+ * rounds: a before/after in the same run, its cost taken against its own off edges (its code is a
+ * second copy of the modules, compiled on its own).
  */
 
 const MAX_INGEST_COST = 0.15;
@@ -201,7 +204,22 @@ async function ingest(quick: boolean, log: (m: string) => void) {
     const same = { json_attr_t: undefined };
     targets.push(await edgeTarget(log, { historyDays: 0 }, 'off, attributes repeat', same));
     targets.push(await edgeTarget(log, {}, 'on, attributes repeat', same));
-    const [off, on, inline, offRepeat, repeat] = await rotate(targets, messages, rounds, log);
+    const base = process.env.BENCH_RECORDER_BASE;
+    if (base) {
+      const other = (await import(path.resolve(base, 'tools/bench/scenarios/mqtt-ingest.ts'))) as {
+        edgeTarget: typeof edgeTarget;
+      };
+      targets.push(await other.edgeTarget(log, { historyDays: 0 }, `off, edge of ${base}`));
+      targets.push(await other.edgeTarget(log, {}, `on, edge of ${base}`));
+      targets.push(await other.edgeTarget(log, { historyDays: 0 }, `off, attributes repeat, edge of ${base}`, same));
+      targets.push(await other.edgeTarget(log, {}, `on, attributes repeat, edge of ${base}`, same));
+    }
+    const [off, on, inline, offRepeat, repeat, baseOff, baseOn, baseOffRepeat, baseRepeat] = await rotate(
+      targets,
+      messages,
+      rounds,
+      log,
+    );
     // per round: the rate lost, and the CPU added per message (main thread; whole process, the writer thread included)
     const costs = (with_: Round[], base = off) => ({
       rate: base.map((o, i) => 1 - with_[i].rate / o.rate),
@@ -219,6 +237,15 @@ async function ingest(quick: boolean, log: (m: string) => void) {
       onCosts: costs(on),
       inlineCosts: costs(inline),
       repeatCosts: costs(repeat, offRepeat),
+      base: base && {
+        name: base,
+        off: baseOff,
+        on: baseOn,
+        offRepeat: baseOffRepeat,
+        repeat: baseRepeat,
+        onCosts: costs(baseOn, baseOff),
+        repeatCosts: costs(baseRepeat, baseOffRepeat),
+      },
     };
   } finally {
     for (const t of targets) await t.stop();
@@ -296,6 +323,35 @@ export const scenario: BenchScenario = {
           costOf(load.inline, load.inlineCosts),
         ],
       );
+      if (load.base) {
+        const b = load.base;
+        const baseOff = summarize(b.off);
+        const baseOffRepeat = summarize(b.offRepeat);
+        rows.push(
+          [`ingest, recorder off, edge of ${b.name}`, scope, Math.round(baseOff.rate), '', cpu(baseOff)],
+          [
+            `ingest, recorder on, edge of ${b.name}`,
+            scope,
+            Math.round(summarize(b.on).rate),
+            '',
+            costOf(b.on, b.onCosts, baseOff),
+          ],
+          [
+            `ingest, recorder off, attributes repeat, edge of ${b.name}`,
+            scope,
+            Math.round(baseOffRepeat.rate),
+            '',
+            cpu(baseOffRepeat),
+          ],
+          [
+            `ingest, recorder on, attributes repeat, edge of ${b.name}`,
+            scope,
+            Math.round(summarize(b.repeat).rate),
+            '',
+            costOf(b.repeat, b.repeatCosts, baseOffRepeat),
+          ],
+        );
+      }
     }
 
     const entities = part === 'ingest' ? 0 : quick ? 200 : 1000;
