@@ -136,7 +136,11 @@ export class RecorderWriter implements RowWriter {
     // JSON here, not in the thread: the text is needed anyway, and a string crosses as one copy
     // where the structured clone walks each object twice (serialise here, rebuild there)
     const packed = packRows(rows);
-    const seq = this.post({ type: 'write', rows: packed, reply: 'none' }, [packed.kinds.buffer, packed.times.buffer]);
+    const seq = this.post({ type: 'write', rows: packed, reply: 'none' }, [
+      packed.kinds.buffer,
+      packed.lengths.buffer,
+      packed.times.buffer,
+    ]);
     this.inFlight.set(seq, rows.length);
     this.inFlightRows += rows.length;
     this.batches++;
@@ -168,11 +172,12 @@ export class RecorderWriter implements RowWriter {
     return this.callSync({ type: 'rename', oldId, newId, reply: 'sync' }) as boolean;
   }
 
-  /** Deletes the entity's attribute sets no row uses, in order with the writes (the purge's last step). */
+  /** Moves the sets later rows use out of the rows the purge will delete, in order with the writes (its first step). */
   async keepSets(metadataId: number, cutoff: number): Promise<number> {
     return (await this.call({ type: 'keep-sets', metadataId, cutoff, reply: 'async' })) as number;
   }
 
+  /** Deletes the entity's attribute sets no row uses, in order with the writes (the purge's last step). */
   async deleteOrphans(metadataId: number, candidates: number[]): Promise<number> {
     return (await this.call({ type: 'delete-orphans', metadataId, candidates, reply: 'async' })) as number;
   }
