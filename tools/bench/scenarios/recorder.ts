@@ -39,23 +39,23 @@ export function seed(dir: string, entities: number, start: number): number {
   database.open();
   const sqlite = database.sqlite;
   const insertEntity = sqlite.prepare('INSERT INTO recorder_entities (metadata_id, entity_id) VALUES (?, ?)');
-  const insertAttributes = sqlite.prepare(
-    'INSERT INTO recorder_attributes (metadata_id, hash, shared) VALUES (?, ?, ?)',
-  );
+  // as the recorder stores them: a set carried by the first row that has it (attributes_id = -state_id)
   const insertState = sqlite.prepare(
-    'INSERT INTO recorder_states (metadata_id, state, attributes_id, last_updated, last_changed) VALUES (?, ?, ?, ?, ?)',
+    'INSERT INTO recorder_states (state_id, metadata_id, state, attributes_id, last_updated, last_changed, shared) VALUES (?, ?, ?, ?, ?, ?, ?)',
   );
   const insertEvent = sqlite.prepare('INSERT INTO recorder_events (event_type, data, time_fired) VALUES (?, ?, ?)');
   const perEntity = 86_400 / STEP_S;
   let rows = 0;
   sqlite.transaction(() => {
+    const texts: string[][] = [];
     const attributeIds: number[][] = [];
     for (let e = 1; e <= entities; e++) {
       insertEntity.run(e, entityId(e));
       const sensor = e % 2 === 0;
+      texts[e] = [];
       attributeIds[e] = [];
       for (let k = 0; k * ATTRIBUTE_EVERY < perEntity; k++) {
-        const shared = JSON.stringify(
+        texts[e][k] = JSON.stringify(
           sensor
             ? {
                 unit_of_measurement: 'W',
@@ -66,22 +66,26 @@ export function seed(dir: string, entities: number, start: number): number {
               }
             : { device_class: 'motion', battery: 100 - k, friendly_name: `Motion ${e}` },
         );
-        attributeIds[e].push(Number(insertAttributes.run(e, k, shared).lastInsertRowid));
       }
     }
+    const insert = (e: number, state: string, k: number, t: number, changed: number | null) => {
+      const id = ++rows;
+      const carried = attributeIds[e][k];
+      if (carried !== undefined) insertState.run(id, e, state, carried, t, changed, null);
+      else {
+        attributeIds[e][k] = -id;
+        insertState.run(id, e, state, -id, t, changed, texts[e][k]);
+      }
+    };
     // time order, as the recorder writes them; entities spread over the step
     for (let i = 0; i < perEntity; i++) {
       for (let e = 1; e <= entities; e++) {
         const t = start + i * STEP_S + (e * STEP_S) / entities;
-        const attributesId = attributeIds[e][Math.floor(i / ATTRIBUTE_EVERY)];
         const state = e % 2 === 0 ? String((i * 7 + e) % 1000) : i % 2 ? 'on' : 'off';
-        insertState.run(e, state, attributesId, t, null);
-        rows++;
+        insert(e, state, Math.floor(i / ATTRIBUTE_EVERY), t, null);
         // the attribute update an entity sends at each new set: same state, last_changed kept
-        if (i % ATTRIBUTE_EVERY === ATTRIBUTE_EVERY - 1 && i + 1 < perEntity) {
-          insertState.run(e, state, attributeIds[e][(i + 1) / ATTRIBUTE_EVERY], t + 1, t);
-          rows++;
-        }
+        if (i % ATTRIBUTE_EVERY === ATTRIBUTE_EVERY - 1 && i + 1 < perEntity)
+          insert(e, state, (i + 1) / ATTRIBUTE_EVERY, t + 1, t);
       }
     }
     for (let m = 0; m < 1440; m++)
