@@ -136,11 +136,7 @@ export class RecorderWriter implements RowWriter {
     // JSON here, not in the thread: the text is needed anyway, and a string crosses as one copy
     // where the structured clone walks each object twice (serialise here, rebuild there)
     const packed = packRows(rows);
-    const seq = this.post({ type: 'write', rows: packed, reply: 'none' }, [
-      packed.kinds.buffer,
-      packed.lengths.buffer,
-      packed.times.buffer,
-    ]);
+    const seq = this.post({ type: 'write', rows: packed, reply: 'none' }, [packed.kinds.buffer, packed.times.buffer]);
     this.inFlight.set(seq, rows.length);
     this.inFlightRows += rows.length;
     this.batches++;
