@@ -155,6 +155,26 @@ describe('recorder: sets carried by rows', () => {
     ]);
   });
 
+  it('a set seen again is found by its text in memory; another text with the same hash is a new set', () => {
+    const { store, attributesOf, sets } = open(newDir());
+    // two texts with one 32-bit FNV-1a hash
+    expect(fnv1a32('{"v":166012}')).toBe(fnv1a32('{"v":1445000}'));
+    store.write([row('1', { v: 166012 }, 1), row('2', { v: 2 }, 2), row('3', { v: 166012 }, 3)]);
+    store.write([row('4', { v: 2 }, 4), row('5', { v: 1445000 }, 5), row('6', { v: 166012 }, 6)]);
+    store.write([row('7', { v: 1445000 }, 7), row('8', { v: 2 }, 8)]);
+    expect(sets()).toEqual([
+      [-1, 1, '{"v":166012}'],
+      [-2, 1, '{"v":2}'],
+      [-5, 1, '{"v":1445000}'],
+      [-6, 1, '{"v":166012}'],
+      // one set per hash is known: colliding sets that alternate are each stored again (space only)
+      [-7, 1, '{"v":1445000}'],
+    ]);
+    expect(attributesOf()?.map(([, a]) => (a as { v: number }).v)).toEqual([
+      166012, 2, 166012, 2, 1445000, 166012, 1445000, 2,
+    ]);
+  });
+
   it('reads a carried set by its row id', () => {
     const { database } = open(newDir());
     expect(

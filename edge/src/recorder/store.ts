@@ -32,8 +32,12 @@ export interface PendingEvent {
 
 export type PendingRow = PendingState | PendingEvent;
 
-/** Shared attribute sets kept in memory; a new set costs one hash lookup, a known one nothing. */
-const ATTRIBUTE_CACHE_SIZE = 8192;
+/**
+ * Characters of set texts kept in memory (~4 MB at one byte a character), all entities together, so
+ * that a set coming back is recognised by its text without reading the stored one; past this a
+ * set is checked against the stored text (a query).
+ */
+const KNOWN_TEXT_CHARS = 4_000_000;
 /**
  * Sets (hash → id) kept per entity; past this an entity's map starts over (dedup then best
  * effort). When every message brings a new set the maps are pure cost: at 4,096 sets each, 200
@@ -52,7 +56,6 @@ const KNOWN_ROWS_PER_ENTITY = 1024;
 export class RecorderStore {
   private readonly database: SqliteConnection;
   private readonly metadataIds = new Map<string, number>();
-  private readonly attributeIds = new Map<string, number>();
   private readonly lastAttributes = new Map<number, { shared: string; id: number }>();
   /**
    * Per entity, its stored sets by hash (read once, on its first new set). The table has no index
@@ -62,6 +65,9 @@ export class RecorderStore {
    * again: a second row with the same text, which history reads the same way.
    */
   private readonly knownSets = new Map<number, Map<number, number>>();
+  /** Per entity, the texts of known sets by hash, as far as KNOWN_TEXT_CHARS allows. */
+  private readonly knownTexts = new Map<number, Map<number, string>>();
+  private textChars = 0;
   private statements: {
     insertState: Statement;
     insertCarrier: Statement;
@@ -148,9 +154,7 @@ export class RecorderStore {
       insertAttributes: sqlite.prepare('INSERT INTO recorder_attributes (metadata_id, hash, shared) VALUES (?, ?, ?)'),
     };
     this.metadataIds.clear();
-    this.attributeIds.clear();
-    this.lastAttributes.clear();
-    this.knownSets.clear();
+    this.forgetAttributes();
     const floor = this.statements.carrierFloor.get() as string | undefined;
     this.carrierFloor = floor === undefined ? -Number.MAX_VALUE : Number(floor);
   }
@@ -253,8 +257,8 @@ export class RecorderStore {
 
   /**
    * A hash the entity never stored is a new set, carried by the row being written (the worst case,
-   * every message a new set, costs no string key, no cache entry and no second insert); a known hash
-   * is checked against the stored text once, then found by its text in memory.
+   * every message a new set, costs no string key and no second insert); a known hash is compared
+   * with the set's text in memory, or else once with the stored text (a query).
    */
   private lookupAttributes(metadataId: number, shared: string, stateId: number): number {
     const st = this.statements as NonNullable<typeof this.statements>;
@@ -262,20 +266,49 @@ export class RecorderStore {
     const sets = this.entitySets(metadataId);
     let id = sets.get(hash);
     if (id !== undefined) {
-      const key = `${metadataId}:${shared}`;
-      const cached = this.attributeIds.get(key);
-      if (cached !== undefined) return cached;
+      const text = this.knownTexts.get(metadataId)?.get(hash);
+      if (text === shared) return id;
       // a hash collision (or a set the purge deleted meanwhile) is a new set
-      if ((id > 0 ? st.attributesText.get(id) : st.carriedText.get(-id)) === shared) {
-        if (this.attributeIds.size >= ATTRIBUTE_CACHE_SIZE) this.attributeIds.clear();
-        this.attributeIds.set(key, id);
+      if (text === undefined && (id > 0 ? st.attributesText.get(id) : st.carriedText.get(-id)) === shared) {
+        this.rememberText(metadataId, hash, shared);
         return id;
       }
     }
     id = -stateId;
-    if (sets.size >= KNOWN_SETS_PER_ENTITY) sets.clear();
+    if (sets.size >= KNOWN_SETS_PER_ENTITY) {
+      sets.clear();
+      this.forgetTexts(metadataId);
+    }
     sets.set(hash, id);
+    // a new set's text is not kept (kept strings outlive the young generation: in the worst case,
+    // every message a new set, keeping them cost the writer ~0.5 us a row); only one seen again is
+    this.dropText(metadataId, hash);
     return id;
+  }
+
+  private rememberText(metadataId: number, hash: number, text: string): void {
+    let texts = this.knownTexts.get(metadataId);
+    const old = texts?.get(hash);
+    if (old !== undefined) this.textChars -= old.length;
+    else if (this.textChars + text.length > KNOWN_TEXT_CHARS) return;
+    if (texts === undefined) this.knownTexts.set(metadataId, (texts = new Map()));
+    texts.set(hash, text);
+    this.textChars += text.length;
+  }
+
+  private dropText(metadataId: number, hash: number): void {
+    const texts = this.knownTexts.get(metadataId);
+    const old = texts?.get(hash);
+    if (old === undefined) return;
+    this.textChars -= old.length;
+    texts!.delete(hash);
+  }
+
+  private forgetTexts(metadataId: number): void {
+    const texts = this.knownTexts.get(metadataId);
+    if (texts === undefined) return;
+    for (const text of texts.values()) this.textChars -= text.length;
+    this.knownTexts.delete(metadataId);
   }
 
   private entitySets(metadataId: number): Map<number, number> {
@@ -284,12 +317,18 @@ export class RecorderStore {
       const st = this.statements as NonNullable<typeof this.statements>;
       // carried sets are newer than stored ones (the latest first: they win the trim below)
       const carried = st.carriedSets.all(metadataId, KNOWN_ROWS_PER_ENTITY, this.carrierFloor) as [number, string][];
-      const stored = carried.map(([id, text]): [number, number] => [fnv1a32(text), -id]);
+      const stored = carried.map(([id, text]): [number, number, string?] => [fnv1a32(text), -id, text]);
       for (const set of st.entitySets.all(metadataId, KNOWN_ROWS_PER_ENTITY) as [number, number][]) stored.push(set);
       sets = new Map();
+      this.forgetTexts(metadataId);
       // the latest KNOWN_SETS_PER_ENTITY, oldest first, so that of two sets with one hash the latest wins
-      for (let i = Math.min(stored.length, KNOWN_SETS_PER_ENTITY) - 1; i >= 0; i--)
-        sets.set(stored[i][0], stored[i][1]);
+      for (let i = Math.min(stored.length, KNOWN_SETS_PER_ENTITY) - 1; i >= 0; i--) {
+        const [hash, id, text] = stored[i];
+        sets.set(hash, id);
+        if (text !== undefined) this.rememberText(metadataId, hash, text);
+        // a stored set of the same hash replaces a carried one: its text is read when needed
+        else this.dropText(metadataId, hash);
+      }
       this.knownSets.set(metadataId, sets);
     }
     return sets;
@@ -338,9 +377,10 @@ export class RecorderStore {
 
   /** Purge removed attribute rows: forget the cached ids (and the hashes, to free memory). */
   forgetAttributes(): void {
-    this.attributeIds.clear();
     this.lastAttributes.clear();
     this.knownSets.clear();
+    this.knownTexts.clear();
+    this.textChars = 0;
   }
 }
 
