@@ -3,6 +3,7 @@ import { EdgeDatabase } from '../db/database.ts';
 import { silentLogger } from '../log.ts';
 import { tempDir } from '../testing/edge.ts';
 import { AdaptiveWriter, type AdaptiveWriterOptions } from './adaptive-writer.ts';
+import { ALL_SETS_SQL } from './attribute-text.ts';
 import { InlineWriter } from './inline-writer.ts';
 import type { PendingState } from './store.ts';
 import { RecorderWriter } from './writer.ts';
@@ -82,7 +83,7 @@ describe('recorder adaptive writer', () => {
       ['sensor.c', '4'],
     ]);
     // the thread found the set the main thread had written: three sets for four rows
-    const sets = database.sqlite.prepare('SELECT COUNT(*) FROM recorder_attributes').pluck().get();
+    const sets = database.sqlite.prepare(`SELECT COUNT(*) FROM (${ALL_SETS_SQL})`).pluck().get();
     expect(sets).toBe(3);
     // and renames go through it
     expect(writer.renameEntity('sensor.a', 'sensor.z')).toBe(true);

@@ -117,6 +117,10 @@ export class AdaptiveWriter implements RowWriter {
     return this.active.renameEntity(oldId, newId);
   }
 
+  keepSets(metadataId: number, cutoff: number): Promise<number> {
+    return this.active.keepSets(metadataId, cutoff);
+  }
+
   deleteOrphans(metadataId: number, candidates: number[]): Promise<number> {
     return this.active.deleteOrphans(metadataId, candidates);
   }

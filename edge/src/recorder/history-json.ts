@@ -1,6 +1,7 @@
 import type { Database, Statement } from 'better-sqlite3';
 import { domainOf, NEED_ATTRIBUTE_DOMAINS, SIGNIFICANT_DOMAINS } from './domains.ts';
 import { isoTimeFormatter } from './ha-time.ts';
+import { attributeTextReader } from './attribute-text.ts';
 
 /**
  * A history answer written as JSON text from raw rows, for both HA shapes (WebSocket
@@ -54,8 +55,6 @@ export function historyJsonSql(significant: boolean) {
 type Statements = { start: Statement; rows: Statement; first: Statement; minimal: Statement };
 type Row = [state: string | null, attributesId: number | null, lastUpdated: number, lastChanged: number | null];
 
-const ATTRIBUTES_SQL = 'SELECT shared FROM recorder_attributes WHERE attributes_id = ?';
-
 /** An answer's item writers: a full item from a row, a minimal one from a state and its time. */
 interface Items {
   full: (row: Row) => string;
@@ -66,16 +65,17 @@ interface Items {
 export class HistoryJsonWriter {
   private readonly sqlite: () => Database;
   private readonly prepared = new Map<boolean, Statements>();
-  private attributesStatement: Statement | null = null;
+  private attributeText: (id: number) => string | undefined;
 
   constructor(sqlite: () => Database) {
     this.sqlite = sqlite;
+    this.attributeText = attributeTextReader(sqlite);
   }
 
   /** The database closed: statements must be prepared again on the next open. */
   reset(): void {
     this.prepared.clear();
-    this.attributesStatement = null;
+    this.attributeText = attributeTextReader(this.sqlite);
   }
 
   /** `entities`: [entity_id, metadata_id] in the answer's order. */
@@ -136,8 +136,7 @@ export class HistoryJsonWriter {
           if (id === null) return '{}';
           let text = texts.get(id);
           if (text === undefined) {
-            this.attributesStatement ??= this.sqlite().prepare(ATTRIBUTES_SQL).pluck();
-            text = (this.attributesStatement.get(id) as string | undefined) || '{}';
+            text = this.attributeText(id) || '{}';
             texts.set(id, text);
           }
           return text;

@@ -35,6 +35,10 @@ export class InlineWriter implements RowWriter {
     return this.store.renameEntity(oldId, newId);
   }
 
+  async keepSets(metadataId: number, cutoff: number): Promise<number> {
+    return this.store.keepSets(metadataId, cutoff);
+  }
+
   async deleteOrphans(metadataId: number, candidates: readonly number[]): Promise<number> {
     return this.store.deleteOrphans(metadataId, candidates);
   }

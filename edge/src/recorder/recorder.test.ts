@@ -6,6 +6,7 @@ import { EventBus } from '../bus.ts';
 import { DB_FILE, EdgeDatabase } from '../db/database.ts';
 import { silentLogger } from '../log.ts';
 import { connect, startEdge, tempDir, waitFor } from '../testing/edge.ts';
+import { ALL_SETS_SQL } from './attribute-text.ts';
 import { QUERY_SQL } from './queries.ts';
 import { Recorder, type RecorderOptions } from './recorder.ts';
 
@@ -69,7 +70,9 @@ function setup(options: Partial<RecorderOptions> = {}, dir?: string, startAt = T
   const emit = (s: EntityState, old: EntityState | null = null) =>
     bus.emit('state_changed', { entity_id: s.entity_id, old_state: old, new_state: s });
   const count = (table: string) => database.sqlite.prepare(`SELECT count(*) FROM ${table}`).pluck().get() as number;
-  return { dir: tmp.dir, database, bus, clock, recorder, emit, count, stop };
+  // attribute sets, wherever stored (attribute-text.ts)
+  const sets = () => database.sqlite.prepare(`SELECT count(*) FROM (${ALL_SETS_SQL})`).pluck().get() as number;
+  return { dir: tmp.dir, database, bus, clock, recorder, emit, count, sets, stop };
 }
 
 describe('recording', () => {
@@ -96,7 +99,7 @@ describe('recording', () => {
   });
 
   it('writes state changes behind, in a few transactions, and dedups attribute sets per entity', async () => {
-    const { recorder, emit, count } = setup({ maxBatch: 40 });
+    const { recorder, emit, count, sets } = setup({ maxBatch: 40 });
     await recorder.purge(); // the start-up purge (never purged before) is done
     const batchesBefore = recorder.writtenBatches;
     for (let i = 0; i < 100; i++)
@@ -110,7 +113,7 @@ describe('recording', () => {
     // 102 changes in one tick: past maxBatch the write happens on the next turn, in one transaction
     expect(recorder.writtenBatches - batchesBefore).toBe(1);
     // one set for the 100 W rows, one for kW; the light has its own row for the same set
-    expect(count('recorder_attributes')).toBe(3);
+    expect(sets()).toBe(3);
     expect(count('recorder_entities')).toBe(2);
   });
 
@@ -349,14 +352,14 @@ describe('logbook query', () => {
 
 describe('retention', () => {
   it('purges rows and orphaned attribute sets older than historyDays in small steps, keeping recent ones', async () => {
-    const { recorder, emit, clock, count, database } = setup({ historyDays: 2, purgeBatch: 7 });
+    const { recorder, emit, clock, count, sets, database } = setup({ historyDays: 2, purgeBatch: 7 });
     await recorder.purge();
     const day = 86_400;
     for (let i = 0; i < 50; i++) emit(item('sensor.old', String(i), { n: i }, T0 + i));
     for (let i = 0; i < 30; i++) emit(item('sensor.kept', String(i), { n: 1 }, T0 + i * 0.1 * day));
     recorder.recordEvent('call_service', {});
     recorder.flush();
-    expect(count('recorder_attributes')).toBe(51);
+    expect(sets()).toBe(51);
     clock.t = (T0 + 4.05 * day) * 1000; // cutoff: T0 + 2.05 days
     expect(await recorder.purge()).toBe(50 + 21);
     expect(
@@ -366,7 +369,7 @@ describe('retention', () => {
         ?.map((s) => s.state),
     ).toEqual(['21', '22', '23', '24', '25', '26', '27', '28', '29']);
     expect(count('recorder_states')).toBe(9);
-    expect(count('recorder_attributes')).toBe(1);
+    expect(sets()).toBe(1);
     expect(count('recorder_events')).toBe(0);
     expect(database.sqlite.prepare("SELECT value FROM recorder_meta WHERE key = 'last_purge'").pluck().get()).toBe(
       String(clock.t),

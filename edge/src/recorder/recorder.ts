@@ -222,6 +222,9 @@ export class Recorder {
     const cutoff = (this.clock.now() - this.options.historyDays * DAY_MS) / 1000;
     const batch = this.options.purgeBatch ?? 2000;
     const sqlite = this.database.sqlite;
+    const hasOld = sqlite
+      .prepare('SELECT 1 FROM recorder_states WHERE metadata_id = ? AND last_updated < ? LIMIT 1')
+      .pluck();
     // the deleted rows' sets are the candidates for the orphans' deletion (store.deleteOrphans)
     const deleteStates = sqlite
       .prepare(
@@ -235,11 +238,15 @@ export class Recorder {
     const metadataIds = sqlite.prepare('SELECT metadata_id FROM recorder_entities').pluck().all() as number[];
     let deleted = 0;
     for (const metadataId of metadataIds) {
+      if (!hasOld.get(metadataId, cutoff)) continue;
+      // in the writer, in order with its writes: the sets later rows use leave the rows deleted here
+      await this.writer.keepSets(metadataId, cutoff);
       let entityDeleted = 0;
       const sets = new Set<number>();
       while (this.running) {
         const setIds = deleteStates.all(metadataId, cutoff, batch) as (number | null)[];
-        for (const id of setIds) if (id !== null) sets.add(id);
+        // carried sets (< 0) go with their rows
+        for (const id of setIds) if (id !== null && id > 0) sets.add(id);
         const n = setIds.length;
         entityDeleted += n;
         if (n > 0) await yieldToEventLoop();

@@ -4,6 +4,7 @@ import Database from 'better-sqlite3';
 import { DB_FILE, EdgeDatabase } from '../db/database.ts';
 import { MIGRATIONS } from '../db/migrations.ts';
 import { tempDir } from '../testing/edge.ts';
+import { ALL_SETS_SQL } from './attribute-text.ts';
 import { fnv1a32, RecorderStore, type PendingState } from './store.ts';
 
 const tmps: ReturnType<typeof tempDir>[] = [];
@@ -26,8 +27,13 @@ describe('recorder store: attribute sets', () => {
     tmps.push(tmp);
     const database = new EdgeDatabase(tmp.dir);
     database.open();
+    // sets wherever stored: a new one is carried by its first row (id = -state_id)
     const sets = () =>
-      database.sqlite.prepare('SELECT shared FROM recorder_attributes ORDER BY attributes_id').pluck().all();
+      database.sqlite
+        .prepare(ALL_SETS_SQL)
+        .raw()
+        .all()
+        .map((r) => (r as unknown[])[2]);
     const ids = () =>
       database.sqlite.prepare('SELECT attributes_id FROM recorder_states ORDER BY state_id').pluck().all();
     try {
@@ -42,7 +48,7 @@ describe('recorder store: attribute sets', () => {
       second.forgetAttributes(); // as after a purge
       second.write([row('6', { v: 1 }, 6), row('7', { v: 3 }, 7)]);
       expect(sets()).toEqual(['{"v":1}', '{"v":2}', '{"v":3}']);
-      expect(ids()).toEqual([1, 2, 1, 2, 3, 1, 3]);
+      expect(ids()).toEqual([-1, -2, -1, -2, -5, -1, -5]);
     } finally {
       database.close();
     }
@@ -66,12 +72,12 @@ describe('recorder store: attribute sets', () => {
       const store = new RecorderStore(database);
       store.open();
       store.write([row('1', { v: 2 }, 1), row('2', { v: 2 }, 2)]);
-      expect(sqlite.prepare('SELECT attributes_id, shared FROM recorder_attributes ORDER BY 1').raw().all()).toEqual([
-        [1, '{"v":1}'],
-        [2, '{"v":2}'],
+      expect(sqlite.prepare(ALL_SETS_SQL).raw().all()).toEqual([
+        [1, 1, '{"v":1}'],
+        [-2, 1, '{"v":2}'],
       ]);
       expect(sqlite.prepare('SELECT attributes_id FROM recorder_states ORDER BY state_id').pluck().all()).toEqual([
-        1, 2, 2,
+        1, -2, -2,
       ]);
     } finally {
       database.close();
@@ -107,7 +113,7 @@ describe('recorder store: attribute sets', () => {
       const stored = sqlite
         .prepare(
           `SELECT e.entity_id, s.state, a.shared FROM recorder_states s JOIN recorder_entities e USING (metadata_id)
-           JOIN recorder_attributes a USING (attributes_id) ORDER BY s.state_id`,
+           JOIN (${ALL_SETS_SQL}) a ON a.id = s.attributes_id ORDER BY s.state_id`,
         )
         .raw()
         .all();
@@ -116,7 +122,7 @@ describe('recorder store: attribute sets', () => {
         ['sensor.new', 'x', '{"v":"new"}'],
       ]);
       // each entity's sets once: 3 entities × 7 values (21 distinct pairs over 160 rows), and the new one
-      expect(sqlite.prepare('SELECT count(*) FROM recorder_attributes').pluck().get()).toBe(22);
+      expect(sqlite.prepare(`SELECT count(*) FROM (${ALL_SETS_SQL})`).pluck().get()).toBe(22);
     } finally {
       database.close();
     }
@@ -125,11 +131,11 @@ describe('recorder store: attribute sets', () => {
   it('keeps its dedup and orphan deletion on a data dir written before the sets lost their index by entity', () => {
     const tmp = tempDir();
     tmps.push(tmp);
-    // the schema and rows as the edge wrote them before the last migration
+    // the schema and rows as the edge wrote them before the sets lost their index by entity (migrations 12-13)
     const old = new Database(path.join(tmp.dir, DB_FILE));
     old.pragma('journal_mode = WAL');
-    for (const m of MIGRATIONS.slice(0, -1)) old.exec(m);
-    old.pragma(`user_version = ${MIGRATIONS.length - 1}`);
+    for (const m of MIGRATIONS.slice(0, 11)) old.exec(m);
+    old.pragma('user_version = 11');
     old.exec(`INSERT INTO recorder_entities (metadata_id, entity_id) VALUES (1, 'sensor.power'), (2, 'sensor.other');
       INSERT INTO recorder_attributes (attributes_id, metadata_id, hash, shared) VALUES
         (1, 1, ${fnv1a32('{"v":1}')}, '{"v":1}'), (2, 2, ${fnv1a32('{"v":1}')}, '{"v":1}'), (3, 1, ${fnv1a32('{"v":2}')}, '{"v":2}');
@@ -150,13 +156,13 @@ describe('recorder store: attribute sets', () => {
       store.open();
       // the entity's stored sets are found through its rows: no second copy
       store.write([row('e', { v: 2 }, 5), row('f', { v: 1 }, 6), row('g', { v: 3 }, 7)]);
-      const setsOf = () =>
-        sqlite.prepare('SELECT attributes_id, metadata_id, shared FROM recorder_attributes ORDER BY 1').raw().all();
+      // (a new set is carried by its row, state_id 7)
+      const setsOf = () => sqlite.prepare(ALL_SETS_SQL).raw().all();
       expect(setsOf()).toEqual([
         [1, 1, '{"v":1}'],
         [2, 2, '{"v":1}'],
         [3, 1, '{"v":2}'],
-        [4, 1, '{"v":3}'],
+        [-7, 1, '{"v":3}'],
       ]);
       // the purge's step: the sets of the rows it deleted that no remaining row uses go
       sqlite.prepare('DELETE FROM recorder_states WHERE metadata_id = 1 AND last_updated < 5.5').run();
@@ -164,11 +170,11 @@ describe('recorder store: attribute sets', () => {
       expect(setsOf()).toEqual([
         [1, 1, '{"v":1}'],
         [2, 2, '{"v":1}'],
-        [4, 1, '{"v":3}'],
+        [-7, 1, '{"v":3}'],
       ]);
       // and the one deleted is written again when it comes back
       store.write([row('h', { v: 2 }, 8)]);
-      expect(setsOf().at(-1)).toEqual([5, 1, '{"v":2}']);
+      expect(setsOf().at(-1)).toEqual([-8, 1, '{"v":2}']);
       expect(store.deleteOrphans(1, [])).toBe(0);
     } finally {
       database.close();

@@ -1,4 +1,5 @@
 import type { Database, Statement } from 'better-sqlite3';
+import { CARRIED_SET_SQL, STORED_SET_SQL } from './attribute-text.ts';
 
 /** The connection the store writes with: the edge's database, or a writer thread's own connection. */
 export interface SqliteConnection {
@@ -31,8 +32,12 @@ export interface PendingEvent {
 
 export type PendingRow = PendingState | PendingEvent;
 
-/** Shared attribute sets kept in memory; a new set costs one hash lookup, a known one nothing. */
-const ATTRIBUTE_CACHE_SIZE = 8192;
+/**
+ * Characters of set texts kept in memory (~4 MB at one byte a character), all entities together, so
+ * that a set coming back is recognised by its text without reading the stored one; past this a
+ * set is checked against the stored text (a query).
+ */
+const KNOWN_TEXT_CHARS = 4_000_000;
 /**
  * Sets (hash → id) kept per entity; past this an entity's map starts over (dedup then best
  * effort). When every message brings a new set the maps are pure cost: at 4,096 sets each, 200
@@ -44,13 +49,13 @@ const KNOWN_SETS_PER_ENTITY = 256;
 const KNOWN_ROWS_PER_ENTITY = 1024;
 
 /**
- * Writes recorder rows (one transaction per batch). Entity ids and attribute sets are
- * deduplicated into shared rows; their ids are cached so a known set costs no query.
+ * Writes recorder rows (one transaction per batch). Entity ids are shared rows; an attribute set
+ * is stored once per entity, in the first row that has it (attribute-text.ts: a new set costs no
+ * second insert), and later rows point at it; ids are cached so a known set costs no query.
  */
 export class RecorderStore {
   private readonly database: SqliteConnection;
   private readonly metadataIds = new Map<string, number>();
-  private readonly attributeIds = new Map<string, number>();
   private readonly lastAttributes = new Map<number, { shared: string; id: number }>();
   /**
    * Per entity, its stored sets by hash (read once, on its first new set). The table has no index
@@ -60,16 +65,32 @@ export class RecorderStore {
    * again: a second row with the same text, which history reads the same way.
    */
   private readonly knownSets = new Map<number, Map<number, number>>();
+  /** Per entity, the texts of known sets by hash, as far as KNOWN_TEXT_CHARS allows. */
+  private readonly knownTexts = new Map<number, Map<number, string>>();
+  private textChars = 0;
   private statements: {
     insertState: Statement;
+    insertCarrier: Statement;
+    maxStateId: Statement;
     insertEvent: Statement;
     insertEntity: Statement;
     findEntity: Statement;
     attributesText: Statement;
+    carriedText: Statement;
     entitySets: Statement;
+    carriedSets: Statement;
+    carriersInUse: Statement;
+    moveSet: Statement;
+    carrierFloor: Statement;
+    setCarrierFloor: Statement;
     insertAttributes: Statement;
     deleteOrphans: Statement;
   } | null = null;
+  /**
+   * Sets carried by rows older than this (epoch seconds) are not reused: the purge deletes those
+   * rows (keepSets moved out the sets that remaining rows use, and raised this floor first).
+   */
+  private carrierFloor = -Number.MAX_VALUE;
 
   constructor(database: SqliteConnection) {
     this.database = database;
@@ -81,10 +102,17 @@ export class RecorderStore {
       insertState: sqlite.prepare(
         'INSERT INTO recorder_states (metadata_id, state, attributes_id, last_updated, last_changed) VALUES (?, ?, ?, ?, ?)',
       ),
+      // a row that carries a new set points at itself (attributes_id = -state_id): its id is given
+      // (the others get the same one, MAX + 1, without it: binding it cost a row 0.3 us)
+      insertCarrier: sqlite.prepare(
+        'INSERT INTO recorder_states (state_id, metadata_id, state, attributes_id, last_updated, last_changed, shared) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      ),
+      maxStateId: sqlite.prepare('SELECT MAX(state_id) FROM recorder_states').pluck(),
       insertEvent: sqlite.prepare('INSERT INTO recorder_events (event_type, data, time_fired) VALUES (?, ?, ?)'),
       insertEntity: sqlite.prepare('INSERT INTO recorder_entities (entity_id) VALUES (?)'),
       findEntity: sqlite.prepare('SELECT metadata_id FROM recorder_entities WHERE entity_id = ?').pluck(),
-      attributesText: sqlite.prepare('SELECT shared FROM recorder_attributes WHERE attributes_id = ?').pluck(),
+      attributesText: sqlite.prepare(STORED_SET_SQL).pluck(),
+      carriedText: sqlite.prepare(CARRIED_SET_SQL).pluck(),
       // the sets of the entity's latest rows, the latest first: those it is likely to send again
       // (through the states' covering index: the sets table has no index by entity)
       entitySets: sqlite
@@ -94,6 +122,31 @@ export class RecorderStore {
            ORDER BY attributes_id DESC`,
         )
         .raw(),
+      // the sets carried by rows, of those the entity's latest rows use (not below the purge's floor)
+      carriedSets: sqlite
+        .prepare(
+          `SELECT state_id, shared FROM recorder_states WHERE state_id IN
+            (SELECT -attributes_id FROM (SELECT attributes_id FROM recorder_states WHERE metadata_id = ? ORDER BY last_updated DESC LIMIT ?)
+             WHERE attributes_id < 0) AND last_updated >= ?
+           ORDER BY state_id DESC`,
+        )
+        .raw(),
+      // carriers older than the cutoff whose set rows at or after it use (not counting a carrier itself)
+      carriersInUse: sqlite
+        .prepare(
+          `SELECT state_id, shared FROM recorder_states WHERE state_id IN
+            (SELECT DISTINCT -attributes_id FROM recorder_states
+              WHERE metadata_id = @metadata_id AND last_updated >= @cutoff AND attributes_id < 0 AND attributes_id <> -state_id)
+           AND last_updated < @cutoff`,
+        )
+        .raw(),
+      moveSet: sqlite.prepare(
+        'UPDATE recorder_states SET attributes_id = ? WHERE metadata_id = ? AND last_updated >= ? AND attributes_id = ?',
+      ),
+      carrierFloor: sqlite.prepare("SELECT value FROM recorder_meta WHERE key = 'carrier_floor'").pluck(),
+      setCarrierFloor: sqlite.prepare(
+        "INSERT INTO recorder_meta (key, value) VALUES ('carrier_floor', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+      ),
       deleteOrphans: sqlite.prepare(
         `DELETE FROM recorder_attributes WHERE attributes_id IN (SELECT value FROM json_each(?))
           AND attributes_id NOT IN (SELECT attributes_id FROM recorder_states WHERE metadata_id = ? AND attributes_id IS NOT NULL)`,
@@ -101,9 +154,9 @@ export class RecorderStore {
       insertAttributes: sqlite.prepare('INSERT INTO recorder_attributes (metadata_id, hash, shared) VALUES (?, ?, ?)'),
     };
     this.metadataIds.clear();
-    this.attributeIds.clear();
-    this.lastAttributes.clear();
-    this.knownSets.clear();
+    this.forgetAttributes();
+    const floor = this.statements.carrierFloor.get() as string | undefined;
+    this.carrierFloor = floor === undefined ? -Number.MAX_VALUE : Number(floor);
   }
 
   close(): void {
@@ -118,14 +171,28 @@ export class RecorderStore {
     try {
       this.database.sqlite
         .transaction(() => {
+          // read in the transaction: the other writer (inline or thread) may have written before
+          let stateId = (st.maxStateId.get() as number | null) ?? 0;
           for (const row of rows) {
             if (row.kind === 'state') {
               // a just-discovered entity has no state yet: nothing to record until its first one
               if (row.state === null && !this.isRecorded(row.entity_id)) continue;
               const metadataId = this.metadataId(row.entity_id);
               const shared = row.shared !== undefined ? row.shared : row.attributes && JSON.stringify(row.attributes);
-              const attributesId = shared ? this.attributesId(metadataId, shared) : null;
-              st.insertState.run(metadataId, row.state, attributesId, row.last_updated, row.last_changed);
+              stateId++;
+              const attributesId = shared ? this.attributesId(metadataId, shared, stateId) : null;
+              // a new set: this row carries its text
+              if (attributesId === -stateId)
+                st.insertCarrier.run(
+                  stateId,
+                  metadataId,
+                  row.state,
+                  attributesId,
+                  row.last_updated,
+                  row.last_changed,
+                  shared,
+                );
+              else st.insertState.run(metadataId, row.state, attributesId, row.last_updated, row.last_changed);
             } else {
               st.insertEvent.run(row.event_type, row.json ?? JSON.stringify(row.data ?? {}), row.time_fired);
             }
@@ -175,11 +242,12 @@ export class RecorderStore {
     return true;
   }
 
-  private attributesId(metadataId: number, shared: string): number {
+  /** The set's id; -stateId when it is new (the row being written carries it). */
+  private attributesId(metadataId: number, shared: string, stateId: number): number {
     // an entity's attributes rarely change: compare with its last set before hashing
     const last = this.lastAttributes.get(metadataId);
     if (last !== undefined && last.shared === shared) return last.id;
-    const id = this.lookupAttributes(metadataId, shared);
+    const id = this.lookupAttributes(metadataId, shared, stateId);
     if (last !== undefined) {
       last.shared = shared;
       last.id = id;
@@ -188,44 +256,109 @@ export class RecorderStore {
   }
 
   /**
-   * A hash the entity never stored is a new set, inserted at once (the worst case, every message a
-   * new set, costs no string key and no cache entry); a known hash is checked against the stored
-   * text once, then found by its text in memory.
+   * A hash the entity never stored is a new set, carried by the row being written (the worst case,
+   * every message a new set, costs no string key and no second insert); a known hash is compared
+   * with the set's text in memory, or else once with the stored text (a query).
    */
-  private lookupAttributes(metadataId: number, shared: string): number {
+  private lookupAttributes(metadataId: number, shared: string, stateId: number): number {
     const st = this.statements as NonNullable<typeof this.statements>;
     const hash = fnv1a32(shared);
     const sets = this.entitySets(metadataId);
     let id = sets.get(hash);
     if (id !== undefined) {
-      const key = `${metadataId}:${shared}`;
-      const cached = this.attributeIds.get(key);
-      if (cached !== undefined) return cached;
+      const text = this.knownTexts.get(metadataId)?.get(hash);
+      if (text === shared) return id;
       // a hash collision (or a set the purge deleted meanwhile) is a new set
-      if (st.attributesText.get(id) === shared) {
-        if (this.attributeIds.size >= ATTRIBUTE_CACHE_SIZE) this.attributeIds.clear();
-        this.attributeIds.set(key, id);
+      if (text === undefined && (id > 0 ? st.attributesText.get(id) : st.carriedText.get(-id)) === shared) {
+        this.rememberText(metadataId, hash, shared);
         return id;
       }
     }
-    id = Number(st.insertAttributes.run(metadataId, hash, shared).lastInsertRowid);
-    if (sets.size >= KNOWN_SETS_PER_ENTITY) sets.clear();
+    id = -stateId;
+    if (sets.size >= KNOWN_SETS_PER_ENTITY) {
+      sets.clear();
+      this.forgetTexts(metadataId);
+    }
     sets.set(hash, id);
+    // a new set's text is not kept (kept strings outlive the young generation: in the worst case,
+    // every message a new set, keeping them cost the writer ~0.5 us a row); only one seen again is
+    this.dropText(metadataId, hash);
     return id;
+  }
+
+  private rememberText(metadataId: number, hash: number, text: string): void {
+    let texts = this.knownTexts.get(metadataId);
+    const old = texts?.get(hash);
+    if (old !== undefined) this.textChars -= old.length;
+    else if (this.textChars + text.length > KNOWN_TEXT_CHARS) return;
+    if (texts === undefined) this.knownTexts.set(metadataId, (texts = new Map()));
+    texts.set(hash, text);
+    this.textChars += text.length;
+  }
+
+  private dropText(metadataId: number, hash: number): void {
+    const texts = this.knownTexts.get(metadataId);
+    const old = texts?.get(hash);
+    if (old === undefined) return;
+    this.textChars -= old.length;
+    texts!.delete(hash);
+  }
+
+  private forgetTexts(metadataId: number): void {
+    const texts = this.knownTexts.get(metadataId);
+    if (texts === undefined) return;
+    for (const text of texts.values()) this.textChars -= text.length;
+    this.knownTexts.delete(metadataId);
   }
 
   private entitySets(metadataId: number): Map<number, number> {
     let sets = this.knownSets.get(metadataId);
     if (sets === undefined) {
       const st = this.statements as NonNullable<typeof this.statements>;
-      const stored = st.entitySets.all(metadataId, KNOWN_ROWS_PER_ENTITY) as [number, number][];
+      // carried sets are newer than stored ones (the latest first: they win the trim below)
+      const carried = st.carriedSets.all(metadataId, KNOWN_ROWS_PER_ENTITY, this.carrierFloor) as [number, string][];
+      const stored = carried.map(([id, text]): [number, number, string?] => [fnv1a32(text), -id, text]);
+      for (const set of st.entitySets.all(metadataId, KNOWN_ROWS_PER_ENTITY) as [number, number][]) stored.push(set);
       sets = new Map();
+      this.forgetTexts(metadataId);
       // the latest KNOWN_SETS_PER_ENTITY, oldest first, so that of two sets with one hash the latest wins
-      for (let i = Math.min(stored.length, KNOWN_SETS_PER_ENTITY) - 1; i >= 0; i--)
-        sets.set(stored[i][0], stored[i][1]);
+      for (let i = Math.min(stored.length, KNOWN_SETS_PER_ENTITY) - 1; i >= 0; i--) {
+        const [hash, id, text] = stored[i];
+        sets.set(hash, id);
+        if (text !== undefined) this.rememberText(metadataId, hash, text);
+        // a stored set of the same hash replaces a carried one: its text is read when needed
+        else this.dropText(metadataId, hash);
+      }
       this.knownSets.set(metadataId, sets);
     }
     return sets;
+  }
+
+  /**
+   * The purge's first step for an entity, before it deletes the rows older than `cutoff`: a set
+   * carried by such a row and used by a later row moves to recorder_attributes (the later rows
+   * point there), and no row written from now on takes a set carried by a row older than `cutoff`
+   * (the floor, kept in recorder_meta for the writer thread and the next start). Returns the sets moved.
+   */
+  keepSets(metadataId: number, cutoff: number): number {
+    const st = this.statements;
+    if (!st) throw new Error('recorder store is not open');
+    return this.database.sqlite
+      .transaction(() => {
+        if (cutoff > this.carrierFloor) {
+          st.setCarrierFloor.run(String(cutoff));
+          this.carrierFloor = cutoff;
+        }
+        const carriers = st.carriersInUse.all({ metadata_id: metadataId, cutoff }) as [number, string][];
+        for (const [stateId, shared] of carriers) {
+          const id = Number(st.insertAttributes.run(metadataId, fnv1a32(shared), shared).lastInsertRowid);
+          st.moveSet.run(id, metadataId, cutoff, -stateId);
+        }
+        // cached ids may name a carrier below the floor
+        this.forgetAttributes();
+        return carriers.length;
+      })
+      .immediate();
   }
 
   /**
@@ -244,9 +377,10 @@ export class RecorderStore {
 
   /** Purge removed attribute rows: forget the cached ids (and the hashes, to free memory). */
   forgetAttributes(): void {
-    this.attributeIds.clear();
     this.lastAttributes.clear();
     this.knownSets.clear();
+    this.knownTexts.clear();
+    this.textChars = 0;
   }
 }
 

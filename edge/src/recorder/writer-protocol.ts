@@ -99,6 +99,7 @@ export function unpackRows(packed: PackedRows): PendingRow[] {
 export type WriterOp = { seq: number; reply: 'sync' | 'async' | 'none' } & (
   | { type: 'write'; rows: PackedRows }
   | { type: 'rename'; oldId: string; newId: string }
+  | { type: 'keep-sets'; metadataId: number; cutoff: number }
   | { type: 'delete-orphans'; metadataId: number; candidates: number[] }
   | { type: 'close' }
 );

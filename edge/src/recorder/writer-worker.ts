@@ -65,6 +65,8 @@ function run(op: QueuedOp): unknown {
       return undefined;
     case 'rename':
       return store.renameEntity(op.oldId, op.newId);
+    case 'keep-sets':
+      return store.keepSets(op.metadataId, op.cutoff);
     case 'delete-orphans':
       return store.deleteOrphans(op.metadataId, op.candidates);
     case 'close':

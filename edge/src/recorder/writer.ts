@@ -32,6 +32,8 @@ export interface RowWriter {
   /** the gate the main thread's background writes take while this writer runs (a thread: its own connection) */
   readonly gate: WriteGate | null;
   renameEntity(oldId: string, newId: string): boolean;
+  /** before the purge deletes an entity's rows older than `cutoff`: the sets later rows use move out of them (store.keepSets) */
+  keepSets(metadataId: number, cutoff: number): Promise<number>;
   /** of `candidates` (the sets of an entity's purged rows), deletes those no row uses */
   deleteOrphans(metadataId: number, candidates: number[]): Promise<number>;
   stop(): Promise<void>;
@@ -164,6 +166,11 @@ export class RecorderWriter implements RowWriter {
   /** Moves an entity's history to a new id (after every row posted before); true when moved. */
   renameEntity(oldId: string, newId: string): boolean {
     return this.callSync({ type: 'rename', oldId, newId, reply: 'sync' }) as boolean;
+  }
+
+  /** Moves the sets later rows use out of the rows the purge will delete, in order with the writes (its first step). */
+  async keepSets(metadataId: number, cutoff: number): Promise<number> {
+    return (await this.call({ type: 'keep-sets', metadataId, cutoff, reply: 'async' })) as number;
   }
 
   /** Deletes the entity's attribute sets no row uses, in order with the writes (the purge's last step). */

@@ -1,12 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import WebSocket, { WebSocketServer } from 'ws';
-import { EdgeDatabase } from '@smarthome/edge/db/database';
 import { createEdge } from '@smarthome/edge/edge';
 import { silentLogger } from '@smarthome/edge/log';
 import { compressedHistoryJson } from '@smarthome/edge/recorder/ha-shapes';
 import type { History } from '@smarthome/edge/recorder/queries';
+import { entityId, floorSocket, haSocket, seed } from '../lib/recorder-data.ts';
 import type { BenchOptions, BenchResult, BenchScenario } from '../lib/types.ts';
 import { edgeTarget, edgeTargetWithWriter, median, rotate, summarize, type Round, type Target } from './mqtt-ingest.ts';
 
@@ -23,147 +22,14 @@ import { edgeTarget, edgeTargetWithWriter, median, rotate, summarize, type Round
  * data dir answers over loopback: the HA WebSocket (history/history_during_period,
  * logbook/get_events) and REST (/api/history/period, /api/logbook), each timed from the
  * request to the last byte of the answer.
- * BENCH_RECORDER_PART=ingest or =queries runs one half.
+ * BENCH_RECORDER_PART=ingest or =queries runs one half. BENCH_RECORDER_BASE=<checkout> adds that
+ * checkout's edges, recorder off and on (new sets, and attributes that repeat), to the ingest
+ * rounds: a before/after in the same run, its cost taken against its own off edges (its code is a
+ * second copy of the modules, compiled on its own).
  */
 
 const MAX_INGEST_COST = 0.15;
 const MAX_QUERY_MS = 1000;
-const STEP_S = 300;
-const ATTRIBUTE_EVERY = 72; // rows: every 6 h
-
-export function seed(dir: string, entities: number, start: number): number {
-  const database = new EdgeDatabase(dir);
-  database.open();
-  const sqlite = database.sqlite;
-  const insertEntity = sqlite.prepare('INSERT INTO recorder_entities (metadata_id, entity_id) VALUES (?, ?)');
-  const insertAttributes = sqlite.prepare(
-    'INSERT INTO recorder_attributes (metadata_id, hash, shared) VALUES (?, ?, ?)',
-  );
-  const insertState = sqlite.prepare(
-    'INSERT INTO recorder_states (metadata_id, state, attributes_id, last_updated, last_changed) VALUES (?, ?, ?, ?, ?)',
-  );
-  const insertEvent = sqlite.prepare('INSERT INTO recorder_events (event_type, data, time_fired) VALUES (?, ?, ?)');
-  const perEntity = 86_400 / STEP_S;
-  let rows = 0;
-  sqlite.transaction(() => {
-    const attributeIds: number[][] = [];
-    for (let e = 1; e <= entities; e++) {
-      insertEntity.run(e, entityId(e));
-      const sensor = e % 2 === 0;
-      attributeIds[e] = [];
-      for (let k = 0; k * ATTRIBUTE_EVERY < perEntity; k++) {
-        const shared = JSON.stringify(
-          sensor
-            ? {
-                unit_of_measurement: 'W',
-                device_class: 'power',
-                state_class: 'measurement',
-                battery: 100 - k,
-                friendly_name: `Power ${e}`,
-              }
-            : { device_class: 'motion', battery: 100 - k, friendly_name: `Motion ${e}` },
-        );
-        attributeIds[e].push(Number(insertAttributes.run(e, k, shared).lastInsertRowid));
-      }
-    }
-    // time order, as the recorder writes them; entities spread over the step
-    for (let i = 0; i < perEntity; i++) {
-      for (let e = 1; e <= entities; e++) {
-        const t = start + i * STEP_S + (e * STEP_S) / entities;
-        const attributesId = attributeIds[e][Math.floor(i / ATTRIBUTE_EVERY)];
-        const state = e % 2 === 0 ? String((i * 7 + e) % 1000) : i % 2 ? 'on' : 'off';
-        insertState.run(e, state, attributesId, t, null);
-        rows++;
-        // the attribute update an entity sends at each new set: same state, last_changed kept
-        if (i % ATTRIBUTE_EVERY === ATTRIBUTE_EVERY - 1 && i + 1 < perEntity) {
-          insertState.run(e, state, attributeIds[e][(i + 1) / ATTRIBUTE_EVERY], t + 1, t);
-          rows++;
-        }
-      }
-    }
-    for (let m = 0; m < 1440; m++)
-      insertEvent.run(
-        m % 60 === 0 ? 'logbook_entry' : 'call_service',
-        JSON.stringify(
-          m % 60 === 0
-            ? { name: 'Kitchen', message: 'was cleaned', entity_id: entityId(1) }
-            : { domain: 'light', service: 'turn_on', service_data: { entity_id: 'light.hall' } },
-        ),
-        start + m * 60,
-      );
-    // a purge at start would walk 1,000 entities while we measure
-    sqlite.prepare("INSERT INTO recorder_meta (key, value) VALUES ('last_purge', ?)").run(String(Date.now()));
-  })();
-  database.close();
-  return rows;
-}
-
-export const entityId = (e: number) => (e % 2 === 0 ? `sensor.power_${e}` : `binary_sensor.motion_${e}`);
-
-/** A minimal HA WebSocket client: one request at a time, answer taken as raw text. */
-async function haSocket(url: string, token: string) {
-  const socket = new WebSocket(url, { maxPayload: 2 ** 31 });
-  // a message may come before anyone waits for it (auth_required right after open)
-  const waiting: ((text: string) => void)[] = [];
-  const arrived: string[] = [];
-  socket.on('message', (data: Buffer) => {
-    const text = data.toString();
-    const waiter = waiting.shift();
-    if (waiter) waiter(text);
-    else arrived.push(text);
-  });
-  const next = () =>
-    new Promise<string>((resolve) => {
-      const text = arrived.shift();
-      if (text !== undefined) resolve(text);
-      else waiting.push(resolve);
-    });
-  await new Promise((resolve, reject) => {
-    socket.once('open', resolve);
-    socket.once('error', reject);
-  });
-  await next(); // auth_required
-  const ok = next();
-  socket.send(JSON.stringify({ type: 'auth', access_token: token }));
-  if (!(await ok).includes('auth_ok')) throw new Error('auth failed');
-  let id = 0;
-  return {
-    async request(msg: Record<string, unknown>): Promise<string> {
-      const answer = next();
-      socket.send(JSON.stringify({ id: ++id, ...msg }));
-      return answer;
-    },
-    close: () => socket.close(),
-  };
-}
-
-/**
- * The transport's floor: a plain ws server on loopback that answers any message with a
- * prebuilt text (no query, no serialising), read by the same kind of client as the edge's.
- */
-async function floorSocket(answer: () => string) {
-  const server = new WebSocketServer({ port: 0, host: '127.0.0.1' });
-  await new Promise((resolve) => server.once('listening', resolve));
-  server.on('connection', (socket) => socket.on('message', () => socket.send(answer())));
-  const socket = new WebSocket(`ws://127.0.0.1:${(server.address() as { port: number }).port}`, {
-    maxPayload: 2 ** 31,
-  });
-  await new Promise((resolve, reject) => {
-    socket.once('open', resolve);
-    socket.once('error', reject);
-  });
-  return {
-    request: () =>
-      new Promise<string>((resolve) => {
-        socket.once('message', (data: Buffer) => resolve(data.toString()));
-        socket.send('{}');
-      }),
-    close: async () => {
-      socket.close();
-      await new Promise((resolve) => server.close(resolve));
-    },
-  };
-}
 
 function timed(fn: () => Promise<number>): Promise<{ ms: number; value: number }> {
   const started = performance.now();
@@ -190,7 +56,27 @@ async function ingest(quick: boolean, log: (m: string) => void) {
     const same = { json_attr_t: undefined };
     targets.push(await edgeTarget(log, { historyDays: 0 }, 'off, attributes repeat', same));
     targets.push(await edgeTargetWithWriter('thread', log, {}, 'on, attributes repeat', same));
-    const [off, on, inline, offRepeat, repeat] = await rotate(targets, messages, rounds, log);
+    const base = process.env.BENCH_RECORDER_BASE;
+    if (base) {
+      const other = (await import(path.resolve(base, 'tools/bench/scenarios/mqtt-ingest.ts'))) as {
+        edgeTarget: typeof edgeTarget;
+        edgeTargetWithWriter?: typeof edgeTargetWithWriter;
+      };
+      // the writer thread from the start where the other checkout can say so (its default may start it later)
+      const on: typeof edgeTarget = other.edgeTargetWithWriter
+        ? (...args) => other.edgeTargetWithWriter!('thread', ...args)
+        : other.edgeTarget;
+      targets.push(await other.edgeTarget(log, { historyDays: 0 }, `off, edge of ${base}`));
+      targets.push(await on(log, {}, `on, edge of ${base}`));
+      targets.push(await other.edgeTarget(log, { historyDays: 0 }, `off, attributes repeat, edge of ${base}`, same));
+      targets.push(await on(log, {}, `on, attributes repeat, edge of ${base}`, same));
+    }
+    const [off, on, inline, offRepeat, repeat, baseOff, baseOn, baseOffRepeat, baseRepeat] = await rotate(
+      targets,
+      messages,
+      rounds,
+      log,
+    );
     // per round: the rate lost, and the CPU added per message (main thread; whole process, the writer thread included)
     const costs = (with_: Round[], base = off) => ({
       rate: base.map((o, i) => 1 - with_[i].rate / o.rate),
@@ -208,6 +94,15 @@ async function ingest(quick: boolean, log: (m: string) => void) {
       onCosts: costs(on),
       inlineCosts: costs(inline),
       repeatCosts: costs(repeat, offRepeat),
+      base: base && {
+        name: base,
+        off: baseOff,
+        on: baseOn,
+        offRepeat: baseOffRepeat,
+        repeat: baseRepeat,
+        onCosts: costs(baseOn, baseOff),
+        repeatCosts: costs(baseRepeat, baseOffRepeat),
+      },
     };
   } finally {
     for (const t of targets) await t.stop();
@@ -285,6 +180,35 @@ export const scenario: BenchScenario = {
           costOf(load.inline, load.inlineCosts),
         ],
       );
+      if (load.base) {
+        const b = load.base;
+        const baseOff = summarize(b.off);
+        const baseOffRepeat = summarize(b.offRepeat);
+        rows.push(
+          [`ingest, recorder off, edge of ${b.name}`, scope, Math.round(baseOff.rate), '', cpu(baseOff)],
+          [
+            `ingest, recorder on, edge of ${b.name}`,
+            scope,
+            Math.round(summarize(b.on).rate),
+            '',
+            costOf(b.on, b.onCosts, baseOff),
+          ],
+          [
+            `ingest, recorder off, attributes repeat, edge of ${b.name}`,
+            scope,
+            Math.round(baseOffRepeat.rate),
+            '',
+            cpu(baseOffRepeat),
+          ],
+          [
+            `ingest, recorder on, attributes repeat, edge of ${b.name}`,
+            scope,
+            Math.round(summarize(b.repeat).rate),
+            '',
+            costOf(b.repeat, b.repeatCosts, baseOffRepeat),
+          ],
+        );
+      }
     }
 
     const entities = part === 'ingest' ? 0 : quick ? 200 : 1000;
