@@ -13,9 +13,12 @@ import {
   type ConnectionLimits,
   type RpcResult,
 } from './connection.ts';
+import type { EdgeEvent, RemoteTunnel, StateChanged, TriggerFired } from './hub-types.ts';
 import { SnapshotBacklog } from './backlog.ts';
 import { LoopSlices } from './slices.ts';
 import { validateSnapshot, type TunnelMessage } from './snapshot.ts';
+
+export type { EdgeEvent, RemoteTunnel, StateChanged, TriggerFired } from './hub-types.ts';
 
 export const TUNNEL_PATH = '/v1/edge/connect';
 /** a replica shutting down: the edge tries again (and a load balancer sends it to another replica) */
@@ -51,38 +54,6 @@ export interface TunnelDeps {
   limits?: Partial<ConnectionLimits>;
   /** see SnapshotBacklog; DEFAULT_BACKLOG_BYTES when absent */
   backlogBytes?: number;
-}
-
-/**
- * Tunnels held by other cloud replicas (scale-out, cloud/src/scale/): consulted only for
- * edges not connected to this process. Absent on a single replica.
- */
-export interface RemoteTunnel {
-  /** runs the request on the replica holding the edge's tunnel; EdgeOfflineError when none does */
-  request(edgeId: number, req: Omit<tunnel.TunnelRequest, 'type' | 'id'>, timeoutMs: number): Promise<RpcResult>;
-  /** asks every replica to drop the edge's tunnel */
-  disconnect(edgeId: number, reason: string): void;
-}
-
-export interface StateChanged {
-  edgeId: number;
-  entity_id: string;
-  old_state: EntityState | null;
-  new_state: EntityState | null;
-}
-
-/** Any other event of an edge's bus (custom events, automation_triggered, call_service). */
-export interface EdgeEvent {
-  edgeId: number;
-  event: ws.BusEvent;
-}
-
-/** A subscribe_trigger subscription the cloud made on an edge fired (HA's event body). */
-export interface TriggerFired {
-  edgeId: number;
-  subscription: string;
-  variables: Record<string, unknown>;
-  context: ws.BusEvent['context'] | null;
 }
 
 /**
