@@ -13,9 +13,13 @@ import {
   type ConnectionLimits,
   type RpcResult,
 } from './connection.ts';
-import { SnapshotBacklog } from './backlog.ts';
+import type { EdgeEvent, RemoteTunnel, StateChanged, TriggerFired } from './hub-types.ts';
+import { SnapshotBacklog, type Release } from './backlog.ts';
 import { LoopSlices } from './slices.ts';
+import { SnapshotTurns } from './turns.ts';
 import { validateSnapshot, type TunnelMessage } from './snapshot.ts';
+
+export type { EdgeEvent, RemoteTunnel, StateChanged, TriggerFired } from './hub-types.ts';
 
 export const TUNNEL_PATH = '/v1/edge/connect';
 /** a replica shutting down: the edge tries again (and a load balancer sends it to another replica) */
@@ -51,38 +55,17 @@ export interface TunnelDeps {
   limits?: Partial<ConnectionLimits>;
   /** see SnapshotBacklog; DEFAULT_BACKLOG_BYTES when absent */
   backlogBytes?: number;
+  /** see SnapshotTurns; DEFAULT_SNAPSHOT_TURNS when absent */
+  snapshotTurns?: number;
 }
 
-/**
- * Tunnels held by other cloud replicas (scale-out, cloud/src/scale/): consulted only for
- * edges not connected to this process. Absent on a single replica.
- */
-export interface RemoteTunnel {
-  /** runs the request on the replica holding the edge's tunnel; EdgeOfflineError when none does */
-  request(edgeId: number, req: Omit<tunnel.TunnelRequest, 'type' | 'id'>, timeoutMs: number): Promise<RpcResult>;
-  /** asks every replica to drop the edge's tunnel */
-  disconnect(edgeId: number, reason: string): void;
-}
-
-export interface StateChanged {
-  edgeId: number;
-  entity_id: string;
-  old_state: EntityState | null;
-  new_state: EntityState | null;
-}
-
-/** Any other event of an edge's bus (custom events, automation_triggered, call_service). */
-export interface EdgeEvent {
-  edgeId: number;
-  event: ws.BusEvent;
-}
-
-/** A subscribe_trigger subscription the cloud made on an edge fired (HA's event body). */
-export interface TriggerFired {
-  edgeId: number;
-  subscription: string;
-  variables: Record<string, unknown>;
-  context: ws.BusEvent['context'] | null;
+/** What the hub keeps of one tunnel between its messages. */
+interface Session {
+  greeted: boolean;
+  /** aborted when the tunnel closes: a welcome waiting for its turn stops waiting */
+  readonly closing: AbortController;
+  /** the turn of an edge asked for its snapshot, given back once that is stored (or the tunnel ends) */
+  turn: Release | null;
 }
 
 /**
@@ -99,6 +82,8 @@ export class TunnelHub extends EventEmitter {
   private readonly slices = new LoopSlices();
   /** bounds the snapshots held at once (waiting ones stay raw, their sockets unread) */
   readonly backlog: SnapshotBacklog;
+  /** bounds the edges asked for a snapshot not stored yet (their welcome waits for a turn) */
+  readonly turns: SnapshotTurns;
   /** serialises each edge's mirror writes so deltas apply in order */
   private readonly queues = new Map<number, Promise<void>>();
   private upgrades: UpgradeRegistry | null = null;
@@ -114,6 +99,7 @@ export class TunnelHub extends EventEmitter {
     this.deps = deps;
     this.limits = { ...defaultConnectionLimits, ...deps.limits };
     this.backlog = new SnapshotBacklog(deps.backlogBytes ?? DEFAULT_BACKLOG_BYTES);
+    this.turns = new SnapshotTurns(deps.snapshotTurns);
   }
 
   /** Takes the tunnel's WebSocket upgrades (TUNNEL_PATH) from the server's dispatcher. */
@@ -218,7 +204,7 @@ export class TunnelHub extends EventEmitter {
     // A reconnecting edge replaces its stale tunnel.
     this.connections.get(edgeId)?.close(4000, 'replaced by a new connection');
     const conn = new EdgeConnection(edgeId, ws, this.limits, this.slices, this.backlog, wire);
-    let greeted = false;
+    const session: Session = { greeted: false, closing: new AbortController(), turn: null };
     conn.onProtocolError = (reason) => {
       this.deps.log.warn('tunnel protocol error', { edgeId, reason });
       conn.send({ type: 'error', code: 'protocol_error', message: reason });
@@ -248,11 +234,13 @@ export class TunnelHub extends EventEmitter {
         }
       });
     conn.onMessage = (msg, release) => {
-      if (!greeted && msg.type !== 'hello') {
+      if (!session.greeted && msg.type !== 'hello') {
         release();
         conn.close(4002, 'hello expected');
         return;
       }
+      // an edge asked for a snapshot that sends something else first has no snapshot coming
+      if (msg.type !== 'snapshot') giveTurnBack(session);
       if (msg.type === 'delta') {
         if (!openBatch || openBatch.length >= MAX_DELTA_BATCH) {
           const batch: tunnel.DeltaMessage[] = [];
@@ -266,15 +254,11 @@ export class TunnelHub extends EventEmitter {
         return;
       }
       openBatch = null;
-      run(
-        () =>
-          this.handle(conn, msg, () => {
-            greeted = true;
-          }).finally(release),
-        release,
-      );
+      run(() => this.handle(conn, msg, session).finally(release), release);
     };
     conn.onClose = () => {
+      session.closing.abort();
+      giveTurnBack(session);
       if (this.connections.get(edgeId) !== conn) return;
       this.connections.delete(edgeId);
       this.enqueue(edgeId, () => this.deps.markOffline(edgeId));
@@ -327,7 +311,7 @@ export class TunnelHub extends EventEmitter {
   }
 
   /** Every message but deltas (applyBatch takes those). */
-  private async handle(conn: EdgeConnection, msg: TunnelMessage, greet: () => void): Promise<void> {
+  private async handle(conn: EdgeConnection, msg: TunnelMessage, session: Session): Promise<void> {
     const edgeId = conn.edgeId;
     switch (msg.type) {
       case 'hello': {
@@ -340,10 +324,17 @@ export class TunnelHub extends EventEmitter {
           conn.close(4001, 'unsupported protocol version');
           return;
         }
-        greet();
+        session.greeted = true;
         const last = await this.deps.lastSeq(edgeId);
         // Resume only when both sides agree on a point the mirror has reached.
         const acked = msg.resume_from !== null && last !== null && last >= msg.resume_from ? last : null;
+        // An edge told acked_seq null sends its snapshot at once: it is welcomed when a snapshot may
+        // come in (it waits connected, its socket read; an edge that can resume is welcomed at once).
+        if (acked === null) {
+          giveTurnBack(session); // a second hello on the same tunnel
+          session.turn = await this.turns.take(session.closing.signal);
+          if (!session.turn) return; // the tunnel closed while it waited
+        }
         await this.deps.markOnline(edgeId, { edge_version: msg.edge_version, hostname: msg.hostname });
         conn.send({
           type: 'welcome',
@@ -356,15 +347,19 @@ export class TunnelHub extends EventEmitter {
         return;
       }
       case 'snapshot': {
-        const checked = await validateSnapshot(msg, this.slices);
-        if ('error' in checked) {
-          conn.onProtocolError(checked.error);
+        try {
+          const checked = await validateSnapshot(msg, this.slices);
+          if ('error' in checked) {
+            conn.onProtocolError(checked.error);
+            return;
+          }
+          await this.deps.applySnapshot(edgeId, msg.seq, checked.data);
+          conn.send({ type: 'ack', seq: msg.seq });
+          this.emit('snapshot', edgeId);
           return;
+        } finally {
+          giveTurnBack(session);
         }
-        await this.deps.applySnapshot(edgeId, msg.seq, checked.data);
-        conn.send({ type: 'ack', seq: msg.seq });
-        this.emit('snapshot', edgeId);
-        return;
       }
       case 'event': {
         // state_changed comes as deltas (with the mirror's old state): an edge never sends it as an event
@@ -397,4 +392,9 @@ export class TunnelHub extends EventEmitter {
         return;
     }
   }
+}
+
+function giveTurnBack(session: Session): void {
+  session.turn?.();
+  session.turn = null;
 }

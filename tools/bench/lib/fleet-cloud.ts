@@ -26,8 +26,16 @@ export class CloudProcess {
     const started = performance.now();
     // FLEET_CLOUD_NODE_ARGS: extra Node flags for the replica, e.g. --cpu-prof --cpu-prof-dir=/tmp/prof
     const extra = (process.env.FLEET_CLOUD_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
+    // FLEET_CLOUD_ENV: variables for the replica only, e.g. GLIBC_TUNABLES=glibc.malloc.mmap_threshold=32768
+    // (the edges' process and the bench keep theirs)
+    const env = { ...process.env };
+    for (const pair of (process.env.FLEET_CLOUD_ENV ?? '').split(/\s+/).filter(Boolean)) {
+      const at = pair.indexOf('=');
+      if (at > 0) env[pair.slice(0, at)] = pair.slice(at + 1);
+    }
     this.child = spawn(NODE, ['--inspect=127.0.0.1:0', ...extra, this.bundle, '--port', String(port), ...this.args], {
       stdio: ['ignore', 'pipe', 'pipe'],
+      env,
     });
     // FLEET_CLOUD_LOG: the replica's output appended to this file (its log says why a tunnel failed)
     if (process.env.FLEET_CLOUD_LOG) {

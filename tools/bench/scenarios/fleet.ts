@@ -20,7 +20,8 @@ import type { BenchOptions, BenchResult, BenchScenario } from '../lib/types.ts';
  * the cold storm) and in the steady state, and the reconnect storm after a replica restart (edges
  * resume without a snapshot). FLEET_ENTITIES sets the entities per home (default 100).
  * FLEET_CLOUD_NODE_ARGS passes Node flags to the replica (profiling: `--cpu-prof --cpu-prof-dir=…`
- * writes one profile for the steady state and one for the storm, at each stop). FLEET_CLOUD_LOG=<file>
+ * writes one profile for the steady state and one for the storm, at each stop); FLEET_CLOUD_ENV="K=V …"
+ * sets variables for the replica only (GLIBC_TUNABLES=…). FLEET_CLOUD_LOG=<file>
  * keeps the replica's log. No wait is unbounded: a wait for the fleet ends once its online and
  * synced counts have not moved for FLEET_STALLED_S (default 120), and then lists the edges not
  * synced, grouped by state and last close code, refusal or error.
