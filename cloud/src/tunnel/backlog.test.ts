@@ -2,12 +2,11 @@ import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { tunnel } from '@smarthome/protocol';
-import { createLogger } from '../log.ts';
 import { startTestCloud, type TestCloud } from '../testing/harness.ts';
-import { serveHub } from '../testing/tunnel-hub.ts';
+import { mirrorHub, serveHub } from '../testing/tunnel-hub.ts';
 import { sampleSnapshot, twoEdges } from '../testing/fixtures.ts';
 import { SnapshotBacklog, type Release, type Share } from './backlog.ts';
-import { TunnelHub } from './hub.ts';
+import type { TunnelHub } from './hub.ts';
 
 describe('SnapshotBacklog', () => {
   it('admits frames within the budget at once, the others first come first served as releases make room', () => {
@@ -60,18 +59,12 @@ beforeAll(async () => {
   ({ edgeA, edgeB } = await twoEdges(t));
   const mirror = t.cloud.services.mirror;
   const tokens: Record<string, number> = { a: edgeA, b: edgeB };
-  hub = new TunnelHub({
-    log: createLogger('test', { silent: true }),
-    authenticateEdge: async (token) => (tokens[token] ? { id: tokens[token] } : null),
-    lastSeq: (edgeId) => mirror.lastSeq(edgeId),
+  hub = mirrorHub(mirror, tokens, {
     applySnapshot: async (edgeId, seq, snapshot) => {
       storing?.(edgeId);
       if (edgeId === edgeA) await gateA;
       await mirror.replaceSnapshot(edgeId, snapshot, seq);
     },
-    applyDeltas: (edgeId, lastSeq, deltas) => mirror.applyDeltas(edgeId, deltas, lastSeq),
-    markOnline: async () => {},
-    markOffline: async () => {},
     // one large frame at a time: any second one waits
     backlogBytes: 1,
   });

@@ -2,11 +2,10 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { tunnel } from '@smarthome/protocol';
 import { TunnelClient } from '@smarthome/edge/tunnel/client';
 import { DatabaseUnavailable } from '../db/database.ts';
-import { createLogger } from '../log.ts';
 import { startTestCloud, type TestCloud } from '../testing/harness.ts';
-import { serveHub } from '../testing/tunnel-hub.ts';
+import { mirrorHub, serveHub } from '../testing/tunnel-hub.ts';
 import { sampleSnapshot, twoEdges } from '../testing/fixtures.ts';
-import { TunnelHub } from './hub.ts';
+import type { TunnelHub } from './hub.ts';
 
 /**
  * A tunnel whose database work fails (PostgreSQL away, or its pool giving no client within its
@@ -29,26 +28,25 @@ beforeAll(async () => {
   edgeId = (await twoEdges(t)).edgeA;
   const mirror = t.cloud.services.mirror;
   const unavailable = () => new DatabaseUnavailable({ cause: new Error('timeout exceeded when trying to connect') });
-  hub = new TunnelHub({
-    log: createLogger('test', { silent: true }),
-    authenticateEdge: async (token) => (token === 'edge' ? { id: edgeId } : null),
-    lastSeq: (id) => mirror.lastSeq(id),
-    applySnapshot: (id, seq, snapshot) => mirror.replaceSnapshot(id, snapshot, seq),
-    applyDeltas: async (id, lastSeq, deltas) => {
-      if (failNext.applyDeltas) {
-        failNext.applyDeltas = false;
-        throw unavailable();
-      }
-      return mirror.applyDeltas(id, deltas, lastSeq);
+  hub = mirrorHub(
+    mirror,
+    { edge: edgeId },
+    {
+      applyDeltas: async (id, lastSeq, deltas) => {
+        if (failNext.applyDeltas) {
+          failNext.applyDeltas = false;
+          throw unavailable();
+        }
+        return mirror.applyDeltas(id, deltas, lastSeq);
+      },
+      markOnline: async () => {
+        if (failNext.markOnline) {
+          failNext.markOnline = false;
+          throw unavailable();
+        }
+      },
     },
-    markOnline: async () => {
-      if (failNext.markOnline) {
-        failNext.markOnline = false;
-        throw unavailable();
-      }
-    },
-    markOffline: async () => {},
-  });
+  );
   ({ url, close: closeHub } = await serveHub(hub));
 });
 afterAll(async () => {

@@ -4,7 +4,7 @@ import { tunnel } from '@smarthome/protocol';
 import { createLogger } from '../log.ts';
 import { MirrorWriter } from '../mirror/writer.ts';
 import { startTestCloud, type TestCloud } from '../testing/harness.ts';
-import { serveHub } from '../testing/tunnel-hub.ts';
+import { mirrorHub, serveHub } from '../testing/tunnel-hub.ts';
 import { sampleSnapshot, twoEdges } from '../testing/fixtures.ts';
 import { TunnelHub } from './hub.ts';
 
@@ -22,14 +22,8 @@ beforeAll(async () => {
   writer = new MirrorWriter(t.cloud.database, mirror);
   const tokens: Record<string, number> = { a: edgeA, b: edgeB };
   // the cloud's own mirror and database behind a hub of the test's, so the writer can be watched
-  hub = new TunnelHub({
-    log: createLogger('test', { silent: true }),
-    authenticateEdge: async (token) => (tokens[token] ? { id: tokens[token] } : null),
-    lastSeq: (edgeId) => mirror.lastSeq(edgeId),
-    applySnapshot: (edgeId, seq, snapshot) => mirror.replaceSnapshot(edgeId, snapshot, seq),
+  hub = mirrorHub(mirror, tokens, {
     applyDeltas: (edgeId, lastSeq, deltas) => writer.applyDeltas(edgeId, deltas, lastSeq),
-    markOnline: async () => {},
-    markOffline: async () => {},
   });
   ({ url, close: closeHub } = await serveHub(hub));
 });

@@ -2,11 +2,10 @@ import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { tunnel } from '@smarthome/protocol';
-import { createLogger } from '../log.ts';
 import { startTestCloud, type TestCloud } from '../testing/harness.ts';
-import { serveHub } from '../testing/tunnel-hub.ts';
+import { mirrorHub, serveHub } from '../testing/tunnel-hub.ts';
 import { sampleSnapshot, twoEdges } from '../testing/fixtures.ts';
-import { TunnelHub } from './hub.ts';
+import type { TunnelHub } from './hub.ts';
 import { SnapshotTurns } from './turns.ts';
 
 type Welcome = Extract<tunnel.CloudToEdge, { type: 'welcome' }>;
@@ -62,17 +61,11 @@ beforeAll(async () => {
     .id;
   const mirror = t.cloud.services.mirror;
   const tokens: Record<string, number> = { a: edgeA, b: edgeB, c: edgeC };
-  hub = new TunnelHub({
-    log: createLogger('test', { silent: true }),
-    authenticateEdge: async (token) => (tokens[token] ? { id: tokens[token] } : null),
-    lastSeq: (edgeId) => mirror.lastSeq(edgeId),
+  hub = mirrorHub(mirror, tokens, {
     applySnapshot: async (edgeId, seq, snapshot) => {
       if (edgeId === edgeA) await gateA;
       await mirror.replaceSnapshot(edgeId, snapshot, seq);
     },
-    applyDeltas: (edgeId, lastSeq, deltas) => mirror.applyDeltas(edgeId, deltas, lastSeq),
-    markOnline: async () => {},
-    markOffline: async () => {},
     // one edge at a time may be asked for its snapshot
     snapshotTurns: 1,
   });
