@@ -25,7 +25,7 @@ import {
 import { DeviceTriggers, triggerConfig, validateDeviceTrigger } from './device-triggers.ts';
 import { configTopicOf, EntityIndex } from './entity-index.ts';
 import { MqttEntity } from './entity.ts';
-import { applyMessage, replayRetained, type MessageDeps } from './messages.ts';
+import { dispatchMessage, replayRetained, type MessageDeps } from './messages.ts';
 import { DiscoveryOwnership } from './ownership.ts';
 
 export const MQTT_PLATFORM = 'mqtt';
@@ -209,27 +209,7 @@ export class MqttDiscovery implements PlatformServices {
     const text = payload.toString('utf8');
     this.triggers.onMessage(topic, text);
     const subs = this.index.topics.get(topic);
-    if (!subs) return;
-    // one message may feed several parts of one entity (state + JSON attributes): emit once;
-    // the first entity changed needs no map (the usual case: every part is one entity's)
-    let first: MqttEntity | null = null;
-    let firstForce = false;
-    let others: Map<MqttEntity, boolean> | null = null;
-    for (const { entity, sub } of subs) {
-      if (entity.replaying > 0) entity.heard.add(topic);
-      try {
-        const force = applyMessage(entity, sub, text, this.messages);
-        if (force === null) continue;
-        if (first === null || first === entity) {
-          first = entity;
-          firstForce ||= force;
-        } else (others ??= new Map()).set(entity, (others.get(entity) ?? false) || force);
-      } catch (err) {
-        this.deps.log.warn(`mqtt: ${entity.entityId} could not use a message on ${topic}: ${(err as Error).message}`);
-      }
-    }
-    if (first) this.emit(first, firstForce);
-    if (others) for (const [entity, force] of others) this.emit(entity, force);
+    if (subs) dispatchMessage(topic, subs, text, this.messages);
   }
 
   private onDiscovery(dt: ReturnType<typeof parseDiscoveryTopic> & object, text: string, owner: string): void {

@@ -11,6 +11,37 @@ export interface MessageDeps {
   emit: (entity: MqttEntity, force?: boolean) => void;
 }
 
+/**
+ * A state, availability or JSON attributes message to every entity part subscribed to its topic.
+ * One message may feed several parts of one entity (state + JSON attributes): it is emitted once;
+ * the first entity changed needs no map (the usual case: every part is one entity's).
+ */
+export function dispatchMessage(
+  topic: string,
+  subs: readonly { entity: MqttEntity; sub: Subscription }[],
+  text: string,
+  deps: MessageDeps,
+): void {
+  let first: MqttEntity | null = null;
+  let firstForce = false;
+  let others: Map<MqttEntity, boolean> | null = null;
+  for (const { entity, sub } of subs) {
+    if (entity.replaying > 0) entity.heard.add(topic);
+    try {
+      const force = applyMessage(entity, sub, text, deps);
+      if (force === null) continue;
+      if (first === null || first === entity) {
+        first = entity;
+        firstForce ||= force;
+      } else (others ??= new Map()).set(entity, (others.get(entity) ?? false) || force);
+    } catch (err) {
+      deps.log.warn(`mqtt: ${entity.entityId} could not use a message on ${topic}: ${(err as Error).message}`);
+    }
+  }
+  if (first) deps.emit(first, firstForce);
+  if (others) for (const [entity, force] of others) deps.emit(entity, force);
+}
+
 /** Applies one message to an entity: null when nothing changed, else whether to force an update. */
 export function applyMessage(entity: MqttEntity, sub: Subscription, text: string, deps: MessageDeps): boolean | null {
   const tpl = deps.templates;

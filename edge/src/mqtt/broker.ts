@@ -30,7 +30,9 @@ export type MessageListener = (
 const USER = Symbol('smarthome.user');
 /** the username a client authenticated as, once that user was deleted (it has no USER then) */
 const DELETED = Symbol('smarthome.deletedUser');
-type UserClient = Client & { [USER]?: AuthenticatedUser; [DELETED]?: string };
+/** the client's publishes authorized but not yet through Aedes (see MqttBroker.unprocessed) */
+const UNPROCESSED = Symbol('smarthome.unprocessed');
+type UserClient = Client & { [USER]?: AuthenticatedUser; [DELETED]?: string; [UNPROCESSED]?: number };
 
 /** Who a client is, for log lines. */
 const who = (client: UserClient) => client[USER]?.username ?? (client[DELETED] ? `${client[DELETED]} (deleted)` : '?');
@@ -55,8 +57,14 @@ export class MqttBroker {
   private boundPort = 0;
   /** false once stop() began: client publishes are refused (not acknowledged; the client sends them again later) */
   private accepting = false;
-  /** publishes authorized but not yet through Aedes (which acknowledges QoS 1 before it processes the message), with their client */
-  private readonly unprocessed = new Map<PublishPacket, Client>();
+  /**
+   * Publishes authorized but not yet through Aedes (which acknowledges QoS 1 before it processes
+   * the message): counted per client (UNPROCESSED) and in all, rather than kept by packet, as a
+   * Map entry per message cost the ingest's main thread ~1 % (#19). Aedes publishes a client's
+   * authorized packet (or a will) with that client, and a client's own count is what its
+   * disconnect takes back.
+   */
+  private unprocessed = 0;
   private onDrained: (() => void) | null = null;
 
   constructor(options: BrokerOptions) {
@@ -99,6 +107,7 @@ export class MqttBroker {
         (user) => {
           if (!user) return done(authError(4, 'bad user name or password'), false);
           client[USER] = user;
+          client[UNPROCESSED] = 0;
           done(null, true);
         },
         (err) => {
@@ -112,13 +121,17 @@ export class MqttBroker {
     // either (MQTT-3.3.5-2), and a device whose one publish is refused (a config owned by
     // someone else) keeps working instead of reconnecting and re-publishing in a loop.
     const refused = new WeakSet<object>();
-    // aedes calls publish(packet, client, done) for client publishes and wills (typed as (packet, done))
-    type AnyPublish = (packet: PublishPacket, ...rest: unknown[]) => void;
+    // refusals added and not yet met again: while none is, a publish needs no look-up (#19)
+    let refusals = 0;
+    // aedes calls publish(packet, client, done) for client publishes and wills, the edge publish(packet, done)
+    type AnyPublish = (packet: PublishPacket, client?: unknown, done?: unknown) => void;
     const publish = (aedes.publish as AnyPublish).bind(aedes);
-    (aedes as unknown as { publish: AnyPublish }).publish = (packet, ...rest) => {
-      if (!refused.has(packet)) return publish(packet, ...rest);
+    (aedes as unknown as { publish: AnyPublish }).publish = (packet, client, done) => {
+      if (refusals === 0 || !refused.has(packet)) return publish(packet, client, done);
       refused.delete(packet);
-      (rest.find((a) => typeof a === 'function') as (() => void) | undefined)?.();
+      refusals--;
+      const callback = typeof client === 'function' ? client : done;
+      if (typeof callback === 'function') (callback as () => void)();
     };
     aedes.authorizePublish = (client: UserClient | null, packet, done) => {
       if (!client) return done(null); // a will published after its client is gone
@@ -137,9 +150,11 @@ export class MqttBroker {
       if (refusal !== null) {
         log.warn(`mqtt: refused publish to ${packet.topic} by ${who(client)}: ${refusal}`);
         refused.add(packet);
+        refusals++;
         return done(null);
       }
-      this.unprocessed.set(packet, client);
+      client[UNPROCESSED] = (client[UNPROCESSED] ?? 0) + 1;
+      this.unprocessed++;
       done(null);
     };
     aedes.authorizeSubscribe = (client: UserClient, sub, done) => {
@@ -163,18 +178,23 @@ export class MqttBroker {
           }
         }
       } finally {
-        if (this.unprocessed.delete(packet) && this.unprocessed.size === 0) this.onDrained?.();
+        const pending = client?.[UNPROCESSED];
+        if (pending) {
+          client[UNPROCESSED] = pending - 1;
+          if (--this.unprocessed === 0) this.onDrained?.();
+        }
       }
     });
     // a publish whose client went away before Aedes took it further will never come through
-    aedes.on('clientDisconnect', (client) => {
-      for (const [packet, from] of this.unprocessed) if (from === client) this.unprocessed.delete(packet);
-      if (this.unprocessed.size === 0) this.onDrained?.();
+    aedes.on('clientDisconnect', (client: UserClient) => {
+      this.unprocessed -= client[UNPROCESSED] ?? 0;
+      client[UNPROCESSED] = 0;
+      if (this.unprocessed === 0) this.onDrained?.();
     });
     aedes.on('clientError', (client, err) => log.debug(`mqtt client ${client?.id} error: ${err.message}`));
     aedes.on('connectionError', (client, err) => log.debug(`mqtt connection ${client?.id} error: ${err.message}`));
     this.aedes = aedes;
-    this.unprocessed.clear();
+    this.unprocessed = 0;
     this.accepting = true;
 
     const server = createServer((socket) => {
@@ -198,7 +218,7 @@ export class MqttBroker {
   private async drain(ms: number): Promise<void> {
     // a publish authorized in this very turn is added to the set before Aedes goes on
     await new Promise((resolve) => setImmediate(resolve));
-    if (this.unprocessed.size === 0) return;
+    if (this.unprocessed === 0) return;
     await new Promise<void>((resolve) => {
       const timer = setTimeout(done, ms);
       this.onDrained = done;
@@ -208,7 +228,7 @@ export class MqttBroker {
       }
     });
     this.onDrained = null;
-    this.unprocessed.clear();
+    this.unprocessed = 0;
   }
 
   /** Publishes as the edge itself (no ACL; retained and QoS honoured). */
