@@ -146,8 +146,15 @@ export interface Round {
   processUs: number;
 }
 
+/** the first value the next drive's publishers send: each drive's values are new */
+let nextValue = 0;
+
 export async function drive(target: Target, messages: number): Promise<Round> {
   const per = Math.ceil(messages / PUBLISHERS);
+  // values (and so JSON attribute sets) new in every round, not those of the round before: an
+  // entity's recorder would find those sets again instead of storing new ones
+  const first = nextValue;
+  nextValue += per * PUBLISHERS;
   const topics = topicsFor(ENTITIES);
   const workers = Array.from(
     { length: PUBLISHERS },
@@ -161,7 +168,7 @@ export async function drive(target: Target, messages: number): Promise<Round> {
           messages: per,
           window: WINDOW,
           qos: 1,
-          offset: w * 1e6,
+          offset: first + w * per,
         },
       }),
   );
