@@ -136,3 +136,49 @@ describe('MirrorWriter: state changes of several edges', () => {
     expect((await mirror.versions([edgeB])).get(edgeB)).toBe(versionB + 1);
   });
 });
+
+describe('MirrorWriter: announcing state changes', () => {
+  it('on PostgreSQL before the commit (reads here see the new state meanwhile), elsewhere after; resolves after it', async () => {
+    const writer = new MirrorWriter(t.cloud.database, mirror, { budgetMs: Infinity });
+    const events = record(writer);
+    const before = await mirror.state([edgeA], 'light.lamp_1');
+    const next = before?.state === 'on' ? 'off' : 'on';
+    let seen: EntityState | undefined;
+    const out = await writer
+      .applyDeltas(edgeA, [stateDelta(next)], 40, (told) => {
+        events.push(`applied ${told.map((o) => o.oldState?.state).join(',')}`);
+        seen = mirror.pending.get(edgeA, 'light.lamp_1');
+      })
+      .then((o) => (events.push('resolved'), o));
+    const pg = t.cloud.database.dialect === 'postgres';
+    expect(events).toEqual(
+      pg ? [`applied ${before?.state}`, 'commit A', 'resolved'] : ['commit A', `applied ${before?.state}`, 'resolved'],
+    );
+    expect(out).toEqual([{ oldState: before }]);
+    // the overlay held the mirror's row with the new state until the commit (PostgreSQL only)
+    expect(seen).toEqual(pg ? { ...before, state: next, attributes: {} } : undefined);
+    expect(mirror.pending.has(edgeA)).toBe(false);
+    expect((await mirror.state([edgeA], 'light.lamp_1'))?.state).toBe(next);
+    expect(await mirror.lastSeq(edgeA)).toBe(40);
+  });
+
+  it('a pending state answers state() and states() until released', async () => {
+    const committed = await mirror.states([edgeA, edgeB]);
+    const lampA = committed.find((s) => s.edge_id === edgeA && s.entity_id === 'light.lamp_1')!;
+    const held: EntityState = { ...lampA, state: 'pending', attributes: { brightness: 7 } };
+    const fresh: EntityState = { ...lamp('on'), entity_id: 'light.zz_new', name: 'New', edge_id: edgeB };
+    mirror.pending.hold([held, fresh]);
+    try {
+      expect(await mirror.state([edgeA], 'light.lamp_1')).toEqual(held);
+      expect(await mirror.state([edgeB, edgeA], 'light.zz_new')).toEqual(fresh);
+      const listed = await mirror.states([edgeA, edgeB]);
+      expect(listed).toHaveLength(committed.length + 1);
+      expect(listed.find((s) => s.edge_id === edgeA && s.entity_id === 'light.lamp_1')).toEqual(held);
+      expect(listed.at(-1)).toEqual(fresh);
+    } finally {
+      mirror.pending.release([held, fresh]);
+    }
+    expect(await mirror.state([edgeA], 'light.lamp_1')).toEqual(lampA);
+    expect(await mirror.states([edgeA, edgeB])).toEqual(committed);
+  });
+});
