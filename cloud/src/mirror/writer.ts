@@ -198,7 +198,12 @@ export class MirrorWriter extends EventEmitter {
       let outs: Result[];
       if (this.database.dialect === 'postgres' && atOnce(taken)) {
         // the common case: state changes only, one statement, no transaction (one round trip, not five)
-        outs = await writeStatesAtOnce(this.database, taken);
+        // the batches whose old states were read before need none from it
+        outs = await writeStatesAtOnce(
+          this.database,
+          taken,
+          taken.some((item) => !item.early),
+        );
       } else {
         outs = await this.database.atomic(async () => {
           const started = performance.now();
