@@ -156,6 +156,8 @@ export class MirrorWriter extends EventEmitter {
   /** After the commit: the caller is told (if not yet) and resolved; the overlay drops its states. */
   private settle(item: Item, out: Result): void {
     this.mirror.pending.release(item.held);
+    // a registry change may have removed or disabled entities: the service calls' index reloads the edge
+    if (item.deltas.some((d) => d.kind !== 'state')) this.mirror.index.changed(item.edgeId);
     const told = item.applied;
     item.applied = null;
     told?.(out);
@@ -164,6 +166,7 @@ export class MirrorWriter extends EventEmitter {
 
   private fail(item: Item, err: unknown): void {
     this.mirror.pending.release(item.held);
+    if (item.deltas.some((d) => d.kind !== 'state')) this.mirror.index.changed(item.edgeId);
     item.reject(err);
   }
 
