@@ -279,7 +279,12 @@ export class TunnelHub extends EventEmitter {
     // the commit, see MirrorWriter); the edge's ack waits for the commit
     const announce = (outs: ({ oldState?: EntityState | null } | void)[]) => {
       announced = true;
-      this.announce(edgeId, batch, outs);
+      try {
+        this.announce(edgeId, batch, outs);
+      } catch (err) {
+        // told from the mirror's writer (before the commit): a listener's fault must not stop its other work
+        this.deps.log.error('state_changed fan-out failed', err, { edgeId });
+      }
     };
     const outs = await this.deps.applyDeltas(
       edgeId,
