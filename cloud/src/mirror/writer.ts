@@ -139,12 +139,10 @@ export class MirrorWriter extends EventEmitter {
       taken.forEach((item, i) => {
         item.held = byEdge.get(item.edgeId) ?? [];
         item.early = results[i]!;
-      });
-      for (const item of taken) {
         const told = item.applied!;
         item.applied = null;
-        told(item.early!);
-      }
+        told(item.early);
+      });
     } catch {
       // nothing announced: these batches' callers hear after the commit, as on SQLite
     } finally {

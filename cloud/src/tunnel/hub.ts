@@ -279,12 +279,7 @@ export class TunnelHub extends EventEmitter {
     // the commit, see MirrorWriter); the edge's ack waits for the commit
     const announce = (outs: ({ oldState?: EntityState | null } | void)[]) => {
       announced = true;
-      try {
-        this.announce(edgeId, batch, outs);
-      } catch (err) {
-        // told from the mirror's writer (before the commit): a listener's fault must not stop its other work
-        this.deps.log.error('state_changed fan-out failed', err, { edgeId });
-      }
+      this.announce(edgeId, batch, outs);
     };
     const outs = await this.deps.applyDeltas(
       edgeId,
