@@ -123,7 +123,13 @@ export async function readStateChunk(
   batches: readonly DeltaBatch[],
 ): Promise<{ results: BatchResult[]; after: EntityState[] }> {
   const states = chunkStates(batches);
-  const rows = states.length === 0 ? [] : await database.query<Row>(`SELECT m.* FROM ${PG_KEYS}`, pgKeys(states));
+  const rows =
+    states.length === 0
+      ? []
+      : await database.query<Row>(
+          `SELECT * FROM mirror_entities WHERE ${states.map(() => '(edge_id = ? AND entity_id = ?)').join(' OR ')}`,
+          states.flatMap((s) => [s.edgeId, s.state.entity_id]),
+        );
   const byKey = new Map<string, Row>();
   for (const r of rows) byKey.set(key(Number(r.edge_id), r.entity_id as string), r);
   const after: EntityState[] = [];
@@ -152,16 +158,6 @@ export async function readStateChunk(
   };
 }
 
-/**
- * PostgreSQL: the rows of given (edge, entity) keys as a join of two arrays with the primary key,
- * one index probe per key. An OR of 500 key pairs was planned as a BitmapOr of 500 index scans,
- * often with parallel workers: ~0.3 s on a loaded 2-core machine, and a burst of deltas made every
- * group that large (#19). One statement text whatever the count, so planned alike.
- */
-const PG_KEYS =
-  'unnest(?::bigint[], ?::text[]) AS k(edge_id, entity_id) JOIN mirror_entities m ON m.edge_id = k.edge_id AND m.entity_id = k.entity_id';
-const pgKeys = (states: readonly ChunkState[]) => [states.map((s) => s.edgeId), states.map((s) => s.state.entity_id)];
-
 /** Whether writeStatesAtOnce can take these batches: each has state changes only, no edge or entity twice, one chunk. */
 export function atOnce(batches: readonly DeltaBatch[]): boolean {
   const seen = new Set<string>();
@@ -187,18 +183,13 @@ export function atOnce(batches: readonly DeltaBatch[]): boolean {
 export async function writeStatesAtOnce(
   database: CloudDatabase,
   batches: readonly DeltaBatch[],
-  withOld = true,
 ): Promise<BatchResult[]> {
   const states = chunkStates(batches);
   const at = new Date().toISOString();
   const withSeq = batches.filter((b) => b.lastSeq !== null);
   const without = batches.filter((b) => b.lastSeq === null);
-  // without old states (read before, readStateChunk), the statement only writes
-  const parts = [
-    `old AS (SELECT m.* FROM ${PG_KEYS} WHERE ${withOld ? 'm.disabled_by IS NULL' : 'false'})`,
-    `s AS (${upsertStates(states)})`,
-  ];
-  const params: unknown[] = [...pgKeys(states), ...stateParams(states)];
+  const parts = [`old AS (${selectOld(states)})`, `s AS (${upsertStates(states)})`];
+  const params: unknown[] = [...states.flatMap((s) => [s.edgeId, s.state.entity_id]), ...stateParams(states)];
   if (withSeq.length > 0) {
     parts.push(`q AS (${upsertSeqs(withSeq)})`);
     params.push(...withSeq.flatMap((b) => [b.edgeId, b.lastSeq, at]));

@@ -201,12 +201,7 @@ export class MirrorWriter extends EventEmitter {
       let outs: Result[];
       if (this.database.dialect === 'postgres' && atOnce(taken)) {
         // the common case: state changes only, one statement, no transaction (one round trip, not five)
-        // the batches whose old states were read before need none from it
-        outs = await writeStatesAtOnce(
-          this.database,
-          taken,
-          taken.some((item) => !item.early),
-        );
+        outs = await writeStatesAtOnce(this.database, taken);
       } else {
         outs = await this.database.atomic(async () => {
           const started = performance.now();
