@@ -112,52 +112,6 @@ export async function writeStateChunk(database: CloudDatabase, batches: readonly
   return results(batches, rows);
 }
 
-/**
- * The states the batches replace, read without writing (PostgreSQL's early announcement,
- * MirrorWriter): per batch the old states as writeStateChunk would return them, and the states
- * the mirror will hold once written (the row's record fields with the delta's state), for the
- * entities whose state is visible (not disabled). Same key rules as writeStateChunk.
- */
-export async function readStateChunk(
-  database: CloudDatabase,
-  batches: readonly DeltaBatch[],
-): Promise<{ results: BatchResult[]; after: EntityState[] }> {
-  const states = chunkStates(batches);
-  const rows =
-    states.length === 0
-      ? []
-      : await database.query<Row>(
-          `SELECT * FROM mirror_entities WHERE ${states.map(() => '(edge_id = ? AND entity_id = ?)').join(' OR ')}`,
-          states.flatMap((s) => [s.edgeId, s.state.entity_id]),
-        );
-  const byKey = new Map<string, Row>();
-  for (const r of rows) byKey.set(key(Number(r.edge_id), r.entity_id as string), r);
-  const after: EntityState[] = [];
-  for (const { edgeId, state } of states) {
-    const r = byKey.get(key(edgeId, state.entity_id));
-    if (r && (r.disabled_by ?? null) !== null) continue;
-    const [, , name, domain, platform, st, attributes, lastChanged, lastUpdated] = stateRow(edgeId, state);
-    after.push(
-      toEntityState({
-        ...(r ?? { name, domain, platform }),
-        edge_id: edgeId,
-        entity_id: state.entity_id,
-        state: st,
-        attributes,
-        last_changed: lastChanged,
-        last_updated: lastUpdated,
-      }),
-    );
-  }
-  return {
-    results: results(
-      batches,
-      rows.filter((r) => (r.disabled_by ?? null) === null),
-    ),
-    after,
-  };
-}
-
 /** Whether writeStatesAtOnce can take these batches: each has state changes only, no edge or entity twice, one chunk. */
 export function atOnce(batches: readonly DeltaBatch[]): boolean {
   const seen = new Set<string>();

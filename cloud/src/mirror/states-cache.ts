@@ -67,27 +67,21 @@ export class StatesCache {
     const edges = [...wholeEdges].sort((a, b) => a - b);
     // Versions are read before rows: a row newer than its version only makes the next read refresh.
     const versions = await this.mirror.versions([...new Set([...edges, ...shared.map((g) => g.edgeId)])]);
-    // states announced but not committed (PostgreSQL) are not in the versions yet: such a listing
-    // is rendered afresh, named by the overlay's generation, and not kept
-    const pending = this.mirror.pending;
-    const overlaid = [...versions.keys()].some((id) => pending.has(id)) ? pending.generation : null;
     const etag = `W/"${createHash('sha256')
-      .update(JSON.stringify([edges, [...versions], shared.map((g) => [g.edgeId, g.entityId]), overlaid]))
+      .update(JSON.stringify([edges, [...versions], shared.map((g) => [g.edgeId, g.entityId])]))
       .digest('base64url')
       .slice(0, 27)}"`;
     const known = this.bodies.get(etag);
     if (known) return known;
     const parts: string[] = [];
     for (const edgeId of edges) {
-      const json = pending.has(edgeId)
-        ? (await this.mirror.states([edgeId])).map((st) => JSON.stringify(EntityState.parse(st))).join(',')
-        : await this.edgeJson(edgeId, versions.get(edgeId) ?? 0);
+      const json = await this.edgeJson(edgeId, versions.get(edgeId) ?? 0);
       if (json) parts.push(json);
     }
     for (const s of await sharedStates()) parts.push(JSON.stringify(EntityState.parse(s)));
     const rendered = new Rendered(etag, Buffer.from(`[${parts.join(',')}]`));
     if (this.bodies.size >= MAX_BODIES) this.bodies.delete(this.bodies.keys().next().value!);
-    if (overlaid === null && rendered.body.length <= this.maxBytes / MAX_BODIES) this.bodies.set(etag, rendered);
+    if (rendered.body.length <= this.maxBytes / MAX_BODIES) this.bodies.set(etag, rendered);
     return rendered;
   }
 

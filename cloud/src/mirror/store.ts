@@ -1,5 +1,4 @@
 import type { Area, ConfigEntry, Device, EntityRecord, EntityState } from '@smarthome/protocol';
-import { PendingStates } from './pending.ts';
 import { toDevice, toEntityRecord, toEntityState } from './rows.ts';
 import { SQL } from './sql.ts';
 import { MirrorWrites } from './writes.ts';
@@ -23,9 +22,6 @@ const inEdges = (edgeIds: readonly number[]) => `edge_id IN (${edgeIds.map(() =>
  * and PostgreSQL).
  */
 export class MirrorStore extends MirrorWrites {
-  /** states announced but not committed yet (MirrorWriter): state() and states() answer them first */
-  readonly pending = new PendingStates();
-
   /** Last sequence recorded for the edge, or null (no snapshot yet, or none given). */
   async lastSeq(edgeId: number): Promise<number | null> {
     const row = await this.database.one<{ seq: number | null }>(SQL.getSeq, [edgeId]);
@@ -142,32 +138,12 @@ export class MirrorStore extends MirrorWrites {
   /** The states of the given edges' enabled entities (a disabled one has none, as in HA). */
   async states(edgeIds: number[]): Promise<EntityState[]> {
     if (edgeIds.length === 0) return [];
-    const out = (
+    return (
       await this.database.query<Row>(
         `SELECT * FROM mirror_entities WHERE ${inEdges(edgeIds)} AND disabled_by IS NULL ORDER BY edge_id, entity_id`,
         edgeIds,
       )
     ).map(toEntityState);
-    return edgeIds.some((id) => this.pending.has(id)) ? this.overlay(out, edgeIds) : out;
-  }
-
-  /** `rows` (in edge, entity order) with the pending states of `edgeIds` in place of theirs. */
-  private overlay(rows: EntityState[], edgeIds: number[]): EntityState[] {
-    const extra = new Map<string, EntityState>();
-    for (const id of edgeIds) for (const s of this.pending.ofEdge(id)) extra.set(`${id}\u0000${s.entity_id}`, s);
-    const out = rows.map((r) => {
-      const k = `${r.edge_id}\u0000${r.entity_id}`;
-      const p = extra.get(k);
-      if (!p) return r;
-      extra.delete(k);
-      return { ...p };
-    });
-    if (extra.size === 0) return out;
-    // an entity first seen in a pending delta: placed in the same order as the query's
-    out.push(...[...extra.values()].map((s) => ({ ...s })));
-    return out.sort(
-      (a, b) => a.edge_id! - b.edge_id! || (a.entity_id < b.entity_id ? -1 : a.entity_id > b.entity_id ? 1 : 0),
-    );
   }
 
   /** The state of one enabled entity on one of the given edges, or null. */
@@ -177,13 +153,7 @@ export class MirrorStore extends MirrorWrites {
       `SELECT * FROM mirror_entities WHERE ${inEdges(edgeIds)} AND entity_id = ? AND disabled_by IS NULL ORDER BY edge_id LIMIT 1`,
       [...edgeIds, entityId],
     );
-    let found = row ? toEntityState(row) : null;
-    // a pending state of the same or a lower edge comes first (the lowest edge id wins, as in the query)
-    for (const id of edgeIds) {
-      const p = this.pending.get(id, entityId);
-      if (p && (!found || id <= found.edge_id!)) found = { ...p };
-    }
-    return found;
+    return row ? toEntityState(row) : null;
   }
 
   /** The areas of the given edges, each with its edge. */

@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import type { EntityState, tunnel } from '@smarthome/protocol';
 import type { CloudDatabase } from '../db/database.ts';
 import { DatabaseUnavailable } from '../db/driver.ts';
-import { STATE_CHUNK, atOnce, readStateChunk, stateKeys, writeStatesAtOnce } from './state-batch.ts';
+import { STATE_CHUNK, atOnce, writeStatesAtOnce } from './state-batch.ts';
 import type { MirrorStore } from './store.ts';
 
 type Result = { oldState: EntityState | null }[];
@@ -13,12 +13,6 @@ interface Item {
   lastSeq: number | null;
   resolve: (out: Result) => void;
   reject: (err: unknown) => void;
-  /** told the old states once known; null once told */
-  applied: ((out: Result) => void) | null;
-  /** what `applied` was told before the commit (the caller resolves with the same) */
-  early: Result | null;
-  /** the states held in the mirror's pending overlay until the commit */
-  held: EntityState[];
 }
 
 export interface MirrorWriterOptions {
@@ -44,15 +38,7 @@ export interface MirrorWriterOptions {
  * `budgetMs` (SQLite runs it without yielding: its length is an event-loop stall). An edge hands in
  * its next batch only after the last one resolved (the tunnel queues per edge), so per-edge order
  * holds. Holds nothing but queued work, which its callers await. Emits 'commit' (the edge ids of
- * the batches committed, in order) after each commit, before any caller's promise resolves.
- *
- * On PostgreSQL a batch of state changes is announced before its commit (`applied`, for the
- * apps' events): its old states are read first (one statement per tick's chunk, no WAL flush),
- * its new states held in the mirror's pending overlay (reads on this replica see them), then it
- * joins the writes. An app reading right after an event sees its state here; on another replica
- * (which reads the database) the old one until the commit, a few ms later. If the commit fails,
- * the event was sent for a change the mirror has not stored: the tunnel closes and the edge sends
- * the change again (its event again too).
+ * the batches committed, in order) after each commit, before any caller hears of it.
  */
 export class MirrorWriter extends EventEmitter {
   private readonly database: CloudDatabase;
@@ -64,10 +50,6 @@ export class MirrorWriter extends EventEmitter {
   private queue: Item[] = [];
   private scheduled = false;
   private inFlight = 0;
-  /** batches whose old states are read before their write (PostgreSQL, state changes only) */
-  private reading: Item[] = [];
-  private readScheduled = false;
-  private readsInFlight = 0;
   /** transactions committed (for tests and the bench: batching is observable) */
   commits = 0;
 
@@ -83,91 +65,12 @@ export class MirrorWriter extends EventEmitter {
     this.maxInFlight = options.maxInFlight ?? (database.dialect === 'postgres' ? 4 : 1);
   }
 
-  /**
-   * Like MirrorStore.applyDeltas, but committed with the other edges' work of the same tick.
-   * `applied` is told the old states once they are known, before the promise resolves: on
-   * PostgreSQL, for state changes only, before the commit (the old states are read first, and the
-   * new ones answer the mirror's reads from its pending overlay until committed); otherwise right
-   * after the commit. The promise still resolves only after the commit (acknowledged = durable).
-   */
-  applyDeltas(
-    edgeId: number,
-    deltas: readonly tunnel.Delta[],
-    lastSeq: number | null = null,
-    applied: ((out: Result) => void) | null = null,
-  ): Promise<Result> {
+  /** Like MirrorStore.applyDeltas, but committed with the other edges' work of the same tick. */
+  applyDeltas(edgeId: number, deltas: readonly tunnel.Delta[], lastSeq: number | null = null): Promise<Result> {
     return new Promise<Result>((resolve, reject) => {
-      const item: Item = { edgeId, deltas, lastSeq, resolve, reject, applied, early: null, held: [] };
-      if (applied && this.database.dialect === 'postgres' && deltas.length > 0 && stateKeys(item)) {
-        this.reading.push(item);
-        this.scheduleRead();
-      } else {
-        this.queue.push(item);
-        this.schedule();
-      }
-    });
-  }
-
-  private scheduleRead(): void {
-    if (this.readScheduled || this.readsInFlight >= this.maxInFlight || this.reading.length === 0) return;
-    this.readScheduled = true;
-    setImmediate(() => {
-      this.readScheduled = false;
-      this.readsInFlight += 1;
-      void this.read();
-    });
-  }
-
-  /**
-   * Reads the old states of what waits (one statement per chunk), holds the new ones in the
-   * mirror's overlay and tells the callers, then hands the batches to the writes. An event thus
-   * waits for one read, not for a commit (a round trip and a WAL flush, behind up to 4 others).
-   */
-  private async read(): Promise<void> {
-    const taken: Item[] = [];
-    let n = 0;
-    while (this.reading.length > 0 && (taken.length === 0 || n + this.reading[0]!.deltas.length <= STATE_CHUNK)) {
-      const item = this.reading.shift()!;
-      taken.push(item);
-      n += item.deltas.length;
-    }
-    try {
-      const { results, after } = await readStateChunk(this.database, taken);
-      const byEdge = new Map<number, EntityState[]>();
-      for (const s of after) byEdge.set(s.edge_id!, [...(byEdge.get(s.edge_id!) ?? []), s]);
-      this.mirror.pending.hold(after);
-      taken.forEach((item, i) => {
-        item.held = byEdge.get(item.edgeId) ?? [];
-        item.early = results[i]!;
-        const told = item.applied!;
-        item.applied = null;
-        told(item.early);
-      });
-    } catch {
-      // nothing announced: these batches' callers hear after the commit, as on SQLite
-    } finally {
-      this.queue.push(...taken);
+      this.queue.push({ edgeId, deltas, lastSeq, resolve, reject });
       this.schedule();
-      this.readsInFlight -= 1;
-      this.scheduleRead();
-    }
-  }
-
-  /** After the commit: the caller is told (if not yet) and resolved; the overlay drops its states. */
-  private settle(item: Item, out: Result): void {
-    this.mirror.pending.release(item.held);
-    // a registry change may have removed or disabled entities: the service calls' index reloads the edge
-    if (item.deltas.some((d) => d.kind !== 'state')) this.mirror.index.changed(item.edgeId);
-    const told = item.applied;
-    item.applied = null;
-    told?.(out);
-    item.resolve(item.early ?? out);
-  }
-
-  private fail(item: Item, err: unknown): void {
-    this.mirror.pending.release(item.held);
-    if (item.deltas.some((d) => d.kind !== 'state')) this.mirror.index.changed(item.edgeId);
-    item.reject(err);
+    });
   }
 
   private schedule(): void {
@@ -222,12 +125,15 @@ export class MirrorWriter extends EventEmitter {
         'commit',
         taken.map((item) => item.edgeId),
       );
-      taken.forEach((item, i) => this.settle(item, outs[i]!));
+      taken.forEach((item, i) => {
+        this.registryWritten(item);
+        item.resolve(outs[i]!);
+      });
     } catch (err) {
       // The transaction could not begin (nothing written): fail what it took and what waits rather than spin.
-      if (isUnavailable(err)) for (const item of [...taken, ...this.queue.splice(0)]) this.fail(item, err);
+      if (isUnavailable(err)) for (const item of [...taken, ...this.queue.splice(0)]) item.reject(err);
       // One edge's bad batch must not fail the others': each is retried alone.
-      else if (taken.length === 1) this.fail(taken[0]!, err);
+      else if (taken.length === 1) taken[0]!.reject(err);
       else await this.alone(taken);
     } finally {
       this.inFlight -= 1;
@@ -241,11 +147,18 @@ export class MirrorWriter extends EventEmitter {
         const out = await this.mirror.applyDeltas(item.edgeId, item.deltas, item.lastSeq);
         this.commits += 1;
         this.emit('commit', [item.edgeId]);
-        this.settle(item, out);
+        this.registryWritten(item);
+        item.resolve(out);
       } catch (err) {
-        this.fail(item, err);
+        this.registryWritten(item);
+        item.reject(err);
       }
     }
+  }
+
+  /** A registry change may have removed or disabled entities: the service calls' index reloads the edge. */
+  private registryWritten(item: Item): void {
+    if (item.deltas.some((d) => d.kind !== 'state')) this.mirror.index.changed(item.edgeId);
   }
 }
 

@@ -43,15 +43,12 @@ export interface TunnelDeps {
   applySnapshot(edgeId: number, seq: number, snapshot: tunnel.Snapshot): Promise<void>;
   /**
    * Applies consecutive deltas of one edge as one unit, `lastSeq` being the last one's; returns,
-   * per delta, the entity's previous state for state deltas (for state_changed fan-out), once
-   * committed (the edge is acknowledged then). May tell `applied` the same earlier, once the
-   * changes are visible to the mirror's reads but not yet committed: the events go out then.
+   * per delta, the entity's previous state for state deltas (for state_changed fan-out).
    */
   applyDeltas(
     edgeId: number,
     lastSeq: number,
     deltas: tunnel.Delta[],
-    applied?: (outs: { oldState?: EntityState | null }[]) => void,
   ): Promise<({ oldState?: EntityState | null } | void)[]>;
   markOnline(edgeId: number, hello: { edge_version: string; hostname?: string }): Promise<void>;
   markOffline(edgeId: number): Promise<void>;
@@ -274,25 +271,12 @@ export class TunnelHub extends EventEmitter {
   private async applyBatch(conn: EdgeConnection, batch: tunnel.DeltaMessage[]): Promise<void> {
     const edgeId = conn.edgeId;
     const last = batch[batch.length - 1]!.seq;
-    let announced = false;
-    // the apps hear of the changes when the mirror says they are applied (on PostgreSQL before
-    // the commit, see MirrorWriter); the edge's ack waits for the commit
-    const announce = (outs: ({ oldState?: EntityState | null } | void)[]) => {
-      announced = true;
-      this.announce(edgeId, batch, outs);
-    };
     const outs = await this.deps.applyDeltas(
       edgeId,
       last,
       batch.map((m) => m.delta),
-      announce,
     );
-    if (!announced) announce(outs);
     conn.send({ type: 'ack', seq: last });
-  }
-
-  /** The batch's state_changed events, with the old states the mirror replaced. */
-  private announce(edgeId: number, batch: tunnel.DeltaMessage[], outs: ({ oldState?: EntityState | null } | void)[]) {
     batch.forEach((msg, i) => {
       const oldState = outs[i]?.oldState ?? null;
       const { delta } = msg;
