@@ -150,7 +150,6 @@ export class MirrorWriter extends EventEmitter {
         this.registryWritten(item);
         item.resolve(out);
       } catch (err) {
-        this.registryWritten(item);
         item.reject(err);
       }
     }
