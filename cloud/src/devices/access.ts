@@ -174,6 +174,20 @@ export class EntityAccess {
     throw notFound('entity not found');
   }
 
+  /**
+   * The edge to call for an entity the user may control: resolveEntity's answer, but the
+   * mirror's lookup of the user's own edges (a round trip on PostgreSQL) is answered from the
+   * mirror's in-memory index when it knows (EntityIndex: present entities only, the user's grants
+   * checked as always).
+   */
+  private async edgeFor(userId: string, entityId: string): Promise<number> {
+    const own = await this.s.mirror.index.first(
+      (await this.edgeGrants(userId)).map((e) => e.edgeId),
+      entityId,
+    );
+    return own ?? (await this.resolveEntity(userId, entityId, 'control')).edgeId;
+  }
+
   /** Calls a service on entities, each relayed to its edge (control permission per entity). */
   async callService(
     userId: string,
@@ -188,7 +202,7 @@ export class EntityAccess {
     const ids = Array.isArray(body.entity_id) ? body.entity_id : [body.entity_id];
     const byEdge = new Map<number, string[]>();
     for (const id of ids) {
-      const { edgeId } = await this.resolveEntity(userId, id, 'control');
+      const edgeId = await this.edgeFor(userId, id);
       byEdge.set(edgeId, [...(byEdge.get(edgeId) ?? []), id]);
     }
     const changed: EntityState[] = [];

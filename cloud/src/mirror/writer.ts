@@ -125,7 +125,10 @@ export class MirrorWriter extends EventEmitter {
         'commit',
         taken.map((item) => item.edgeId),
       );
-      taken.forEach((item, i) => item.resolve(outs[i]!));
+      taken.forEach((item, i) => {
+        this.registryWritten(item);
+        item.resolve(outs[i]!);
+      });
     } catch (err) {
       // The transaction could not begin (nothing written): fail what it took and what waits rather than spin.
       if (isUnavailable(err)) for (const item of [...taken, ...this.queue.splice(0)]) item.reject(err);
@@ -144,11 +147,17 @@ export class MirrorWriter extends EventEmitter {
         const out = await this.mirror.applyDeltas(item.edgeId, item.deltas, item.lastSeq);
         this.commits += 1;
         this.emit('commit', [item.edgeId]);
+        this.registryWritten(item);
         item.resolve(out);
       } catch (err) {
         item.reject(err);
       }
     }
+  }
+
+  /** A registry change may have removed or disabled entities: the service calls' index reloads the edge. */
+  private registryWritten(item: Item): void {
+    if (item.deltas.some((d) => d.kind !== 'state')) this.mirror.index.changed(item.edgeId);
   }
 }
 

@@ -1,5 +1,6 @@
 import type { EntityRecord, EntityState, tunnel } from '@smarthome/protocol';
 import type { CloudDatabase } from '../db/database.ts';
+import { EntityIndex } from './entity-index.ts';
 import { automationRow, deviceRow, entryRow, settingsOf, snapshotEntityRows, stateRow } from './rows.ts';
 import { AUTOMATION_COLUMNS, DEVICE_COLUMNS, ENTITY_COLUMNS, ENTRY_COLUMNS, SQL } from './sql.ts';
 import { type BatchResult, type DeltaBatch, STATE_CHUNK, stateKeys, writeStateChunk } from './state-batch.ts';
@@ -58,8 +59,11 @@ class Slots {
 export abstract class MirrorWrites {
   protected readonly database: CloudDatabase;
   private readonly snapshotSlots: Slots | null;
+  /** which entities each edge has (service calls' lookup); told of every committed registry change */
+  readonly index: EntityIndex;
   constructor(database: CloudDatabase) {
     this.database = database;
+    this.index = new EntityIndex(database);
     this.snapshotSlots = database.dialect === 'postgres' ? new Slots(PG_SNAPSHOTS_AT_ONCE) : null;
   }
 
@@ -76,8 +80,12 @@ export abstract class MirrorWrites {
    * large snapshot does not stall the process (SQLite's calls are synchronous).
    */
   async replaceSnapshot(edgeId: number, snapshot: Snapshot, seq: number | null = null): Promise<void> {
-    if (this.snapshotSlots) return this.snapshotSlots.run(() => this.storeSnapshot(edgeId, snapshot, seq));
-    return this.storeSnapshot(edgeId, snapshot, seq);
+    try {
+      if (this.snapshotSlots) return await this.snapshotSlots.run(() => this.storeSnapshot(edgeId, snapshot, seq));
+      return await this.storeSnapshot(edgeId, snapshot, seq);
+    } finally {
+      this.index.changed(edgeId);
+    }
   }
 
   private async storeSnapshot(edgeId: number, snapshot: Snapshot, seq: number | null): Promise<void> {
@@ -251,6 +259,7 @@ export abstract class MirrorWrites {
       for (const table of DATA_TABLES) await this.run(`DELETE FROM ${table} WHERE edge_id = ?`, [edgeId]);
       await this.run(SQL.clearSync, [new Date().toISOString(), edgeId]);
     });
+    this.index.changed(edgeId);
   }
 
   private async putEntity(edgeId: number, e: EntityRecord): Promise<void> {
