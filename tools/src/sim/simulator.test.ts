@@ -134,11 +134,13 @@ describe('device simulator against a real edge', () => {
     // HA sends "h,s" to HSBColor and the dimmer (on_command_type brightness); Tasmota reports "h,s,b"
     await edge.callService('light', 'turn_on', tasmota, { hs_color: [200, 50], brightness: 128 });
     await waitFor(
+      // HSBColor and Dimmer are two commands: Tasmota may report the colour with the old brightness first
       () =>
         edge.states.get(tasmota)?.state === 'on' &&
-        JSON.stringify(edge.states.get(tasmota)?.attributes.hs_color) === '[200,50]',
+        JSON.stringify(edge.states.get(tasmota)?.attributes.hs_color) === '[200,50]' &&
+        edge.states.get(tasmota)?.attributes.brightness === 128,
       3000,
-      'tasmota colour',
+      'tasmota colour and brightness',
     );
     expect(edge.states.get(tasmota)?.attributes).toMatchObject({ color_mode: 'hs', brightness: 128 });
     await edge.callService('light', 'turn_on', tasmota, { effect: '3' });
