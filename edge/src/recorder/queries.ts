@@ -2,7 +2,7 @@ import type { Statement } from 'better-sqlite3';
 import type { EdgeDatabase } from '../db/database.ts';
 import { SIGNIFICANT_DOMAINS } from './domains.ts';
 import { HistoryJsonWriter, type HistoryJsonOptions } from './history-json.ts';
-import { CARRIED_SET_SQL, STORED_SET_SQL } from './attribute-text.ts';
+import { attributeTextReader } from './attribute-text.ts';
 
 export interface HistoryQuery {
   /** epoch seconds, inclusive */
@@ -60,9 +60,6 @@ export const QUERY_SQL = {
     WHERE metadata_id = ? AND last_updated >= ? AND last_updated < ? AND last_changed IS NULL ORDER BY last_updated, state_id`,
   significantSets: `SELECT DISTINCT attributes_id FROM recorder_states
     WHERE metadata_id = ? AND last_updated >= ? AND last_updated < ? AND last_changed IS NULL`,
-  attributes: STORED_SET_SQL,
-  /** a set carried by the row that first had it (attribute-text.ts) */
-  carriedAttributes: CARRIED_SET_SQL,
   events:
     'SELECT event_type, data, time_fired FROM recorder_events WHERE time_fired >= ? AND time_fired < ? ORDER BY time_fired, event_id',
 } as const;
@@ -82,8 +79,8 @@ export class RecorderQueries {
     rows: Statement;
     significantRows: Statement;
     significantSets: Statement;
-    attributes: Statement;
-    carriedAttributes: Statement;
+    /** a stored or carried set's text by its id (attribute-text.ts) */
+    attributeText: (id: number) => string | undefined;
     events: Statement;
   } | null = null;
 
@@ -102,8 +99,7 @@ export class RecorderQueries {
       rows: sqlite.prepare(QUERY_SQL.rows).raw(),
       significantRows: sqlite.prepare(QUERY_SQL.significantRows).raw(),
       significantSets: sqlite.prepare(QUERY_SQL.significantSets).pluck(),
-      attributes: sqlite.prepare(QUERY_SQL.attributes).pluck(),
-      carriedAttributes: sqlite.prepare(QUERY_SQL.carriedAttributes).pluck(),
+      attributeText: attributeTextReader(() => sqlite),
       events: sqlite.prepare(QUERY_SQL.events).raw(),
     };
     return this.st;
@@ -228,9 +224,7 @@ export class RecorderQueries {
       if (id === null) return {};
       let value = cache.get(id);
       if (!value) {
-        value = parseObject(
-          (id > 0 ? st.attributes.get(id) : st.carriedAttributes.get(-id)) as string | null | undefined,
-        );
+        value = parseObject(st.attributeText(id));
         cache.set(id, value);
       }
       return value;
@@ -238,7 +232,7 @@ export class RecorderQueries {
   }
 }
 
-function parseObject(text: string | null | undefined): Record<string, unknown> {
+function parseObject(text: string | undefined): Record<string, unknown> {
   if (!text) return {};
   try {
     const v = JSON.parse(text);

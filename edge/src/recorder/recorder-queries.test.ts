@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { STORED_SET_SQL } from './attribute-text.ts';
 import { QUERY_SQL } from './queries.ts';
 import { item, T0, useRecorders } from '../testing/recorder.ts';
 
@@ -101,7 +102,7 @@ describe('query plans', () => {
         ),
       ]);
     expect(plan(QUERY_SQL.entity)).toEqual([expect.stringMatching(/^SEARCH recorder_entities USING COVERING INDEX/)]);
-    expect(plan(QUERY_SQL.attributes)).toEqual([
+    expect(plan(STORED_SET_SQL)).toEqual([
       expect.stringMatching(/^SEARCH recorder_attributes USING INTEGER PRIMARY KEY/),
     ]);
     expect(plan(QUERY_SQL.events)).toEqual([

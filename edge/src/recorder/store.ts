@@ -1,5 +1,5 @@
 import type { Database, Statement } from 'better-sqlite3';
-import { CARRIED_SET_SQL, STORED_SET_SQL } from './attribute-text.ts';
+import { attributeTextReader } from './attribute-text.ts';
 
 /** The connection the store writes with: the edge's database, or a writer thread's own connection. */
 export interface SqliteConnection {
@@ -75,8 +75,6 @@ export class RecorderStore {
     insertEvent: Statement;
     insertEntity: Statement;
     findEntity: Statement;
-    attributesText: Statement;
-    carriedText: Statement;
     entitySets: Statement;
     carriedSets: Statement;
     carriersInUse: Statement;
@@ -91,6 +89,8 @@ export class RecorderStore {
    * rows (keepSets moved out the sets that remaining rows use, and raised this floor first).
    */
   private carrierFloor = -Number.MAX_VALUE;
+  /** a stored or carried set's text by its id (attribute-text.ts) */
+  private attributeText: (id: number) => string | undefined = () => undefined;
 
   constructor(database: SqliteConnection) {
     this.database = database;
@@ -98,6 +98,7 @@ export class RecorderStore {
 
   open(): void {
     const sqlite = this.database.sqlite;
+    this.attributeText = attributeTextReader(() => sqlite);
     this.statements = {
       insertState: sqlite.prepare(
         'INSERT INTO recorder_states (metadata_id, state, attributes_id, last_updated, last_changed) VALUES (?, ?, ?, ?, ?)',
@@ -111,8 +112,6 @@ export class RecorderStore {
       insertEvent: sqlite.prepare('INSERT INTO recorder_events (event_type, data, time_fired) VALUES (?, ?, ?)'),
       insertEntity: sqlite.prepare('INSERT INTO recorder_entities (entity_id) VALUES (?)'),
       findEntity: sqlite.prepare('SELECT metadata_id FROM recorder_entities WHERE entity_id = ?').pluck(),
-      attributesText: sqlite.prepare(STORED_SET_SQL).pluck(),
-      carriedText: sqlite.prepare(CARRIED_SET_SQL).pluck(),
       // the sets of the entity's latest rows, the latest first: those it is likely to send again
       // (through the states' covering index: the sets table has no index by entity)
       entitySets: sqlite
@@ -261,7 +260,6 @@ export class RecorderStore {
    * with the set's text in memory, or else once with the stored text (a query).
    */
   private lookupAttributes(metadataId: number, shared: string, stateId: number): number {
-    const st = this.statements as NonNullable<typeof this.statements>;
     const hash = fnv1a32(shared);
     const sets = this.entitySets(metadataId);
     let id = sets.get(hash);
@@ -269,7 +267,7 @@ export class RecorderStore {
       const text = this.knownTexts.get(metadataId)?.get(hash);
       if (text === shared) return id;
       // a hash collision (or a set the purge deleted meanwhile) is a new set
-      if (text === undefined && (id > 0 ? st.attributesText.get(id) : st.carriedText.get(-id)) === shared) {
+      if (text === undefined && this.attributeText(id) === shared) {
         this.rememberText(metadataId, hash, shared);
         return id;
       }
