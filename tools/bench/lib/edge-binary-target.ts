@@ -1,9 +1,8 @@
-import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import readline from 'node:readline';
 import mqtt from 'mqtt';
+import { benchAccess, spawnEdge } from './edge-process.ts';
 
 /**
  * An edge executable (`pnpm build:edge`) in its own process as an mqtt-ingest target: what the
@@ -39,37 +38,14 @@ export async function edgeBinaryTarget(
   name = `edge binary ${bin}`,
 ): Promise<BinaryTarget> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-edge-bin-'));
-  const child = spawn(bin, ['--port', '0', '--mqtt-port', '0', '--data-dir', dir, '--history-days', '0'], {
-    env: { TMPDIR: os.tmpdir() },
-    stdio: ['ignore', 'pipe', 'ignore'],
-  });
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  const ports = await new Promise<{ http: number; mqtt: number }>((resolve, reject) => {
-    readline.createInterface({ input: child.stdout }).on('line', (line) => {
-      if (line.startsWith('ready ')) resolve(JSON.parse(line.slice(6)) as { http: number; mqtt: number });
-    });
-    child.once('exit', (code) => reject(new Error(`${bin} exited ${code} before ready`)));
-  });
+  const edge = await spawnEdge(bin, dir, { args: ['--history-days', '0'] });
   const stop = async () => {
-    child.kill('SIGTERM');
-    await exited;
+    await edge.stop();
     fs.rmSync(dir, { recursive: true, force: true });
   };
   try {
-    const created = spawnSync(bin, ['token', 'create', '--name', 'bench', '--data-dir', dir], {
-      encoding: 'utf8',
-      env: { TMPDIR: os.tmpdir() },
-    });
-    if (created.status !== 0) throw new Error(`token create failed: ${created.stderr}`);
-    const auth = { authorization: `Bearer ${created.stdout.trim()}` };
-    const base = `http://127.0.0.1:${ports.http}`;
-    const res = await fetch(`${base}/v1/mqtt/credentials`, {
-      method: 'POST',
-      headers: { ...auth, 'content-type': 'application/json' },
-      body: '{}',
-    });
-    const creds = (await res.json()) as { username: string; password: string };
-    const url = `mqtt://127.0.0.1:${ports.mqtt}`;
+    const { base, auth, creds } = await benchAccess(bin, dir, edge);
+    const url = `mqtt://127.0.0.1:${edge.ports.mqtt}`;
     const c = await mqtt.connectAsync(url, { ...creds, reconnectPeriod: 0 });
     // the same sensors as the in-process edge (mqtt-ingest.ts edgeTarget)
     await Promise.all(
@@ -95,7 +71,7 @@ export async function edgeBinaryTarget(
       await new Promise((r) => setTimeout(r, 50));
     }
     log(`${name}: ${entities} sensor entities discovered`);
-    const pid = child.pid!;
+    const pid = edge.pid;
     return {
       name,
       url,

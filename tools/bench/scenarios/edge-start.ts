@@ -1,11 +1,11 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import readline from 'node:readline';
 import mqtt from 'mqtt';
 import { REPO_ROOT } from '@smarthome/cloud/testing/process';
 import { buildEdge } from '../../src/build-edge/build.ts';
+import { benchAccess, spawnEdge, type EdgeProcess } from '../lib/edge-process.ts';
 import type { BenchOptions, BenchResult, BenchScenario } from '../lib/types.ts';
 
 /**
@@ -65,58 +65,11 @@ function dropPageCache(file: string): void {
   if (r.status !== 0) throw new Error(`dd iflag=nocache ${file} failed: ${r.stderr}`);
 }
 
-interface Running {
-  ports: { http: number; mqtt: number };
-  readyMs: number;
-  pid: number;
-  stop(): Promise<void>;
-}
-
-async function startEdge(bin: string, data: string, env: Record<string, string> = {}): Promise<Running> {
-  const started = performance.now();
-  // an almost empty environment, like a systemd unit: no NODE_OPTIONS from the bench's own shell
-  const child = spawn(bin, ['--port', '0', '--mqtt-port', '0', '--data-dir', data], {
-    env: { TMPDIR: os.tmpdir(), ...env },
-    stdio: ['ignore', 'pipe', 'ignore'],
-  });
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  const ready = await new Promise<{ http: number; mqtt: number; ms: number }>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${bin}: no ready line within 60 s`)), 60_000);
-    readline.createInterface({ input: child.stdout }).on('line', (line) => {
-      if (!line.startsWith('ready ')) return;
-      clearTimeout(timer);
-      resolve({ ...(JSON.parse(line.slice(6)) as { http: number; mqtt: number }), ms: performance.now() - started });
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`${bin} exited ${code} before ready`));
-    });
-  });
-  return {
-    ports: { http: ready.http, mqtt: ready.mqtt },
-    readyMs: ready.ms,
-    pid: child.pid!,
-    async stop() {
-      child.kill('SIGTERM');
-      await exited;
-    },
-  };
-}
-
 /** A data dir with `entities` discovered sensors and a state each, written by the edge itself. */
 async function seed(bin: string, data: string, entities: number, log: (m: string) => void): Promise<void> {
-  const edge = await startEdge(bin, data);
+  const edge = await spawnEdge(bin, data);
   try {
-    const created = spawnSync(bin, ['token', 'create', '--name', 'bench', '--data-dir', data], { encoding: 'utf8' });
-    if (created.status !== 0) throw new Error(`token create failed: ${created.stderr}`);
-    const auth = { authorization: `Bearer ${created.stdout.trim()}` };
-    const base = `http://127.0.0.1:${edge.ports.http}`;
-    const res = await fetch(`${base}/v1/mqtt/credentials`, {
-      method: 'POST',
-      headers: { ...auth, 'content-type': 'application/json' },
-      body: '{}',
-    });
-    const creds = (await res.json()) as { username: string; password: string };
+    const { base, auth, creds } = await benchAccess(bin, data, edge);
     fs.writeFileSync(path.join(data, CREDS_FILE), JSON.stringify(creds));
     const client = await mqtt.connectAsync(`mqtt://127.0.0.1:${edge.ports.mqtt}`, { ...creds, reconnectPeriod: 0 });
     try {
@@ -162,7 +115,7 @@ async function seed(bin: string, data: string, entities: number, log: (m: string
  * connection's password check is a scrypt of 16 MB in one of libuv's four threads (see the
  * GLIBC_TUNABLES variant).
  */
-async function burst(edge: Running, data: string, entities: number): Promise<number> {
+async function burst(edge: EdgeProcess, data: string, entities: number): Promise<number> {
   // values no earlier burst sent: every message is a state change
   const round = ++bursts;
   const creds = JSON.parse(fs.readFileSync(path.join(data, CREDS_FILE), 'utf8')) as {
@@ -205,7 +158,7 @@ async function measure(
 ): Promise<Measured[]> {
   for (let i = 0; i < runs; i++) {
     for (const v of variants) {
-      const edge = await startEdge(v.bin, data, v.env);
+      const edge = await spawnEdge(v.bin, data, { env: v.env });
       try {
         await new Promise((r) => setTimeout(r, 1000));
         const mem = rssMb(edge.pid);
@@ -282,7 +235,7 @@ export const scenario: BenchScenario = {
       // every binary read back from disk once, by a start that is not counted (see dropPageCache)
       for (const v of variants) {
         dropPageCache(v.bin);
-        await (await startEdge(v.bin, data, v.env)).stop();
+        await (await spawnEdge(v.bin, data, { env: v.env })).stop();
       }
       const load = () => os.loadavg()[0].toFixed(1);
       const loadBefore = load();
