@@ -49,10 +49,10 @@ export class EntityIndex {
 
   /**
    * The lowest of `edgeIds` that has the entity (enabled), as the mirror's lookup answers it, or
-   * null when unknown here (not on any of them, or too many edges to hold: ask the mirror).
+   * null when unknown here (not on any of them, or more than `maxLookups` edges to load: ask the mirror).
    */
-  async first(edgeIds: readonly number[], entityId: string, maxEdges = 16): Promise<number | null> {
-    if (edgeIds.length === 0 || edgeIds.length > maxEdges) return null;
+  async first(edgeIds: readonly number[], entityId: string, maxLookups = 16): Promise<number | null> {
+    if (edgeIds.length === 0 || edgeIds.length > maxLookups) return null;
     const lists = await Promise.all(edgeIds.map((id) => this.list(id)));
     let best: number | null = null;
     edgeIds.forEach((id, i) => {
