@@ -1,4 +1,4 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { tunnel } from '@smarthome/protocol';
 import type { TestCloud } from '../testing/harness.ts';
 import { sampleSnapshot } from '../testing/fixtures.ts';
@@ -11,11 +11,7 @@ let t: TestCloud;
 let mirror: MirrorStore;
 let edgeA: number;
 let edgeB: number;
-useMirrorCloud((cloud) => ({ t, mirror, edgeA, edgeB } = cloud));
-beforeAll(async () => {
-  await mirror.replaceSnapshot(edgeA, sampleSnapshot({ devices: 2 }), 1);
-  await mirror.replaceSnapshot(edgeB, sampleSnapshot({ devices: 3 }), 1);
-});
+useMirrorCloud((cloud) => ({ t, mirror, edgeA, edgeB } = cloud), [2, 3]);
 
 /** Counts the index's loads (its queries of mirror_entities). */
 function countLoads(): { loads: number; restore: () => void } {

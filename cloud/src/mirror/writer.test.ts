@@ -1,7 +1,6 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { EntityState, tunnel } from '@smarthome/protocol';
 import type { TestCloud } from '../testing/harness.ts';
-import { sampleSnapshot } from '../testing/fixtures.ts';
 import { useMirrorCloud } from '../testing/mirror-cloud.ts';
 import type { MirrorStore } from './store.ts';
 import { MirrorWriter } from './writer.ts';
@@ -10,11 +9,7 @@ let t: TestCloud;
 let mirror: MirrorStore;
 let edgeA: number;
 let edgeB: number;
-useMirrorCloud((cloud) => ({ t, mirror, edgeA, edgeB } = cloud));
-beforeAll(async () => {
-  await mirror.replaceSnapshot(edgeA, sampleSnapshot({ devices: 1 }), 1);
-  await mirror.replaceSnapshot(edgeB, sampleSnapshot({ devices: 1 }), 1);
-});
+useMirrorCloud((cloud) => ({ t, mirror, edgeA, edgeB } = cloud), [1, 1]);
 
 const lamp = (state: string): EntityState => ({
   entity_id: 'light.lamp_1',
