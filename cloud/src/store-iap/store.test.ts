@@ -1,7 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto';
-import { Hono } from 'hono';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { HttpError, installErrorHandling } from '@smarthome/protocol/server';
+import { HttpError } from '@smarthome/protocol/server';
 import {
   createTestPki,
   rawJws,
@@ -12,12 +11,7 @@ import {
   type TestPki,
 } from '../testing/app-store-pki.ts';
 import { createStoreVerifier, type StoreVerifier } from './verify.ts';
-import {
-  handleStoreNotification,
-  InMemoryIapRepository,
-  storeIapHandler,
-  type StoreNotificationDeps,
-} from './store.ts';
+import { handleStoreNotification, InMemoryIapRepository, type StoreNotificationDeps } from './store.ts';
 
 const DAY = 86_400_000;
 const MONTHLY = 'com.example.smarthome.pro.monthly';
@@ -267,33 +261,5 @@ describe('store-iap handleStoreNotification', () => {
     repo.usersByToken.clear();
     await handleStoreNotification({ signedPayload: await signNotification(pki, spec('SUBSCRIBED')) }, deps);
     expect(repo.subscriptions.get('2000')).toMatchObject({ user_id: null, app_account_token: TOKEN });
-  });
-});
-
-describe('store-iap Hono route', () => {
-  function app() {
-    const { repo, deps } = setup();
-    const hono = new Hono();
-    installErrorHandling(hono, { error: () => undefined });
-    hono.post('/v1/webhooks/store-iap', storeIapHandler(deps));
-    const post = (body: string) =>
-      hono.request('/v1/webhooks/store-iap', { method: 'POST', headers: { 'content-type': 'application/json' }, body });
-    return { repo, post };
-  }
-
-  it('answers {status:true, message} and the {error} shapes on the wire', async () => {
-    const { repo, post } = app();
-    const ok = await post(JSON.stringify({ signedPayload: await signNotification(pki, spec('SUBSCRIBED')) }));
-    expect(ok.status).toBe(200);
-    expect(await ok.json()).toEqual({ status: true, message: 'applied' });
-    for (const body of ['{}', 'not json', '']) {
-      const res = await post(body);
-      expect(res.status).toBe(400);
-      expect(await res.json()).toEqual({ error: 'missing signedPayload' });
-    }
-    const bad = await post(JSON.stringify({ signedPayload: 'a.b.c' }));
-    expect(bad.status).toBe(400);
-    expect(await bad.json()).toEqual({ error: 'invalid signedPayload: malformed_jws' });
-    expect(repo.subscriptions.size).toBe(1);
   });
 });

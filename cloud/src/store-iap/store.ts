@@ -5,7 +5,6 @@
  * (installErrorHandling) answers 400 `{error}`.
  */
 import { randomUUID } from 'node:crypto';
-import type { Context } from 'hono';
 import { HttpError } from '@smarthome/protocol/server';
 import { applyNotification, type LifecycleOutcome, type PlanMap, type StoreSubscriptionState } from './lifecycle.ts';
 import { StoreVerificationError, type StoreVerifier, type VerifiedNotification } from './verify.ts';
@@ -141,19 +140,6 @@ export async function handleStoreNotification(
 /** The success body the route sends: `{status: true, message}`. */
 export function toWireBody(result: StoreNotificationResult): { status: true; message: string } {
   return { status: result.status, message: result.message };
-}
-
-/** A Hono handler for POST /v1/webhooks/store-iap: an unreadable/non-JSON body counts as a missing signedPayload. */
-export function storeIapHandler(deps: StoreNotificationDeps): (c: Context) => Promise<Response> {
-  return async (c) => {
-    let body: unknown;
-    try {
-      body = await c.req.json();
-    } catch {
-      body = undefined;
-    }
-    return c.json(toWireBody(await handleStoreNotification(body, deps)), 200);
-  };
 }
 
 /** In-memory IapRepository for tests (and a reference for the database implementation). */
