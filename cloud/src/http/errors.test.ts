@@ -1,5 +1,5 @@
-import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rawPost } from '@smarthome/protocol/testing/raw-http';
 import { startTestCloud, type TestCloud } from '../testing/harness.ts';
 
 let t: TestCloud;
@@ -15,28 +15,8 @@ afterAll(async () => {
 });
 
 /** Raw HTTP so we control Content-Length and chunking. */
-function rawRequest(opts: {
-  path: string;
-  headers: Record<string, string | number>;
-  chunks: Buffer[];
-}): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(`${t.url}${opts.path}`, { method: 'POST', headers: opts.headers }, (res) => {
-      let body = '';
-      res.on('data', (d) => {
-        body += d;
-      });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-    });
-    req.on('error', (err) =>
-      (err as NodeJS.ErrnoException).code === 'EPIPE' || (err as NodeJS.ErrnoException).code === 'ECONNRESET'
-        ? resolve({ status: -1, body: '' })
-        : reject(err),
-    );
-    for (const c of opts.chunks) req.write(c);
-    req.end();
-  });
-}
+const rawRequest = (opts: { path: string; headers: Record<string, string | number>; chunks: Buffer[] }) =>
+  rawPost(`${t.url}${opts.path}`, opts.headers, opts.chunks);
 
 describe('error model', () => {
   it('unknown routes answer 404 {message:"not found"}', async () => {
