@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MqttClient } from 'mqtt';
 import type { Edge } from '../edge.ts';
+import { rawPost } from '@smarthome/protocol/testing/raw-http';
 import { collector, connect, startEdge, tempDir, waitFor } from '../testing/edge.ts';
 
 /** Home Assistant's REST API on a real edge, over plain HTTP. */
@@ -126,6 +127,43 @@ describe('HA REST API on the edge', () => {
       status: 400,
       json: { message: 'Service does not support responses. Remove return_response from request.' },
     });
+  });
+
+  it("a body over 1 MiB is 413 in aiohttp's words, declared or chunked, on every route that reads one; nothing is done", async () => {
+    const watcher = await connect(
+      edge,
+      await edge.createMqttCredentials({ username: 'watcher2', role: 'integration' }),
+    );
+    try {
+      const commands = await collector(watcher, 'plug/set');
+      // over connections of their own: the server may close one after refusing its body
+      const post = (path: string, headers: Record<string, string | number>, chunks: Uint8Array[]) =>
+        rawPost(
+          `http://127.0.0.1:${edge.ports.http}${path}`,
+          { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...headers },
+          chunks,
+        );
+      const tooLarge = { status: 413, body: JSON.stringify({ message: 'Maximum request body size 1048576 exceeded' }) };
+      const big = Buffer.from(JSON.stringify({ entity_id: 'switch.plug', pad: 'x'.repeat(1024 * 1024) }));
+      for (const path of ['/api/services/switch/turn_on', '/api/events/big', '/api/states/sensor.big', '/api/template'])
+        expect(await post(path, { 'content-length': big.length }, [big]), path).toEqual(tooLarge);
+      // no Content-Length: the bytes are counted as they arrive
+      const chunk = Buffer.alloc(256 * 1024, 'x');
+      expect(
+        await post(
+          '/api/services/switch/turn_on',
+          { 'transfer-encoding': 'chunked' },
+          Array.from({ length: 8 }, () => chunk),
+        ),
+      ).toEqual(tooLarge);
+      expect(edge.states.get('sensor.big')).toBeUndefined();
+      // a call after them is the first command the plug gets
+      expect((await api('POST', '/api/services/switch/turn_off', { entity_id: 'switch.plug' })).status).toBe(200);
+      expect(await commands.next()).toEqual([{ topic: 'plug/set', payload: 'OFF' }]);
+      expect(commands.messages).toHaveLength(1);
+    } finally {
+      await watcher.endAsync();
+    }
   });
 
   it('POST /api/events/{event_type} fires the event (seen on the WebSocket bus); a non-object body is 400', async () => {

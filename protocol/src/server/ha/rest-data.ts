@@ -10,6 +10,8 @@ import {
   haTemplateRoute,
 } from '../../routes/ha.ts';
 import type { SpecRouter } from '../router.ts';
+import { DEFAULT_BODY_LIMIT, readBodyBytes } from '../body.ts';
+import { HttpError } from '../errors.ts';
 import { HaCommandError, HaRawJson, type HaBackend } from './backend.ts';
 import { parseHaTime } from './optional-commands.ts';
 
@@ -33,9 +35,26 @@ const DAY_S = 86_400;
 /** HA's valid_entity_id */
 const ENTITY_ID = /^(?!.+__)(?!_)[\da-z_]+(?<!_)\.(?!_)[\da-z_]+(?<!_)$/;
 
-async function readJson(c: Context): Promise<{ ok: true; value: unknown } | { ok: false }> {
+const utf8 = new TextDecoder();
+
+/**
+ * A REST body's text, read as it arrives and at most 1 MiB, as HA's own server (aiohttp's
+ * client_max_size): a larger one is a 413 `{message}` in aiohttp's words, before it is all in memory.
+ */
+export async function readRestText(c: Context): Promise<string> {
   try {
-    return { ok: true, value: JSON.parse(await c.req.text()) };
+    return utf8.decode(await readBodyBytes(c, DEFAULT_BODY_LIMIT));
+  } catch (err) {
+    if (err instanceof HttpError && err.status === 413)
+      throw new HttpError(413, `Maximum request body size ${DEFAULT_BODY_LIMIT} exceeded`, { shape: 'message' });
+    throw err;
+  }
+}
+
+async function readJson(c: Context): Promise<{ ok: true; value: unknown } | { ok: false }> {
+  const text = await readRestText(c);
+  try {
+    return { ok: true, value: JSON.parse(text) };
   } catch {
     return { ok: false };
   }
