@@ -6,6 +6,7 @@ import { listen } from '../errors.ts';
 import type { MqttAcl } from './acl.ts';
 import type { AuthenticatedUser, MqttUserStore } from './users.ts';
 import { RetainedOnDiskPersistence } from './retained-persistence.ts';
+import { MAX_CONNECT_BYTES, guardConnectLength } from './connect-guard.ts';
 import type { RetainedStore } from './retained-store.ts';
 
 export interface BrokerOptions {
@@ -201,6 +202,9 @@ export class MqttBroker {
       this.sockets.add(socket);
       socket.once('close', () => this.sockets.delete(socket));
       aedes.handle(socket);
+      guardConnectLength(socket, MAX_CONNECT_BYTES, () =>
+        log.warn(`mqtt: closed a connection whose CONNECT declared more than ${MAX_CONNECT_BYTES} bytes`),
+      );
     });
     this.server = server;
     try {
