@@ -139,6 +139,14 @@ describe('HA WebSocket protocol on the edge', () => {
     expect((await c.closed).code).toBe(1003);
   });
 
+  it('JSON nested deeper than 64 levels closes the socket as invalid JSON (what walks it would overflow)', async () => {
+    const c = await authed();
+    c.send(
+      `{"id":1,"type":"fire_event","event_type":"deep","event_data":{"a":${'['.repeat(100_000)}${']'.repeat(100_000)}}}`,
+    );
+    expect((await c.closed).code).toBe(1003);
+  });
+
   it('fire_event reaches subscribers of that event type, not others; unsubscribe_events stops it', async () => {
     const c = await authed();
     c.send({ id: 1, type: 'subscribe_events', event_type: 'doorbell_pressed' });

@@ -166,6 +166,23 @@ describe('HA REST API on the edge', () => {
     }
   });
 
+  it("JSON nested deeper than 64 levels is a 400 in HA's words: nothing is stored or fired (a state could not be written)", async () => {
+    const deep = `{"a":${'['.repeat(100_000)}${']'.repeat(100_000)}}`;
+    expect(await api('POST', '/api/states/sensor.deep', `{"state":"1","attributes":${deep}}`)).toMatchObject({
+      status: 400,
+      json: { message: 'Invalid JSON specified.' },
+    });
+    expect(await api('POST', '/api/events/deep', deep)).toMatchObject({
+      status: 400,
+      json: { message: 'Event data should be a JSON object' },
+    });
+    expect(await api('POST', '/api/services/switch/turn_on', deep)).toMatchObject({
+      status: 400,
+      json: { message: 'Data should be valid JSON.' },
+    });
+    expect(edge.states.get('sensor.deep')).toBeUndefined();
+  });
+
   it('POST /api/events/{event_type} fires the event (seen on the WebSocket bus); a non-object body is 400', async () => {
     const seen: unknown[] = [];
     const off = await subscribe(seen);

@@ -12,6 +12,7 @@ import {
 import type { SpecRouter } from '../router.ts';
 import { DEFAULT_BODY_LIMIT, readBodyBytes } from '../body.ts';
 import { HttpError } from '../errors.ts';
+import { parseJson } from '../json.ts';
 import { HaCommandError, HaRawJson, type HaBackend } from './backend.ts';
 import { parseHaTime } from './optional-commands.ts';
 
@@ -54,7 +55,7 @@ export async function readRestText(c: Context): Promise<string> {
 async function readJson(c: Context): Promise<{ ok: true; value: unknown } | { ok: false }> {
   const text = await readRestText(c);
   try {
-    return { ok: true, value: JSON.parse(text) };
+    return { ok: true, value: parseJson(text) };
   } catch {
     return { ok: false };
   }

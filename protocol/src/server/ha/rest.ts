@@ -13,16 +13,17 @@ import {
 import type { RouteSpec } from '../../route.ts';
 import { SpecRouter } from '../router.ts';
 import { HaCommandError, type HaBackend } from './backend.ts';
+import { parseJson } from '../json.ts';
 import { mountHaRestData, readRestText } from './rest-data.ts';
 
 const message = (c: Context, status: 400 | 401 | 404, text: string) => c.json({ message: text }, status);
 
-/** JSON object body, or a 400 in HA's words (null). Empty body = {}. */
+/** JSON object body, or a 400 in HA's words (null; also JSON deeper than MAX_JSON_DEPTH). Empty body = {}. */
 async function readObject(c: Context): Promise<Record<string, unknown> | null> {
   const text = await readRestText(c);
   if (!text.trim()) return {};
   try {
-    const v: unknown = JSON.parse(text);
+    const v: unknown = parseJson(text);
     return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
   } catch {
     return null;

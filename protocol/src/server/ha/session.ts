@@ -1,4 +1,5 @@
 import { HA_VERSION, HaAuth, HaCommandBase, type HaErrorCode, type HaServerMessage } from '../../ha/index.ts';
+import { parseJson } from '../json.ts';
 import type { Logger } from '../log.ts';
 import { describeZodError } from '../router.ts';
 import { HaAuthRefused, HaCommandError, HaRawJson, type HaBackend, type Unsubscribe } from './backend.ts';
@@ -81,9 +82,9 @@ export class HaSession<P> implements HaCommandSession<P> {
     if (this.closed) return;
     let data: unknown;
     try {
-      data = JSON.parse(text);
+      data = parseJson(text);
     } catch {
-      // HA disconnects on invalid JSON
+      // HA disconnects on invalid JSON (here also on JSON deeper than MAX_JSON_DEPTH)
       this.end(1003, 'Received invalid JSON.');
       return;
     }
