@@ -130,4 +130,33 @@ describe('MirrorWriter: state changes of several edges', () => {
     expect(await mirror.lastSeq(edgeB)).toBe(11);
     expect((await mirror.versions([edgeB])).get(edgeB)).toBe(versionB + 1);
   });
+
+  it('keep every text as sent: quotes, backslashes, braces, commas, "NULL", unicode and null values', async () => {
+    const writer = new MirrorWriter(t.cloud.database, mirror, { budgetMs: Infinity });
+    const odd: EntityState = {
+      ...lamp('say "hi", {x}\\ NULL'),
+      entity_id: 'sensor.odd_1',
+      name: 'Odd, "one" {1}',
+      attributes: { text: '{"a":[1,2]}, \\"', none: null, emoji: 'üñí 😀', NULL: 'NULL', empty: '' },
+      last_changed: '2026-11-25T06:00:00.000Z',
+      last_updated: '2026-11-25T06:00:01.000Z',
+    };
+    const unknown: EntityState = { ...lamp('x'), entity_id: 'sensor.unknown_1', state: null };
+    await Promise.all([
+      writer.applyDeltas(edgeA, [{ kind: 'state', state: odd }], 40),
+      writer.applyDeltas(edgeB, [{ kind: 'state', state: unknown }], null),
+    ]);
+    const stored = await mirror.state([edgeA], 'sensor.odd_1');
+    expect(stored).toMatchObject({
+      state: odd.state,
+      name: odd.name,
+      attributes: odd.attributes,
+      last_changed: odd.last_changed,
+      last_updated: odd.last_updated,
+    });
+    expect((await mirror.state([edgeB], 'sensor.unknown_1'))?.state).toBeNull();
+    // the next change hands back the stored state as its old state, texts intact
+    const [next] = await writer.applyDeltas(edgeA, [{ kind: 'state', state: { ...odd, state: 'calm' } }], 41);
+    expect(next!.oldState).toMatchObject({ state: odd.state, attributes: odd.attributes });
+  });
 });
