@@ -38,11 +38,13 @@ const ENTITY_ID = /^(?!.+__)(?!_)[\da-z_]+(?<!_)\.(?!_)[\da-z_]+(?<!_)$/;
 
 const utf8 = new TextDecoder();
 
+const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
+
 /**
  * A REST body's text, read as it arrives and at most 1 MiB, as HA's own server (aiohttp's
  * client_max_size): a larger one is a 413 `{message}` in aiohttp's words, before it is all in memory.
  */
-export async function readRestText(c: Context): Promise<string> {
+async function readRestText(c: Context): Promise<string> {
   try {
     return utf8.decode(await readBodyBytes(c, DEFAULT_BODY_LIMIT));
   } catch (err) {
@@ -52,16 +54,24 @@ export async function readRestText(c: Context): Promise<string> {
   }
 }
 
-async function readJson(c: Context): Promise<{ ok: true; value: unknown } | { ok: false }> {
+/**
+ * A REST body that must be a JSON object (at most 1 MiB, nested at most MAX_JSON_DEPTH deep); null
+ * when it is not, for the route's 400 in HA's words. `empty` is what a blank body counts as: HA's
+ * service and event views take none as `{}`, the others refuse it.
+ */
+export async function readRestObject(
+  c: Context,
+  empty: Record<string, unknown> | null = null,
+): Promise<Record<string, unknown> | null> {
   const text = await readRestText(c);
+  if (!text.trim()) return empty;
   try {
-    return { ok: true, value: parseJson(text) };
+    const value: unknown = parseJson(text);
+    return isObject(value) ? value : null;
   } catch {
-    return { ok: false };
+    return null;
   }
 }
-
-const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
 
 /**
  * The optional REST routes, each mounted (and documented) only when the backend implements what
@@ -79,9 +89,9 @@ export function mountHaRestData<P>(router: SpecRouter<P | null>, backend: HaBack
     router.add(haSetStateRoute, ({ c, auth, params }) =>
       guard(c, auth, async (p) => {
         if (!backend.setState) return missing(c);
-        const body = await readJson(c);
-        if (!body.ok || !isObject(body.value)) return message(c, 400, 'Invalid JSON specified.');
-        const { state, attributes, force_update: force } = body.value;
+        const body = await readRestObject(c);
+        if (body === null) return message(c, 400, 'Invalid JSON specified.');
+        const { state, attributes, force_update: force } = body;
         if (state === undefined || state === null) return message(c, 400, 'No state specified.');
         if (typeof state === 'object' || String(state).length > 255) return message(c, 400, 'Invalid state specified.');
         if (attributes !== undefined && attributes !== null && !isObject(attributes))
@@ -120,10 +130,9 @@ export function mountHaRestData<P>(router: SpecRouter<P | null>, backend: HaBack
     router.add(haTemplateRoute, ({ c, auth }) =>
       guard(c, auth, async (p) => {
         if (!backend.renderTemplate) return missing(c);
-        const body = await readJson(c);
-        if (!body.ok || !isObject(body.value))
-          return message(c, 400, 'Error rendering template: Invalid JSON specified.');
-        const { template, variables } = body.value;
+        const body = await readRestObject(c);
+        if (body === null) return message(c, 400, 'Error rendering template: Invalid JSON specified.');
+        const { template, variables } = body;
         if (typeof template !== 'string') return message(c, 400, "Error rendering template: 'template' is missing");
         if (variables !== undefined && !isObject(variables))
           return message(c, 400, 'Error rendering template: variables must be an object');

@@ -13,22 +13,9 @@ import {
 import type { RouteSpec } from '../../route.ts';
 import { SpecRouter } from '../router.ts';
 import { HaCommandError, type HaBackend } from './backend.ts';
-import { parseJson } from '../json.ts';
-import { mountHaRestData, readRestText } from './rest-data.ts';
+import { mountHaRestData, readRestObject } from './rest-data.ts';
 
 const message = (c: Context, status: 400 | 401 | 404, text: string) => c.json({ message: text }, status);
-
-/** JSON object body, or a 400 in HA's words (null; also JSON deeper than MAX_JSON_DEPTH). Empty body = {}. */
-async function readObject(c: Context): Promise<Record<string, unknown> | null> {
-  const text = await readRestText(c);
-  if (!text.trim()) return {};
-  try {
-    const v: unknown = parseJson(text);
-    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
-  } catch {
-    return null;
-  }
-}
 
 /**
  * Mounts Home Assistant's REST API (`/api/*`) on an app, answered by a HaBackend: the same
@@ -62,7 +49,7 @@ export function mountHaRest<P>(app: Hono<any>, backend: HaBackend<P>): RouteSpec
   );
   router.add(haCallServiceRoute, ({ c, auth, params, query }) =>
     guard(c, auth, async (p) => {
-      const data = await readObject(c);
+      const data = await readRestObject(c, {});
       if (data === null) return message(c, 400, 'Data should be valid JSON.');
       const returnResponse = query.return_response !== undefined;
       const { entity_id, device_id, area_id, ...serviceData } = data as Record<string, unknown> & {
@@ -100,7 +87,7 @@ export function mountHaRest<P>(app: Hono<any>, backend: HaBackend<P>): RouteSpec
   );
   router.add(haFireEventRoute, ({ c, auth, params }) =>
     guard(c, auth, async (p) => {
-      const data = await readObject(c);
+      const data = await readRestObject(c, {});
       if (data === null) return message(c, 400, 'Event data should be a JSON object');
       try {
         await backend.fireEvent(p, params.event_type, data);
