@@ -1,15 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Edge } from '../edge.ts';
-import { collector, connect, startEdge, tempDir, waitFor } from '../testing/edge.ts';
+import { collector, connect, waitFor } from '../testing/edge.ts';
+import { useEdge } from '../testing/use-edge.ts';
 
 let edge: Edge;
-let tmp: ReturnType<typeof tempDir>;
 let base: string;
 let token: string;
 
-beforeAll(async () => {
-  tmp = tempDir();
-  edge = await startEdge(tmp.dir);
+useEdge({}, async (started) => {
+  edge = started;
   base = `http://127.0.0.1:${edge.ports.http}`;
   token = edge.tokens.create('test').token;
   const c = await connect(edge, await edge.createMqttCredentials({ username: 'dev' }));
@@ -27,10 +26,6 @@ beforeAll(async () => {
   );
   await waitFor(() => edge.registry.getEntity('light.desk_lamp_desk'), 3000, 'light');
   await c.endAsync();
-});
-afterAll(async () => {
-  await edge?.stop();
-  tmp?.cleanup();
 });
 
 const req = (path: string, init: RequestInit & { auth?: string | null } = {}) => {

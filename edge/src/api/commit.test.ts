@@ -1,8 +1,9 @@
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Edge } from '../edge.ts';
-import { connect, startEdge, tempDir, waitFor } from '../testing/edge.ts';
+import { connect, waitFor } from '../testing/edge.ts';
+import { useEdge } from '../testing/use-edge.ts';
 
 /**
  * A write the local API acknowledges is committed before the answer, also when it changes
@@ -10,12 +11,12 @@ import { connect, startEdge, tempDir, waitFor } from '../testing/edge.ts';
  * the database is read through a connection of its own, as after a kill -9 right after the answer.
  */
 let edge: Edge;
-let tmp: ReturnType<typeof tempDir>;
+let dataDir: string;
 let token: string;
 
-beforeAll(async () => {
-  tmp = tempDir();
-  edge = await startEdge(tmp.dir, { stateFlushMs: 60_000 });
+useEdge({ stateFlushMs: 60_000 }, async (started, dir) => {
+  edge = started;
+  dataDir = dir;
   token = edge.tokens.create('test').token;
   const c = await connect(edge, await edge.createMqttCredentials({ username: 'dev' }));
   // no state topic: an optimistic switch, whose state the service call sets
@@ -26,10 +27,6 @@ beforeAll(async () => {
   );
   await waitFor(() => edge.registry.getEntity('switch.fan'), 3000, 'switch');
   await c.endAsync();
-});
-afterAll(async () => {
-  await edge?.stop();
-  tmp?.cleanup();
 });
 
 const api = async (method: string, urlPath: string, body?: unknown) => {
@@ -42,7 +39,7 @@ const api = async (method: string, urlPath: string, body?: unknown) => {
 };
 
 function onDisk(entityId: string): string | null | undefined {
-  const db = new Database(path.join(tmp.dir, 'edge.db'), { readonly: true });
+  const db = new Database(path.join(dataDir, 'edge.db'), { readonly: true });
   try {
     return (
       db.prepare('SELECT state FROM states WHERE entity_id = ?').get(entityId) as { state: string | null } | undefined

@@ -1,25 +1,19 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { probeUpgrade } from '@smarthome/protocol/server/upgrade-probe';
 import type { Edge } from '../edge.ts';
-import { startEdge, tempDir } from '../testing/edge.ts';
+import { useEdge } from '../testing/use-edge.ts';
 
 /**
  * Issue #13 item 1 on the edge: a request asking to switch protocols gets an HTTP answer and
  * its connection is closed, whatever the path or auth (it used to stay open as keep-alive).
  */
 let edge: Edge;
-let tmp: ReturnType<typeof tempDir>;
 let base: string;
 let token: string;
-beforeAll(async () => {
-  tmp = tempDir();
-  edge = await startEdge(tmp.dir);
+useEdge({}, (started) => {
+  edge = started;
   base = `http://127.0.0.1:${edge.ports.http}`;
   token = edge.tokens.create('test').token;
-});
-afterAll(async () => {
-  await edge?.stop();
-  tmp?.cleanup();
 });
 
 describe.each(['websocket', 'h2c'] as const)('an Upgrade: %s request to the local API', (upgrade) => {

@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { MqttClient } from 'mqtt';
 import type { Edge } from '../edge.ts';
-import { connect, haSession, startEdge, tempDir, waitFor } from '../testing/edge.ts';
+import { connect, haSession, waitFor } from '../testing/edge.ts';
+import { useEdge } from '../testing/use-edge.ts';
 
 /**
  * device.via_device and device.suggested_area as HA's device registry keeps them: the parent
@@ -12,19 +13,15 @@ import { connect, haSession, startEdge, tempDir, waitFor } from '../testing/edge
 
 let edge: Edge;
 let device: MqttClient;
-let tmp: ReturnType<typeof tempDir>;
 let token: string;
 
-beforeAll(async () => {
-  tmp = tempDir();
-  edge = await startEdge(tmp.dir);
+const fixture = useEdge({}, async (started) => {
+  edge = started;
   token = edge.tokens.create('devices').token;
   device = await connect(edge, await edge.createMqttCredentials({ username: 'z2m', role: 'integration' }));
 });
 afterAll(async () => {
   await device?.endAsync();
-  await edge?.stop();
-  tmp?.cleanup();
 });
 
 const announce = (topic: string, cfg: Record<string, unknown>) =>
@@ -89,8 +86,7 @@ describe('device registry: via_device and suggested_area', () => {
   it('keeps the links across a restart', async () => {
     const child = edge.registry.findDevice(['zigbee2mqtt_0xa1']) as { id: number };
     const before = edge.registry.deviceLinks(child.id);
-    await edge.stop();
-    edge = await startEdge(tmp.dir);
+    edge = await fixture.restart();
     expect(edge.registry.deviceLinks(child.id)).toEqual(before);
     expect(edge.registry.areas.list().map((a) => a.name)).toEqual(['Kitchen']);
     device = await connect(edge, await edge.createMqttCredentials({ username: 'z2m2', role: 'integration' }));

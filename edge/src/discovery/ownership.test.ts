@@ -1,10 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { MqttCredentials } from '@smarthome/protocol';
 import type { Edge } from '../edge.ts';
-import { collector, connect, granted, recordingLogger, startEdge, tempDir, waitFor } from '../testing/edge.ts';
+import { collector, connect, granted, recordingLogger, waitFor } from '../testing/edge.ts';
+import { useEdge } from '../testing/use-edge.ts';
 
 let edge: Edge;
-let tmp: ReturnType<typeof tempDir>;
 const logs = recordingLogger();
 
 const plugConfig = (n: number) =>
@@ -26,13 +26,8 @@ async function announce(creds: MqttCredentials, n: number): Promise<void> {
   await waitFor(() => ownerOf(`switch.plug_${n}`) === creds.username, 3000, `plug ${n} owned by ${creds.username}`);
 }
 
-beforeAll(async () => {
-  tmp = tempDir();
-  edge = await startEdge(tmp.dir, { logger: logs });
-});
-afterAll(async () => {
-  await edge?.stop();
-  tmp?.cleanup();
+const fixture = useEdge({ logger: logs }, (started) => {
+  edge = started;
 });
 
 describe('MQTT ownership', () => {
@@ -56,8 +51,7 @@ describe('MQTT ownership', () => {
     );
     expect([ownerOf('switch.plug_1'), ownerOf('switch.plug_2')]).toEqual([null, null]);
 
-    await edge.stop();
-    edge = await startEdge(tmp.dir, { logger: logs });
+    edge = await fixture.restart();
     expect([ownerOf('switch.plug_1'), ownerOf('switch.plug_2')]).toEqual([null, null]);
 
     const c = await connect(edge, replacement);

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { MqttClient } from 'mqtt';
 import WebSocket from 'ws';
 import {
@@ -15,18 +15,17 @@ import {
   type HassEntities,
 } from 'home-assistant-js-websocket';
 import type { Edge } from '../edge.ts';
-import { collector, connect, startEdge, tempDir, waitFor } from '../testing/edge.ts';
+import { collector, connect, waitFor } from '../testing/edge.ts';
+import { useEdge } from '../testing/use-edge.ts';
 
 /** The real home-assistant-js-websocket client (what HA's frontend uses) against a real edge. */
 
 let edge: Edge;
 let device: MqttClient;
-let tmp: ReturnType<typeof tempDir>;
 let conn: Connection;
 
-beforeAll(async () => {
-  tmp = tempDir();
-  edge = await startEdge(tmp.dir);
+useEdge({}, async (started) => {
+  edge = started;
   device = await connect(edge, await edge.createMqttCredentials({ username: 'plug' }));
   await device.publishAsync(
     'homeassistant/switch/plug/config',
@@ -52,8 +51,6 @@ beforeAll(async () => {
 afterAll(async () => {
   conn?.close();
   await device?.endAsync();
-  await edge?.stop();
-  tmp?.cleanup();
 });
 
 describe('home-assistant-js-websocket against an edge', () => {

@@ -1,22 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import type { Edge } from '../edge.ts';
-import { startEdge, tempDir, waitFor } from '../testing/edge.ts';
+import { waitFor } from '../testing/edge.ts';
+import { useEdge } from '../testing/use-edge.ts';
 
 /** HA's WebSocket protocol edge cases, over a raw `ws` socket against a real edge. */
 
 let edge: Edge;
-let tmp: ReturnType<typeof tempDir>;
 let token: string;
 
-beforeAll(async () => {
-  tmp = tempDir();
-  edge = await startEdge(tmp.dir);
+useEdge({}, (started) => {
+  edge = started;
   token = edge.tokens.create('proto').token;
-});
-afterAll(async () => {
-  await edge?.stop();
-  tmp?.cleanup();
 });
 
 interface Client {

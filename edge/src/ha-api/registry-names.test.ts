@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { MqttClient } from 'mqtt';
 import type { Edge } from '../edge.ts';
-import { connect, haSession, startEdge, tempDir, waitFor } from '../testing/edge.ts';
+import { connect, haSession, waitFor } from '../testing/edge.ts';
+import { useEdge } from '../testing/use-edge.ts';
 
 /**
  * HA's entity registry name and icon reach the state: a user's name replaces the whole
@@ -11,19 +12,15 @@ import { connect, haSession, startEdge, tempDir, waitFor } from '../testing/edge
 
 let edge: Edge;
 let device: MqttClient;
-let tmp: ReturnType<typeof tempDir>;
 let token: string;
 
-beforeAll(async () => {
-  tmp = tempDir();
-  edge = await startEdge(tmp.dir);
+useEdge({}, async (started) => {
+  edge = started;
   token = edge.tokens.create('names').token;
   device = await connect(edge, await edge.createMqttCredentials({ username: 'z2m' }));
 });
 afterAll(async () => {
   await device?.endAsync();
-  await edge?.stop();
-  tmp?.cleanup();
 });
 
 const id = 'sensor.plug_power';

@@ -1,21 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Edge } from '../edge.ts';
-import { startEdge, tempDir } from '../testing/edge.ts';
+import { useEdge } from '../testing/use-edge.ts';
 
 /** POST /v1/ha/relay on a real edge (what the cloud's HA API relays), over plain HTTP with a local token. */
 
 let edge: Edge;
-let tmp: ReturnType<typeof tempDir>;
 let token: string;
 
-beforeAll(async () => {
-  tmp = tempDir();
-  edge = await startEdge(tmp.dir);
+useEdge({}, (started) => {
+  edge = started;
   token = edge.tokens.create('relay').token;
-});
-afterAll(async () => {
-  await edge?.stop();
-  tmp?.cleanup();
 });
 
 async function relay(body: unknown) {

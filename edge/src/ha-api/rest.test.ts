@@ -1,19 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { MqttClient } from 'mqtt';
 import type { Edge } from '../edge.ts';
 import { rawPost } from '@smarthome/protocol/testing/raw-http';
-import { collector, connect, startEdge, tempDir, waitFor } from '../testing/edge.ts';
+import { collector, connect, waitFor } from '../testing/edge.ts';
+import { useEdge } from '../testing/use-edge.ts';
 
 /** Home Assistant's REST API on a real edge, over plain HTTP. */
 
 let edge: Edge;
 let device: MqttClient;
-let tmp: ReturnType<typeof tempDir>;
 let token: string;
 
-beforeAll(async () => {
-  tmp = tempDir();
-  edge = await startEdge(tmp.dir);
+useEdge({}, async (started) => {
+  edge = started;
   token = edge.tokens.create('rest').token;
   device = await connect(edge, await edge.createMqttCredentials({ username: 'plug' }));
   await device.publishAsync(
@@ -27,8 +26,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await device?.endAsync();
-  await edge?.stop();
-  tmp?.cleanup();
 });
 
 async function api(method: string, path: string, body?: unknown, auth: string | null = token) {

@@ -1,30 +1,20 @@
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { writeToStream } from 'mqtt-packet';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { MqttCredentials } from '@smarthome/protocol';
 import type { Edge } from '../edge.ts';
-import {
-  MOSQUITTO,
-  collector,
-  connect,
-  granted,
-  recordingLogger,
-  startEdge,
-  tempDir,
-  waitFor,
-} from '../testing/edge.ts';
+import { MOSQUITTO, collector, connect, granted, recordingLogger, waitFor } from '../testing/edge.ts';
+import { useEdge } from '../testing/use-edge.ts';
 
 let edge: Edge;
-let tmp: ReturnType<typeof tempDir>;
 let dev1: MqttCredentials;
 let dev2: MqttCredentials;
 let integration: MqttCredentials;
 const logs = recordingLogger();
 
-beforeAll(async () => {
-  tmp = tempDir();
-  edge = await startEdge(tmp.dir, { logger: logs });
+useEdge({ logger: logs }, async (started) => {
+  edge = started;
   dev1 = await edge.createMqttCredentials({ username: 'dev1' });
   dev2 = await edge.createMqttCredentials({ username: 'dev2' });
   integration = await edge.createMqttCredentials({ username: 'z2m', role: 'integration' });
@@ -44,10 +34,6 @@ beforeAll(async () => {
   );
   await c.endAsync();
   await waitFor(() => edge.registry.getEntity('switch.plug_one'), 3000, 'plug entity');
-});
-afterAll(async () => {
-  await edge?.stop();
-  tmp?.cleanup();
 });
 
 /** Runs a mosquitto client without blocking this process's event loop (the broker lives here). */

@@ -1,19 +1,14 @@
 import net from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Edge } from '../edge.ts';
-import { connect, recordingLogger, startEdge, tempDir } from '../testing/edge.ts';
+import { connect, recordingLogger } from '../testing/edge.ts';
+import { useEdge } from '../testing/use-edge.ts';
 
 let edge: Edge;
-let tmp: ReturnType<typeof tempDir>;
 const logs = recordingLogger();
 
-beforeAll(async () => {
-  tmp = tempDir();
-  edge = await startEdge(tmp.dir, { logger: logs });
-});
-afterAll(async () => {
-  await edge?.stop();
-  tmp?.cleanup();
+useEdge({ logger: logs }, (started) => {
+  edge = started;
 });
 
 /** MQTT's remaining length: 7 bits a byte, the high bit saying another byte follows. */

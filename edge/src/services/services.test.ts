@@ -1,11 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { MqttClient } from 'mqtt';
 import type { Edge } from '../edge.ts';
-import { collector, connect, startEdge, tempDir, waitFor } from '../testing/edge.ts';
+import { collector, connect, waitFor } from '../testing/edge.ts';
+import { useEdge } from '../testing/use-edge.ts';
 
 let edge: Edge;
 let device: MqttClient;
-let tmp: ReturnType<typeof tempDir>;
 let inbox: Awaited<ReturnType<typeof collector>>;
 
 const CONFIGS: Record<string, Record<string, unknown>> = {
@@ -91,9 +91,8 @@ const CONFIGS: Record<string, Record<string, unknown>> = {
   'select/mode': { name: 'Mode', uniq_id: 'mode', cmd_t: 'mode/set', ops: ['eco', 'quick'] },
 };
 
-beforeAll(async () => {
-  tmp = tempDir();
-  edge = await startEdge(tmp.dir);
+useEdge({}, async (started) => {
+  edge = started;
   device = await connect(edge, await edge.createMqttCredentials({ username: 'dev' }));
   for (const [path, cfg] of Object.entries(CONFIGS))
     await device.publishAsync(`homeassistant/${path}/config`, JSON.stringify(cfg), { qos: 1, retain: true });
@@ -105,8 +104,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await device?.endAsync();
-  await edge?.stop();
-  tmp?.cleanup();
 });
 
 async function call(domain: string, service: string, entity: string, data: Record<string, unknown> = {}, n = 1) {

@@ -1,8 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { MqttClient } from 'mqtt';
 import type { ws } from '@smarthome/protocol';
 import type { Edge } from '../../edge.ts';
-import { collector, connect, startEdge, tempDir, waitFor } from '../../testing/edge.ts';
+import { collector, connect, waitFor } from '../../testing/edge.ts';
+import { useEdge } from '../../testing/use-edge.ts';
 import { expandConfig } from '../abbreviations.ts';
 import { commandTopicsOf } from '../config.ts';
 import { DEVICE_TRIGGER_EVENT } from '../device-triggers.ts';
@@ -17,13 +18,11 @@ import { TIMESTAMP, type CorpusEntry } from './types.ts';
 
 let edge: Edge;
 let device: MqttClient;
-let tmp: ReturnType<typeof tempDir>;
 let inbox: Awaited<ReturnType<typeof collector>>;
 const fired: ws.BusEvent[] = [];
 
-beforeAll(async () => {
-  tmp = tempDir();
-  edge = await startEdge(tmp.dir);
+useEdge({}, async (started) => {
+  edge = started;
   device = await connect(edge, await edge.createMqttCredentials({ username: 'corpus' }));
   const topics = new Set<string>();
   for (const e of CORPUS) for (const t of commandTopicsOf(expandConfig(e.config))) topics.add(t);
@@ -34,8 +33,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await device?.endAsync();
-  await edge?.stop();
-  tmp?.cleanup();
 });
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/;
