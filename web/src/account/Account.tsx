@@ -6,6 +6,7 @@ import { api, describe } from '../api/http.ts';
 import { BillingSection } from './Billing.tsx';
 import { CredentialsSection } from './Credentials.tsx';
 import { MfaSection, SessionsSection } from './Security.tsx';
+import { Alert } from '../app/Alert.tsx';
 
 type Pat = z.infer<typeof PersonalAccessToken>;
 
@@ -71,11 +72,7 @@ export function AccountPage() {
   return (
     <div>
       <h1>Account</h1>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <Alert message={error} />
       {account && (
         <section class="card">
           <h2>Profile</h2>

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { Plan, Subscription, Usage } from '@smarthome/protocol/billing';
 import { api, describe } from '../api/http.ts';
 import './account.css';
+import { Alert } from '../app/Alert.tsx';
 
 const METERS: Array<[keyof z.infer<typeof Usage>['usage'], string]> = [
   ['devices', 'Devices'],
@@ -28,11 +29,7 @@ export function BillingSection() {
   return (
     <section class="card" aria-labelledby="billing-h">
       <h2 id="billing-h">Plan and usage</h2>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <Alert message={error} />
       {usage && (
         <>
           <p>

@@ -4,6 +4,7 @@ import { BackupCodes, Session as SessionSchema, TotpEnrolment } from '@smarthome
 import { MessageBody } from '@smarthome/protocol/common';
 import { api, describe } from '../api/http.ts';
 import { Field } from '../app/Field.tsx';
+import { Alert } from '../app/Alert.tsx';
 
 type Enrolment = z.infer<typeof TotpEnrolment>;
 type Session = z.infer<typeof SessionSchema>;
@@ -93,11 +94,7 @@ export function MfaSection({ enabled, onChange }: { enabled: boolean; onChange: 
       <p>
         Status: <span class={`badge ${enabled ? 'online' : 'offline'}`}>{enabled ? 'on' : 'off'}</span>
       </p>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <Alert message={error} />
       {done && (
         <p class="ok" role="status">
           {done}
@@ -202,11 +199,7 @@ export function SessionsSection() {
   return (
     <section class="card" aria-labelledby="sessions-title">
       <h2 id="sessions-title">Signed-in devices</h2>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <Alert message={error} />
       <ul class="rows sessions">
         {sessions?.map((s) => (
           <li key={s.id}>

@@ -4,6 +4,7 @@ import { ApiError, api, describe } from '../api/http.ts';
 import { Field } from '../app/Field.tsx';
 import { onLink } from '../app/router.ts';
 import { useWait } from './SignIn.tsx';
+import { Alert } from '../app/Alert.tsx';
 
 /** The token of a mailed link (?token=…), or null. */
 export const linkToken = (): string | null => new URLSearchParams(location.search).get('token');
@@ -11,11 +12,7 @@ export const linkToken = (): string | null => new URLSearchParams(location.searc
 function Outcome({ error, done }: { error: string | null; done: string | null }) {
   return (
     <>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <Alert message={error} />
       {done && (
         <p class="ok" role="status">
           {done}

@@ -4,6 +4,7 @@ import { LocalSession } from '@smarthome/protocol/local-accounts';
 import { ApiError, api, describe } from '../api/http.ts';
 import { session, type PortalKind } from '../api/session.ts';
 import { navigate, nextPath, onLink } from '../app/router.ts';
+import { Alert } from '../app/Alert.tsx';
 
 /** Counts a 429's Retry-After down, so the wait is shown rather than a bare error. */
 export function useWait(): [number, (seconds: number) => void] {
@@ -96,11 +97,7 @@ export function SignIn({ kind }: { kind: PortalKind }) {
             />
           </label>
         )}
-        {error && (
-          <p class="error" role="alert">
-            {error}
-          </p>
-        )}
+        <Alert message={error} />
         {wait > 0 && (
           <p class="note" role="status">
             You can try again in {wait} s.
@@ -191,11 +188,7 @@ export function Register() {
             onInput={(e) => setPassword((e.currentTarget as HTMLInputElement).value)}
           />
         </label>
-        {error && (
-          <p class="error" role="alert">
-            {error}
-          </p>
-        )}
+        <Alert message={error} />
         <button type="submit" disabled={busy}>
           Create account
         </button>

@@ -5,6 +5,7 @@ import { navigate, onLink } from '../app/router.ts';
 import { STARTER, create, editable, getAutomation, runNow, traces, update, webhookUrl } from './api.ts';
 import { TextError, fromText, lineOfPath, splitPath, toText, type Mode } from './text.ts';
 import { TraceList } from './Traces.tsx';
+import { Alert } from '../app/Alert.tsx';
 
 interface Problem {
   message: string;
@@ -282,11 +283,7 @@ export function AutomationEditor({ id }: { id: string | null }) {
               Refresh
             </button>
           </div>
-          {runsError && (
-            <p class="error" role="alert">
-              {runsError}
-            </p>
-          )}
+          <Alert message={runsError} />
           {runs && <TraceList runs={runs} />}
         </section>
       )}

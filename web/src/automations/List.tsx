@@ -4,6 +4,7 @@ import type { AutomationSummary, Trace } from '@smarthome/protocol/automations';
 import { describe } from '../api/http.ts';
 import { onLink } from '../app/router.ts';
 import { listAutomations, setEnabled, traces } from './api.ts';
+import { Alert } from '../app/Alert.tsx';
 
 type Summary = z.infer<typeof AutomationSummary>;
 /** undefined: still loading; null: could not be read (e.g. the edge is offline). */
@@ -91,11 +92,7 @@ export function AutomationsList() {
           New automation
         </a>
       </div>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <Alert message={error} />
       {!list && !error && (
         <p class="note" role="status">
           Loading automations…

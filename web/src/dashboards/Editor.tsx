@@ -5,6 +5,7 @@ import { useApp } from '../app/context.ts';
 import { onEscape } from '../app/focus.tsx';
 import { displayName, useLive } from '../live/states.ts';
 import type { Card } from './card.ts';
+import { Alert } from '../app/Alert.tsx';
 
 const TYPES = ['tile', 'button', 'sensor', 'gauge', 'entities', 'thermostat', 'media-control', 'markdown'] as const;
 
@@ -196,11 +197,7 @@ export function DashboardEditor({
           Add card
         </button>
       </form>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <Alert message={error} />
       <p class="actions">
         <button type="button" disabled={busy} onClick={() => void save()}>
           Save dashboard

@@ -1,6 +1,7 @@
 import { useApp } from '../app/context.ts';
 import { useControls } from '../live/controls.ts';
 import { displayName, domainOf, useLiveEntities, type LiveState } from '../live/states.ts';
+import { Alert } from '../app/Alert.tsx';
 
 const TOGGLES = new Set(['light', 'switch', 'fan', 'input_boolean']);
 
@@ -72,11 +73,7 @@ export function EntityControl({ entityId, big = false }: { entityId: string; big
       )}
       {viewOnly && <p class="note">View only: you cannot control this.</p>}
       {!s && <p class="note">No state yet (unknown entity, or its home is offline).</p>}
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <Alert message={error} />
     </div>
   );
 }

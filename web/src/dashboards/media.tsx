@@ -6,6 +6,7 @@ import { useApp } from '../app/context.ts';
 import { useControls } from '../live/controls.ts';
 import { displayName, useLive } from '../live/states.ts';
 import type { Card } from './card.ts';
+import { Alert } from '../app/Alert.tsx';
 
 const text = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
 /** Artwork the page's CSP lets it show (same origin, https: or data:). */
@@ -50,11 +51,7 @@ function Browser(props: {
         <button type="button" disabled={busy} onClick={() => void open(MEDIA_SOURCE_ROOT, 0)}>
           Browse media for {props.name}
         </button>
-        {error && (
-          <p class="error" role="alert">
-            {error}
-          </p>
-        )}
+        <Alert message={error} />
       </div>
     );
   return (
@@ -109,11 +106,7 @@ function Browser(props: {
       <button type="button" class="secondary" onClick={() => setPath([])}>
         Close browser
       </button>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <Alert message={error} />
     </div>
   );
 }
@@ -223,11 +216,7 @@ export function MediaControlCard({ card }: { card: Card }) {
       <Browser player={id} name={name} edgeOf={edgeOf} onPlay={play} />
       {controls.viewOnly.has(id) && <p class="note">View only: you cannot control this.</p>}
       {!s && <p class="note">No state yet (unknown entity, or its home is offline).</p>}
-      {failure && (
-        <p class="error" role="alert">
-          {failure}
-        </p>
-      )}
+      <Alert message={failure} />
     </section>
   );
 }

@@ -2,6 +2,7 @@ import { useApp } from '../app/context.ts';
 import { useControls } from '../live/controls.ts';
 import { displayName, useLive } from '../live/states.ts';
 import type { Card } from './card.ts';
+import { Alert } from '../app/Alert.tsx';
 
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 
@@ -73,11 +74,7 @@ export function ThermostatCard({ card }: { card: Card }) {
       )}
       {controls.viewOnly.has(id) && <p class="note">View only: you cannot control this.</p>}
       {!s && <p class="note">No state yet (unknown entity, or its home is offline).</p>}
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <Alert message={error} />
     </section>
   );
 }

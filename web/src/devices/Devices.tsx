@@ -7,6 +7,7 @@ import { onLink } from '../app/router.ts';
 import { EntityControl } from '../dashboards/entity.tsx';
 import { displayName, useLive } from '../live/states.ts';
 import { VoiceExposure } from './VoiceExposure.tsx';
+import { Alert } from '../app/Alert.tsx';
 
 type DeviceT = z.infer<typeof Device>;
 
@@ -33,11 +34,7 @@ export function DevicesPage() {
     <div>
       <h1>Devices</h1>
       <Search label="Search devices" value={q} onChange={setQ} />
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <Alert message={error} />
       {!devices && !error && (
         <p class="note" role="status">
           Loading devices…

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { PutVoiceEndpointBody, VoiceEndpoint, VoiceEndpointList } from '@smarthome/protocol/integrations';
 import type { z } from 'zod';
 import { api, describe } from '../api/http.ts';
+import { Alert } from '../app/Alert.tsx';
 
 type Endpoint = z.infer<typeof VoiceEndpoint>;
 
@@ -38,11 +39,7 @@ export function VoiceExposure({ entityIds }: { entityIds: string[] }) {
   return (
     <section class="card">
       <h2>Voice assistants</h2>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <Alert message={error} />
       {!endpoints && !error && (
         <p class="note" role="status">
           Loading…

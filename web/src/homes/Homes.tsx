@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { CreatedEdge, Edge } from '@smarthome/protocol/edges';
 import { api, describe } from '../api/http.ts';
 import { ConfirmStep, focusIfLost, useFocusBack } from '../app/focus.tsx';
+import { Alert } from '../app/Alert.tsx';
 
 type EdgeT = z.infer<typeof Edge>;
 interface Org {
@@ -76,11 +77,7 @@ export function HomesPage() {
   return (
     <div>
       <h1>Homes</h1>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <Alert message={error} />
       {!groups && !error && (
         <p class="note" role="status">
           Loading homes…

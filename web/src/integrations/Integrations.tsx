@@ -6,6 +6,7 @@ import { Wizard } from './Wizard.tsx';
 import * as flows from './flows.ts';
 import { takeReturned } from './oauth.ts';
 import type { Entry, FlowResult, Handler, Home } from './flows.ts';
+import { Alert } from '../app/Alert.tsx';
 
 /**
  * Integrations: the config entries (removed after a confirm step), the integrations that can
@@ -91,11 +92,7 @@ export function IntegrationsPage() {
   return (
     <div>
       <h1>Integrations</h1>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <Alert message={error} />
       {status && (
         <p class="ok" role="status">
           {status}

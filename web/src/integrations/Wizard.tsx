@@ -5,6 +5,7 @@ import { FlowForm, labelOf } from './FlowForm.tsx';
 import * as flows from './flows.ts';
 import type { FlowResult } from './flows.ts';
 import { authorizeUrl, rememberFlow } from './oauth.ts';
+import { Alert } from '../app/Alert.tsx';
 
 const ABORTS: Record<string, string> = {
   single_instance_allowed: 'Only one of these can be set up, and it already is',
@@ -76,11 +77,7 @@ export function Wizard(props: {
       <h2 id="wizard-heading" tabIndex={-1} ref={heading}>
         {ended ? `Set up ${props.name}: ${step.type === 'create_entry' ? 'done' : 'stopped'}` : `Set up ${props.name}`}
       </h2>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <Alert message={error} />
       {step.type === 'create_entry' && (
         <p class="ok" role="status">
           {step.title} was added.

@@ -4,6 +4,7 @@ import { MessageBody } from '@smarthome/protocol/common';
 import { LocalAccount } from '@smarthome/protocol/local-accounts';
 import { api, describe } from '../api/http.ts';
 import { Field } from '../app/Field.tsx';
+import { Alert } from '../app/Alert.tsx';
 
 type Account = z.infer<typeof LocalAccount>;
 
@@ -17,11 +18,7 @@ export function LocalAccountPage() {
   return (
     <div>
       <h1>Account</h1>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <Alert message={error} />
       {me && (
         <section class="card">
           <h2>You</h2>
@@ -85,11 +82,7 @@ function PasswordSection() {
           value={repeat}
           set={setRepeat}
         />
-        {error && (
-          <p class="error" role="alert">
-            {error}
-          </p>
-        )}
+        <Alert message={error} />
         {done && (
           <p class="ok" role="status">
             {done}
@@ -134,11 +127,7 @@ function AccountsSection({ me }: { me: Account }) {
     <section class="card" aria-labelledby="local-accounts">
       <h2 id="local-accounts">Local accounts of this home</h2>
       <p class="note">They sign in on this device only, with or without the internet. Owners manage them.</p>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <Alert message={error} />
       <ul class="rows">
         {list?.map((a) => (
           <li key={a.id}>

@@ -3,6 +3,7 @@ import { LocalSession } from '@smarthome/protocol/local-accounts';
 import { api, describe } from '../api/http.ts';
 import { session } from '../api/session.ts';
 import { navigate } from '../app/router.ts';
+import { Alert } from '../app/Alert.tsx';
 
 /** First run of an edge: the home's first local account (its owner), created without any cloud. */
 export function Onboarding({ onDone }: { onDone: () => void }) {
@@ -72,11 +73,7 @@ export function Onboarding({ onDone }: { onDone: () => void }) {
             onInput={(e) => setRepeat((e.currentTarget as HTMLInputElement).value)}
           />
         </label>
-        {error && (
-          <p class="error" role="alert">
-            {error}
-          </p>
-        )}
+        <Alert message={error} />
         <button type="submit" disabled={busy}>
           Create owner account
         </button>

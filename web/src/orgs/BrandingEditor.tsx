@@ -4,6 +4,7 @@ import { BrandingBody, type OrganizationWithRole } from '@smarthome/protocol/org
 import { api, describe } from '../api/http.ts';
 import { BrandedButton, BrandedInvitation, brandedLook, type InvitationView } from './BrandedInvitation.tsx';
 import './orgs.css';
+import { Alert } from '../app/Alert.tsx';
 
 type Org = z.infer<typeof OrganizationWithRole>;
 type Group = 'branding' | 'inviteBranding';
@@ -119,11 +120,7 @@ export function BrandingEditor({ org, onSaved }: { org: Org; onSaved: () => Prom
               </div>
             );
           })}
-          {error && (
-            <p class="error" role="alert">
-              {error}
-            </p>
-          )}
+          <Alert message={error} />
           {saved && (
             <p class="ok" role="status">
               Branding saved.

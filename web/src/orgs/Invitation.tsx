@@ -5,6 +5,7 @@ import { AcceptedInvitation, InvitationPage as InvitationPageSchema } from '@sma
 import { api, describe } from '../api/http.ts';
 import { navigate, onLink } from '../app/router.ts';
 import { BrandedButton, BrandedInvitation, brandedLook } from './BrandedInvitation.tsx';
+import { Alert } from '../app/Alert.tsx';
 
 /**
  * The public invitation page, in the organization's branding: readable signed out; accepting
@@ -57,11 +58,7 @@ export function InvitationPage({ token, signedIn }: { token: string; signedIn: b
   const next = `?next=${encodeURIComponent(location.pathname + location.search)}`;
   return (
     <BrandedInvitation page={page} dark={dark}>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <Alert message={error} />
       {joined ? (
         <p role="status">
           You joined {joined.organization.name} as {joined.role}.{' '}

@@ -4,6 +4,7 @@ import { MessageBody } from '@smarthome/protocol/common';
 import { Member } from '@smarthome/protocol/orgs';
 import { api, describe } from '../api/http.ts';
 import { ConfirmStep, focusIfLost, useFocusBack } from '../app/focus.tsx';
+import { Alert } from '../app/Alert.tsx';
 
 type MemberRow = z.infer<typeof Member>;
 
@@ -53,11 +54,7 @@ export function MembersSection(props: {
       <h2 id="members-title" tabIndex={-1}>
         Members
       </h2>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <Alert message={error} />
       {done && (
         <p class="ok" role="status">
           {done}

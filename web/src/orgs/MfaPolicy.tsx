@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import type { z } from 'zod';
 import { Organization, type OrganizationWithRole } from '@smarthome/protocol/orgs';
 import { api, describe } from '../api/http.ts';
+import { Alert } from '../app/Alert.tsx';
 
 type Org = z.infer<typeof OrganizationWithRole>;
 
@@ -41,11 +42,7 @@ export function MfaPolicy({ org, onSaved }: { org: Org; onSaved: () => Promise<v
       <p class="note">
         Members without it cannot act in this organization until they turn it on under Account; it applies at once.
       </p>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <Alert message={error} />
     </section>
   );
 }

@@ -7,6 +7,7 @@ import { BrandingEditor } from './BrandingEditor.tsx';
 import { MembersSection } from './Members.tsx';
 import { MfaPolicy } from './MfaPolicy.tsx';
 import { SharesEditor } from './Shares.tsx';
+import { Alert } from '../app/Alert.tsx';
 
 type Org = z.infer<typeof OrganizationWithRole>;
 
@@ -35,11 +36,7 @@ export function OrganizationsPage() {
   return (
     <div>
       <h1>Organizations</h1>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <Alert message={error} />
       <section class="card">
         {orgs?.length === 0 && <p class="note">You are in no organization yet.</p>}
         <ul class="rows">
@@ -126,11 +123,7 @@ export function OrganizationPage({ id }: { id: string }) {
   return (
     <div>
       <h1>{org?.name ?? 'Organization'}</h1>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <Alert message={error} />
       {org && <MembersSection orgId={org.id} members={members} admin={org.role === 'admin'} onChanged={load} />}
       {org?.role === 'admin' && (
         <section class="card">

@@ -7,6 +7,7 @@ import { api, describe } from '../api/http.ts';
 import { useApp } from '../app/context.ts';
 import { displayName } from '../live/states.ts';
 import './orgs.css';
+import { Alert } from '../app/Alert.tsx';
 
 type ShareT = z.infer<typeof Share>;
 type Kind = z.infer<typeof ShareResourceType>;
@@ -108,11 +109,7 @@ export function SharesEditor({ orgId, members }: { orgId: string; members: Array
     <section class="card" aria-labelledby="shares-h">
       <h2 id="shares-h">Shares</h2>
       <p class="note">What members of this organization may view, control or edit of yours.</p>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <Alert message={error} />
       {shares.length === 0 && <p class="note">Nothing shared yet.</p>}
       <ul class="rows shares">
         {shares.map((s) => {

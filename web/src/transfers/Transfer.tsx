@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { Transfer as TransferSchema, TransferList, type Transfer } from '@smarthome/protocol/transfers';
 import { api, describe } from '../api/http.ts';
 import { onLink } from '../app/router.ts';
+import { Alert } from '../app/Alert.tsx';
 
 const nameOf = (t: Transfer): string =>
   typeof t.metadata?.name === 'string' && t.metadata.name ? t.metadata.name : t.resource_id;
@@ -48,11 +49,7 @@ export function TransferPage({ id }: { id: number }) {
   return (
     <div>
       <h1>Transfer</h1>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <Alert message={error} />
       {missing && (
         <p class="note">
           No transfer {id} for this account: it was sent to another address, or this address is not confirmed yet
