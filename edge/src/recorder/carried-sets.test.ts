@@ -7,7 +7,8 @@ import { silentLogger } from '../log.ts';
 import { tempDir } from '../testing/edge.ts';
 import { ALL_SETS_SQL, CARRIED_SET_SQL } from './attribute-text.ts';
 import { RecorderQueries } from './queries.ts';
-import { fnv1a32, RecorderStore, type PendingState } from './store.ts';
+import { fnv1a32 } from './known-texts.ts';
+import { RecorderStore, type PendingState } from './store.ts';
 import { RecorderWriter } from './writer.ts';
 
 /** A new attribute set is carried by the first row that has it (attribute-text.ts, store.ts). */

@@ -5,7 +5,8 @@ import { DB_FILE, EdgeDatabase } from '../db/database.ts';
 import { MIGRATIONS } from '../db/migrations.ts';
 import { tempDir } from '../testing/edge.ts';
 import { ALL_SETS_SQL } from './attribute-text.ts';
-import { fnv1a32, RecorderStore, type PendingState } from './store.ts';
+import { fnv1a32 } from './known-texts.ts';
+import { RecorderStore, type PendingState } from './store.ts';
 
 const tmps: ReturnType<typeof tempDir>[] = [];
 afterEach(() => {

@@ -1,5 +1,6 @@
 import type { Database, Statement } from 'better-sqlite3';
 import { attributeTextReader } from './attribute-text.ts';
+import { fnv1a32, KnownTexts } from './known-texts.ts';
 
 /** The connection the store writes with: the edge's database, or a writer thread's own connection. */
 export interface SqliteConnection {
@@ -33,12 +34,6 @@ export interface PendingEvent {
 export type PendingRow = PendingState | PendingEvent;
 
 /**
- * Characters of set texts kept in memory (~4 MB at one byte a character), all entities together, so
- * that a set coming back is recognised by its text without reading the stored one; past this a
- * set is checked against the stored text (a query).
- */
-const KNOWN_TEXT_CHARS = 4_000_000;
-/**
  * Sets (hash → id) kept per entity; past this an entity's map starts over (dedup then best
  * effort). When every message brings a new set the maps are pure cost: at 4,096 sets each, 200
  * entities held ~800,000 entries in the writer thread (store micro-benchmark, 400,000 rows of new
@@ -65,9 +60,8 @@ export class RecorderStore {
    * again: a second row with the same text, which history reads the same way.
    */
   private readonly knownSets = new Map<number, Map<number, number>>();
-  /** Per entity, the texts of known sets by hash, as far as KNOWN_TEXT_CHARS allows. */
-  private readonly knownTexts = new Map<number, Map<number, string>>();
-  private textChars = 0;
+  /** Per entity, the texts of known sets by hash (bounded in all). */
+  private readonly knownTexts = new KnownTexts();
   private statements: {
     insertState: Statement;
     insertCarrier: Statement;
@@ -264,49 +258,24 @@ export class RecorderStore {
     const sets = this.entitySets(metadataId);
     let id = sets.get(hash);
     if (id !== undefined) {
-      const text = this.knownTexts.get(metadataId)?.get(hash);
+      const text = this.knownTexts.get(metadataId, hash);
       if (text === shared) return id;
       // a hash collision (or a set the purge deleted meanwhile) is a new set
       if (text === undefined && this.attributeText(id) === shared) {
-        this.rememberText(metadataId, hash, shared);
+        this.knownTexts.remember(metadataId, hash, shared);
         return id;
       }
     }
     id = -stateId;
     if (sets.size >= KNOWN_SETS_PER_ENTITY) {
       sets.clear();
-      this.forgetTexts(metadataId);
+      this.knownTexts.forget(metadataId);
     }
     sets.set(hash, id);
     // a new set's text is not kept (kept strings outlive the young generation: in the worst case,
     // every message a new set, keeping them cost the writer ~0.5 us a row); only one seen again is
-    this.dropText(metadataId, hash);
+    this.knownTexts.drop(metadataId, hash);
     return id;
-  }
-
-  private rememberText(metadataId: number, hash: number, text: string): void {
-    let texts = this.knownTexts.get(metadataId);
-    const old = texts?.get(hash);
-    if (old !== undefined) this.textChars -= old.length;
-    else if (this.textChars + text.length > KNOWN_TEXT_CHARS) return;
-    if (texts === undefined) this.knownTexts.set(metadataId, (texts = new Map()));
-    texts.set(hash, text);
-    this.textChars += text.length;
-  }
-
-  private dropText(metadataId: number, hash: number): void {
-    const texts = this.knownTexts.get(metadataId);
-    const old = texts?.get(hash);
-    if (old === undefined) return;
-    this.textChars -= old.length;
-    texts!.delete(hash);
-  }
-
-  private forgetTexts(metadataId: number): void {
-    const texts = this.knownTexts.get(metadataId);
-    if (texts === undefined) return;
-    for (const text of texts.values()) this.textChars -= text.length;
-    this.knownTexts.delete(metadataId);
   }
 
   private entitySets(metadataId: number): Map<number, number> {
@@ -318,14 +287,14 @@ export class RecorderStore {
       const stored = carried.map(([id, text]): [number, number, string?] => [fnv1a32(text), -id, text]);
       for (const set of st.entitySets.all(metadataId, KNOWN_ROWS_PER_ENTITY) as [number, number][]) stored.push(set);
       sets = new Map();
-      this.forgetTexts(metadataId);
+      this.knownTexts.forget(metadataId);
       // the latest KNOWN_SETS_PER_ENTITY, oldest first, so that of two sets with one hash the latest wins
       for (let i = Math.min(stored.length, KNOWN_SETS_PER_ENTITY) - 1; i >= 0; i--) {
         const [hash, id, text] = stored[i];
         sets.set(hash, id);
-        if (text !== undefined) this.rememberText(metadataId, hash, text);
+        if (text !== undefined) this.knownTexts.remember(metadataId, hash, text);
         // a stored set of the same hash replaces a carried one: its text is read when needed
-        else this.dropText(metadataId, hash);
+        else this.knownTexts.drop(metadataId, hash);
       }
       this.knownSets.set(metadataId, sets);
     }
@@ -378,16 +347,5 @@ export class RecorderStore {
     this.lastAttributes.clear();
     this.knownSets.clear();
     this.knownTexts.clear();
-    this.textChars = 0;
   }
-}
-
-/** 32-bit FNV-1a over UTF-16 code units: fast, and collisions only cost a text comparison. */
-export function fnv1a32(text: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  return h >>> 0;
 }
