@@ -104,6 +104,10 @@ export const MIGRATIONS: string[] = [
   // new small set each row, 6.4 -> 5.5 with 350-byte sets). Sets written before (attributes_id > 0)
   // stay in recorder_attributes, where the purge also moves a set whose carrier row it deletes.
   `ALTER TABLE recorder_states ADD COLUMN shared TEXT;`,
+  // Recorder blocks (recorder/blocks.ts): an entity's many states of one batch in one row
+  // (attributes_id = 0), its states in `data` and their sets in `shared`: a row and an index entry
+  // per block instead of per state. Plain rows stay as they are, and readers expand blocks.
+  `ALTER TABLE recorder_states ADD COLUMN data TEXT;`,
 ];
 
 export function migrate(sqlite: Database.Database): number {

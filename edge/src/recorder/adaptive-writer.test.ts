@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { EdgeDatabase } from '../db/database.ts';
 import { silentLogger } from '../log.ts';
 import { tempDir } from '../testing/edge.ts';
+import { recordedStates } from '../testing/recorder.ts';
 import { AdaptiveWriter, type AdaptiveWriterOptions } from './adaptive-writer.ts';
 import { ALL_SETS_SQL } from './attribute-text.ts';
 import { InlineWriter } from './inline-writer.ts';
@@ -43,13 +44,7 @@ function setup(options: AdaptiveWriterOptions = {}) {
   );
   writer.start();
   cleanups.push(() => writer.stop());
-  const states = () =>
-    database.sqlite
-      .prepare(
-        'SELECT e.entity_id, s.state FROM recorder_states s JOIN recorder_entities e USING (metadata_id) ORDER BY state_id',
-      )
-      .raw()
-      .all() as [string, string][];
+  const states = () => recordedStates(database);
   return { database, writer, threads, states, lines };
 }
 

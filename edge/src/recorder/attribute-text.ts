@@ -23,8 +23,8 @@ export function attributeTextReader(sqlite: () => Database): (id: number) => str
   };
 }
 
-/** Every stored set as [id, metadata_id, shared] (both places), stored ones first: for tests and inspection. */
+/** Every stored set as [id, metadata_id, shared] (both places; not the sets inside blocks), stored ones first: for tests and inspection. */
 export const ALL_SETS_SQL = `SELECT id, metadata_id, shared FROM (
     SELECT attributes_id AS id, metadata_id, shared FROM recorder_attributes
-    UNION ALL SELECT -state_id, metadata_id, shared FROM recorder_states WHERE shared IS NOT NULL)
+    UNION ALL SELECT -state_id, metadata_id, shared FROM recorder_states WHERE shared IS NOT NULL AND attributes_id <> 0)
   ORDER BY id < 0, abs(id)`;

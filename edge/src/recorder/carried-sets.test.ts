@@ -31,7 +31,8 @@ function open(dir: string) {
   const database = new EdgeDatabase(dir);
   database.open();
   cleanups.push(() => database.close());
-  const store = new RecorderStore(database);
+  // plain rows (no blocks, which carry their own sets), however many states an entity has in a batch
+  const store = new RecorderStore(database, { blockFrom: Infinity });
   store.open();
   const queries = new RecorderQueries(database);
   const attributesOf = (entity = 'sensor.power') =>

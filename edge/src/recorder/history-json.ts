@@ -2,6 +2,15 @@ import type { Database, Statement } from 'better-sqlite3';
 import { domainOf, NEED_ATTRIBUTE_DOMAINS, SIGNIFICANT_DOMAINS } from './domains.ts';
 import { isoTimeFormatter } from './ha-time.ts';
 import { attributeTextReader } from './attribute-text.ts';
+import {
+  blockReader,
+  expandPeriod,
+  hasBlock,
+  type BeforeRow,
+  type BlockItem,
+  type PeriodRow,
+  type QueryRow,
+} from './blocks.ts';
 
 /**
  * A history answer written as JSON text from raw rows, for both HA shapes (WebSocket
@@ -38,22 +47,23 @@ const range = (significant: boolean) =>
 /** The statements (exported so a test can check their query plans). */
 export function historyJsonSql(significant: boolean) {
   return {
-    /** [state, attributes_id]: the last row before start, the first item (stamped at start) */
-    start: `SELECT state, attributes_id FROM recorder_states
+    /** [state, attributes_id, state_id, last_updated]: the last row before start, the first item (stamped at start) */
+    start: `SELECT state, attributes_id, state_id, last_updated FROM recorder_states
       WHERE metadata_id = @metadata_id AND last_updated < @start ORDER BY last_updated DESC, state_id DESC LIMIT 1`,
-    /** [state, attributes_id, last_updated, last_changed] */
-    rows: `SELECT state, attributes_id, last_updated, last_changed FROM recorder_states
+    /** [state, attributes_id, last_updated, last_changed, state_id] */
+    rows: `SELECT state, attributes_id, last_updated, last_changed, state_id FROM recorder_states
       WHERE ${range(significant)} ORDER BY last_updated, state_id`,
     /** a minimal answer's first row when there is no start state */
     first: `SELECT state, attributes_id, last_updated, last_changed FROM recorder_states
       WHERE ${range(significant)} ORDER BY last_updated, state_id LIMIT 1`,
-    /** [state, last_updated]: a minimal answer's rows (two columns: half the values to fetch) */
-    minimal: `SELECT state, last_updated FROM recorder_states WHERE ${range(significant)} ORDER BY last_updated, state_id`,
+    /** [state, attributes_id, last_updated]: a minimal answer's rows (no last_changed and state_id to fetch; attributes_id tells a block) */
+    minimal: `SELECT state, attributes_id, last_updated FROM recorder_states WHERE ${range(significant)} ORDER BY last_updated, state_id`,
   };
 }
 
 type Statements = { start: Statement; rows: Statement; first: Statement; minimal: Statement };
-type Row = [state: string | null, attributesId: number | null, lastUpdated: number, lastChanged: number | null];
+/** a state: a plain row's set by its id, a block state's set by its text (blocks.ts) */
+type Row = PeriodRow;
 
 /** An answer's item writers: a full item from a row, a minimal one from a state and its time. */
 interface Items {
@@ -66,16 +76,19 @@ export class HistoryJsonWriter {
   private readonly sqlite: () => Database;
   private readonly prepared = new Map<boolean, Statements>();
   private attributeText: (id: number) => string | undefined;
+  private block: (stateId: number) => BlockItem[];
 
   constructor(sqlite: () => Database) {
     this.sqlite = sqlite;
     this.attributeText = attributeTextReader(sqlite);
+    this.block = blockReader(sqlite);
   }
 
   /** The database closed: statements must be prepared again on the next open. */
   reset(): void {
     this.prepared.clear();
     this.attributeText = attributeTextReader(this.sqlite);
+    this.block = blockReader(this.sqlite);
   }
 
   /** `entities`: [entity_id, metadata_id] in the answer's order. */
@@ -85,28 +98,51 @@ export class HistoryJsonWriter {
     const writers = this.itemWriters(options);
     for (const [entityId, metadataId] of entities) {
       const domain = domainOf(entityId);
-      const st = this.statements(period.significant_changes_only && !SIGNIFICANT_DOMAINS.has(domain));
+      const significant = period.significant_changes_only && !SIGNIFICANT_DOMAINS.has(domain);
+      const st = this.statements(significant);
       const items = writers(entityId);
       const params = { metadata_id: metadataId, start: period.start, end: period.end };
-      const before = period.include_start_time_state
-        ? (st.start.get({ metadata_id: metadataId, start: period.start }) as [string | null, number | null] | undefined)
-        : undefined;
-      // the start state, stamped at start
-      const head: Row | undefined = before && [before[0], before[1], period.start, null];
-      const out: string[] = head ? [items.full(head)] : [];
-      if (!options.minimal_response || NEED_ATTRIBUTE_DOMAINS.has(domain)) {
-        for (const row of st.rows.all(params) as Row[]) out.push(items.full(row));
-      } else {
-        // the first item full (the start state, else the first row), then each change of state
-        const first = head ?? (st.first.get(params) as Row | undefined);
-        if (first && !head) out.push(items.full(first));
+      // the start state, and a block that starts before the period and may reach into it
+      const before = st.start.get({ metadata_id: metadataId, start: period.start }) as BeforeRow | undefined;
+      const minimal = options.minimal_response && !NEED_ATTRIBUTE_DOMAINS.has(domain);
+      const minimalRows = minimal ? (st.minimal.all(params) as [string | null, number | null, number][]) : undefined;
+      let out: string[];
+      if (minimalRows && !hasBlock(before, minimalRows)) {
+        // the start state stamped at start, else the first row, in full; then each change of state
+        const head: Row | undefined =
+          period.include_start_time_state && before ? [before[0], before[1], period.start, null] : undefined;
+        const first = head ?? (minimalRows.length ? (st.first.get(params) as Row) : undefined);
+        out = first ? [items.full(first)] : [];
         let previous = first?.[0];
-        const rows = first ? (st.minimal.all(params) as [string | null, number][]) : [];
         // (without a start state the first row is skipped as unchanged: it is `first`)
-        for (const [state, lastUpdated] of rows) {
+        for (const [state, , lastUpdated] of minimalRows) {
           if (state === previous) continue;
           previous = state;
           out.push(items.minimal(state, lastUpdated));
+        }
+      } else {
+        const expanded = expandPeriod(
+          before,
+          st.rows.all(params) as QueryRow[],
+          { start: period.start, end: period.end, significant },
+          this.block,
+        );
+        const head: Row | undefined =
+          period.include_start_time_state && expanded.head
+            ? [expanded.head[0], expanded.head[1], period.start, null]
+            : undefined;
+        out = head ? [items.full(head)] : [];
+        if (!minimal) for (const row of expanded.rows) out.push(items.full(row));
+        else {
+          // as above, from the expanded rows
+          const first = head ?? expanded.rows[0];
+          if (first && !head) out.push(items.full(first));
+          let previous = first?.[0];
+          for (const [state, , lastUpdated] of expanded.rows) {
+            if (state === previous) continue;
+            previous = state;
+            out.push(items.minimal(state, lastUpdated));
+          }
         }
       }
       if (!out.length) continue;
@@ -132,8 +168,9 @@ export class HistoryJsonWriter {
     const texts = new Map<number, string>();
     const attributes = options.no_attributes
       ? () => '{}'
-      : (id: number | null) => {
+      : (id: number | string | null) => {
           if (id === null) return '{}';
+          if (typeof id === 'string') return id || '{}';
           let text = texts.get(id);
           if (text === undefined) {
             text = this.attributeText(id) || '{}';

@@ -3,6 +3,7 @@ import type { EdgeDatabase } from '../db/database.ts';
 import { SIGNIFICANT_DOMAINS } from './domains.ts';
 import { HistoryJsonWriter, type HistoryJsonOptions } from './history-json.ts';
 import { attributeTextReader } from './attribute-text.ts';
+import { BLOCK, blockReader, expandPeriod, type BeforeRow, type BlockItem, type QueryRow } from './blocks.ts';
 
 export interface HistoryQuery {
   /** epoch seconds, inclusive */
@@ -52,11 +53,11 @@ export const LOGBOOK_EVENT_TYPES: ReadonlySet<string> = new Set([
 export const QUERY_SQL = {
   entities: 'SELECT entity_id, metadata_id FROM recorder_entities ORDER BY entity_id',
   entity: 'SELECT metadata_id FROM recorder_entities WHERE entity_id = ?',
-  startState: `SELECT state, attributes_id FROM recorder_states
+  startState: `SELECT state, attributes_id, state_id, last_updated FROM recorder_states
     WHERE metadata_id = ? AND last_updated < ? ORDER BY last_updated DESC, state_id DESC LIMIT 1`,
-  rows: `SELECT state, attributes_id, last_updated, last_changed FROM recorder_states
+  rows: `SELECT state, attributes_id, last_updated, last_changed, state_id FROM recorder_states
     WHERE metadata_id = ? AND last_updated >= ? AND last_updated < ? ORDER BY last_updated, state_id`,
-  significantRows: `SELECT state, attributes_id, last_updated, last_changed FROM recorder_states
+  significantRows: `SELECT state, attributes_id, last_updated, last_changed, state_id FROM recorder_states
     WHERE metadata_id = ? AND last_updated >= ? AND last_updated < ? AND last_changed IS NULL ORDER BY last_updated, state_id`,
   significantSets: `SELECT DISTINCT attributes_id FROM recorder_states
     WHERE metadata_id = ? AND last_updated >= ? AND last_updated < ? AND last_changed IS NULL`,
@@ -81,6 +82,8 @@ export class RecorderQueries {
     significantSets: Statement;
     /** a stored or carried set's text by its id (attribute-text.ts) */
     attributeText: (id: number) => string | undefined;
+    /** a block's states by its state_id (blocks.ts) */
+    block: (stateId: number) => BlockItem[];
     events: Statement;
   } | null = null;
 
@@ -100,6 +103,7 @@ export class RecorderQueries {
       significantRows: sqlite.prepare(QUERY_SQL.significantRows).raw(),
       significantSets: sqlite.prepare(QUERY_SQL.significantSets).pluck(),
       attributeText: attributeTextReader(() => sqlite),
+      block: blockReader(() => sqlite),
       events: sqlite.prepare(QUERY_SQL.events).raw(),
     };
     return this.st;
@@ -120,24 +124,24 @@ export class RecorderQueries {
     const result: History = new Map();
     for (const [entityId, metadataId] of this.resolve(query.entity_ids)) {
       const out: RecordedState[] = [];
-      if (includeStart) {
-        const before = st.startState.get(metadataId, query.start) as [string | null, number | null] | undefined;
-        if (before)
-          out.push({
-            state: before[0],
-            attributes: attrs(before[1]),
-            last_updated: query.start,
-            last_changed: query.start,
-          });
-      }
       const domain = entityId.slice(0, entityId.indexOf('.'));
-      const stmt = significantOnly && !SIGNIFICANT_DOMAINS.has(domain) ? st.significantRows : st.rows;
-      for (const [state, attributesId, lastUpdated, lastChanged] of stmt.all(metadataId, query.start, end) as [
-        string | null,
-        number | null,
-        number,
-        number | null,
-      ][]) {
+      const significant = significantOnly && !SIGNIFICANT_DOMAINS.has(domain);
+      const stmt = significant ? st.significantRows : st.rows;
+      // the row before the period: the start state, and a block that may reach into the period
+      const period = expandPeriod(
+        st.startState.get(metadataId, query.start) as BeforeRow | undefined,
+        stmt.all(metadataId, query.start, end) as QueryRow[],
+        { start: query.start, end, significant },
+        st.block,
+      );
+      if (includeStart && period.head)
+        out.push({
+          state: period.head[0],
+          attributes: attrs(period.head[1]),
+          last_updated: query.start,
+          last_changed: query.start,
+        });
+      for (const [state, attributesId, lastUpdated, lastChanged] of period.rows) {
         out.push({
           state,
           attributes: attrs(attributesId),
@@ -176,16 +180,24 @@ export class RecorderQueries {
       const isSensor = entityId.startsWith('sensor.');
       // a continuous sensor's rows would all be dropped: its few attribute sets tell, without
       // reading its rows into JavaScript (half of a typical day's rows)
+      // (a block's sets are inside it: blocks are read)
+      const before = st.startState.get(metadataId, query.start) as BeforeRow | undefined;
+      const blockBefore = before?.[1] === BLOCK;
       if (
         isSensor &&
-        (st.significantSets.all(metadataId, query.start, end) as (number | null)[]).every((id) => continuous(attrs(id)))
+        !blockBefore &&
+        (st.significantSets.all(metadataId, query.start, end) as (number | null)[]).every(
+          (id) => id !== BLOCK && continuous(attrs(id)),
+        )
       )
         continue;
-      for (const [state, attributesId, lastUpdated] of st.significantRows.all(metadataId, query.start, end) as [
-        string | null,
-        number | null,
-        number,
-      ][]) {
+      const period = expandPeriod(
+        blockBefore ? before : undefined,
+        st.significantRows.all(metadataId, query.start, end) as QueryRow[],
+        { start: query.start, end, significant: true },
+        st.block,
+      );
+      for (const [state, attributesId, lastUpdated] of period.rows) {
         const attributes = attrs(attributesId);
         if (isSensor && continuous(attributes)) continue;
         rows.push({ kind: 'state', when: lastUpdated, entity_id: entityId, state, attributes });
@@ -215,17 +227,17 @@ export class RecorderQueries {
     return out;
   }
 
-  /** Parses each shared attribute set once per query. */
-  private attributeReader(none: boolean): (id: number | null) => Record<string, unknown> {
+  /** Parses each shared attribute set once per query (a set by its id, or a block's set by its text). */
+  private attributeReader(none: boolean): (set: number | string | null) => Record<string, unknown> {
     if (none) return () => ({});
     const st = this.statements();
-    const cache = new Map<number, Record<string, unknown>>();
-    return (id) => {
-      if (id === null) return {};
-      let value = cache.get(id);
+    const cache = new Map<number | string, Record<string, unknown>>();
+    return (set) => {
+      if (set === null) return {};
+      let value = cache.get(set);
       if (!value) {
-        value = parseObject(st.attributeText(id));
-        cache.set(id, value);
+        value = parseObject(typeof set === 'string' ? set : st.attributeText(set));
+        cache.set(set, value);
       }
       return value;
     };

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DB_FILE } from '../db/database.ts';
 import { connect, startEdge, tempDir, waitFor } from '../testing/edge.ts';
-import { item, T0, useRecorders } from '../testing/recorder.ts';
+import { item, recordedStates, T0, useRecorders } from '../testing/recorder.ts';
 
 const { setup, tmps, cleanups } = useRecorders();
 
@@ -31,7 +31,7 @@ describe('recording', () => {
   });
 
   it('writes state changes behind, in a few transactions, and dedups attribute sets per entity', async () => {
-    const { recorder, emit, count, sets } = setup({ maxBatch: 40 });
+    const { recorder, emit, count, sets, database } = setup({ maxBatch: 40 });
     await recorder.purge(); // the start-up purge (never purged before) is done
     const batchesBefore = recorder.writtenBatches;
     for (let i = 0; i < 100; i++)
@@ -41,12 +41,34 @@ describe('recording', () => {
     // nothing written on the emitting path
     expect(count('recorder_states')).toBe(0);
     await waitFor(() => recorder.pendingRows === 0, 3000, 'write-behind');
-    expect(count('recorder_states')).toBe(102);
+    expect(recordedStates(database)).toHaveLength(102);
     // 102 changes in one tick: past maxBatch the write happens on the next turn, in one transaction
     expect(recorder.writtenBatches - batchesBefore).toBe(1);
-    // one set for the 100 W rows, one for kW; the light has its own row for the same set
-    expect(sets()).toBe(3);
+    // the power sensor's 101 states of the batch are blocks (two: they span 100 s), which carry their
+    // own sets; the light's row carries its set
+    expect(count('recorder_states')).toBe(3);
+    expect(sets()).toBe(1);
     expect(count('recorder_entities')).toBe(2);
+    // a state a batch is a row: a set stored once per entity, later rows point at it
+    for (const [i, unit] of ['W', 'W', 'kW', 'W'].entries()) {
+      emit(item('sensor.power', String(200 + i), { unit_of_measurement: unit, friendly_name: 'Power' }, T0 + 200 + i));
+      recorder.flush();
+    }
+    expect(sets()).toBe(3);
+    expect(
+      recorder
+        .history({ start: T0 + 99, entity_ids: ['sensor.power'] })
+        .get('sensor.power')
+        ?.map((s) => [s.state, s.attributes.unit_of_measurement]),
+    ).toEqual([
+      ['98', 'W'],
+      ['99', 'W'],
+      ['100', 'kW'],
+      ['200', 'W'],
+      ['201', 'W'],
+      ['202', 'kW'],
+      ['203', 'W'],
+    ]);
   });
 
   it('records bus events and its own start/stop, and stop flushes what is pending', async () => {
@@ -141,7 +163,11 @@ describe('retention', () => {
     const { recorder, emit, clock, count, sets, database } = setup({ historyDays: 2, purgeBatch: 7 });
     await recorder.purge();
     const day = 86_400;
-    for (let i = 0; i < 50; i++) emit(item('sensor.old', String(i), { n: i }, T0 + i));
+    // a state a batch: plain rows, each carrying its new set
+    for (let i = 0; i < 50; i++) {
+      emit(item('sensor.old', String(i), { n: i }, T0 + i));
+      recorder.flush();
+    }
     for (let i = 0; i < 30; i++) emit(item('sensor.kept', String(i), { n: 1 }, T0 + i * 0.1 * day));
     recorder.recordEvent('call_service', {});
     recorder.flush();

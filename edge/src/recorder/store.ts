@@ -1,5 +1,6 @@
 import type { Database, Statement } from 'better-sqlite3';
 import { attributeTextReader } from './attribute-text.ts';
+import { BLOCK, BLOCK_FROM, blockEntities, encodeBlock, splitBlocks } from './blocks.ts';
 import { fnv1a32, KnownTexts } from './known-texts.ts';
 
 /** The connection the store writes with: the edge's database, or a writer thread's own connection. */
@@ -65,6 +66,7 @@ export class RecorderStore {
   private statements: {
     insertState: Statement;
     insertCarrier: Statement;
+    insertBlock: Statement;
     maxStateId: Statement;
     insertEvent: Statement;
     insertEntity: Statement;
@@ -86,8 +88,12 @@ export class RecorderStore {
   /** a stored or carried set's text by its id (attribute-text.ts) */
   private attributeText: (id: number) => string | undefined = () => undefined;
 
-  constructor(database: SqliteConnection) {
+  /** an entity's states in one batch from which they are written as blocks (blocks.ts) */
+  private readonly blockFrom: number;
+
+  constructor(database: SqliteConnection, options: { blockFrom?: number } = {}) {
     this.database = database;
+    this.blockFrom = options.blockFrom ?? BLOCK_FROM;
   }
 
   open(): void {
@@ -101,6 +107,9 @@ export class RecorderStore {
       // (the others get the same one, MAX + 1, without it: binding it cost a row 0.3 us)
       insertCarrier: sqlite.prepare(
         'INSERT INTO recorder_states (state_id, metadata_id, state, attributes_id, last_updated, last_changed, shared) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      ),
+      insertBlock: sqlite.prepare(
+        'INSERT INTO recorder_states (state_id, metadata_id, attributes_id, last_updated, shared, data) VALUES (?, ?, ?, ?, ?, ?)',
       ),
       maxStateId: sqlite.prepare('SELECT MAX(state_id) FROM recorder_states').pluck(),
       insertEvent: sqlite.prepare('INSERT INTO recorder_events (event_type, data, time_fired) VALUES (?, ?, ?)'),
@@ -156,7 +165,7 @@ export class RecorderStore {
     this.statements = null;
   }
 
-  write(rows: Iterable<PendingRow>): void {
+  write(rows: readonly PendingRow[]): void {
     const st = this.statements;
     if (!st) throw new Error('recorder store is not open');
     // IMMEDIATE: the write lock is taken at BEGIN, where the busy timeout applies (a deferred
@@ -166,30 +175,39 @@ export class RecorderStore {
         .transaction(() => {
           // read in the transaction: the other writer (inline or thread) may have written before
           let stateId = (st.maxStateId.get() as number | null) ?? 0;
+          const blocks = blockEntities(rows, this.blockFrom);
           for (const row of rows) {
             if (row.kind === 'state') {
               // a just-discovered entity has no state yet: nothing to record until its first one
               if (row.state === null && !this.isRecorded(row.entity_id)) continue;
               const metadataId = this.metadataId(row.entity_id);
               const shared = row.shared !== undefined ? row.shared : row.attributes && JSON.stringify(row.attributes);
-              stateId++;
-              const attributesId = shared ? this.attributesId(metadataId, shared, stateId) : null;
-              // a new set: this row carries its text
-              if (attributesId === -stateId)
-                st.insertCarrier.run(
-                  stateId,
-                  metadataId,
-                  row.state,
-                  attributesId,
-                  row.last_updated,
-                  row.last_changed,
+              const block = blocks?.get(row.entity_id);
+              if (block)
+                block.push({
+                  state: row.state,
+                  last_updated: row.last_updated,
+                  last_changed: row.last_changed,
                   shared,
-                );
-              else st.insertState.run(metadataId, row.state, attributesId, row.last_updated, row.last_changed);
+                });
+              else this.insertState(++stateId, metadataId, row.state, shared, row.last_updated, row.last_changed);
             } else {
               st.insertEvent.run(row.event_type, row.json ?? JSON.stringify(row.data ?? {}), row.time_fired);
             }
           }
+          if (blocks)
+            for (const [entityId, states] of blocks)
+              for (const group of splitBlocks(states)) {
+                const metadataId = this.metadataId(entityId);
+                // a state alone (far in time from the others) is a plain row
+                if (group.length === 1) {
+                  const [s] = group;
+                  this.insertState(++stateId, metadataId, s.state, s.shared, s.last_updated, s.last_changed);
+                  continue;
+                }
+                const { first, data, shared } = encodeBlock(group);
+                st.insertBlock.run(++stateId, metadataId, BLOCK, first, shared, data);
+              }
         })
         .immediate();
     } catch (err) {
@@ -198,6 +216,23 @@ export class RecorderStore {
       this.forgetAttributes();
       throw err;
     }
+  }
+
+  /** A plain row (with the id the table gives it: MAX + 1), or a carrier when its set is new. */
+  private insertState(
+    stateId: number,
+    metadataId: number,
+    state: string | null,
+    shared: string | null,
+    lastUpdated: number,
+    lastChanged: number | null,
+  ): void {
+    const st = this.statements as NonNullable<typeof this.statements>;
+    const attributesId = shared ? this.attributesId(metadataId, shared, stateId) : null;
+    // a new set: this row carries its text
+    if (attributesId === -stateId)
+      st.insertCarrier.run(stateId, metadataId, state, attributesId, lastUpdated, lastChanged, shared);
+    else st.insertState.run(metadataId, state, attributesId, lastUpdated, lastChanged);
   }
 
   /**

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { EdgeDatabase } from '../db/database.ts';
 import { silentLogger, type Logger } from '../log.ts';
 import { tempDir } from '../testing/edge.ts';
+import { recordedStates } from '../testing/recorder.ts';
 import type { PendingState } from './store.ts';
 import { RecorderWriter, type RecorderWriterOptions } from './writer.ts';
 
@@ -29,13 +30,7 @@ function setup(options: RecorderWriterOptions = {}, log: Logger = silentLogger) 
   const writer = new RecorderWriter(database.file, log, options);
   writer.start();
   cleanups.push(() => writer.stop());
-  const states = () =>
-    database.sqlite
-      .prepare(
-        'SELECT e.entity_id, s.state FROM recorder_states s JOIN recorder_entities e USING (metadata_id) ORDER BY state_id',
-      )
-      .raw()
-      .all() as [string, string][];
+  const states = () => recordedStates(database);
   return { database, writer, states };
 }
 

@@ -4,6 +4,7 @@ import { EventBus } from '../bus.ts';
 import { EdgeDatabase } from '../db/database.ts';
 import { silentLogger } from '../log.ts';
 import { ALL_SETS_SQL } from '../recorder/attribute-text.ts';
+import { BLOCK, decodeBlock } from '../recorder/blocks.ts';
 import { Recorder, type RecorderOptions } from '../recorder/recorder.ts';
 import { tempDir } from './edge.ts';
 
@@ -77,4 +78,23 @@ export function useRecorders() {
     return { dir: tmp.dir, database, bus, clock, recorder, emit, count, sets, stop };
   }
   return { setup, tmps, cleanups };
+}
+
+/**
+ * Every recorded state as [entity_id, state], in the order written: plain rows and the states of
+ * blocks (recorder/blocks.ts) in their place.
+ */
+export function recordedStates(database: EdgeDatabase): [string, string | null][] {
+  const rows = database.sqlite
+    .prepare(
+      `SELECT e.entity_id, s.state, s.attributes_id, s.data, s.shared
+       FROM recorder_states s JOIN recorder_entities e USING (metadata_id) ORDER BY s.state_id`,
+    )
+    .raw()
+    .all() as [string, string | null, number | null, string | null, string | null][];
+  return rows.flatMap(([entityId, state, attributesId, data, shared]) =>
+    attributesId === BLOCK && data
+      ? decodeBlock(data, shared).map((s): [string, string | null] => [entityId, s[0]])
+      : [[entityId, state]],
+  );
 }
