@@ -44,14 +44,14 @@ function states(): PendingState[] {
   return out;
 }
 
-/** The same states written one batch per state (plain rows) and in one batch (blocks). */
-function setup() {
+/** The same states written one batch per state (plain rows) and in batches (blocks: one, unless given). */
+function setup(written_ = states(), batches: PendingState[][] = [written_]) {
   const written = [false, true].map((together) => {
     const database = openTempDatabase(cleanups);
     const store = new RecorderStore(database);
     store.open();
-    if (together) store.write(states());
-    else for (const state of states()) store.write([state]);
+    if (together) for (const batch of batches) store.write(batch);
+    else for (const state of written_) store.write([state]);
     store.close();
     const blocks = database.sqlite
       .prepare('SELECT COUNT(*) FROM recorder_states WHERE attributes_id = ?')
@@ -65,46 +65,71 @@ function setup() {
 const starts = [T0 - 1000, T0 - 200.125, T0 - 100.5, T0, T0 + 3.5, T0 + 61, T0 + 200.25, T0 + 1000];
 const ends = [undefined, T0 + 30, T0 + 150.5, T0 - 100];
 
+/** Compares the answers of both over the starts and ends; the number of history queries compared. */
+function compare(
+  rows: ReturnType<typeof setup>['rows'],
+  blocks: ReturnType<typeof setup>['blocks'],
+  starts: number[],
+  ends: (number | undefined)[],
+) {
+  let compared = 0;
+  for (const start of starts)
+    for (const end of ends) {
+      if (end !== undefined && end <= start) continue;
+      for (const entity_ids of [undefined, ['light.kitchen', 'binary_sensor.door', 'sensor.late', 'nope.none']]) {
+        expect(blocks.queries.logbook({ start, end, entity_ids })).toEqual(
+          rows.queries.logbook({ start, end, entity_ids }),
+        );
+        for (const include_start_time_state of [undefined, false])
+          for (const significant_changes_only of [undefined, false])
+            for (const no_attributes of [undefined, true]) {
+              const query: HistoryQuery = {
+                start,
+                end,
+                entity_ids,
+                include_start_time_state,
+                significant_changes_only,
+                no_attributes,
+              };
+              const expected = rows.queries.history(query);
+              expect({ query, history: blocks.queries.history(query) }).toEqual({ query, history: expected });
+              for (const format of ['websocket', 'rest'] as HistoryFormat[])
+                for (const minimal_response of [undefined, true]) {
+                  const options = { format, minimal_response };
+                  expect({ query, options, json: blocks.queries.historyJson(query, options) }).toEqual({
+                    query,
+                    options,
+                    json: rows.queries.historyJson(query, options),
+                  });
+                }
+              compared++;
+            }
+      }
+    }
+  return compared;
+}
+
 describe('history blocks: the same answers as plain rows', () => {
   it('history, its JSON in both shapes and the logbook, over periods that cut blocks', () => {
     const { rows, blocks } = setup();
     expect(rows.blocks).toBe(0);
     expect(blocks.blocks).toBeGreaterThan(10);
-    let compared = 0;
-    for (const start of starts)
-      for (const end of ends) {
-        if (end !== undefined && end <= start) continue;
-        for (const entity_ids of [undefined, ['light.kitchen', 'binary_sensor.door', 'sensor.late', 'nope.none']]) {
-          expect(blocks.queries.logbook({ start, end, entity_ids })).toEqual(
-            rows.queries.logbook({ start, end, entity_ids }),
-          );
-          for (const include_start_time_state of [undefined, false])
-            for (const significant_changes_only of [undefined, false])
-              for (const no_attributes of [undefined, true]) {
-                const query: HistoryQuery = {
-                  start,
-                  end,
-                  entity_ids,
-                  include_start_time_state,
-                  significant_changes_only,
-                  no_attributes,
-                };
-                const expected = rows.queries.history(query);
-                expect({ query, history: blocks.queries.history(query) }).toEqual({ query, history: expected });
-                for (const format of ['websocket', 'rest'] as HistoryFormat[])
-                  for (const minimal_response of [undefined, true]) {
-                    const options = { format, minimal_response };
-                    expect({ query, options, json: blocks.queries.historyJson(query, options) }).toEqual({
-                      query,
-                      options,
-                      json: rows.queries.historyJson(query, options),
-                    });
-                  }
-                compared++;
-              }
-        }
-      }
-    expect(compared).toBeGreaterThan(150);
+    expect(compare(rows, blocks, starts, ends)).toBeGreaterThan(150);
+  });
+
+  it('the same answers after the clock stepped back, within a batch and between batches (blocks that overlap)', () => {
+    const at = (i: number) => T0 + i * 2.5;
+    const light = (i: number, t: number) => row('light.kitchen', i % 2 ? 'on' : 'off', { brightness: i }, t);
+    // 0 … 19, then back by 30 s: 20 … 39 (one batch); then a batch back by another 30 s
+    const first = [
+      ...Array.from({ length: 20 }, (_, i) => light(i, at(i))),
+      ...Array.from({ length: 20 }, (_, i) => light(20 + i, at(i + 8))),
+    ];
+    const second = Array.from({ length: 12 }, (_, i) => light(40 + i, at(i + 14)));
+    const { rows, blocks } = setup([...first, ...second], [first, second]);
+    expect(blocks.blocks).toBe(3);
+    const times = Array.from({ length: 16 }, (_, i) => at(i * 2) + 0.5).concat([at(0), at(20), T0 - 1]);
+    expect(compare(rows, blocks, times, [undefined, at(25), at(17) + 0.1])).toBeGreaterThan(100);
   });
 
   it('answers with the states of a period that starts and ends inside one block', () => {

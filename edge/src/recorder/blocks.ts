@@ -175,42 +175,68 @@ export interface Period {
   significant: boolean;
 }
 
-/** Whether a block row is among `rows` or is the row before the period that may reach into it. */
-export function hasBlock(before: BeforeRow | undefined, rows: readonly { 1: number | null }[]): boolean {
-  if (before?.[1] === BLOCK) return true;
+/**
+ * The blocks that start within BLOCK_SPAN_S before a period (the only ones, besides those that start
+ * in it, that may hold its states): their state_ids, in order. A covering index search.
+ */
+export const MARGIN_BLOCKS_SQL = `SELECT state_id FROM recorder_states
+  WHERE metadata_id = ? AND last_updated >= ? AND last_updated < ? AND attributes_id = ${BLOCK} ORDER BY last_updated, state_id`;
+
+/** Whether a block row is among `rows` or may hold the period's start state. */
+export function hasBlock(
+  before: BeforeRow | undefined,
+  margin: readonly number[],
+  rows: readonly { 1: number | null }[],
+): boolean {
+  if (margin.length || before?.[1] === BLOCK) return true;
   for (const row of rows) if (row[1] === BLOCK) return true;
   return false;
 }
 
 /**
- * An entity's states in the period from the rows and blocks that start in it (`rows`, in order)
- * and the row or block that starts last before it (`before`), whose states from `start` on belong
- * to the period too; and its state at start: the last before it. Without a block the rows are
- * handed back as they are.
+ * An entity's states in the period, in time order, from the rows and blocks that start in it
+ * (`rows`, in order) and the blocks that start within BLOCK_SPAN_S before it (`margin`); and its
+ * state at start: the last before it, among those blocks' states and the row or block that starts
+ * last before the period (`before`). Blocks of an entity do not overlap unless its clock stepped
+ * back, and then too every state is found: a block that holds a state of the period starts at most
+ * BLOCK_SPAN_S before it. Without a block the rows are handed back as they are.
  */
 export function expandPeriod(
   before: BeforeRow | undefined,
+  margin: readonly number[],
   rows: QueryRow[],
   period: Period,
   readBlock: (stateId: number) => BlockItem[],
 ): { head: [state: string | null, attributes: number | string | null] | undefined; rows: PeriodRow[] } {
-  if (!hasBlock(before, rows)) return { head: before && [before[0], before[1]], rows };
+  if (!hasBlock(before, margin, rows)) return { head: before && [before[0], before[1]], rows };
   const out: PeriodRow[] = [];
+  let head: [string | null, number | string | null] | undefined;
+  let headTime = -Infinity;
+  const atStart = (state: string | null, attributes: number | string | null, time: number) => {
+    if (time < headTime) return;
+    head = [state, attributes];
+    headTime = time;
+  };
   const take = (item: BlockItem) => {
-    if (item[1] < period.start || item[1] >= period.end) return;
+    if (item[1] < period.start) return atStart(item[0], item[3], item[1]);
+    if (item[1] >= period.end) return;
     if (period.significant && item[2] !== null) return;
     out.push([item[0], item[3], item[1], item[2]]);
   };
-  let head: [string | null, number | string | null] | undefined;
   if (before?.[1] === BLOCK) {
-    for (const item of readBlock(before[2])) {
-      if (item[1] < period.start) head = [item[0], item[3]];
-      else take(item);
-    }
-  } else if (before) head = [before[0], before[1]];
+    if (!margin.includes(before[2])) for (const item of readBlock(before[2])) take(item);
+  } else if (before) atStart(before[0], before[1], before[3]);
+  for (const stateId of margin) for (const item of readBlock(stateId)) take(item);
+  let blocks = margin.length > 0;
   for (const row of rows) {
-    if (row[1] === BLOCK) for (const item of readBlock(row[4])) take(item);
-    else out.push(row);
+    if (row[1] !== BLOCK) out.push(row);
+    else {
+      blocks = true;
+      for (const item of readBlock(row[4])) take(item);
+    }
   }
+  // a block's states run past the rows that start after it only when the clock stepped back
+  // (stable: states of the same time stay in the order written)
+  if (blocks) out.sort((a, b) => a[2] - b[2]);
   return { head, rows: out };
 }

@@ -3,9 +3,11 @@ import { domainOf, NEED_ATTRIBUTE_DOMAINS, SIGNIFICANT_DOMAINS } from './domains
 import { isoTimeFormatter } from './ha-time.ts';
 import { attributeTextReader } from './attribute-text.ts';
 import {
+  BLOCK_SPAN_S,
   blockReader,
   expandPeriod,
   hasBlock,
+  MARGIN_BLOCKS_SQL,
   type BeforeRow,
   type BlockItem,
   type PeriodRow,
@@ -61,7 +63,7 @@ export function historyJsonSql(significant: boolean) {
   };
 }
 
-type Statements = { start: Statement; rows: Statement; first: Statement; minimal: Statement };
+type Statements = { start: Statement; rows: Statement; first: Statement; minimal: Statement; margin: Statement };
 /** a state: a plain row's set by its id, a block state's set by its text (blocks.ts) */
 type Row = PeriodRow;
 
@@ -102,12 +104,13 @@ export class HistoryJsonWriter {
       const st = this.statements(significant);
       const items = writers(entityId);
       const params = { metadata_id: metadataId, start: period.start, end: period.end };
-      // the start state, and a block that starts before the period and may reach into it
+      // the start state, and blocks that start before the period and may reach into it
       const before = st.start.get({ metadata_id: metadataId, start: period.start }) as BeforeRow | undefined;
+      const margin = st.margin.all(metadataId, period.start - BLOCK_SPAN_S, period.start) as number[];
       const minimal = options.minimal_response && !NEED_ATTRIBUTE_DOMAINS.has(domain);
       const minimalRows = minimal ? (st.minimal.all(params) as [string | null, number | null, number][]) : undefined;
       let out: string[];
-      if (minimalRows && !hasBlock(before, minimalRows)) {
+      if (minimalRows && !hasBlock(before, margin, minimalRows)) {
         // the start state stamped at start, else the first row, in full; then each change of state
         const head: Row | undefined =
           period.include_start_time_state && before ? [before[0], before[1], period.start, null] : undefined;
@@ -123,6 +126,7 @@ export class HistoryJsonWriter {
       } else {
         const expanded = expandPeriod(
           before,
+          margin,
           st.rows.all(params) as QueryRow[],
           { start: period.start, end: period.end, significant },
           this.block,
@@ -209,6 +213,7 @@ export class HistoryJsonWriter {
         rows: sqlite.prepare(sql.rows).raw(),
         first: sqlite.prepare(sql.first).raw(),
         minimal: sqlite.prepare(sql.minimal).raw(),
+        margin: sqlite.prepare(MARGIN_BLOCKS_SQL).pluck(),
       };
       this.prepared.set(significant, st);
     }

@@ -3,7 +3,16 @@ import type { EdgeDatabase } from '../db/database.ts';
 import { SIGNIFICANT_DOMAINS } from './domains.ts';
 import { HistoryJsonWriter, type HistoryJsonOptions } from './history-json.ts';
 import { attributeTextReader } from './attribute-text.ts';
-import { BLOCK, blockReader, expandPeriod, type BeforeRow, type BlockItem, type QueryRow } from './blocks.ts';
+import {
+  BLOCK,
+  BLOCK_SPAN_S,
+  blockReader,
+  expandPeriod,
+  MARGIN_BLOCKS_SQL,
+  type BeforeRow,
+  type BlockItem,
+  type QueryRow,
+} from './blocks.ts';
 
 export interface HistoryQuery {
   /** epoch seconds, inclusive */
@@ -82,8 +91,9 @@ export class RecorderQueries {
     significantSets: Statement;
     /** a stored or carried set's text by its id (attribute-text.ts) */
     attributeText: (id: number) => string | undefined;
-    /** a block's states by its state_id (blocks.ts) */
+    /** a block's states by its state_id, and the blocks that start just before a period (blocks.ts) */
     block: (stateId: number) => BlockItem[];
+    marginBlocks: Statement;
     events: Statement;
   } | null = null;
 
@@ -104,6 +114,7 @@ export class RecorderQueries {
       significantSets: sqlite.prepare(QUERY_SQL.significantSets).pluck(),
       attributeText: attributeTextReader(() => sqlite),
       block: blockReader(() => sqlite),
+      marginBlocks: sqlite.prepare(MARGIN_BLOCKS_SQL).pluck(),
       events: sqlite.prepare(QUERY_SQL.events).raw(),
     };
     return this.st;
@@ -127,9 +138,10 @@ export class RecorderQueries {
       const domain = entityId.slice(0, entityId.indexOf('.'));
       const significant = significantOnly && !SIGNIFICANT_DOMAINS.has(domain);
       const stmt = significant ? st.significantRows : st.rows;
-      // the row before the period: the start state, and a block that may reach into the period
+      // the row before the period (the start state) and blocks that may reach into the period
       const period = expandPeriod(
         st.startState.get(metadataId, query.start) as BeforeRow | undefined,
+        st.marginBlocks.all(metadataId, query.start - BLOCK_SPAN_S, query.start) as number[],
         stmt.all(metadataId, query.start, end) as QueryRow[],
         { start: query.start, end, significant },
         st.block,
@@ -181,18 +193,18 @@ export class RecorderQueries {
       // a continuous sensor's rows would all be dropped: its few attribute sets tell, without
       // reading its rows into JavaScript (half of a typical day's rows)
       // (a block's sets are inside it: blocks are read)
-      const before = st.startState.get(metadataId, query.start) as BeforeRow | undefined;
-      const blockBefore = before?.[1] === BLOCK;
+      const margin = st.marginBlocks.all(metadataId, query.start - BLOCK_SPAN_S, query.start) as number[];
       if (
         isSensor &&
-        !blockBefore &&
+        !margin.length &&
         (st.significantSets.all(metadataId, query.start, end) as (number | null)[]).every(
           (id) => id !== BLOCK && continuous(attrs(id)),
         )
       )
         continue;
       const period = expandPeriod(
-        blockBefore ? before : undefined,
+        undefined,
+        margin,
         st.significantRows.all(metadataId, query.start, end) as QueryRow[],
         { start: query.start, end, significant: true },
         st.block,
