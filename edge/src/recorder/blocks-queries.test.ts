@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { openTempDatabase } from '../testing/edge.ts';
-import { BLOCK } from './blocks.ts';
+import { BLOCK, BLOCK_SQL, MARGIN_BLOCKS_SQL } from './blocks.ts';
 import type { HistoryFormat } from './history-json.ts';
 import { RecorderQueries, type HistoryQuery } from './queries.ts';
 import { RecorderStore, type PendingState } from './store.ts';
@@ -143,5 +143,19 @@ describe('history blocks: the same answers as plain rows', () => {
       ['31', 17.125, { unit_of_measurement: 'W' }],
       ['32', 24.125, { unit_of_measurement: 'W' }],
     ]);
+  });
+
+  it("reads the margin's blocks with a covering index search and a block by its rowid", () => {
+    const database = openTempDatabase(cleanups);
+    const plan = (sql: string, ...params: number[]) =>
+      (database.sqlite.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[]).map(
+        (r) => r.detail,
+      );
+    expect(plan(MARGIN_BLOCKS_SQL, 1, 1, 2)).toEqual([
+      expect.stringMatching(
+        /^SEARCH recorder_states USING COVERING INDEX recorder_states_entity_time \(metadata_id=\? AND last_updated>\? AND last_updated<\?\)$/,
+      ),
+    ]);
+    expect(plan(BLOCK_SQL, 1)).toEqual([expect.stringMatching(/^SEARCH recorder_states USING INTEGER PRIMARY KEY/)]);
   });
 });

@@ -3,11 +3,11 @@ import { domainOf, NEED_ATTRIBUTE_DOMAINS, SIGNIFICANT_DOMAINS } from './domains
 import { isoTimeFormatter } from './ha-time.ts';
 import { attributeTextReader } from './attribute-text.ts';
 import {
-  BLOCK_SPAN_S,
   blockReader,
   expandPeriod,
   hasBlock,
   MARGIN_BLOCKS_SQL,
+  marginBlocks,
   type BeforeRow,
   type BlockItem,
   type PeriodRow,
@@ -52,8 +52,8 @@ export function historyJsonSql(significant: boolean) {
     /** [state, attributes_id, state_id, last_updated]: the last row before start, the first item (stamped at start) */
     start: `SELECT state, attributes_id, state_id, last_updated FROM recorder_states
       WHERE metadata_id = @metadata_id AND last_updated < @start ORDER BY last_updated DESC, state_id DESC LIMIT 1`,
-    /** [state, attributes_id, last_updated, last_changed, state_id] */
-    rows: `SELECT state, attributes_id, last_updated, last_changed, state_id FROM recorder_states
+    /** [state, attributes_id, last_updated, last_changed] */
+    rows: `SELECT state, attributes_id, last_updated, last_changed FROM recorder_states
       WHERE ${range(significant)} ORDER BY last_updated, state_id`,
     /** a minimal answer's first row when there is no start state */
     first: `SELECT state, attributes_id, last_updated, last_changed FROM recorder_states
@@ -106,7 +106,7 @@ export class HistoryJsonWriter {
       const params = { metadata_id: metadataId, start: period.start, end: period.end };
       // the start state, and blocks that start before the period and may reach into it
       const before = st.start.get({ metadata_id: metadataId, start: period.start }) as BeforeRow | undefined;
-      const margin = st.margin.all(metadataId, period.start - BLOCK_SPAN_S, period.start) as number[];
+      const margin = marginBlocks(before, period.start, (from, to) => st.margin.all(metadataId, from, to) as number[]);
       const minimal = options.minimal_response && !NEED_ATTRIBUTE_DOMAINS.has(domain);
       const minimalRows = minimal ? (st.minimal.all(params) as [string | null, number | null, number][]) : undefined;
       let out: string[];

@@ -9,6 +9,7 @@ import {
   blockReader,
   expandPeriod,
   MARGIN_BLOCKS_SQL,
+  marginBlocks,
   type BeforeRow,
   type BlockItem,
   type QueryRow,
@@ -64,9 +65,9 @@ export const QUERY_SQL = {
   entity: 'SELECT metadata_id FROM recorder_entities WHERE entity_id = ?',
   startState: `SELECT state, attributes_id, state_id, last_updated FROM recorder_states
     WHERE metadata_id = ? AND last_updated < ? ORDER BY last_updated DESC, state_id DESC LIMIT 1`,
-  rows: `SELECT state, attributes_id, last_updated, last_changed, state_id FROM recorder_states
+  rows: `SELECT state, attributes_id, last_updated, last_changed FROM recorder_states
     WHERE metadata_id = ? AND last_updated >= ? AND last_updated < ? ORDER BY last_updated, state_id`,
-  significantRows: `SELECT state, attributes_id, last_updated, last_changed, state_id FROM recorder_states
+  significantRows: `SELECT state, attributes_id, last_updated, last_changed FROM recorder_states
     WHERE metadata_id = ? AND last_updated >= ? AND last_updated < ? AND last_changed IS NULL ORDER BY last_updated, state_id`,
   significantSets: `SELECT DISTINCT attributes_id FROM recorder_states
     WHERE metadata_id = ? AND last_updated >= ? AND last_updated < ? AND last_changed IS NULL`,
@@ -139,9 +140,10 @@ export class RecorderQueries {
       const significant = significantOnly && !SIGNIFICANT_DOMAINS.has(domain);
       const stmt = significant ? st.significantRows : st.rows;
       // the row before the period (the start state) and blocks that may reach into the period
+      const before = st.startState.get(metadataId, query.start) as BeforeRow | undefined;
       const period = expandPeriod(
-        st.startState.get(metadataId, query.start) as BeforeRow | undefined,
-        st.marginBlocks.all(metadataId, query.start - BLOCK_SPAN_S, query.start) as number[],
+        before,
+        marginBlocks(before, query.start, (from, to) => st.marginBlocks.all(metadataId, from, to) as number[]),
         stmt.all(metadataId, query.start, end) as QueryRow[],
         { start: query.start, end, significant },
         st.block,

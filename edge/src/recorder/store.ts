@@ -109,7 +109,7 @@ export class RecorderStore {
         'INSERT INTO recorder_states (state_id, metadata_id, state, attributes_id, last_updated, last_changed, shared) VALUES (?, ?, ?, ?, ?, ?, ?)',
       ),
       insertBlock: sqlite.prepare(
-        'INSERT INTO recorder_states (state_id, metadata_id, attributes_id, last_updated, shared, data) VALUES (?, ?, ?, ?, ?, ?)',
+        'INSERT INTO recorder_states (state_id, metadata_id, state, attributes_id, last_updated, shared, data) VALUES (?, ?, ?, ?, ?, ?, ?)',
       ),
       maxStateId: sqlite.prepare('SELECT MAX(state_id) FROM recorder_states').pluck(),
       insertEvent: sqlite.prepare('INSERT INTO recorder_events (event_type, data, time_fired) VALUES (?, ?, ?)'),
@@ -206,7 +206,9 @@ export class RecorderStore {
                   continue;
                 }
                 const { first, data, shared } = encodeBlock(group);
-                st.insertBlock.run(++stateId, metadataId, BLOCK, first, shared, data);
+                stateId++;
+                // its state names the row itself (blocks.ts)
+                st.insertBlock.run(stateId, metadataId, String(stateId), BLOCK, first, shared, data);
               }
         })
         .immediate();
