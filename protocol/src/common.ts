@@ -15,6 +15,9 @@ export const OkBody = z.object({ ok: z.literal(true) }).meta({ id: 'Ok' });
 export const Uuid = z.uuid();
 /** A free-form JSON object. */
 export const JsonObject = z.record(z.string(), z.unknown());
+/** Whether a parsed JSON value is an object (not null, not an array): JsonObject's test without a parse. */
+export const isJsonObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
 /**
  * The one form an e-mail address is stored and matched in: Unicode NFKC (so look-alike
  * compatibility characters fold to one address), then lower-case.

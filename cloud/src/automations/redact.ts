@@ -1,3 +1,4 @@
+import { isJsonObject } from '@smarthome/protocol/common';
 /**
  * Organization members may view automations but not change them; the secrets a definition
  * carries are for the owner and admins, who can edit them. Members see the shape with these
@@ -58,19 +59,18 @@ export function markedSecrets(automation: unknown): string[] {
   return Array.isArray(list) ? list.filter((s): s is string => typeof s === 'string' && s.length > 0) : [];
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
-
 function redact(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(redact);
-  if (!isObject(value)) return value;
+  if (!isJsonObject(value)) return value;
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) out[k] = k === 'call_url' && isObject(v) ? redactCall(v) : redact(v);
+  for (const [k, v] of Object.entries(value)) out[k] = k === 'call_url' && isJsonObject(v) ? redactCall(v) : redact(v);
   return out;
 }
 
 function redactCall(call: Record<string, unknown>): Record<string, unknown> {
   const out = { ...call };
-  if (isObject(out.headers)) out.headers = Object.fromEntries(Object.keys(out.headers).map((name) => [name, REDACTED]));
+  if (isJsonObject(out.headers))
+    out.headers = Object.fromEntries(Object.keys(out.headers).map((name) => [name, REDACTED]));
   if (typeof out.url === 'string') out.url = redactUrl(out.url);
   if (typeof out.body === 'string') out.body = redactTextBody(out.body);
   else if (out.body !== undefined) out.body = redactFields(out.body);
@@ -112,7 +112,7 @@ function decodeName(name: string): string {
 /** Fields named like secrets, at any depth: their whole value (null and booleans tell nothing and stay). */
 function redactFields(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(redactFields);
-  if (!isObject(value)) return value;
+  if (!isJsonObject(value)) return value;
   return Object.fromEntries(
     Object.entries(value).map(([k, v]) => [
       k,
@@ -141,7 +141,7 @@ function redactTextBody(body: string): string {
 
 function redactUrls(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(redactUrls);
-  if (!isObject(value)) return value;
+  if (!isJsonObject(value)) return value;
   return Object.fromEntries(
     Object.entries(value).map(([k, v]) => [k, k === 'url' && typeof v === 'string' ? redactUrl(v) : redactUrls(v)]),
   );
@@ -155,7 +155,7 @@ function replaceValues(value: unknown, secrets: readonly string[]): unknown {
     if (typeof v === 'string') return ordered.reduce((s, secret) => s.split(secret).join(REDACTED), v);
     if (typeof v === 'number') return ordered.includes(String(v)) ? REDACTED : v;
     if (Array.isArray(v)) return v.map(walk);
-    if (isObject(v)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]));
+    if (isJsonObject(v)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]));
     return v;
   };
   return walk(value);

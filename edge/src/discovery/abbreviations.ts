@@ -1,3 +1,4 @@
+import { isJsonObject } from '@smarthome/protocol/common';
 /**
  * Home Assistant MQTT discovery abbreviations (the published convention devices speak:
  * https://www.home-assistant.io/integrations/mqtt/#supported-abbreviations-in-mqtt-discovery-messages).
@@ -77,18 +78,16 @@ function expandKeys(obj: Record<string, unknown>, abbr: Record<string, string>):
   return out;
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
 /**
  * Expands abbreviations (also inside `device`, `origin` and `availability` entries) and
  * the `~` base topic: a topic value starting or ending with `~` gets the base substituted.
  */
 export function expandConfig(raw: Record<string, unknown>): Record<string, unknown> {
   const cfg = expandKeys(raw, ABBREVIATIONS);
-  if (isObject(cfg.device)) cfg.device = expandKeys(cfg.device, DEVICE_ABBREVIATIONS);
-  if (isObject(cfg.origin)) cfg.origin = expandKeys(cfg.origin, ORIGIN_ABBREVIATIONS);
+  if (isJsonObject(cfg.device)) cfg.device = expandKeys(cfg.device, DEVICE_ABBREVIATIONS);
+  if (isJsonObject(cfg.origin)) cfg.origin = expandKeys(cfg.origin, ORIGIN_ABBREVIATIONS);
   if (Array.isArray(cfg.availability)) {
-    cfg.availability = cfg.availability.filter(isObject).map((a) => expandKeys(a, ABBREVIATIONS));
+    cfg.availability = cfg.availability.filter(isJsonObject).map((a) => expandKeys(a, ABBREVIATIONS));
   }
   const base = typeof cfg['~'] === 'string' ? (cfg['~'] as string) : undefined;
   if (base !== undefined) {

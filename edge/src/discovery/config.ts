@@ -1,6 +1,7 @@
 import { parseJsonOrUndefined } from '../templates/template.ts';
 import { expandConfig } from './abbreviations.ts';
 import type { Cfg } from './components/types.ts';
+import { isJsonObject } from '@smarthome/protocol/common';
 
 export interface DiscoveryTopic {
   /** the topic the config was published on */
@@ -33,8 +34,6 @@ export type ParsedDiscovery =
   | { kind: 'configs'; entities: EntityDiscovery[]; removedKeys: string[] }
   | { kind: 'invalid'; reason: string };
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
 /**
  * Parses a discovery payload: empty → remove; a JSON object → expanded configs. Device-based
  * discovery (`<prefix>/device/<id>/config` with `cmps`) yields one config per component, each
@@ -43,7 +42,7 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 export function parseDiscoveryPayload(dt: DiscoveryTopic, payload: string): ParsedDiscovery {
   if (payload.length === 0) return { kind: 'remove' };
   const doc = parseJsonOrUndefined(payload);
-  if (!isObject(doc)) return { kind: 'invalid', reason: 'payload is not a JSON object' };
+  if (!isJsonObject(doc)) return { kind: 'invalid', reason: 'payload is not a JSON object' };
   const cfg = expandConfig(doc);
   if (dt.component !== 'device') {
     return {
@@ -53,13 +52,13 @@ export function parseDiscoveryPayload(dt: DiscoveryTopic, payload: string): Pars
     };
   }
   const components = cfg.components;
-  if (!isObject(components)) return { kind: 'invalid', reason: 'device discovery needs components (cmps)' };
+  if (!isJsonObject(components)) return { kind: 'invalid', reason: 'device discovery needs components (cmps)' };
   const shared: Cfg = { ...cfg };
   delete shared.components;
   const entities: EntityDiscovery[] = [];
   const removedKeys: string[] = [];
   for (const [id, raw] of Object.entries(components)) {
-    if (!isObject(raw)) continue;
+    if (!isJsonObject(raw)) continue;
     const own = expandConfig(raw);
     const platform = typeof own.platform === 'string' ? own.platform : undefined;
     if (!platform) continue;
@@ -78,14 +77,14 @@ export function parseDiscoveryPayload(dt: DiscoveryTopic, payload: string): Pars
 /** " from <origin>" for log lines (HA logs where a config comes from: zigbee2mqtt, ESPHome …), else "". */
 export function originOf(cfg: Cfg): string {
   const o = cfg.origin;
-  if (!isObject(o) || typeof o.name !== 'string') return '';
+  if (!isJsonObject(o) || typeof o.name !== 'string') return '';
   return ` from ${o.name}${typeof o.sw_version === 'string' ? ` ${o.sw_version}` : ''}`;
 }
 
 /** HA's migration request: `{"migrate_discovery": true}` keeps the entities while they move to another discovery topic. */
 export function isMigration(payload: string): boolean {
   const doc = payload.length ? parseJsonOrUndefined(payload) : undefined;
-  return isObject(doc) && (doc.migrate_discovery === true || doc.migr_discvry === true);
+  return isJsonObject(doc) && (doc.migrate_discovery === true || doc.migr_discvry === true);
 }
 
 /** Config keys naming topics the edge publishes commands to (the ACL's owned topics). */
@@ -120,7 +119,7 @@ export interface DeviceInfo {
 /** The `device` block as registry input, or null when it identifies nothing. */
 export function deviceInfo(cfg: Cfg): DeviceInfo | null {
   const dev = cfg.device;
-  if (!isObject(dev)) return null;
+  if (!isJsonObject(dev)) return null;
   const ids: string[] = [];
   if (typeof dev.identifiers === 'string') ids.push(dev.identifiers);
   else if (Array.isArray(dev.identifiers)) ids.push(...dev.identifiers.map(String));

@@ -2,10 +2,10 @@ import { ServiceError } from '../../errors.ts';
 import { parseJsonOrUndefined } from '../../templates/template.ts';
 import { commandPayload, command, isOptimistic, numberArg, optStr, str, strList, value } from './helpers.ts';
 import { type Cfg, type Component, type Ctx, type ServiceResult, type Update } from './types.ts';
+import { isJsonObject } from '@smarthome/protocol/common';
 
 /** Event, siren, update and scene, as Home Assistant's mqtt/event.py, siren.py, update.py, scene.py. */
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const pick = (cfg: Cfg, keys: string[]): Record<string, unknown> => {
   const out: Record<string, unknown> = {};
   for (const k of keys) if (cfg[k] !== undefined && cfg[k] !== null) out[k] = cfg[k];
@@ -28,7 +28,7 @@ export const eventComponent: Component = {
     state_topic: (payload, ctx) => {
       const v = value(ctx, 'value_template', payload);
       const doc = parseJsonOrUndefined(v);
-      if (!isObject(doc) || doc.event_type === undefined || doc.event_type === null) return null;
+      if (!isJsonObject(doc) || doc.event_type === undefined || doc.event_type === null) return null;
       const type = String(doc.event_type);
       if (!strList(ctx.cfg, 'event_types', []).includes(type)) return null;
       // the previous event's own attributes do not survive the next event
@@ -122,7 +122,7 @@ export const sirenComponent: Component = {
       if (v === on || v === off || v === 'None') doc = { state: v };
       else {
         const parsed = parseJsonOrUndefined(v);
-        if (!isObject(parsed)) return null;
+        if (!isJsonObject(parsed)) return null;
         doc = parsed;
       }
       const update: Update = {};
@@ -200,7 +200,7 @@ export const updateComponent: Component = {
       const v = value(ctx, 'value_template', payload);
       if (v === '') return null;
       const parsed = parseJsonOrUndefined(v);
-      const doc: Record<string, unknown> = isObject(parsed) ? parsed : { installed_version: v };
+      const doc: Record<string, unknown> = isJsonObject(parsed) ? parsed : { installed_version: v };
       const attrs: Record<string, unknown> = {};
       for (const k of UPDATE_KEYS)
         if (doc[k] !== undefined) attrs[k] = k.endsWith('version') && doc[k] !== null ? String(doc[k]) : doc[k];

@@ -15,6 +15,7 @@ import { HttpError } from '../errors.ts';
 import { parseJson } from '../json.ts';
 import { HaCommandError, HaRawJson, type HaBackend } from './backend.ts';
 import { parseHaTime } from './optional-commands.ts';
+import { isJsonObject } from '../../common.ts';
 
 /**
  * The REST routes over optional backend methods (homeassistant/components/api, history,
@@ -37,8 +38,6 @@ const DAY_S = 86_400;
 const ENTITY_ID = /^(?!.+__)(?!_)[\da-z_]+(?<!_)\.(?!_)[\da-z_]+(?<!_)$/;
 
 const utf8 = new TextDecoder();
-
-const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
 
 /**
  * A REST body's text, read as it arrives and at most 1 MiB, as HA's own server (aiohttp's
@@ -67,7 +66,7 @@ export async function readRestObject(
   if (!text.trim()) return empty;
   try {
     const value: unknown = parseJson(text);
-    return isObject(value) ? value : null;
+    return isJsonObject(value) ? value : null;
   } catch {
     return null;
   }
@@ -94,7 +93,7 @@ export function mountHaRestData<P>(router: SpecRouter<P | null>, backend: HaBack
         const { state, attributes, force_update: force } = body;
         if (state === undefined || state === null) return message(c, 400, 'No state specified.');
         if (typeof state === 'object' || String(state).length > 255) return message(c, 400, 'Invalid state specified.');
-        if (attributes !== undefined && attributes !== null && !isObject(attributes))
+        if (attributes !== undefined && attributes !== null && !isJsonObject(attributes))
           return message(c, 400, 'Invalid JSON specified.');
         try {
           const out = await backend.setState(
@@ -134,7 +133,7 @@ export function mountHaRestData<P>(router: SpecRouter<P | null>, backend: HaBack
         if (body === null) return message(c, 400, 'Error rendering template: Invalid JSON specified.');
         const { template, variables } = body;
         if (typeof template !== 'string') return message(c, 400, "Error rendering template: 'template' is missing");
-        if (variables !== undefined && !isObject(variables))
+        if (variables !== undefined && !isJsonObject(variables))
           return message(c, 400, 'Error rendering template: variables must be an object');
         try {
           return c.text(await backend.renderTemplate(p, template, variables));
