@@ -11,15 +11,16 @@ import type { Database, Statement } from 'better-sqlite3';
  * A block row: attributes_id = BLOCK (no set has id 0), last_updated = its first state's time,
  * state = its own state_id as text (so that a reader of the covering index finds the block
  * without a fifth column: that column cost a day's history of 1,000 entities ~12 %), last_changed
- * NULL (so that it passes the significant-changes filter; its states are filtered one by one), `data` = JSON `[[state, last_updated, last_changed|null, set], ...]` and
- * `shared` = the texts of the block's own sets, one after the other. `set` is null (no
+ * NULL (so that it passes the significant-changes filter; its states are filtered one by one),
+ * `data` = JSON `[[state, last_updated, last_changed|null, set], ...]` and `shared` = the texts
+ * of the block's own sets, one after the other. `set` is null (no
  * attributes), a length L >= 0 (the next L characters of `shared`), or -(k + 1): the set of the
  * block's state k. A block keeps its sets inside it (no reference out, none in): deleting it
  * leaves nothing behind, and the purge needs no bookkeeping for it.
  *
- * Blocks of one entity do not overlap in time: a block's states are in time order and span at most
- * BLOCK_SPAN_S, so a reader finds a period's states in the rows and blocks that start in it, plus
- * the one row or block that starts last before it (the start state's query).
+ * A block's states are in time order and span at most BLOCK_SPAN_S, so a reader finds a period's
+ * states in the rows and blocks that start in it and the blocks that start less than BLOCK_SPAN_S
+ * before it (expandPeriod); an entity's blocks overlap only after its clock stepped back.
  */
 
 /** attributes_id of a block row */
