@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { openTempDatabase } from '../testing/edge.ts';
+import { pendingState as row, T0 } from '../testing/recorder.ts';
 import { BLOCK, BLOCK_SQL, MARGIN_BLOCKS_SQL } from './blocks.ts';
 import type { HistoryFormat } from './history-json.ts';
 import { RecorderQueries, type HistoryQuery } from './queries.ts';
@@ -9,17 +10,6 @@ const cleanups: (() => void)[] = [];
 afterEach(() => {
   while (cleanups.length) cleanups.pop()!();
 });
-
-/** 2026-11-20T12:00:00Z */
-const T0 = Date.UTC(2026, 10, 20, 12) / 1000;
-
-const row = (
-  entity_id: string,
-  state: string | null,
-  attributes: Record<string, unknown> | null,
-  t: number,
-  changed: number | null = null,
-): PendingState => ({ kind: 'state', entity_id, state, attributes, last_updated: t, last_changed: changed });
 
 /** Busy entities (blocks when written in one batch), a quiet one (plain rows either way), in arrival order. */
 function states(): PendingState[] {

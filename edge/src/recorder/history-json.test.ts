@@ -1,26 +1,16 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { openTempDatabase } from '../testing/edge.ts';
+import { pendingState as row, T0 } from '../testing/recorder.ts';
 import { compressedHistoryJson, restHistoryJson } from './ha-shapes.ts';
 import { haIsoTime, isoTimeFormatter } from './ha-time.ts';
 import { historyJsonSql, type HistoryFormat } from './history-json.ts';
 import { RecorderQueries, type HistoryQuery } from './queries.ts';
-import { RecorderStore, type PendingState } from './store.ts';
+import { RecorderStore } from './store.ts';
 
 const cleanups: (() => void)[] = [];
 afterEach(() => {
   while (cleanups.length) cleanups.pop()!();
 });
-
-/** 2026-11-20T12:00:00Z */
-const T0 = Date.UTC(2026, 10, 20, 12) / 1000;
-
-const row = (
-  entity_id: string,
-  state: string | null,
-  attributes: Record<string, unknown> | null,
-  t: number,
-  changed: number | null = null,
-): PendingState => ({ kind: 'state', entity_id, state, attributes, last_updated: t, last_changed: changed });
 
 function setup() {
   const database = openTempDatabase(cleanups);

@@ -6,11 +6,23 @@ import { silentLogger } from '../log.ts';
 import { ALL_SETS_SQL } from '../recorder/attribute-text.ts';
 import { BLOCK, decodeBlock } from '../recorder/blocks.ts';
 import { Recorder, type RecorderOptions } from '../recorder/recorder.ts';
+import type { PendingState } from '../recorder/store.ts';
 import { tempDir } from './edge.ts';
 
 /** 2026-11-20T12:00:00Z */
 export const T0 = Date.UTC(2026, 10, 20, 12) / 1000;
 export const iso = (t: number) => new Date(t * 1000).toISOString();
+
+/** A state change as the recorder's store takes it: at `t` (seconds), last changed at `changed` (null: at `t`). */
+export function pendingState(
+  entity_id: string,
+  state: string | null,
+  attributes: Record<string, unknown> | null,
+  t: number,
+  changed: number | null = null,
+): PendingState {
+  return { kind: 'state', entity_id, state, attributes, last_updated: t, last_changed: changed };
+}
 
 /** A state item of `entityId` at `updated` (seconds), changed at `changed`. */
 export function item(
