@@ -139,7 +139,7 @@ describe('cloud /api/websocket: what the caller may view and control', () => {
     expect((await c.ask({ type: 'config/label_registry/list' })).result).toEqual([]);
   });
 
-  it('get_services lists the services of the domains in scope; get_config and registries answer', async () => {
+  it('get_services lists the services of the domains in scope; get_config, get_panels and registries answer', async () => {
     const c = await connect(a.token);
     expect(Object.keys((await c.ask({ type: 'get_services' })).result.light).sort()).toEqual([
       'toggle',
@@ -151,6 +151,8 @@ describe('cloud /api/websocket: what the caller may view and control', () => {
       state: 'RUNNING',
       components: expect.arrayContaining(['light']),
     });
+    // minimal: no panels of HA's frontend to list
+    expect((await c.ask({ type: 'get_panels' })).result).toEqual({});
     const entities = (await c.ask({ type: 'config/entity_registry/list' })).result;
     expect(entities.find((e: any) => e.entity_id === 'light.lamp_1')).toMatchObject({
       id: `${edgeA}_1`,
