@@ -73,6 +73,26 @@ interface Items {
   minimal: (state: string | null, lastUpdated: number) => string;
 }
 
+/**
+ * A minimal answer's items: `first` in full (the start state, else the period's first row), then
+ * each change of state among `rows` (state at 0, last_updated at 2); without a start state the
+ * first row is skipped as unchanged: it is `first`.
+ */
+function minimalItems(
+  items: Items,
+  first: Row | undefined,
+  rows: readonly { 0: string | null; 2: number }[],
+): string[] {
+  const out = first ? [items.full(first)] : [];
+  let previous = first?.[0];
+  for (const row of rows) {
+    if (row[0] === previous) continue;
+    previous = row[0];
+    out.push(items.minimal(row[0], row[2]));
+  }
+  return out;
+}
+
 /** Writes history answers; statements are prepared on first use (per significant filter). */
 export class HistoryJsonWriter {
   private readonly sqlite: () => Database;
@@ -111,18 +131,14 @@ export class HistoryJsonWriter {
       const minimalRows = minimal ? (st.minimal.all(params) as [string | null, number | null, number][]) : undefined;
       let out: string[];
       if (minimalRows && !hasBlock(before, margin, minimalRows)) {
-        // the start state stamped at start, else the first row, in full; then each change of state
+        // the start state stamped at start, else the first row
         const head: Row | undefined =
           period.include_start_time_state && before ? [before[0], before[1], period.start, null] : undefined;
-        const first = head ?? (minimalRows.length ? (st.first.get(params) as Row) : undefined);
-        out = first ? [items.full(first)] : [];
-        let previous = first?.[0];
-        // (without a start state the first row is skipped as unchanged: it is `first`)
-        for (const [state, , lastUpdated] of minimalRows) {
-          if (state === previous) continue;
-          previous = state;
-          out.push(items.minimal(state, lastUpdated));
-        }
+        out = minimalItems(
+          items,
+          head ?? (minimalRows.length ? (st.first.get(params) as Row) : undefined),
+          minimalRows,
+        );
       } else {
         const expanded = expandPeriod(
           before,
@@ -135,18 +151,10 @@ export class HistoryJsonWriter {
           period.include_start_time_state && expanded.head
             ? [expanded.head[0], expanded.head[1], period.start, null]
             : undefined;
-        out = head ? [items.full(head)] : [];
-        if (!minimal) for (const row of expanded.rows) out.push(items.full(row));
+        if (minimal) out = minimalItems(items, head ?? expanded.rows[0], expanded.rows);
         else {
-          // as above, from the expanded rows
-          const first = head ?? expanded.rows[0];
-          if (first && !head) out.push(items.full(first));
-          let previous = first?.[0];
-          for (const [state, , lastUpdated] of expanded.rows) {
-            if (state === previous) continue;
-            previous = state;
-            out.push(items.minimal(state, lastUpdated));
-          }
+          out = head ? [items.full(head)] : [];
+          for (const row of expanded.rows) out.push(items.full(row));
         }
       }
       if (!out.length) continue;
