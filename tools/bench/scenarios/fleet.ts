@@ -6,7 +6,7 @@ import WebSocket from 'ws';
 import { createTestSchema, type TestSchema } from '@smarthome/cloud/testing/database';
 import { NODE, REPO_ROOT } from '@smarthome/cloud/testing/process';
 import { buildCloud } from '../../src/build-cloud/build.ts';
-import { CloudProcess } from '../lib/fleet-cloud.ts';
+import { CloudProcess, postgresCpu, postgresCpuSince, processCpuMs } from '../lib/fleet-cloud.ts';
 import type { BenchOptions, BenchResult, BenchScenario } from '../lib/types.ts';
 
 /**
@@ -15,9 +15,10 @@ import type { BenchOptions, BenchResult, BenchScenario } from '../lib/types.ts';
  * TunnelClient, 100 lights each unless FLEET_ENTITIES, a state change every 10 s per edge on average), one owner per
  * 10 homes with one app WebSocket subscribed to state_changed. Per N (FLEET_SIZES, default
  * 1000,5000,10000; --quick: 100): cloud RSS after the snapshots and after a forced GC (through
- * the inspector), CPU per 1,000 deltas, delta → app event p50/p99, service call p50/p99, the
- * longest /healthz answer (event-loop stall) during the first sync (every edge sends its snapshot:
- * the cold storm) and in the steady state, and the reconnect storm after a replica restart (edges
+ * the inspector), CPU per 1,000 deltas (the replica, the PostgreSQL server, the simulated
+ * edges: the cores they share), delta → app event p50/p99, service call p50/p99, the longest
+ * /healthz answer (event-loop stall) during the first sync (every edge sends its snapshot: the
+ * cold storm) and in the steady state, and the reconnect storm after a replica restart (edges
  * resume without a snapshot). FLEET_ENTITIES sets the entities per home (default 100).
  * FLEET_CLOUD_NODE_ARGS passes Node flags to the replica (profiling: `--cpu-prof --cpu-prof-dir=…`
  * writes one profile for the steady state and one for the storm, at each stop); FLEET_CLOUD_ENV="K=V …"
@@ -254,13 +255,18 @@ async function fleetRun(
     await sleep(quick ? 2000 : 5000);
     measuring = true;
     probe.reset();
-    const before = { cpu: cloud.cpuMs(), deltas: (await ask()).deltas };
+    // the replica's CPU, and the other two processes' that share its cores
+    const cpus = () => [cloud.cpuMs(), processCpuMs(fleet!.pid!)];
+    const dbBefore = schema ? postgresCpu() : null;
+    const before = { cpu: cpus(), deltas: (await ask()).deltas };
     await sleep(quick ? 10_000 : 30_000);
-    const after = { cpu: cloud.cpuMs(), deltas: (await ask()).deltas };
+    const after = { cpu: cpus(), deltas: (await ask()).deltas };
+    const dbCpu = dbBefore ? postgresCpuSince(dbBefore) : NaN;
     measuring = false;
     const steadyStall = await probe.stop();
     const deltas = after.deltas - before.deltas;
-    const cpuPer1000 = ((after.cpu - before.cpu) / deltas) * 1000;
+    const [cpuPer1000, edgesCpuPer1000] = after.cpu.map((ms, i) => ((ms - before.cpu[i]!) / deltas) * 1000);
+    const dbCpuPer1000 = (dbCpu / deltas) * 1000;
 
     // service calls from one owner to a light of its first home
     // a saturated replica may not even accept the connection: counted, not fatal
@@ -304,6 +310,8 @@ async function fleetRun(
       rssAfterGc,
       rssPeak,
       cpuPer1000,
+      dbCpuPer1000,
+      edgesCpuPer1000,
       deltasPerS: deltas / (quick ? 10 : 30),
       eventP50: pct(latencies, 0.5),
       eventP99: pct(latencies, 0.99),
@@ -353,7 +361,7 @@ export const scenario: BenchScenario = {
         rows.push([
           n,
           `${f(r.rssPeak, 0)} / ${f(r.rssAfterSnapshots, 0)} / ${f(r.rssAfterGc, 0)}`,
-          f(r.cpuPer1000, 0),
+          `${f(r.cpuPer1000, 0)} / ${Number.isNaN(r.dbCpuPer1000) ? '-' : f(r.dbCpuPer1000, 0)} / ${f(r.edgesCpuPer1000, 0)}`,
           f(r.deltasPerS, 0),
           `${f(r.eventP50)} / ${f(r.eventP99)}`,
           `${f(r.callP50)} / ${f(r.callP99)}${r.failedCalls ? ` (${r.failedCalls} failed)` : ''}`,
@@ -377,7 +385,7 @@ export const scenario: BenchScenario = {
         columns: [
           'edges',
           'RSS MB: peak until synced / after the first sync / after GC',
-          'CPU ms / 1,000 deltas',
+          'CPU ms / 1,000 deltas: replica / PostgreSQL / simulated edges',
           'deltas/s',
           'delta→event ms p50 / p99',
           'service call ms p50 / p99',
