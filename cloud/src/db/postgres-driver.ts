@@ -9,7 +9,8 @@ import {
   type Row,
   type SqlDriver,
 } from './driver.ts';
-import { FILL_ID_FUNCTION, toPostgresDdl, toPostgresSql } from './postgres-sql.ts';
+import { FILL_ID_FUNCTION, toPostgresDdl } from './postgres-sql.ts';
+import { PostgresStatements } from './postgres-statements.ts';
 
 /** type oids of BIGINT and NUMERIC */
 const INT8 = 20;
@@ -33,7 +34,7 @@ export class PostgresDriver implements SqlDriver {
   private readonly transactionClient = new AsyncLocalStorage<pg.PoolClient>();
   private readonly running = new Set<Promise<unknown>>();
   private transactionTail: Promise<void> = Promise.resolve();
-  private readonly sqlCache = new Map<string, string>();
+  private readonly statements = new PostgresStatements();
 
   constructor(url: string) {
     this.url = url;
@@ -71,31 +72,32 @@ export class PostgresDriver implements SqlDriver {
     return this.pool;
   }
 
-  private text(sql: string): string {
-    let text = this.sqlCache.get(sql);
-    if (text === undefined) {
-      text = toPostgresSql(sql);
-      if (this.sqlCache.size >= 1000) this.sqlCache.delete(this.sqlCache.keys().next().value!);
-      this.sqlCache.set(sql, text);
+  /** Runs one statement, under its name once it repeats (PostgresStatements); again unnamed if the name cannot serve. */
+  private async run(sql: string, params: readonly unknown[], rowMode?: 'array'): Promise<pg.QueryResult> {
+    const client = this.client;
+    const { text, name } = this.statements.get(sql);
+    const send = (named: string | undefined) =>
+      client.query({ name: named, text, values: bindParams(params), ...(rowMode && { rowMode }) } as pg.QueryConfig);
+    try {
+      return await send(name);
+    } catch (err) {
+      // inside a transaction the error has aborted it: the caller's transaction fails as a whole
+      if (name !== undefined && !this.transactionClient.getStore() && this.statements.refused(sql, err))
+        return translate(send(undefined));
+      throw translateError(err);
     }
-    return text;
   }
 
   async query(sql: string, params: readonly unknown[]): Promise<Row[]> {
-    const res = await translate(this.client.query({ text: this.text(sql), values: bindParams(params) }));
-    return res.rows as Row[];
+    return (await this.run(sql, params)).rows as Row[];
   }
 
   async queryArrays(sql: string, params: readonly unknown[]): Promise<unknown[][]> {
-    const res = await translate(
-      this.client.query({ text: this.text(sql), values: bindParams(params), rowMode: 'array' }),
-    );
-    return res.rows as unknown[][];
+    return (await this.run(sql, params, 'array')).rows as unknown[][];
   }
 
   async execute(sql: string, params: readonly unknown[]): Promise<number> {
-    const res = await translate(this.client.query({ text: this.text(sql), values: bindParams(params) }));
-    return res.rowCount ?? 0;
+    return (await this.run(sql, params)).rowCount ?? 0;
   }
 
   async transaction<T>(fn: () => Promise<T>): Promise<T> {
@@ -209,13 +211,18 @@ async function translate<T>(pending: Promise<T>): Promise<T> {
   try {
     return await pending;
   } catch (err) {
-    const code = (err as { code?: string }).code;
-    if (code === '23505') throw new UniqueViolation((err as Error).message, { cause: err });
-    // numeric_value_out_of_range, invalid_text_representation (e.g. NaN where an integer is compared)
-    if (code === '22003' || code === '22P02') throw new NoSuchValue({ cause: err });
-    if (isConnectionError(err)) throw new DatabaseUnavailable({ cause: err });
-    throw err;
+    throw translateError(err);
   }
+}
+
+/** pg's errors as the driver's family (driver.ts); others as they are. */
+function translateError(err: unknown): unknown {
+  const code = (err as { code?: string }).code;
+  if (code === '23505') return new UniqueViolation((err as Error).message, { cause: err });
+  // numeric_value_out_of_range, invalid_text_representation (e.g. NaN where an integer is compared)
+  if (code === '22003' || code === '22P02') return new NoSuchValue({ cause: err });
+  if (isConnectionError(err)) return new DatabaseUnavailable({ cause: err });
+  return err;
 }
 
 /** Network errors, connection-class SQLSTATEs (08…), server shutting down or starting (57P01-57P03), pg's own. */
