@@ -128,30 +128,42 @@ export function atOnce(batches: readonly DeltaBatch[]): boolean {
 }
 
 /**
- * writeStateChunk as ONE statement, so one round trip and no transaction around it (PostgreSQL
- * only: data-modifying WITH). PostgreSQL runs every data-modifying CTE whether or not it is
- * referenced, all against the snapshot taken when the statement starts, so `old` reads the
- * states as they were before the upsert; one statement is atomic. Each round trip waits for a
- * turn of the replica's busy loop: BEGIN, three statements and COMMIT were five.
+ * writeStateChunk as ONE statement (PostgreSQL only: data-modifying WITH), so one round trip and
+ * no transaction around it: each round trip waits for a turn of the replica's busy loop (BEGIN,
+ * three statements and COMMIT were five). PostgreSQL runs every data-modifying CTE whether or not
+ * it is referenced, all against the snapshot taken when the statement starts, so `old` reads the
+ * states as they were before the upsert; one statement is atomic. The rows come as one array
+ * per column (`unnest`), so the text is the same whatever their number: the server parses and
+ * plans it once per connection (a named statement, postgres-statements.ts) instead of once per
+ * group, and finds the old states by a join on the primary key instead of an OR of key pairs.
+ * Columns are named: a prepared `SELECT *` breaks when a migration adds one.
  */
+const STATES_AT_ONCE_SQL = `WITH k AS (
+    SELECT * FROM unnest(CAST(? AS BIGINT[]), CAST(? AS TEXT[]), CAST(? AS TEXT[]), CAST(? AS TEXT[]), CAST(? AS TEXT[]),
+      CAST(? AS TEXT[]), CAST(? AS TEXT[]), CAST(? AS TEXT[]), CAST(? AS TEXT[]))
+      AS k (edge_id, entity_id, name, domain, platform, state, attributes, last_changed, last_updated)),
+  old AS (
+    SELECT m.edge_id, m.entity_id, m.name, m.domain, m.platform, m.state, m.attributes, m.last_changed, m.last_updated
+    FROM mirror_entities m JOIN k ON m.edge_id = k.edge_id AND m.entity_id = k.entity_id WHERE m.disabled_by IS NULL),
+  s AS (
+    INSERT INTO mirror_entities (edge_id, entity_id, name, domain, platform, registered, state, attributes, last_changed, last_updated)
+    SELECT edge_id, entity_id, name, domain, platform, 0, state, attributes, last_changed, last_updated FROM k
+    ON CONFLICT (edge_id, entity_id) DO UPDATE SET state = excluded.state, attributes = excluded.attributes,
+      last_changed = excluded.last_changed, last_updated = excluded.last_updated),
+  q AS (
+    INSERT INTO mirror_sync (edge_id, seq, snapshot_at, updated_at, version)
+    SELECT edge_id, seq, NULL, ?, 1 FROM unnest(CAST(? AS BIGINT[]), CAST(? AS BIGINT[])) AS q (edge_id, seq)
+    ON CONFLICT (edge_id) DO UPDATE SET seq = COALESCE(excluded.seq, mirror_sync.seq), updated_at = excluded.updated_at,
+      version = mirror_sync.version + 1)
+  SELECT edge_id, entity_id, name, domain, platform, state, attributes, last_changed, last_updated FROM old`;
+
 export async function writeStatesAtOnce(
   database: CloudDatabase,
   batches: readonly DeltaBatch[],
 ): Promise<BatchResult[]> {
-  const states = chunkStates(batches);
-  const at = new Date().toISOString();
-  const withSeq = batches.filter((b) => b.lastSeq !== null);
-  const without = batches.filter((b) => b.lastSeq === null);
-  const parts = [`old AS (${selectOld(states)})`, `s AS (${upsertStates(states)})`];
-  const params: unknown[] = [...states.flatMap((s) => [s.edgeId, s.state.entity_id]), ...stateParams(states)];
-  if (withSeq.length > 0) {
-    parts.push(`q AS (${upsertSeqs(withSeq)})`);
-    params.push(...withSeq.flatMap((b) => [b.edgeId, b.lastSeq, at]));
-  }
-  if (without.length > 0) {
-    parts.push(`v AS (${bumpVersions(without)})`);
-    params.push(...without.flatMap((b) => [b.edgeId, at]));
-  }
-  const rows = await database.query<Row>(`WITH ${parts.join(', ')} SELECT * FROM old`, params);
-  return results(batches, rows);
+  const rows = chunkStates(batches).map(({ edgeId, state }) => stateRow(edgeId, state));
+  const columns = Array.from({ length: 9 }, (_, i) => rows.map((r) => r[i]));
+  // a batch without a sequence keeps the one recorded (COALESCE) and only bumps the version
+  const sequences = [new Date().toISOString(), batches.map((b) => b.edgeId), batches.map((b) => b.lastSeq)];
+  return results(batches, await database.query<Row>(STATES_AT_ONCE_SQL, [...columns, ...sequences]));
 }
