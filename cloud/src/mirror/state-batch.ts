@@ -31,15 +31,7 @@ export function stateKeys(batch: DeltaBatch): string[] | null {
   return new Set(keys).size === keys.length ? keys : null;
 }
 
-/**
- * Writes the state changes of several edges' batches with three statements, whatever their
- * number: the old states read in one SELECT, the new ones upserted in one multi-row INSERT, the
- * sequences in another. On PostgreSQL each statement is a round trip, and its answer waits for a
- * turn of a busy event loop: one SELECT and two upserts per delta, in turn, capped the mirror at
- * fewer deltas per second than 10,000 edges send (#19). The same result as applying the batches
- * one after the other, because no edge and no entity appears twice in a chunk (the caller splits
- * them: `stateKeys`). Must run inside the caller's transaction.
- */
+/** writeStateChunk's statements, for a chunk of `states` or `batches` (the text varies with their number) */
 const selectOld = (states: readonly ChunkState[]) =>
   `SELECT * FROM mirror_entities WHERE disabled_by IS NULL AND (${states.map(() => '(edge_id = ? AND entity_id = ?)').join(' OR ')})`;
 const upsertStates = (states: readonly ChunkState[]) =>
