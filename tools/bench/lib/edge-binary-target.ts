@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import mqtt from 'mqtt';
 import { benchAccess, spawnEdge } from './edge-process.ts';
+import { statCpuMs } from './proc-cpu.ts';
 
 /**
  * An edge executable (`pnpm build:edge`) in its own process as an mqtt-ingest target: what the
@@ -19,15 +20,6 @@ export interface BinaryTarget {
   settle: () => Promise<void>;
   /** CPU used so far (µs): the edge's main thread and its whole process */
   cpu: () => { main: number; process: number };
-}
-
-const TICK_US = 1e6 / 100; // USER_HZ on Linux
-
-function cpuOf(statFile: string): number {
-  // fields after the command's closing parenthesis: utime and stime are the 12th and 13th
-  const text = fs.readFileSync(statFile, 'utf8');
-  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * TICK_US;
 }
 
 export async function edgeBinaryTarget(
@@ -80,7 +72,10 @@ export async function edgeBinaryTarget(
       // the states' write-behind (250 ms) happens after the last acknowledgement: not waited for,
       // there is no flush to call from outside
       settle: async () => {},
-      cpu: () => ({ main: cpuOf(`/proc/${pid}/task/${pid}/stat`), process: cpuOf(`/proc/${pid}/stat`) }),
+      cpu: () => ({
+        main: statCpuMs(`/proc/${pid}/task/${pid}/stat`) * 1000,
+        process: statCpuMs(`/proc/${pid}/stat`) * 1000,
+      }),
     };
   } catch (err) {
     await stop();

@@ -3,8 +3,7 @@ import fs from 'node:fs';
 import readline from 'node:readline';
 import WebSocket from 'ws';
 import { NODE } from '@smarthome/cloud/testing/process';
-
-const CLK_TCK = 100;
+import { processCpuMs } from './proc-cpu.ts';
 
 /**
  * The fleet bench's cloud replica: the bundle in a child process with an inspector (for a forced
@@ -97,41 +96,4 @@ export class CloudProcess {
     this.child.kill('SIGTERM');
     await exited;
   }
-}
-
-/** A process's user + system CPU ms so far (NaN once it is gone). */
-export function processCpuMs(pid: number): number {
-  try {
-    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLK_TCK;
-  } catch {
-    return NaN;
-  }
-}
-
-/** CPU ms so far of each PostgreSQL server process on this machine (the postmaster, its backends, the WAL writer, the checkpointer). */
-export function postgresCpu(): Map<number, number> {
-  const out = new Map<number, number>();
-  for (const entry of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (fs.readFileSync(`/proc/${entry}/comm`, 'utf8').trim() !== 'postgres') continue;
-    } catch {
-      continue;
-    }
-    const ms = processCpuMs(Number(entry));
-    if (Number.isFinite(ms)) out.set(Number(entry), ms);
-  }
-  return out;
-}
-
-/**
- * The PostgreSQL server's CPU ms since `before` (postgresCpu()): the database's share of the cores
- * the replica runs on. Backends started since count whole; one that exited in between takes its
- * share with it (the replica's pool keeps its busy connections), so this is a lower bound.
- */
-export function postgresCpuSince(before: Map<number, number>): number {
-  let total = 0;
-  for (const [pid, ms] of postgresCpu()) total += ms - (before.get(pid) ?? 0);
-  return total;
 }

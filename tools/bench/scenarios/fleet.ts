@@ -6,7 +6,8 @@ import WebSocket from 'ws';
 import { createTestSchema, type TestSchema } from '@smarthome/cloud/testing/database';
 import { NODE, REPO_ROOT } from '@smarthome/cloud/testing/process';
 import { buildCloud } from '../../src/build-cloud/build.ts';
-import { CloudProcess, postgresCpu, postgresCpuSince, processCpuMs } from '../lib/fleet-cloud.ts';
+import { CloudProcess } from '../lib/fleet-cloud.ts';
+import { postgresCpu, postgresCpuSince, processCpuMs } from '../lib/proc-cpu.ts';
 import type { BenchOptions, BenchResult, BenchScenario } from '../lib/types.ts';
 
 /**

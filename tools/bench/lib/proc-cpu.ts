@@ -1,0 +1,48 @@
+import fs from 'node:fs';
+
+/** USER_HZ on Linux: the unit of /proc's CPU times */
+const TICKS_PER_S = 100;
+
+/** User + system CPU ms so far of a process or thread, from its /proc stat file (throws once it is gone). */
+export function statCpuMs(statFile: string): number {
+  // fields after the command's closing parenthesis (a command may hold one): utime and stime are the 12th and 13th
+  const text = fs.readFileSync(statFile, 'utf8');
+  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_S;
+}
+
+/** A process's user + system CPU ms so far (NaN once it is gone). */
+export function processCpuMs(pid: number): number {
+  try {
+    return statCpuMs(`/proc/${pid}/stat`);
+  } catch {
+    return NaN;
+  }
+}
+
+/** CPU ms so far of each PostgreSQL server process on this machine (the postmaster, its backends, the WAL writer, the checkpointer). */
+export function postgresCpu(): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (fs.readFileSync(`/proc/${entry}/comm`, 'utf8').trim() !== 'postgres') continue;
+    } catch {
+      continue;
+    }
+    const ms = processCpuMs(Number(entry));
+    if (Number.isFinite(ms)) out.set(Number(entry), ms);
+  }
+  return out;
+}
+
+/**
+ * The PostgreSQL server's CPU ms since `before` (postgresCpu()): the database's share of the cores
+ * the replica runs on. Backends started since count whole; one that exited in between takes its
+ * share with it (the replica's pool keeps its busy connections), so this is a lower bound.
+ */
+export function postgresCpuSince(before: Map<number, number>): number {
+  let total = 0;
+  for (const [pid, ms] of postgresCpu()) total += ms - (before.get(pid) ?? 0);
+  return total;
+}
