@@ -4,13 +4,14 @@
  * template-string shorthand conditions) are rewritten to the internal form before validation.
  */
 
+import { isJsonObject } from './common.ts';
+
 type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 const mapList = (v: unknown, fn: (x: unknown) => unknown): unknown =>
   Array.isArray(v) ? v.map(fn) : v === undefined ? v : fn(v);
 
 export function normalizeTrigger(t: unknown): unknown {
-  if (!isObj(t)) return t;
+  if (!isJsonObject(t)) return t;
   if (t.platform === undefined && typeof t.trigger === 'string') {
     const { trigger, ...rest } = t;
     return { platform: trigger, ...rest };
@@ -20,14 +21,14 @@ export function normalizeTrigger(t: unknown): unknown {
 
 export function normalizeCondition(c: unknown): unknown {
   if (typeof c === 'string') return { condition: 'template', value_template: c };
-  if (!isObj(c)) return c;
+  if (!isJsonObject(c)) return c;
   if (c.condition === 'and' || c.condition === 'or' || c.condition === 'not')
     return { ...c, conditions: mapList(c.conditions, normalizeCondition) };
   return c;
 }
 
 export function normalizeAction(a: unknown): unknown {
-  if (!isObj(a)) return a;
+  if (!isJsonObject(a)) return a;
   let out: Obj = { ...a };
   if (out.service === undefined && typeof out.action === 'string') {
     const { action, ...rest } = out;
@@ -52,7 +53,7 @@ export function normalizeAction(a: unknown): unknown {
   if (out.wait_for_trigger !== undefined) out.wait_for_trigger = mapList(out.wait_for_trigger, normalizeTrigger);
   if (out.choose !== undefined) {
     out.choose = mapList(out.choose, (o) =>
-      isObj(o)
+      isJsonObject(o)
         ? {
             ...o,
             conditions: mapList(o.conditions, normalizeCondition),
@@ -62,7 +63,7 @@ export function normalizeAction(a: unknown): unknown {
     );
   }
   if (out.default !== undefined) out.default = mapList(out.default, normalizeAction);
-  if (isObj(out.repeat)) {
+  if (isJsonObject(out.repeat)) {
     const r: Obj = { ...out.repeat };
     if (r.sequence !== undefined) r.sequence = mapList(r.sequence, normalizeAction);
     if (r.while !== undefined) r.while = mapList(r.while, normalizeCondition);
@@ -74,7 +75,7 @@ export function normalizeAction(a: unknown): unknown {
 
 /** Accepts HA's newer spellings and the plural keys; returns the internal form. */
 export function normalizeAutomationInput(input: unknown): unknown {
-  if (!isObj(input)) return input;
+  if (!isJsonObject(input)) return input;
   const out: Obj = { ...input };
   for (const [plural, singular] of [
     ['triggers', 'trigger'],
