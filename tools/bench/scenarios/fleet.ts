@@ -7,6 +7,7 @@ import { createTestSchema, type TestSchema } from '@smarthome/cloud/testing/data
 import { NODE, REPO_ROOT } from '@smarthome/cloud/testing/process';
 import { buildCloud } from '../../src/build-cloud/build.ts';
 import { CloudProcess } from '../lib/fleet-cloud.ts';
+import { api, pool, sleep, stallProbe } from '../lib/fleet-http.ts';
 import { postgresCpu, postgresCpuSince, processCpuMs } from '../lib/proc-cpu.ts';
 import type { BenchOptions, BenchResult, BenchScenario } from '../lib/types.ts';
 
@@ -45,71 +46,8 @@ interface FleetStats {
   errors: number;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const pct = (xs: number[], p: number) =>
   xs.length ? [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))] : NaN;
-
-/** Runs `fn` over `items` with at most `limit` in flight. */
-async function pool<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const out: R[] = new Array(items.length);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(limit, items.length) }, async () => {
-      while (next < items.length) {
-        const i = next++;
-        out[i] = await fn(items[i]);
-      }
-    }),
-  );
-  return out;
-}
-
-/** GET /healthz every 100 ms; the longest answer is the longest stall a health check saw. */
-function stallProbe(url: () => string) {
-  let max = 0;
-  let running = true;
-  const loop = (async () => {
-    while (running) {
-      const t = performance.now();
-      try {
-        await fetch(`${url()}/healthz`, { signal: AbortSignal.timeout(30_000) });
-      } catch {
-        /* down during a restart */
-      }
-      max = Math.max(max, performance.now() - t);
-      await sleep(100);
-    }
-  })();
-  return {
-    async stop() {
-      running = false;
-      await loop;
-      return max;
-    },
-    reset() {
-      max = 0;
-    },
-  };
-}
-
-async function api(
-  base: string,
-  method: string,
-  pathName: string,
-  body?: unknown,
-  token?: string,
-  timeoutMs = 30_000,
-): Promise<any> {
-  const res = await fetch(`${base}${pathName}`, {
-    method,
-    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-    signal: AbortSignal.timeout(timeoutMs),
-  });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${method} ${pathName}: ${res.status} ${text}`);
-  return text ? JSON.parse(text) : null;
-}
 
 async function fleetRun(
   n: number,
