@@ -76,19 +76,54 @@ export class CloudProcess {
 
   /** A full garbage collection in the cloud process, through the inspector protocol. */
   async collectGarbage(): Promise<void> {
-    if (!this.inspector) return;
+    await this.inspect('HeapProfiler.collectGarbage');
+  }
+
+  /**
+   * Starts (again) a record of the replica's event-loop delays (perf_hooks' monitorEventLoopDelay,
+   * installed through the inspector: the product is not changed for it). Unlike a /healthz probe,
+   * which on PostgreSQL also waits for a pool connection and the server, this is the loop alone.
+   */
+  async resetLoopDelay(): Promise<void> {
+    await this.evaluate(
+      `(globalThis.__benchLoop ??= (() => { const h = process.getBuiltinModule('node:perf_hooks').monitorEventLoopDelay({ resolution: 5 }); h.enable(); return h; })()).reset()`,
+    );
+  }
+
+  /** The longest event-loop delay (ms) since resetLoopDelay; NaN without an inspector. */
+  async maxLoopDelayMs(): Promise<number> {
+    const v = await this.evaluate('globalThis.__benchLoop ? globalThis.__benchLoop.max / 1e6 : NaN');
+    return typeof v === 'number' ? v : NaN;
+  }
+
+  private async evaluate(expression: string): Promise<unknown> {
+    const result = (await this.inspect('Runtime.evaluate', { expression, returnByValue: true })) as {
+      result?: { value?: unknown };
+    } | null;
+    return result?.result?.value;
+  }
+
+  /** One inspector protocol call; null without an inspector. */
+  private async inspect(method: string, params: Record<string, unknown> = {}): Promise<unknown> {
+    if (!this.inspector) return null;
     const ws = new WebSocket(this.inspector);
     await new Promise((resolve, reject) => {
       ws.once('open', resolve);
       ws.once('error', reject);
     });
-    await new Promise<void>((resolve) => {
-      ws.on('message', (d) => {
-        if ((JSON.parse(d.toString()) as { id?: number }).id === 1) resolve();
+    try {
+      return await new Promise<unknown>((resolve, reject) => {
+        ws.on('message', (d) => {
+          const m = JSON.parse(d.toString()) as { id?: number; result?: unknown; error?: { message: string } };
+          if (m.id !== 1) return;
+          if (m.error) reject(new Error(`${method}: ${m.error.message}`));
+          else resolve(m.result);
+        });
+        ws.send(JSON.stringify({ id: 1, method, params }));
       });
-      ws.send(JSON.stringify({ id: 1, method: 'HeapProfiler.collectGarbage' }));
-    });
-    ws.close();
+    } finally {
+      ws.close();
+    }
   }
 
   async stop(): Promise<void> {
