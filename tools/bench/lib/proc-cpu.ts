@@ -46,3 +46,17 @@ export function postgresCpuSince(before: Map<number, number>): number {
   for (const [pid, ms] of postgresCpu()) total += ms - (before.get(pid) ?? 0);
   return total;
 }
+
+/**
+ * ms a thread has spent runnable but waiting for a core (the second field of its /proc schedstat;
+ * the main thread of a process: /proc/<pid>/schedstat). Its growth over a window, against the
+ * window's length, is how far the other processes on the cores starved it (NaN once it is gone).
+ */
+export function runQueueWaitMs(pid: number, tid = pid): number {
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').trim().split(' ');
+    return Number(fields[1]) / 1e6;
+  } catch {
+    return NaN;
+  }
+}

@@ -8,7 +8,7 @@ import { NODE, REPO_ROOT } from '@smarthome/cloud/testing/process';
 import { buildCloud } from '../../src/build-cloud/build.ts';
 import { CloudProcess } from '../lib/fleet-cloud.ts';
 import { api, pool, sleep, stallProbe } from '../lib/fleet-http.ts';
-import { postgresCpu, postgresCpuSince, processCpuMs } from '../lib/proc-cpu.ts';
+import { postgresCpu, postgresCpuSince, processCpuMs, runQueueWaitMs } from '../lib/proc-cpu.ts';
 import type { BenchOptions, BenchResult, BenchScenario } from '../lib/types.ts';
 
 /**
@@ -22,7 +22,9 @@ import type { BenchOptions, BenchResult, BenchScenario } from '../lib/types.ts';
  * /healthz answer and the longest event-loop delay (read inside the replica through the inspector:
  * on PostgreSQL a /healthz also waits for a pool connection and the server) during the first sync (every edge sends its snapshot: the
  * cold storm) and in the steady state, and the reconnect storm after a replica restart (edges
- * resume without a snapshot). FLEET_ENTITIES sets the entities per home (default 100).
+ * resume without a snapshot), with the share of the steady state and of the storm that the
+ * replica's main thread spent runnable but waiting for a core (/proc schedstat: the other
+ * processes on the two cores starving it). FLEET_ENTITIES sets the entities per home (default 100).
  * FLEET_CLOUD_NODE_ARGS passes Node flags to the replica (profiling: `--cpu-prof --cpu-prof-dir=…`
  * writes one profile for the steady state and one for the storm, at each stop); FLEET_CLOUD_ENV="K=V …"
  * sets variables for the replica only (GLIBC_TUNABLES=…). FLEET_CLOUD_LOG=<file>
@@ -201,9 +203,21 @@ async function fleetRun(
     // the replica's CPU, and the other two processes' that share its cores
     const cpus = () => [cloud.cpuMs(), processCpuMs(fleet!.pid!)];
     const dbBefore = schema ? postgresCpu() : null;
-    const before = { cpu: cpus(), deltas: (await ask()).deltas };
+    const before = {
+      cpu: cpus(),
+      deltas: (await ask()).deltas,
+      waited: runQueueWaitMs(cloud.child.pid!),
+      at: performance.now(),
+    };
     await sleep(quick ? 10_000 : 30_000);
-    const after = { cpu: cpus(), deltas: (await ask()).deltas };
+    const after = {
+      cpu: cpus(),
+      deltas: (await ask()).deltas,
+      waited: runQueueWaitMs(cloud.child.pid!),
+      at: performance.now(),
+    };
+    // the share of the window the replica's main thread was runnable but not on a core
+    const steadyStarved = (after.waited - before.waited) / (after.at - before.at);
     const dbCpu = dbBefore ? postgresCpuSince(dbBefore) : NaN;
     measuring = false;
     const steadyStall = await probe.stop();
@@ -243,12 +257,15 @@ async function fleetRun(
     await cloud.start(port);
     stormProbe.reset();
     await cloud.resetLoopDelay();
+    const stormWaitBefore = runQueueWaitMs(cloud.child.pid!);
+    const stormFrom = performance.now();
     const online = await until((s) => s.online === n, 300_000, 'storm: all online');
     const onlineS = (performance.now() - restartedAt) / 1000;
     const synced = online && (await until((s) => s.synced === n, 300_000, 'storm: all synced'));
     const syncedS = (performance.now() - restartedAt) / 1000;
     const stormStall = await stormProbe.stop();
     const stormLoop = await cloud.maxLoopDelayMs();
+    const stormStarved = (runQueueWaitMs(cloud.child.pid!) - stormWaitBefore) / (performance.now() - stormFrom);
     const final = await ask();
     return {
       n,
@@ -270,10 +287,12 @@ async function fleetRun(
       firstSyncLoop,
       steadyStall,
       steadyLoop,
+      steadyStarved,
       stormOnlineS: online ? onlineS : NaN,
       stormSyncedS: synced ? syncedS : NaN,
       stormStall,
       stormLoop,
+      stormStarved,
       handshakeTimeouts: final.handshakeTimeouts - timeoutsBefore,
     };
   } finally {
@@ -319,6 +338,7 @@ export const scenario: BenchScenario = {
           `${f(r.stormOnlineS)} / ${f(r.stormSyncedS)}`,
           `${f(r.stormStall, 0)} / ${f(r.stormLoop, 0)}`,
           r.handshakeTimeouts,
+          `${f(r.steadyStarved * 100, 0)} / ${f(r.stormStarved * 100, 0)}`,
         ]);
         if (n >= 10_000 && r.rssAfterSnapshots > TARGETS.rssMb10k) ok = false;
         if (
@@ -344,6 +364,7 @@ export const scenario: BenchScenario = {
           'storm: online / synced s',
           'storm: longest /healthz / loop delay ms',
           'handshake timeouts',
+          'replica waiting for a core, % of the time: steady / storm',
         ],
         rows,
         summary: `targets (#19): 10,000 edges ≤ ${TARGETS.rssMb10k} MB; delta→event p99 ≤ ${TARGETS.p99EventMs} ms; storm settled ≤ ${TARGETS.stormS} s with no handshake timeout and no stall > ${TARGETS.stallMs} ms`,
