@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import readline from 'node:readline';
 import WebSocket from 'ws';
 import { NODE } from '@smarthome/cloud/testing/process';
-import { processCpuMs } from './proc-cpu.ts';
+import { processCpuMs, runQueueWaitMs } from './proc-cpu.ts';
 
 /**
  * The fleet bench's cloud replica: the bundle in a child process with an inspector (for a forced
@@ -72,6 +72,17 @@ export class CloudProcess {
   /** user + system CPU ms so far */
   cpuMs(): number {
     return processCpuMs(this.child.pid!);
+  }
+
+  /**
+   * Opens a window; the function it returns answers the share of the window so far that the
+   * replica's main thread spent runnable but waiting for a core (the other processes starving it).
+   */
+  starvationWindow(): () => number {
+    const pid = this.child.pid!;
+    const waited = runQueueWaitMs(pid);
+    const from = performance.now();
+    return () => (runQueueWaitMs(pid) - waited) / (performance.now() - from);
   }
 
   /** A full garbage collection in the cloud process, through the inspector protocol. */

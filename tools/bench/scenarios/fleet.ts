@@ -8,7 +8,7 @@ import { NODE, REPO_ROOT } from '@smarthome/cloud/testing/process';
 import { buildCloud } from '../../src/build-cloud/build.ts';
 import { CloudProcess } from '../lib/fleet-cloud.ts';
 import { api, pool, sleep, stallProbe } from '../lib/fleet-http.ts';
-import { postgresCpu, postgresCpuSince, processCpuMs, runQueueWaitMs } from '../lib/proc-cpu.ts';
+import { postgresCpu, postgresCpuSince, processCpuMs } from '../lib/proc-cpu.ts';
 import type { BenchOptions, BenchResult, BenchScenario } from '../lib/types.ts';
 
 /**
@@ -203,21 +203,11 @@ async function fleetRun(
     // the replica's CPU, and the other two processes' that share its cores
     const cpus = () => [cloud.cpuMs(), processCpuMs(fleet!.pid!)];
     const dbBefore = schema ? postgresCpu() : null;
-    const before = {
-      cpu: cpus(),
-      deltas: (await ask()).deltas,
-      waited: runQueueWaitMs(cloud.child.pid!),
-      at: performance.now(),
-    };
+    const before = { cpu: cpus(), deltas: (await ask()).deltas };
+    const steadyStarvation = cloud.starvationWindow();
     await sleep(quick ? 10_000 : 30_000);
-    const after = {
-      cpu: cpus(),
-      deltas: (await ask()).deltas,
-      waited: runQueueWaitMs(cloud.child.pid!),
-      at: performance.now(),
-    };
-    // the share of the window the replica's main thread was runnable but not on a core
-    const steadyStarved = (after.waited - before.waited) / (after.at - before.at);
+    const steadyStarved = steadyStarvation();
+    const after = { cpu: cpus(), deltas: (await ask()).deltas };
     const dbCpu = dbBefore ? postgresCpuSince(dbBefore) : NaN;
     measuring = false;
     const steadyStall = await probe.stop();
@@ -257,15 +247,14 @@ async function fleetRun(
     await cloud.start(port);
     stormProbe.reset();
     await cloud.resetLoopDelay();
-    const stormWaitBefore = runQueueWaitMs(cloud.child.pid!);
-    const stormFrom = performance.now();
+    const stormStarvation = cloud.starvationWindow();
     const online = await until((s) => s.online === n, 300_000, 'storm: all online');
     const onlineS = (performance.now() - restartedAt) / 1000;
     const synced = online && (await until((s) => s.synced === n, 300_000, 'storm: all synced'));
     const syncedS = (performance.now() - restartedAt) / 1000;
     const stormStall = await stormProbe.stop();
     const stormLoop = await cloud.maxLoopDelayMs();
-    const stormStarved = (runQueueWaitMs(cloud.child.pid!) - stormWaitBefore) / (performance.now() - stormFrom);
+    const stormStarved = stormStarvation();
     const final = await ask();
     return {
       n,
