@@ -98,7 +98,7 @@ export class HaEventListeners<P extends { userId: string }> {
       }
     };
     for (const [, listeners] of this.audience.entity(e.edgeId, e.entity_id)) deliver(listeners);
-    await this.audience.forUnknown(
+    this.audience.forUnknown(
       (viewer) => [...viewer.listeners].some(wants),
       (vis) => vis.edges.has(e.edgeId) || vis.entities.has(key(e.edgeId, e.entity_id)),
       deliver,
@@ -117,7 +117,7 @@ export class HaEventListeners<P extends { userId: string }> {
       for (const l of [...listeners]) if (wants(l) && listeners.has(l)) l.fn(event);
     };
     for (const [, listeners] of this.audience.wholeEdge(e.edgeId)) deliver(listeners);
-    await this.audience.forUnknown(
+    this.audience.forUnknown(
       (viewer) => [...viewer.listeners].some(wants),
       (vis) => vis.edges.has(e.edgeId),
       deliver,

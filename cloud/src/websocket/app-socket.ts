@@ -125,7 +125,7 @@ export class AppSocketServer {
     for (const [session, socket] of this.audience.entity(e.edgeId, e.entity_id)) {
       if (session.subscriptions.size > 0) deliver(socket, session);
     }
-    await this.audience.forUnknown(
+    this.audience.forUnknown(
       (session) => session.subscriptions.size > 0,
       (vis) => vis.edges.has(e.edgeId) || vis.entities.has(`${e.edgeId}:${e.entity_id}`),
       deliver,
@@ -145,7 +145,7 @@ export class AppSocketServer {
       for (const id of ids(session)) this.send(socket, { id, type: 'event', event: e.event });
     };
     for (const [session, socket] of this.audience.wholeEdge(e.edgeId)) deliver(socket, session);
-    await this.audience.forUnknown(
+    this.audience.forUnknown(
       (session) => ids(session).length > 0,
       (vis) => vis.edges.has(e.edgeId),
       deliver,

@@ -19,6 +19,12 @@ export interface Viewer {
   visibilityGeneration: number;
 }
 
+/** An event waiting for a session's visibility: whether it concerns that visibility, and how to send it. */
+interface Check<V, S> {
+  sees: (vis: Visibility) => boolean;
+  deliver: (socket: S, viewer: V) => void;
+}
+
 /**
  * The authenticated sessions of a socket server, by what they may see (InterestIndex), so
  * that an event visits only the sessions concerned. A session's visibility loads once and is
@@ -34,6 +40,8 @@ export class Audience<V extends Viewer, S> {
   /** sessions whose visibility is not loaded (grants changed): checked per event until it is */
   private readonly unknown = new Map<V, S>();
   private readonly sockets = new Map<V, S>();
+  /** unknown sessions whose load is in flight: the events waiting for it, in arrival order */
+  private readonly waiting = new Map<V, Check<V, S>[]>();
   private refreshTimer: NodeJS.Timeout | null = null;
 
   /** deps.visibility: what a viewer may see now (per viewer: an HA session's scope is its user and organization) */
@@ -67,6 +75,7 @@ export class Audience<V extends Viewer, S> {
     this.interest.remove(viewer);
     this.unknown.delete(viewer);
     this.sockets.delete(viewer);
+    this.waiting.delete(viewer);
   }
 
   /** The loaded sessions that see the entity (its whole edge or a share of it). */
@@ -85,18 +94,42 @@ export class Audience<V extends Viewer, S> {
     }
   }
 
-  /** The sessions with no loaded visibility that want the event: load it (once per generation), then decide. */
-  async forUnknown(
+  /**
+   * The sessions with no loaded visibility that want the event: load it (once per generation),
+   * then decide. Events arriving while a session's load is in flight wait in its queue, in order:
+   * one shared entry per event, not a pending task per event and session (a thousand sessions
+   * opened together and a thousand changes a second would otherwise hold a million tasks, #19).
+   */
+  forUnknown(
     wants: (viewer: V) => boolean,
     sees: (vis: Visibility) => boolean,
     deliver: (socket: S, viewer: V) => void,
-  ): Promise<void> {
+  ): void {
     if (this.unknown.size === 0) return;
-    await Promise.all(
-      [...this.unknown].map(async ([viewer, socket]) => {
-        if (!wants(viewer)) return;
-        if (sees(await this.visibilityOf(viewer))) deliver(socket, viewer);
-      }),
+    let check: Check<V, S> | null = null;
+    for (const [viewer, socket] of this.unknown) {
+      if (!wants(viewer)) continue;
+      check ??= { sees, deliver };
+      const queue = this.waiting.get(viewer);
+      if (queue) queue.push(check);
+      else this.waitFor(viewer, socket, [check]);
+    }
+  }
+
+  /** Loads the viewer's visibility, then decides the queued events (and those joining meanwhile). */
+  private waitFor(viewer: V, socket: S, queue: Check<V, S>[]): void {
+    this.waiting.set(viewer, queue);
+    this.visibilityOf(viewer).then(
+      (vis) => {
+        if (this.waiting.get(viewer) === queue) this.waiting.delete(viewer);
+        if (viewer.ended || !this.sockets.has(viewer)) return;
+        for (const check of queue) if (check.sees(vis)) check.deliver(socket, viewer);
+      },
+      (err: unknown) => {
+        // its events are lost (as when a send fails); the next event tries the load again
+        if (this.waiting.get(viewer) === queue) this.waiting.delete(viewer);
+        this.log.warn('session visibility load failed', { err: (err as Error).message, dropped: queue.length });
+      },
     );
   }
 
@@ -106,6 +139,8 @@ export class Audience<V extends Viewer, S> {
     viewer.loading = null;
     viewer.visibilityGeneration++;
     this.interest.remove(viewer);
+    // events from now on wait for a new load; those queued before it use the old answer once
+    this.waiting.delete(viewer);
     const socket = this.sockets.get(viewer);
     if (socket && !viewer.ended) this.unknown.set(viewer, socket);
   }
