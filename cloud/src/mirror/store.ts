@@ -148,6 +148,10 @@ export class MirrorStore extends MirrorWrites {
 
   /** The state of one enabled entity on one of the given edges, or null. */
   async state(edgeIds: number[], entityId: string): Promise<EntityState | null> {
+    return this.storedState(edgeIds, entityId);
+  }
+
+  protected async storedState(edgeIds: number[], entityId: string): Promise<EntityState | null> {
     if (edgeIds.length === 0) return null;
     const row = await this.database.one<Row>(
       `SELECT * FROM mirror_entities WHERE ${inEdges(edgeIds)} AND entity_id = ? AND disabled_by IS NULL ORDER BY edge_id LIMIT 1`,

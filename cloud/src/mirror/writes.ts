@@ -67,8 +67,8 @@ export abstract class MirrorWrites {
     this.snapshotSlots = database.dialect === 'postgres' ? new Slots(PG_SNAPSHOTS_AT_ONCE) : null;
   }
 
-  /** The state of one enabled entity on one of the given edges, or null (a delta's old state). */
-  abstract state(edgeIds: number[], entityId: string): Promise<EntityState | null>;
+  /** The stored state of one enabled entity on one of the given edges, or null (a delta's old state). */
+  protected abstract storedState(edgeIds: number[], entityId: string): Promise<EntityState | null>;
 
   protected run(sql: string, params: unknown[]): Promise<number> {
     return this.database.execute(sql, params);
@@ -213,9 +213,9 @@ export abstract class MirrorWrites {
     // a state change replaces the old state; disabling an entity removes it
     const oldState =
       delta.kind === 'state'
-        ? await this.state([edgeId], delta.state.entity_id)
+        ? await this.storedState([edgeId], delta.state.entity_id)
         : delta.kind === 'entity_upsert' && delta.entity.disabled_by
-          ? await this.state([edgeId], delta.entity.entity_id)
+          ? await this.storedState([edgeId], delta.entity.entity_id)
           : null;
     switch (delta.kind) {
       case 'state':

@@ -3,7 +3,7 @@ import { EventEmitter } from 'node:events';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { tunnel, type EntityState, type ws } from '@smarthome/protocol';
+import { tunnel, type ws } from '@smarthome/protocol';
 import { rejectUpgrade, toHttpError, type UpgradeRegistry } from '@smarthome/protocol/server';
 import type { Logger } from '../log.ts';
 import {
@@ -13,11 +13,12 @@ import {
   type ConnectionLimits,
   type RpcResult,
 } from './connection.ts';
-import type { EdgeEvent, RemoteTunnel, StateChanged, TriggerFired } from './hub-types.ts';
+import type { EdgeEvent, RemoteTunnel, TriggerFired } from './hub-types.ts';
 import { SnapshotBacklog, type Release } from './backlog.ts';
 import { LoopSlices } from './slices.ts';
 import { SnapshotTurns } from './turns.ts';
 import { validateSnapshot, type TunnelMessage } from './snapshot.ts';
+import { TunnelDeltas, type DeltaDeps } from './deltas.ts';
 
 export type { EdgeEvent, RemoteTunnel, StateChanged, TriggerFired } from './hub-types.ts';
 
@@ -34,22 +35,13 @@ const MAX_DELTA_BATCH = 500;
 export const DEFAULT_BACKLOG_BYTES = 16 * 1024 * 1024;
 
 /** What the hub needs from the rest of the cloud (edge registry and mirror). */
-export interface TunnelDeps {
+export interface TunnelDeps extends DeltaDeps {
   log: Logger;
   /** resolves an edge token; null for unknown or revoked */
   authenticateEdge(token: string): Promise<{ id: number } | null>;
   /** the last sequence applied to the mirror for this edge, or null when it has no snapshot */
   lastSeq(edgeId: number): Promise<number | null>;
   applySnapshot(edgeId: number, seq: number, snapshot: tunnel.Snapshot): Promise<void>;
-  /**
-   * Applies consecutive deltas of one edge as one unit, `lastSeq` being the last one's; returns,
-   * per delta, the entity's previous state for state deltas (for state_changed fan-out).
-   */
-  applyDeltas(
-    edgeId: number,
-    lastSeq: number,
-    deltas: tunnel.Delta[],
-  ): Promise<({ oldState?: EntityState | null } | void)[]>;
   markOnline(edgeId: number, hello: { edge_version: string; hostname?: string }): Promise<void>;
   markOffline(edgeId: number): Promise<void>;
   limits?: Partial<ConnectionLimits>;
@@ -78,6 +70,7 @@ export class TunnelHub extends EventEmitter {
   private readonly limits: ConnectionLimits;
   private readonly wss = new WebSocketServer({ noServer: true, maxPayload: 16 * 1024 * 1024 });
   private readonly connections = new Map<number, EdgeConnection>();
+  private readonly deltas: TunnelDeltas;
   /** every tunnel's heavy parsing and validation, a bounded amount per turn of the loop */
   private readonly slices = new LoopSlices();
   /** bounds the snapshots held at once (waiting ones stay raw, their sockets unread) */
@@ -97,6 +90,7 @@ export class TunnelHub extends EventEmitter {
   constructor(deps: TunnelDeps) {
     super();
     this.deps = deps;
+    this.deltas = new TunnelDeltas(deps, (name, change) => this.emit(name, change));
     this.limits = { ...defaultConnectionLimits, ...deps.limits };
     this.backlog = new SnapshotBacklog(deps.backlogBytes ?? DEFAULT_BACKLOG_BYTES);
     this.turns = new SnapshotTurns(deps.snapshotTurns);
@@ -247,7 +241,7 @@ export class TunnelHub extends EventEmitter {
           openBatch = batch;
           run(() => {
             if (openBatch === batch) openBatch = null;
-            return this.applyBatch(conn, batch);
+            return this.deltas.apply(conn, batch);
           });
         }
         openBatch.push(msg);
@@ -268,39 +262,6 @@ export class TunnelHub extends EventEmitter {
     conn.start();
   }
 
-  private async applyBatch(conn: EdgeConnection, batch: tunnel.DeltaMessage[]): Promise<void> {
-    const edgeId = conn.edgeId;
-    const last = batch[batch.length - 1]!.seq;
-    const outs = await this.deps.applyDeltas(
-      edgeId,
-      last,
-      batch.map((m) => m.delta),
-    );
-    conn.send({ type: 'ack', seq: last });
-    batch.forEach((msg, i) => {
-      const oldState = outs[i]?.oldState ?? null;
-      const { delta } = msg;
-      if (delta.kind === 'state') {
-        const changed: StateChanged = {
-          edgeId,
-          entity_id: delta.state.entity_id,
-          old_state: oldState,
-          new_state: delta.state,
-        };
-        this.emit('state_changed', changed);
-      } else if (delta.kind === 'entity_upsert' && oldState) {
-        // the record disabled its entity: the state is gone, as on the edge
-        const changed: StateChanged = {
-          edgeId,
-          entity_id: delta.entity.entity_id,
-          old_state: oldState,
-          new_state: null,
-        };
-        this.emit('state_changed', changed);
-      }
-    });
-  }
-
   private enqueue(edgeId: number, work: () => Promise<void>): void {
     const prev = this.queues.get(edgeId) ?? Promise.resolve();
     const next = prev.then(work).catch((err) => this.deps.log.error('tunnel message failed', err, { edgeId }));
@@ -310,7 +271,7 @@ export class TunnelHub extends EventEmitter {
     });
   }
 
-  /** Every message but deltas (applyBatch takes those). */
+  /** Every message but deltas (TunnelDeltas takes those). */
   private async handle(conn: EdgeConnection, msg: TunnelMessage, session: Session): Promise<void> {
     const edgeId = conn.edgeId;
     switch (msg.type) {
