@@ -90,7 +90,7 @@ export class EdgeLink {
       onDelta: (emit) => {
         const offs = [
           bus.on('state_changed', (e) => {
-            if (e.new_state) return emit({ kind: 'state', state: e.new_state });
+            if (e.new_state) return emit({ kind: 'state', state: e.new_state, old_state: e.old_state });
             // A disabled entity loses its state but stays registered: its record (disabled_by) tells the cloud.
             const record = this.deps.entityRecord(e.entity_id);
             emit(

@@ -21,7 +21,16 @@ export type Snapshot = z.infer<typeof Snapshot>;
 
 /** One change after the snapshot; `seq` is the edge's monotonically increasing sequence. */
 export const Delta = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('state'), state: EntityState }),
+  z.object({
+    kind: z.literal('state'),
+    state: EntityState,
+    /**
+     * the entity's state before this change on the edge (null: it had none). Optional: an edge
+     * that sends it lets the cloud announce the change to apps before the mirror's commit, an
+     * older edge's change is announced after it, with the mirror's old state.
+     */
+    old_state: EntityState.nullable().optional(),
+  }),
   z.object({ kind: z.literal('device_upsert'), device: Device }),
   z.object({ kind: z.literal('device_remove'), id: z.number().int() }),
   z.object({ kind: z.literal('entity_upsert'), entity: EntityRecord }),

@@ -1,5 +1,6 @@
 import type { Area, ConfigEntry, Device, EntityRecord, EntityState } from '@smarthome/protocol';
 import { toDevice, toEntityRecord, toEntityState } from './rows.ts';
+import { AnnouncedWrites } from './announced.ts';
 import { SQL } from './sql.ts';
 import { MirrorWrites } from './writes.ts';
 
@@ -22,6 +23,9 @@ const inEdges = (edgeIds: readonly number[]) => `edge_id IN (${edgeIds.map(() =>
  * and PostgreSQL).
  */
 export class MirrorStore extends MirrorWrites {
+  /** writes announced before their commit: states(), state() and versions() wait for an edge's */
+  readonly announced = new AnnouncedWrites();
+
   /** Last sequence recorded for the edge, or null (no snapshot yet, or none given). */
   async lastSeq(edgeId: number): Promise<number | null> {
     const row = await this.database.one<{ seq: number | null }>(SQL.getSeq, [edgeId]);
@@ -44,6 +48,7 @@ export class MirrorStore extends MirrorWrites {
   async versions(edgeIds: number[]): Promise<Map<number, number>> {
     const out = new Map<number, number>(edgeIds.map((id) => [id, 0]));
     if (edgeIds.length === 0) return out;
+    await this.announced.settled(edgeIds);
     for (const r of await this.database.query<{ edge_id: number; version: number }>(
       `SELECT edge_id, version FROM mirror_sync WHERE ${inEdges(edgeIds)}`,
       edgeIds,
@@ -138,6 +143,7 @@ export class MirrorStore extends MirrorWrites {
   /** The states of the given edges' enabled entities (a disabled one has none, as in HA). */
   async states(edgeIds: number[]): Promise<EntityState[]> {
     if (edgeIds.length === 0) return [];
+    await this.announced.settled(edgeIds);
     return (
       await this.database.query<Row>(
         `SELECT * FROM mirror_entities WHERE ${inEdges(edgeIds)} AND disabled_by IS NULL ORDER BY edge_id, entity_id`,
@@ -148,6 +154,7 @@ export class MirrorStore extends MirrorWrites {
 
   /** The state of one enabled entity on one of the given edges, or null. */
   async state(edgeIds: number[], entityId: string): Promise<EntityState | null> {
+    await this.announced.settled(edgeIds);
     return this.storedState(edgeIds, entityId);
   }
 

@@ -67,7 +67,10 @@ export abstract class MirrorWrites {
     this.snapshotSlots = database.dialect === 'postgres' ? new Slots(PG_SNAPSHOTS_AT_ONCE) : null;
   }
 
-  /** The stored state of one enabled entity on one of the given edges, or null (a delta's old state). */
+  /**
+   * The stored state of one enabled entity on one of the given edges, or null (a delta's old
+   * state): inside a write, so it must not wait for announced writes (its own may be one).
+   */
   protected abstract storedState(edgeIds: number[], entityId: string): Promise<EntityState | null>;
 
   protected run(sql: string, params: unknown[]): Promise<number> {

@@ -10,11 +10,11 @@ type Request = Omit<tunnel.TunnelRequest, 'type' | 'id'>;
 
 /** What the bridge needs from this replica's TunnelHub (tunnels held here only). */
 export interface LocalTunnels {
-  on(event: 'state_changed', listener: (e: StateChanged) => void): unknown;
+  on(event: 'state_committed', listener: (e: StateChanged) => void): unknown;
   on(event: 'edge_event', listener: (e: EdgeEvent) => void): unknown;
   on(event: 'ha_trigger', listener: (e: TriggerFired) => void): unknown;
   on(event: 'edge_online', listener: (edgeId: number) => void): unknown;
-  off(event: 'state_changed', listener: (e: StateChanged) => void): unknown;
+  off(event: 'state_committed', listener: (e: StateChanged) => void): unknown;
   off(event: 'edge_event', listener: (e: EdgeEvent) => void): unknown;
   off(event: 'ha_trigger', listener: (e: TriggerFired) => void): unknown;
   off(event: 'edge_online', listener: (edgeId: number) => void): unknown;
@@ -83,7 +83,8 @@ interface Pending {
  * - RPC: a request for an edge not connected here goes to the owner's inbox with a correlation
  *   id; the owner runs it on its local tunnel and publishes the result to the caller's inbox.
  * - disconnect (revocation) is broadcast; whoever holds the tunnel drops it.
- * - state_changed of local tunnels is broadcast; remote ones are re-emitted as 'state_changed'
+ * - state_changed of local tunnels is broadcast once committed ('state_committed': a replica that
+ *   hears of it then reads the mirror's new state); remote ones are re-emitted as 'state_changed'
  *   (never our own, which the app socket already got from the hub directly). The edges' other
  *   bus events (custom events, automation_triggered, call_service) go the same way as 'edge_event',
  *   and so do HA trigger subscriptions' fires ('ha_trigger': the socket may be on any replica) and
@@ -132,7 +133,7 @@ export class ClusterEdges
   /** Call after cluster.start(). */
   start(): void {
     this.cluster.on('message', this.onMessage);
-    this.local.on('state_changed', this.onStateChanged);
+    this.local.on('state_committed', this.onStateChanged);
     this.local.on('edge_event', this.onEdgeEvent);
     this.local.on('ha_trigger', this.onTrigger);
     this.local.on('edge_online', this.onEdgeOnline);
@@ -145,7 +146,7 @@ export class ClusterEdges
     if (this.heartbeat) clearInterval(this.heartbeat);
     this.heartbeat = null;
     this.cluster.off('message', this.onMessage);
-    this.local.off('state_changed', this.onStateChanged);
+    this.local.off('state_committed', this.onStateChanged);
     this.local.off('edge_event', this.onEdgeEvent);
     this.local.off('ha_trigger', this.onTrigger);
     this.local.off('edge_online', this.onEdgeOnline);

@@ -238,7 +238,7 @@ describe.skipIf(!reachable)('ClusterEdges', () => {
         last_updated: 'now',
       } as never,
     });
-    for (let i = 0; i < 5; i++) b.local.emit('state_changed', change(i));
+    for (let i = 0; i < 5; i++) b.local.emit('state_committed', change(i));
     await until(() => seen.a.length === 5 && seen.c.length === 5);
     await new Promise((r) => setTimeout(r, 100));
     expect(seen.b).toEqual([]);

@@ -18,7 +18,7 @@ import { SnapshotBacklog, type Release } from './backlog.ts';
 import { LoopSlices } from './slices.ts';
 import { SnapshotTurns } from './turns.ts';
 import { validateSnapshot, type TunnelMessage } from './snapshot.ts';
-import { TunnelDeltas, type DeltaDeps } from './deltas.ts';
+import { TunnelDeltas, type DeltaBatch, type DeltaDeps, type EdgeOrder } from './deltas.ts';
 
 export type { EdgeEvent, RemoteTunnel, StateChanged, TriggerFired } from './hub-types.ts';
 
@@ -52,7 +52,7 @@ export interface TunnelDeps extends DeltaDeps {
 }
 
 /** What the hub keeps of one tunnel between its messages. */
-interface Session {
+interface Session extends EdgeOrder {
   greeted: boolean;
   /** aborted when the tunnel closes: a welcome waiting for its turn stops waiting */
   readonly closing: AbortController;
@@ -62,8 +62,9 @@ interface Session {
 
 /**
  * The cloud end of every edge tunnel. Emits 'state_changed' (StateChanged) for the app
- * WebSocket, 'edge_event' (EdgeEvent) for the other events of edges' buses, 'ha_trigger'
- * (TriggerFired) for the HA API's trigger subscriptions, and 'edge_online' / 'edge_offline'.
+ * WebSocket (on arrival or after the mirror's commit: TunnelDeltas), 'state_committed' for each
+ * once committed (other replicas), 'edge_event' (EdgeEvent) for the other events of edges' buses,
+ * 'ha_trigger' (TriggerFired) for the HA API's trigger subscriptions, and 'edge_online' / 'edge_offline'.
  */
 export class TunnelHub extends EventEmitter {
   private readonly deps: TunnelDeps;
@@ -198,7 +199,7 @@ export class TunnelHub extends EventEmitter {
     // A reconnecting edge replaces its stale tunnel.
     this.connections.get(edgeId)?.close(4000, 'replaced by a new connection');
     const conn = new EdgeConnection(edgeId, ws, this.limits, this.slices, this.backlog, wire);
-    const session: Session = { greeted: false, closing: new AbortController(), turn: null };
+    const session: Session = { greeted: false, closing: new AbortController(), turn: null, late: 0 };
     conn.onProtocolError = (reason) => {
       this.deps.log.warn('tunnel protocol error', { edgeId, reason });
       conn.send({ type: 'error', code: 'protocol_error', message: reason });
@@ -206,7 +207,7 @@ export class TunnelHub extends EventEmitter {
     // Deltas that arrive while earlier work of this edge is still queued join one batch, applied
     // as one unit and acknowledged once (acks are cumulative): a burst costs one commit. Any other
     // message closes the batch, so order is kept.
-    let openBatch: tunnel.DeltaMessage[] | null = null;
+    let openBatch: DeltaBatch | null = null;
     // Once a message's work failed (the database away, a pool that gave no client in time), nothing
     // answers it (a hello unwelcomed, a snapshot or delta unacknowledged), and a later batch's ack,
     // being cumulative, would cover the lost one: the tunnel closes, later work of it is skipped, and
@@ -236,19 +237,24 @@ export class TunnelHub extends EventEmitter {
       // an edge asked for a snapshot that sends something else first has no snapshot coming
       if (msg.type !== 'snapshot') giveTurnBack(session);
       if (msg.type === 'delta') {
-        if (!openBatch || openBatch.length >= MAX_DELTA_BATCH) {
-          const batch: tunnel.DeltaMessage[] = [];
+        if (!openBatch || openBatch.messages.length >= MAX_DELTA_BATCH) {
+          const { batch, done } = this.deltas.open(session);
           openBatch = batch;
           run(() => {
             if (openBatch === batch) openBatch = null;
-            return this.deltas.apply(conn, batch);
-          });
+            return this.deltas.apply(conn, batch).finally(done);
+          }, done);
         }
-        openBatch.push(msg);
+        this.deltas.add(edgeId, session, openBatch, msg, !failed);
         return;
       }
       openBatch = null;
-      run(() => this.handle(conn, msg, session).finally(release), release);
+      session.late += 1;
+      const done = () => {
+        release();
+        session.late -= 1;
+      };
+      run(() => this.handle(conn, msg, session).finally(done), done);
     };
     conn.onClose = () => {
       session.closing.abort();

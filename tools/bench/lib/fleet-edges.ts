@@ -141,7 +141,7 @@ function change(edge: FleetEdge): void {
   };
   edge.snapshot.states[i] = state;
   deltas += 1;
-  edge.emit?.({ kind: 'state', state });
+  edge.emit?.({ kind: 'state', state, old_state: old });
 }
 
 let timers: NodeJS.Timeout[] = [];
