@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { EntityState, tunnel } from '@smarthome/protocol';
 import type { TestCloud } from '../testing/harness.ts';
+import { lampState } from '../testing/fixtures.ts';
 import { useMirrorCloud } from '../testing/mirror-cloud.ts';
 import type { MirrorStore } from './store.ts';
 import { MirrorWriter } from './writer.ts';
@@ -11,14 +12,7 @@ let edgeA: number;
 let edgeB: number;
 useMirrorCloud((cloud) => ({ t, mirror, edgeA, edgeB } = cloud), [1, 1]);
 
-const lamp = (state: string): EntityState => ({
-  entity_id: 'light.lamp_1',
-  name: 'Lamp 1',
-  domain: 'light',
-  platform: 'demo',
-  state,
-  attributes: {},
-});
+const lamp = (state: string): EntityState => lampState(state);
 const stateDelta = (state: string): tunnel.Delta => ({ kind: 'state', state: lamp(state) });
 
 /** The writer's commits and its callers' resolutions, in the order they happened. */

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { tunnel } from '@smarthome/protocol';
+import type { EntityState, tunnel } from '@smarthome/protocol';
 import { orgMembers, organizations } from '../orgs/tables.ts';
 import { shares } from '../authz/shares-table.ts';
 import type { TestCloud } from './harness.ts';
@@ -88,6 +88,16 @@ export async function subscribe(t: TestCloud, userId: string, planId: number, st
   );
   return id;
 }
+
+/** The state of sampleSnapshot's first lamp (`light.lamp_1`), as a state delta carries it. */
+export const lampState = (state: string, attributes: Record<string, unknown> = {}): EntityState => ({
+  entity_id: 'light.lamp_1',
+  name: 'Lamp 1',
+  domain: 'light',
+  platform: 'demo',
+  state,
+  attributes,
+});
 
 /** A snapshot with n devices (one entity each), the given config entries and automations. */
 export function sampleSnapshot(n: { devices?: number; entries?: number; automations?: number } = {}): tunnel.Snapshot {

@@ -1,5 +1,8 @@
+import { once } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import WebSocket from 'ws';
+import { tunnel } from '@smarthome/protocol';
 import { UpgradeDispatcher } from '@smarthome/protocol/server';
 import { createLogger } from '../log.ts';
 import type { MirrorStore } from '../mirror/store.ts';
@@ -37,4 +40,31 @@ export async function serveHub(hub: TunnelHub): Promise<{ url: string; close: ()
       await new Promise((r) => server.close(r));
     },
   };
+}
+
+/**
+ * A raw edge end at `url`: says hello (no resume) and resolves once welcomed; `acks` collects the
+ * sequences the cloud acknowledges, `onMessage` sees every message the cloud sends.
+ */
+export async function rawEdge(
+  url: string,
+  token: string,
+  onMessage: (msg: tunnel.CloudToEdge) => void = () => {},
+): Promise<{ ws: WebSocket; acks: number[] }> {
+  const ws = new WebSocket(url, { headers: { authorization: `Bearer ${token}` } });
+  const acks: number[] = [];
+  let welcomed!: () => void;
+  const welcome = new Promise<void>((r) => (welcomed = r));
+  ws.on('message', (data) => {
+    const msg = tunnel.CloudToEdge.parse(JSON.parse(String(data)));
+    if (msg.type === 'welcome') welcomed();
+    if (msg.type === 'ack') acks.push(msg.seq);
+    onMessage(msg);
+  });
+  await once(ws, 'open');
+  ws.send(
+    JSON.stringify({ type: 'hello', protocol: tunnel.TUNNEL_PROTOCOL_VERSION, edge_version: 't', resume_from: null }),
+  );
+  await welcome;
+  return { ws, acks };
 }

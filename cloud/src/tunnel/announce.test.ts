@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
-import { tunnel, type EntityState } from '@smarthome/protocol';
+import type { EntityState } from '@smarthome/protocol';
 import { startTestCloud, type TestCloud } from '../testing/harness.ts';
-import { mirrorHub, serveHub } from '../testing/tunnel-hub.ts';
-import { sampleSnapshot, twoEdges } from '../testing/fixtures.ts';
+import { mirrorHub, rawEdge, serveHub } from '../testing/tunnel-hub.ts';
+import { lampState, sampleSnapshot, twoEdges } from '../testing/fixtures.ts';
 import type { StateChanged, TunnelHub } from './hub.ts';
 
 // A change that carries its old state is announced to apps on arrival, before the mirror's commit
@@ -58,35 +57,17 @@ afterAll(async () => {
 
 /** A raw edge end, welcomed and synced with a one-lamp snapshot at seq 0 (lamp 1 'off'). */
 async function edge(token: string) {
-  const ws = new WebSocket(url, { headers: { authorization: `Bearer ${token}` } });
-  const acks: number[] = [];
-  let welcomed = false;
-  ws.on('message', (data) => {
-    const msg = tunnel.CloudToEdge.parse(JSON.parse(String(data)));
-    if (msg.type === 'welcome') welcomed = true;
-    if (msg.type === 'ack') {
-      acks.push(msg.seq);
-      events.push(`ack ${msg.seq}`);
-    }
+  const { ws, acks } = await rawEdge(url, token, (msg) => {
+    if (msg.type === 'ack') events.push(`ack ${msg.seq}`);
   });
   const closed = new Promise<number>((r) => ws.once('close', (code) => r(code)));
-  await new Promise((r) => ws.once('open', r));
   const send = (msg: unknown) => ws.send(JSON.stringify(msg));
-  send({ type: 'hello', protocol: tunnel.TUNNEL_PROTOCOL_VERSION, edge_version: 't', resume_from: null });
-  await expect.poll(() => welcomed).toBe(true);
   send({ type: 'snapshot', seq: 0, data: sampleSnapshot({ devices: 1 }) });
   await expect.poll(() => acks).toContain(0);
   return { ws, acks, send, closed };
 }
 
-const lamp = (state: string): EntityState => ({
-  entity_id: 'light.lamp_1',
-  name: 'Lamp 1',
-  domain: 'light',
-  platform: 'demo',
-  state,
-  attributes: { brightness: state === 'on' ? 200 : 0 },
-});
+const lamp = (state: string): EntityState => lampState(state, { brightness: state === 'on' ? 200 : 0 });
 const change = (seq: number, state: string, old: string | null | undefined) => ({
   type: 'delta',
   seq,

@@ -1,9 +1,8 @@
 import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { tunnel } from '@smarthome/protocol';
 import { startTestCloud, type TestCloud } from '../testing/harness.ts';
-import { mirrorHub, serveHub } from '../testing/tunnel-hub.ts';
+import { mirrorHub, rawEdge, serveHub } from '../testing/tunnel-hub.ts';
 import { sampleSnapshot, twoEdges } from '../testing/fixtures.ts';
 import { SnapshotBacklog, type Release, type Share } from './backlog.ts';
 import type { TunnelHub } from './hub.ts';
@@ -76,23 +75,7 @@ afterAll(async () => {
 });
 
 /** A raw edge end, welcomed; `acks` collects the sequences the cloud acknowledges. */
-async function hello(token: string) {
-  const ws = new WebSocket(url, { headers: { authorization: `Bearer ${token}` } });
-  const acks: number[] = [];
-  let welcomed!: () => void;
-  const welcome = new Promise<void>((r) => (welcomed = r));
-  ws.on('message', (data) => {
-    const msg = tunnel.CloudToEdge.parse(JSON.parse(String(data)));
-    if (msg.type === 'welcome') welcomed();
-    if (msg.type === 'ack') acks.push(msg.seq);
-  });
-  await once(ws, 'open');
-  ws.send(
-    JSON.stringify({ type: 'hello', protocol: tunnel.TUNNEL_PROTOCOL_VERSION, edge_version: 't', resume_from: null }),
-  );
-  await welcome;
-  return { ws, acks };
-}
+const hello = (token: string) => rawEdge(url, token);
 
 /** a snapshot frame well over the connection's large-frame threshold (64 KB) */
 const snapshotFrame = (seq: number, devices = 600) =>
