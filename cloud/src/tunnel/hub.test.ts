@@ -4,7 +4,7 @@ import { tunnel } from '@smarthome/protocol';
 import { createLogger } from '../log.ts';
 import { MirrorWriter } from '../mirror/writer.ts';
 import { startTestCloud, type TestCloud } from '../testing/harness.ts';
-import { mirrorHub, serveHub } from '../testing/tunnel-hub.ts';
+import { mirrorHub, rawEdge, serveHub } from '../testing/tunnel-hub.ts';
 import { sampleSnapshot, twoEdges } from '../testing/fixtures.ts';
 import { TunnelHub } from './hub.ts';
 
@@ -32,25 +32,16 @@ afterAll(async () => {
   await t.stop();
 });
 
-/** A raw edge end that has said hello and been welcomed; `messages` collects what the cloud sends after. */
+/** A raw edge end that has said hello and been welcomed; `messages` collects what the cloud sends (welcome included). */
 async function hello(token: string, onAck: (seq: number) => void = () => {}) {
-  const ws = new WebSocket(url, { headers: { authorization: `Bearer ${token}` } });
   const messages: tunnel.CloudToEdge[] = [];
   const waiting = new Map<number, () => void>();
-  ws.on('message', (data) => {
-    const msg = tunnel.CloudToEdge.parse(JSON.parse(String(data)));
+  const { ws } = await rawEdge(url, token, (msg) => {
     messages.push(msg);
-    if (msg.type === 'welcome') waiting.get(-1)?.();
     if (msg.type !== 'ack') return;
     onAck(msg.seq);
     waiting.get(msg.seq)?.();
   });
-  await new Promise((r) => ws.once('open', r));
-  const welcomed = new Promise<void>((r) => waiting.set(-1, r));
-  ws.send(
-    JSON.stringify({ type: 'hello', protocol: tunnel.TUNNEL_PROTOCOL_VERSION, edge_version: 't', resume_from: null }),
-  );
-  await welcomed;
   const acked = (seq: number) => new Promise<void>((r) => waiting.set(seq, r));
   return { ws, messages, acked };
 }
