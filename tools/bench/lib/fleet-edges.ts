@@ -1,15 +1,16 @@
 /**
- * The fleet benchmark's edges: many light edges in one process (a child of the benchmark, so
- * their CPU is not the cloud's), each the edge's real TunnelClient (hello, resume or snapshot,
+ * The fleet benchmark's edges: many light edges in one process (one of the benchmark's children,
+ * so their CPU is not the cloud's; SimulatedFleet spreads a fleet over several), each the edge's real TunnelClient (hello, resume or snapshot,
  * deltas, acks, RPC answers, the real backoff) over an in-memory home of `entities` lights.
  * Driven over IPC by tools/bench/scenarios/fleet.ts:
- * Edge k's lights are light.e<k>_lamp_<i>.
- *   parent → { cmd: 'deltas', everyMs } | { cmd: 'quiet' } | { cmd: 'stats' } | { cmd: 'lagging' } | { cmd: 'stop' }
- *   child  → { type: 'stats', online, synced, deltas, rpcs, handshakeTimeouts, errors }
+ * Edge k's lights are light.e<k>_lamp_<i> (k counts from the process's `offset` in the fleet).
+ *   parent → { cmd: 'deltas', everyMs } | { cmd: 'quiet' } | { cmd: 'stats' } | { cmd: 'lagging' } | { cmd: 'resetLoop' } | { cmd: 'stop' }
+ *   child  → { type: 'stats', online, synced, deltas, rpcs, handshakeTimeouts, errors, loopMaxMs }
  *            | { type: 'lagging', groups: [{ state, count, edges }] } (the edges not synced, and why)
  * Each delta carries `attributes.sent_at` (epoch ms) so the app side can measure delta → event.
  */
 import { readFileSync } from 'node:fs';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { tunnel } from '@smarthome/protocol';
 import { TunnelClient } from '@smarthome/edge/tunnel/client';
 
@@ -17,6 +18,10 @@ interface FleetConfig {
   cloudUrl: string;
   tokens: string[];
   entities: number;
+  /** the index of this process's first edge in the fleet */
+  offset: number;
+  /** processes in the fleet: the fleet as a whole starts 200 edges per 20 ms */
+  processes: number;
 }
 
 // a file, not the environment: ten thousand tokens exceed one variable's size limit
@@ -25,6 +30,9 @@ let deltas = 0;
 let rpcs = 0;
 let handshakeTimeouts = 0;
 let errors = 0;
+/** this process's own stalls: while its loop is blocked, its edges' due reconnects and frames wait and then leave at once */
+const loop = monitorEventLoopDelay({ resolution: 5 });
+loop.enable();
 
 function home(edgeIndex: number, entities: number): tunnel.Snapshot {
   const devices = Array.from({ length: entities }, (_, i) => ({
@@ -97,7 +105,7 @@ const logFor = (edge: FleetEdge) => ({
 const edges: FleetEdge[] = config.tokens.map((token, index) => {
   const edge: FleetEdge = {
     client: null as unknown as TunnelClient,
-    snapshot: home(index, config.entities),
+    snapshot: home(config.offset + index, config.entities),
     emit: null,
     last: {},
   };
@@ -173,7 +181,7 @@ function stats() {
     if (e.client.welcomed) online += 1;
     if (e.client.synced) synced += 1;
   }
-  return { type: 'stats', online, synced, deltas, rpcs, handshakeTimeouts, errors };
+  return { type: 'stats', online, synced, deltas, rpcs, handshakeTimeouts, errors, loopMaxMs: loop.max / 1e6 };
 }
 
 /**
@@ -197,7 +205,7 @@ function lagging() {
     const key = `${where}${why ? ` (${why})` : ''}`;
     const g = groups.get(key) ?? { count: 0, edges: [] };
     g.count += 1;
-    if (g.edges.length < 5) g.edges.push(index);
+    if (g.edges.length < 5) g.edges.push(config.offset + index);
     groups.set(key, g);
   });
   return { type: 'lagging', groups: [...groups].map(([state, g]) => ({ state, ...g })) };
@@ -208,6 +216,7 @@ process.on('message', (msg: { cmd: string; everyMs?: number }) => {
   else if (msg.cmd === 'quiet') quiet();
   else if (msg.cmd === 'stats') process.send!(stats());
   else if (msg.cmd === 'lagging') process.send!(lagging());
+  else if (msg.cmd === 'resetLoop') loop.reset();
   else if (msg.cmd === 'stop') {
     quiet();
     void Promise.all(edges.map((e) => e.client.stop())).then(() => process.exit(0));
@@ -216,9 +225,10 @@ process.on('message', (msg: { cmd: string; everyMs?: number }) => {
 
 // connect gradually at first start (a fleet does not boot in the same millisecond); reconnects use the real backoff
 let started = 0;
+const perBatch = Math.max(1, Math.round(200 / config.processes));
 const batch = () => {
-  for (const e of edges.slice(started, started + 200)) e.client.start();
-  started += 200;
+  for (const e of edges.slice(started, started + perBatch)) e.client.start();
+  started += perBatch;
   if (started < edges.length) setTimeout(batch, 20);
 };
 batch();

@@ -1,20 +1,21 @@
-import { fork, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import WebSocket from 'ws';
 import { createTestSchema, type TestSchema } from '@smarthome/cloud/testing/database';
-import { NODE, REPO_ROOT } from '@smarthome/cloud/testing/process';
+import { REPO_ROOT } from '@smarthome/cloud/testing/process';
 import { buildCloud } from '../../src/build-cloud/build.ts';
 import { CloudProcess } from '../lib/fleet-cloud.ts';
 import { api, pool, sleep, stallProbe } from '../lib/fleet-http.ts';
-import { postgresCpu, postgresCpuSince, processCpuMs } from '../lib/proc-cpu.ts';
+import { SimulatedFleet, type FleetStats } from '../lib/fleet-processes.ts';
+import { postgresCpu, postgresCpuSince } from '../lib/proc-cpu.ts';
 import type { BenchOptions, BenchResult, BenchScenario } from '../lib/types.ts';
 
 /**
  * `pnpm bench fleet`: one cloud replica (the bundle, SQLite; FLEET_DATABASE_URL=postgres://… for
  * PostgreSQL) carrying N edges simulated by tools/bench/lib/fleet-edges.ts (the edge's real
- * TunnelClient, 100 lights each unless FLEET_ENTITIES, a state change every 10 s per edge on average), one owner per
+ * TunnelClient, 100 lights each unless FLEET_ENTITIES, a state change every 10 s per edge on average,
+ * FLEET_EDGES_PER_PROCESS to a process, default all in one: SimulatedFleet), one owner per
  * 10 homes with one app WebSocket subscribed to state_changed. Per N (FLEET_SIZES, default
  * 1000,5000,10000; --quick: 100): cloud RSS after the snapshots and after a forced GC (through
  * the inspector), CPU per 1,000 deltas (the replica, the PostgreSQL server, the simulated
@@ -22,7 +23,8 @@ import type { BenchOptions, BenchResult, BenchScenario } from '../lib/types.ts';
  * /healthz answer and the longest event-loop delay (read inside the replica through the inspector:
  * on PostgreSQL a /healthz also waits for a pool connection and the server) during the first sync (every edge sends its snapshot: the
  * cold storm) and in the steady state, and the reconnect storm after a replica restart (edges
- * resume without a snapshot), with the share of the steady state and of the storm that the
+ * resume without a snapshot; with the simulating processes' own longest loop delay, since their
+ * stalls bunch their edges' traffic), with the share of the steady state and of the storm that the
  * replica's main thread spent runnable but waiting for a core (/proc schedstat: the other
  * processes on the two cores starving it). FLEET_ENTITIES sets the entities per home (default 100).
  * FLEET_CLOUD_NODE_ARGS passes Node flags to the replica (profiling: `--cpu-prof --cpu-prof-dir=…`
@@ -38,16 +40,12 @@ const DELTA_EVERY_MS = 10_000;
 const TARGETS = { rssMb10k: 1024, p99EventMs: 20, stormS: 30, stallMs: 100 };
 /** a wait for the fleet ends once neither its online nor its synced count moved for this long (FLEET_STALLED_S) */
 const STALLED_MS = Number(process.env.FLEET_STALLED_S ?? 120) * 1000;
-
-interface FleetStats {
-  type: 'stats';
-  online: number;
-  synced: number;
-  deltas: number;
-  rpcs: number;
-  handshakeTimeouts: number;
-  errors: number;
-}
+/**
+ * simulated edges per process (FLEET_EDGES_PER_PROCESS; default: all in one). On 2 cores more
+ * processes only starved each other (session 18: 4 and 10 processes made the storm slower, with
+ * handshake timeouts, and each still stalled ~2.8 s).
+ */
+const EDGES_PER_PROCESS = Number(process.env.FLEET_EDGES_PER_PROCESS) || Infinity;
 
 const pct = (xs: number[], p: number) =>
   xs.length ? [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))] : NaN;
@@ -66,7 +64,7 @@ async function fleetRun(
   const dbArgs = schema ? ['--database-url', schema.url] : [];
   const cloud = new CloudProcess(bundle, ['--data-dir', data, ...dbArgs]);
   const sockets: WebSocket[] = [];
-  let fleet: ChildProcess | null = null;
+  let fleet: SimulatedFleet | null = null;
   try {
     await cloud.start(0);
     const port = cloud.port;
@@ -93,37 +91,19 @@ async function fleetRun(
     );
     log(`${n} edges: ${owners.length} owners and their edges created`);
 
-    const configFile = path.join(data, 'fleet.json');
-    fs.writeFileSync(configFile, JSON.stringify({ cloudUrl: cloud.url, tokens, entities: ENTITIES }));
-    fleet = fork(path.join(REPO_ROOT, 'tools/bench/lib/fleet-edges.ts'), [], {
-      env: { ...process.env, FLEET_CONFIG_FILE: configFile },
-      execPath: NODE,
-      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    fleet = new SimulatedFleet(data, {
+      cloudUrl: cloud.url,
+      tokens,
+      entities: ENTITIES,
+      perProcess: EDGES_PER_PROCESS,
     });
-    const edgesProcess = fleet;
-    /** a message of `type` from the edges' process, after sending `cmd` (bounded: a dead child does not hang the bench) */
-    const fromEdges = <T>(cmd: string, type: string) =>
-      new Promise<T>((resolve, reject) => {
-        const timer = setTimeout(() => done(new Error(`the edges' process did not answer ${cmd} within 30 s`)), 30_000);
-        const onMessage = (m: { type?: string }) => m.type === type && done(null, m as T);
-        const onExit = () => done(new Error(`the edges' process exited (${edgesProcess.exitCode})`));
-        const done = (err: Error | null, value?: T) => {
-          clearTimeout(timer);
-          edgesProcess.off('message', onMessage);
-          edgesProcess.off('exit', onExit);
-          if (err) reject(err);
-          else resolve(value!);
-        };
-        edgesProcess.on('message', onMessage);
-        edgesProcess.once('exit', onExit);
-        if (cmd) edgesProcess.send({ cmd });
-      });
-    const ask = () => fromEdges<FleetStats>('stats', 'stats');
+    const edges = fleet;
+    const ask = () => edges.stats();
     // the first sync: every edge sends a snapshot at once (the cold storm: an empty mirror)
     const syncProbe = stallProbe(() => cloud.url);
     await cloud.resetLoopDelay();
     const syncStartedAt = performance.now();
-    await fromEdges('', 'started');
+    await fleet.start();
     /**
      * Polls until `what` holds; null after `ms`, or sooner once neither the online nor the synced
      * count has moved for STALLED_MS (a fleet stuck for good: #19), and then the edges still
@@ -139,10 +119,7 @@ async function fleetRun(
         if (`${s.online}/${s.synced}` !== seen) [seen, movedAt] = [`${s.online}/${s.synced}`, Date.now()];
         const stalled = Date.now() - movedAt > STALLED_MS;
         if (Date.now() > end || stalled) {
-          const { groups } = await fromEdges<{ groups: { state: string; count: number; edges: number[] }[] }>(
-            'lagging',
-            'lagging',
-          );
+          const groups = await edges.lagging();
           log(
             `${n} edges: ${label} not reached (${s.online} online, ${s.synced} synced; ${stalled ? `no progress for ${STALLED_MS / 1000} s` : `${ms / 1000} s passed`}); not synced:`,
           );
@@ -201,7 +178,7 @@ async function fleetRun(
     probe.reset();
     await cloud.resetLoopDelay();
     // the replica's CPU, and the other two processes' that share its cores
-    const cpus = () => [cloud.cpuMs(), processCpuMs(fleet!.pid!)];
+    const cpus = () => [cloud.cpuMs(), edges.cpuMs()];
     const dbBefore = schema ? postgresCpu() : null;
     const before = { cpu: cpus(), deltas: (await ask()).deltas };
     const steadyStarvation = cloud.starvationWindow();
@@ -244,6 +221,7 @@ async function fleetRun(
     await cloud.stop();
     const stormProbe = stallProbe(() => cloud.url);
     const restartedAt = performance.now();
+    fleet.send({ cmd: 'resetLoop' });
     await cloud.start(port);
     stormProbe.reset();
     await cloud.resetLoopDelay();
@@ -256,6 +234,7 @@ async function fleetRun(
     const stormLoop = await cloud.maxLoopDelayMs();
     const stormStarved = stormStarvation();
     const final = await ask();
+    const stormEdgesLoop = final.loopMaxMs;
     return {
       n,
       rssAfterSnapshots,
@@ -282,16 +261,12 @@ async function fleetRun(
       stormStall,
       stormLoop,
       stormStarved,
+      stormEdgesLoop,
       handshakeTimeouts: final.handshakeTimeouts - timeoutsBefore,
     };
   } finally {
     for (const ws of sockets) ws.terminate();
-    if (fleet && fleet.exitCode === null) {
-      const gone = new Promise((r) => fleet!.once('exit', r));
-      fleet.send({ cmd: 'stop' });
-      await Promise.race([gone, sleep(10_000)]);
-      fleet.kill('SIGKILL');
-    }
+    await fleet?.stop();
     if (cloud.child?.exitCode === null) await cloud.stop();
     fs.rmSync(data, { recursive: true, force: true });
     await schema?.drop();
@@ -325,7 +300,7 @@ export const scenario: BenchScenario = {
           `${f(r.firstSyncS)} / ${f(r.firstSyncStall, 0)} / ${f(r.firstSyncLoop, 0)}`,
           `${f(r.steadyStall, 0)} / ${f(r.steadyLoop, 0)}`,
           `${f(r.stormOnlineS)} / ${f(r.stormSyncedS)}`,
-          `${f(r.stormStall, 0)} / ${f(r.stormLoop, 0)}`,
+          `${f(r.stormStall, 0)} / ${f(r.stormLoop, 0)} / ${f(r.stormEdgesLoop, 0)}`,
           r.handshakeTimeouts,
           `${f(r.steadyStarved * 100, 0)} / ${f(r.stormStarved * 100, 0)}`,
         ]);
@@ -351,7 +326,7 @@ export const scenario: BenchScenario = {
           'first sync: s / longest /healthz / loop delay ms',
           'longest /healthz / loop delay ms',
           'storm: online / synced s',
-          'storm: longest /healthz / loop delay ms',
+          "storm: longest /healthz / loop delay / simulated edges' loop delay ms",
           'handshake timeouts',
           'replica waiting for a core, % of the time: steady / storm',
         ],
