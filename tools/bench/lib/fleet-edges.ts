@@ -1,11 +1,12 @@
 /**
  * The fleet benchmark's edges: many light edges in one process (one of the benchmark's children,
- * so their CPU is not the cloud's; SimulatedFleet spreads a fleet over several), each the edge's real TunnelClient (hello, resume or snapshot,
- * deltas, acks, RPC answers, the real backoff) over an in-memory home of `entities` lights.
- * Driven over IPC by tools/bench/scenarios/fleet.ts:
+ * so their CPU is not the cloud's; SimulatedFleet may spread a fleet over several), each the
+ * edge's real TunnelClient (hello, resume or snapshot, deltas, acks, RPC answers, the real
+ * backoff) over an in-memory home of `entities` lights. Driven over IPC by SimulatedFleet:
  * Edge k's lights are light.e<k>_lamp_<i> (k counts from the process's `offset` in the fleet).
- *   parent → { cmd: 'deltas', everyMs } | { cmd: 'quiet' } | { cmd: 'stats' } | { cmd: 'lagging' } | { cmd: 'resetLoop' } | { cmd: 'stop' }
- *   child  → { type: 'stats', online, synced, deltas, rpcs, handshakeTimeouts, errors, loopMaxMs }
+ *   parent → { cmd: 'deltas', everyMs } | { cmd: 'quiet' } | { cmd: 'stats' } | { cmd: 'lagging' }
+ *            | { cmd: 'resetLoop' } | { cmd: 'stop' }
+ *   child  → { type: 'started' } | { type: 'stats', online, synced, deltas, rpcs, handshakeTimeouts, errors, loopMaxMs }
  *            | { type: 'lagging', groups: [{ state, count, edges }] } (the edges not synced, and why)
  * Each delta carries `attributes.sent_at` (epoch ms) so the app side can measure delta → event.
  */
@@ -30,7 +31,7 @@ let deltas = 0;
 let rpcs = 0;
 let handshakeTimeouts = 0;
 let errors = 0;
-/** this process's own stalls: while its loop is blocked, its edges' due reconnects and frames wait and then leave at once */
+/** this process's own stalls: while its loop is blocked, its edges' due reconnects and frames wait, then leave together */
 const loop = monitorEventLoopDelay({ resolution: 5 });
 loop.enable();
 
