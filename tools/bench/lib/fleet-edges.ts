@@ -14,19 +14,9 @@ import { readFileSync } from 'node:fs';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { tunnel } from '@smarthome/protocol';
 import { TunnelClient } from '@smarthome/edge/tunnel/client';
+import type { FleetProcessConfig, FleetStats, LaggingGroup } from './fleet-processes.ts';
 
-interface FleetConfig {
-  cloudUrl: string;
-  tokens: string[];
-  entities: number;
-  /** the index of this process's first edge in the fleet */
-  offset: number;
-  /** processes in the fleet: the fleet as a whole starts 200 edges per 20 ms */
-  processes: number;
-}
-
-// a file, not the environment: ten thousand tokens exceed one variable's size limit
-const config = JSON.parse(readFileSync(process.env.FLEET_CONFIG_FILE!, 'utf8')) as FleetConfig;
+const config = JSON.parse(readFileSync(process.env.FLEET_CONFIG_FILE!, 'utf8')) as FleetProcessConfig;
 let deltas = 0;
 let rpcs = 0;
 let handshakeTimeouts = 0;
@@ -175,7 +165,7 @@ function startDeltas(everyMs: number): void {
   });
 }
 
-function stats() {
+function stats(): FleetStats {
   let online = 0;
   let synced = 0;
   for (const e of edges) {
@@ -190,8 +180,8 @@ function stats() {
  * acknowledged, not connected) and what last happened to them (close code and reason, refusal,
  * socket error), a few edge indexes each: what the bench prints when it stops waiting.
  */
-function lagging() {
-  const groups = new Map<string, { count: number; edges: number[] }>();
+function lagging(): { type: 'lagging'; groups: LaggingGroup[] } {
+  const groups = new Map<string, Omit<LaggingGroup, 'state'>>();
   edges.forEach((e, index) => {
     if (e.client.synced) return;
     const where = e.client.welcomed

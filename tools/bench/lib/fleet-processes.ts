@@ -5,6 +5,20 @@ import { NODE, REPO_ROOT } from '@smarthome/cloud/testing/process';
 import { sleep } from './fleet-http.ts';
 import { processCpuMs } from './proc-cpu.ts';
 
+/** What each edges' process reads from its FLEET_CONFIG_FILE (a file: ten thousand tokens exceed one variable's size limit). */
+export interface FleetProcessConfig {
+  cloudUrl: string;
+  tokens: string[];
+  entities: number;
+  /** the index of this process's first edge in the fleet */
+  offset: number;
+  /** processes in the fleet: the fleet as a whole starts 200 edges per 20 ms */
+  processes: number;
+}
+
+/** The fleet's edges, and how many go to one process. */
+export type FleetOptions = Omit<FleetProcessConfig, 'offset' | 'processes'> & { perProcess: number };
+
 /** One process's answer to `stats`, and the fleet's (summed; `loopMaxMs` the longest of them). */
 export interface FleetStats {
   type: 'stats';
@@ -34,9 +48,9 @@ export interface LaggingGroup {
 export class SimulatedFleet {
   private readonly children: ChildProcess[] = [];
   private readonly dir: string;
-  private readonly config: { cloudUrl: string; tokens: string[]; entities: number; perProcess: number };
+  private readonly config: FleetOptions;
 
-  constructor(dir: string, config: { cloudUrl: string; tokens: string[]; entities: number; perProcess: number }) {
+  constructor(dir: string, config: FleetOptions) {
     this.dir = dir;
     this.config = config;
   }
@@ -46,16 +60,14 @@ export class SimulatedFleet {
     const { tokens, perProcess } = this.config;
     for (let offset = 0; offset < tokens.length; offset += perProcess) {
       const file = path.join(this.dir, `fleet-${offset}.json`);
-      fs.writeFileSync(
-        file,
-        JSON.stringify({
-          cloudUrl: this.config.cloudUrl,
-          tokens: tokens.slice(offset, offset + perProcess),
-          entities: this.config.entities,
-          offset,
-          processes: Math.max(1, Math.ceil(tokens.length / perProcess)),
-        }),
-      );
+      const config: FleetProcessConfig = {
+        cloudUrl: this.config.cloudUrl,
+        tokens: tokens.slice(offset, offset + perProcess),
+        entities: this.config.entities,
+        offset,
+        processes: Math.max(1, Math.ceil(tokens.length / perProcess)),
+      };
+      fs.writeFileSync(file, JSON.stringify(config));
       this.children.push(
         fork(path.join(REPO_ROOT, 'tools/bench/lib/fleet-edges.ts'), [], {
           env: { ...process.env, FLEET_CONFIG_FILE: file },
