@@ -3,7 +3,7 @@ import type { Server } from 'node:http';
 import type { Hono } from 'hono';
 import { serve } from '@hono/node-server';
 import type { RouteSpec } from '@smarthome/protocol';
-import { Lifecycle, UpgradeDispatcher } from '@smarthome/protocol/server';
+import { ConnectionAdmission, Lifecycle, UpgradeDispatcher } from '@smarthome/protocol/server';
 import type { CloudConfig } from './config.ts';
 import type { CloudDatabase } from './db/database.ts';
 import { createLogger, type Logger } from './log.ts';
@@ -34,6 +34,8 @@ export class Cloud {
   private readonly allRoutes: () => RouteSpec[];
   /** the one owner of the server's upgrades: the tunnel and the app WebSocket register here */
   private readonly upgrades: UpgradeDispatcher;
+  /** reads new connections and opens upgrades a bounded number at a time (a reconnect storm: #19) */
+  private readonly admission: ConnectionAdmission;
   /** Scale-out (REDIS_URL set): this replica's link to the others; null on a single replica. */
   private readonly scale: ScaleOut | null;
   private readonly life: Lifecycle;
@@ -46,7 +48,8 @@ export class Cloud {
     this.config = config;
     this.log = opts.log ?? createLogger('cloud');
     this.life = new Lifecycle({ onError: (message, err) => this.log.error(message, err) });
-    this.upgrades = new UpgradeDispatcher(this.log);
+    this.admission = new ConnectionAdmission();
+    this.upgrades = new UpgradeDispatcher(this.log, this.admission);
     // Scale-out: with REDIS_URL, replicas share tunnels, state_changed and login throttling through Redis (scale/).
     this.scale = config.redisUrl
       ? new ScaleOut({
@@ -100,6 +103,7 @@ export class Cloud {
         this.server = null;
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
+          this.admission.detach();
           server.closeIdleConnections();
         });
         this.upgrades.detach();
@@ -108,6 +112,7 @@ export class Cloud {
       server.requestTimeout = 30_000;
       server.headersTimeout = 10_000;
       this.listenPort = (server.address() as AddressInfo).port;
+      this.admission.attach(server);
       this.upgrades.attach(server);
       const { tunnel, mail } = this.services;
       tunnel.start(this.upgrades);

@@ -3,7 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import WebSocket from 'ws';
 import { tunnel } from '@smarthome/protocol';
-import { UpgradeDispatcher } from '@smarthome/protocol/server';
+import { UpgradeDispatcher, type ConnectionAdmission } from '@smarthome/protocol/server';
 import { createLogger } from '../log.ts';
 import type { MirrorStore } from '../mirror/store.ts';
 import { TUNNEL_PATH, TunnelHub, type TunnelDeps } from '../tunnel/hub.ts';
@@ -26,10 +26,17 @@ export function mirrorHub(mirror: MirrorStore, tokens: Record<string, number>, o
   });
 }
 
-/** A test's own TunnelHub served over loopback: its ws:// URL, and close() stopping hub then server. */
-export async function serveHub(hub: TunnelHub): Promise<{ url: string; close: () => Promise<void> }> {
-  const upgrades = new UpgradeDispatcher(createLogger('test', { silent: true }));
+/**
+ * A test's own TunnelHub served over loopback (its new connections through `admission`, when
+ * given, as the cloud's are): its ws:// URL, and close() stopping hub then server.
+ */
+export async function serveHub(
+  hub: TunnelHub,
+  admission?: ConnectionAdmission,
+): Promise<{ url: string; close: () => Promise<void> }> {
+  const upgrades = new UpgradeDispatcher(createLogger('test', { silent: true }), admission ?? null);
   const server = http.createServer(upgrades.serverOptions(), (_req, res) => res.writeHead(404).end());
+  admission?.attach(server);
   upgrades.attach(server);
   hub.start(upgrades);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -37,7 +44,10 @@ export async function serveHub(hub: TunnelHub): Promise<{ url: string; close: ()
     url: `ws://127.0.0.1:${(server.address() as AddressInfo).port}${TUNNEL_PATH}`,
     close: async () => {
       await hub.stop();
-      await new Promise((r) => server.close(r));
+      await new Promise((r) => {
+        server.close(r);
+        admission?.detach();
+      });
     },
   };
 }

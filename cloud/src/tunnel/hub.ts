@@ -58,6 +58,8 @@ interface Session extends EdgeOrder {
   readonly closing: AbortController;
   /** the turn of an edge asked for its snapshot, given back once that is stored (or the tunnel ends) */
   turn: Release | null;
+  /** the tunnel has opened: its hello answered, or waiting for a snapshot turn (idempotent) */
+  readonly opened: () => void;
 }
 
 /**
@@ -85,8 +87,7 @@ export class TunnelHub extends EventEmitter {
   private stopping = false;
   /** scale-out: other replicas' tunnels (see useRemote) */
   private remote: RemoteTunnel | null = null;
-  private readonly onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) =>
-    void this.upgrade(req, socket, head);
+  private readonly onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => this.upgrade(req, socket, head);
 
   constructor(deps: TunnelDeps) {
     super();
@@ -192,14 +193,19 @@ export class TunnelHub extends EventEmitter {
     // again after the lookup: a tunnel attached after stop() closed the others would stay open
     if (this.stopping) return refuseWhileStopping(socket);
     const edgeId = edge.id;
-    this.wss.handleUpgrade(req, socket, head, (ws) => this.attach(edgeId, ws, socket));
+    // Settles once the hello is answered (admission counts the tunnel as opening until then) or the
+    // socket closes (a handshake ws refused never reaches attach).
+    await new Promise<void>((opened) => {
+      socket.once('close', () => opened());
+      this.wss.handleUpgrade(req, socket, head, (ws) => this.attach(edgeId, ws, socket, opened));
+    });
   }
 
-  private attach(edgeId: number, ws: WebSocket, wire: Duplex): void {
+  private attach(edgeId: number, ws: WebSocket, wire: Duplex, opened: () => void): void {
     // A reconnecting edge replaces its stale tunnel.
     this.connections.get(edgeId)?.close(4000, 'replaced by a new connection');
     const conn = new EdgeConnection(edgeId, ws, this.limits, this.slices, this.backlog, wire);
-    const session: Session = { greeted: false, closing: new AbortController(), turn: null, late: 0 };
+    const session: Session = { greeted: false, closing: new AbortController(), turn: null, late: 0, opened };
     conn.onProtocolError = (reason) => {
       this.deps.log.warn('tunnel protocol error', { edgeId, reason });
       conn.send({ type: 'error', code: 'protocol_error', message: reason });
@@ -299,6 +305,7 @@ export class TunnelHub extends EventEmitter {
         // come in (it waits connected, its socket read; an edge that can resume is welcomed at once).
         if (acked === null) {
           giveTurnBack(session); // a second hello on the same tunnel
+          session.opened(); // SnapshotTurns bounds what comes next
           session.turn = await this.turns.take(session.closing.signal);
           if (!session.turn) return; // the tunnel closed while it waited
         }
@@ -310,6 +317,7 @@ export class TunnelHub extends EventEmitter {
           acked_seq: acked,
           heartbeat_ms: this.limits.heartbeatMs,
         });
+        session.opened();
         this.emit('edge_online', edgeId);
         return;
       }

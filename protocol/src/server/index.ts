@@ -5,4 +5,5 @@ export * from './router.ts';
 export * from './app.ts';
 export * from './log.ts';
 export * from './upgrade.ts';
+export * from './admission.ts';
 export * from './lifecycle.ts';

@@ -1,7 +1,10 @@
 import type { IncomingMessage, Server, ServerOptions, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
+import type { ConnectionAdmission } from './admission.ts';
 import type { ErrorLogger } from './app.ts';
 
+/** Settles once the connection has opened (the tunnel: its hello answered), which admission waits for. */
 export type UpgradeHandler = (req: IncomingMessage, socket: Duplex, head: Buffer) => void | Promise<void>;
 
 /** Where WebSocket endpoints register (the cloud's tunnel and app socket; the edge's, later). */
@@ -30,6 +33,8 @@ const pathOf = (req: IncomingMessage) => {
 export class UpgradeDispatcher implements UpgradeRegistry {
   private readonly handlers = new Map<string, UpgradeHandler>();
   private readonly log: ErrorLogger;
+  /** told when an upgrade's handler has settled: the connection has opened */
+  private readonly admission: ConnectionAdmission | null;
   private server: Server | null = null;
   private readonly onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => this.dispatch(req, socket, head);
   private readonly onRequest = (req: IncomingMessage, res: ServerResponse) => {
@@ -37,8 +42,9 @@ export class UpgradeDispatcher implements UpgradeRegistry {
     if (req.headers.upgrade !== undefined) res.shouldKeepAlive = false;
   };
 
-  constructor(log: ErrorLogger) {
+  constructor(log: ErrorLogger, admission: ConnectionAdmission | null = null) {
     this.log = log;
+    this.admission = admission;
   }
 
   register(path: string, handler: UpgradeHandler): void {
@@ -76,6 +82,7 @@ export class UpgradeDispatcher implements UpgradeRegistry {
     const handler = this.claims(req) ? this.handlers.get(pathOf(req)) : undefined;
     if (!handler) {
       rejectUpgrade(socket, 404, { message: 'not found' });
+      this.admission?.opened(socket as Socket);
       return;
     }
     let pending: void | Promise<void>;
@@ -84,10 +91,12 @@ export class UpgradeDispatcher implements UpgradeRegistry {
     } catch (err) {
       pending = Promise.reject(err);
     }
-    void Promise.resolve(pending).catch((err: unknown) => {
-      this.log.error(`upgrade ${pathOf(req)} failed`, err);
-      rejectUpgrade(socket, 500, { error: 'internal_error' });
-    });
+    void Promise.resolve(pending)
+      .catch((err: unknown) => {
+        this.log.error(`upgrade ${pathOf(req)} failed`, err);
+        rejectUpgrade(socket, 500, { error: 'internal_error' });
+      })
+      .finally(() => this.admission?.opened(socket as Socket));
   }
 }
 

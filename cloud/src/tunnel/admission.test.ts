@@ -1,0 +1,83 @@
+import { once } from 'node:events';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { tunnel } from '@smarthome/protocol';
+import { ConnectionAdmission } from '@smarthome/protocol/server';
+import { startTestCloud, type TestCloud } from '../testing/harness.ts';
+import { mirrorHub, serveHub } from '../testing/tunnel-hub.ts';
+import { sampleSnapshot, twoEdges } from '../testing/fixtures.ts';
+
+let t: TestCloud;
+let edgeA: number;
+let edgeB: number;
+let admission: ConnectionAdmission;
+let url: string;
+let close: () => Promise<void>;
+beforeAll(async () => {
+  t = await startTestCloud();
+  ({ edgeA, edgeB } = await twoEdges(t));
+  await t.cloud.services.mirror.replaceSnapshot(edgeA, sampleSnapshot({ devices: 1 }), 5);
+  // one tunnel opening at a time, and no release by time within the test
+  admission = new ConnectionAdmission({ maxOpening: 1, holdMs: 60_000 });
+  ({ url, close } = await serveHub(mirrorHub(t.cloud.services.mirror, { a: edgeA, b: edgeB }), admission));
+});
+afterAll(async () => {
+  await close();
+  await t.stop();
+});
+
+/** A tunnel whose cloud messages are collected; `first(type)` resolves with the first of that type. */
+function tunnelTo(token: string) {
+  const ws = new WebSocket(url, { headers: { authorization: `Bearer ${token}` } });
+  const messages: tunnel.CloudToEdge[] = [];
+  const waiters: { type: string; resolve: (m: tunnel.CloudToEdge) => void }[] = [];
+  ws.on('message', (data) => {
+    const msg = tunnel.CloudToEdge.parse(JSON.parse(String(data)));
+    messages.push(msg);
+    for (const w of waiters.filter((x) => x.type === msg.type)) w.resolve(msg);
+  });
+  const first = (type: string) =>
+    new Promise<tunnel.CloudToEdge>((resolve) => {
+      const seen = messages.find((m) => m.type === type);
+      if (seen) resolve(seen);
+      else waiters.push({ type, resolve });
+    });
+  const hello = (resumeFrom: number | null) =>
+    ws.send(
+      JSON.stringify({
+        type: 'hello',
+        protocol: tunnel.TUNNEL_PROTOCOL_VERSION,
+        edge_version: 't',
+        resume_from: resumeFrom,
+      }),
+    );
+  return { ws, first, hello };
+}
+
+describe('the tunnel under admission at accept (#19)', () => {
+  it('counts a tunnel as opening until its hello is answered; the next waits unread until then', async () => {
+    const a = tunnelTo('a');
+    await once(a.ws, 'open');
+    expect(admission.openingCount).toBe(1);
+    const b = tunnelTo('b');
+    let bOpen = false;
+    b.ws.once('open', () => (bOpen = true));
+    const deadline = Date.now() + 2000;
+    while (admission.queued < 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+    await new Promise((r) => setTimeout(r, 100));
+    expect([admission.queued, bOpen]).toEqual([1, false]);
+    // a resumes (its mirror is at seq 5): welcomed, it has opened, and b is read
+    a.hello(5);
+    expect(await a.first('welcome')).toMatchObject({ type: 'welcome', edge_id: edgeA, acked_seq: 5 });
+    await once(b.ws, 'open');
+    expect(admission.queued).toBe(0);
+    // b has no mirror: welcomed with acked_seq null (a snapshot asked for), which opens it too
+    b.hello(null);
+    expect(await b.first('welcome')).toMatchObject({ type: 'welcome', edge_id: edgeB, acked_seq: null });
+    const deadline2 = Date.now() + 2000;
+    while (admission.openingCount > 0 && Date.now() < deadline2) await new Promise((r) => setTimeout(r, 5));
+    expect(admission.openingCount).toBe(0);
+    a.ws.close();
+    b.ws.close();
+  });
+});
