@@ -52,6 +52,15 @@ export async function serveHub(
   };
 }
 
+/** An edge's hello as sent on the wire (resume_from: the last sequence it had acknowledged, or null). */
+export const helloFrame = (resumeFrom: number | null) =>
+  JSON.stringify({
+    type: 'hello',
+    protocol: tunnel.TUNNEL_PROTOCOL_VERSION,
+    edge_version: 't',
+    resume_from: resumeFrom,
+  });
+
 /**
  * A raw edge end at `url`: says hello (no resume) and resolves once welcomed; `acks` collects the
  * sequences the cloud acknowledges, `onMessage` sees every message the cloud sends.
@@ -72,9 +81,7 @@ export async function rawEdge(
     onMessage(msg);
   });
   await once(ws, 'open');
-  ws.send(
-    JSON.stringify({ type: 'hello', protocol: tunnel.TUNNEL_PROTOCOL_VERSION, edge_version: 't', resume_from: null }),
-  );
+  ws.send(helloFrame(null));
   await welcome;
   return { ws, acks };
 }

@@ -4,7 +4,7 @@ import WebSocket from 'ws';
 import { tunnel } from '@smarthome/protocol';
 import { ConnectionAdmission } from '@smarthome/protocol/server';
 import { startTestCloud, type TestCloud } from '../testing/harness.ts';
-import { mirrorHub, serveHub } from '../testing/tunnel-hub.ts';
+import { helloFrame, mirrorHub, serveHub } from '../testing/tunnel-hub.ts';
 import { sampleSnapshot, twoEdges } from '../testing/fixtures.ts';
 
 let t: TestCloud;
@@ -42,15 +42,7 @@ function tunnelTo(token: string) {
       if (seen) resolve(seen);
       else waiters.push({ type, resolve });
     });
-  const hello = (resumeFrom: number | null) =>
-    ws.send(
-      JSON.stringify({
-        type: 'hello',
-        protocol: tunnel.TUNNEL_PROTOCOL_VERSION,
-        edge_version: 't',
-        resume_from: resumeFrom,
-      }),
-    );
+  const hello = (resumeFrom: number | null) => ws.send(helloFrame(resumeFrom));
   return { ws, first, hello };
 }
 

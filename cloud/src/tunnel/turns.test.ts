@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { tunnel } from '@smarthome/protocol';
 import { startTestCloud, type TestCloud } from '../testing/harness.ts';
-import { mirrorHub, serveHub } from '../testing/tunnel-hub.ts';
+import { helloFrame, mirrorHub, serveHub } from '../testing/tunnel-hub.ts';
 import { sampleSnapshot, twoEdges } from '../testing/fixtures.ts';
 import type { TunnelHub } from './hub.ts';
 import { SnapshotTurns } from './turns.ts';
@@ -92,14 +92,7 @@ async function connect(token: string, resumeFrom: number | null) {
     if (msg.type === 'ack') acks.push(msg.seq);
   });
   await once(ws, 'open');
-  ws.send(
-    JSON.stringify({
-      type: 'hello',
-      protocol: tunnel.TUNNEL_PROTOCOL_VERSION,
-      edge_version: 't',
-      resume_from: resumeFrom,
-    }),
-  );
+  ws.send(helloFrame(resumeFrom));
   return { ws, acks, welcome, welcomed: () => isWelcomed };
 }
 

@@ -92,15 +92,21 @@ async function serveUpgrades(limits: Partial<AdmissionLimits>) {
   return { ...served, open: (n: number) => openers[n]() };
 }
 
+/** An upgrade opening (answered 101, its handler not settled) and a second one waiting behind it. */
+async function openingAndWaiting(port: number, admission: ConnectionAdmission) {
+  const first = await connect(port);
+  first.send(`GET /ws ${UPGRADE}`);
+  await first.answered('101 Switching Protocols');
+  const second = await connect(port);
+  second.send(`GET /ws ${UPGRADE}`);
+  await until(() => admission.queued === 1);
+  return { first, second };
+}
+
 describe('ConnectionAdmission', () => {
   it('hands over no more than maxOpening upgrades at once; plain requests never wait', async () => {
     const { admission, port, open } = await serveUpgrades({ maxOpening: 1, holdMs: 60_000 });
-    const first = await connect(port);
-    first.send(`GET /ws ${UPGRADE}`);
-    await first.answered('101 Switching Protocols');
-    const second = await connect(port);
-    second.send(`GET /ws ${UPGRADE}`);
-    await until(() => admission.queued === 1);
+    const { first, second } = await openingAndWaiting(port, admission);
     // a health check on a new connection is answered while the upgrade waits
     const plain = await connect(port);
     expect(await plain.request('/healthz')).toContain('{"path":"/healthz"}');
@@ -130,12 +136,7 @@ describe('ConnectionAdmission', () => {
 
   it('an upgrade stops counting when it closes, or after holdMs', async () => {
     const { admission, port } = await serveUpgrades({ maxOpening: 1, holdMs: 400 });
-    const first = await connect(port);
-    first.send(`GET /ws ${UPGRADE}`);
-    await first.answered('101 Switching Protocols');
-    const second = await connect(port);
-    second.send(`GET /ws ${UPGRADE}`);
-    await until(() => admission.queued === 1);
+    const { first, second } = await openingAndWaiting(port, admission);
     first.socket.destroy();
     await second.answered('101 Switching Protocols');
     const third = await connect(port);
@@ -182,12 +183,7 @@ describe('ConnectionAdmission', () => {
 
   it('detach drops the upgrades still waiting, so a closing server is not held open by them', async () => {
     const { admission, server, port } = await serveUpgrades({ maxOpening: 1, holdMs: 60_000 });
-    const first = await connect(port);
-    first.send(`GET /ws ${UPGRADE}`);
-    await first.answered('101 Switching Protocols');
-    const waiting = await connect(port);
-    waiting.send(`GET /ws ${UPGRADE}`);
-    await until(() => admission.queued === 1);
+    const { first, second: waiting } = await openingAndWaiting(port, admission);
     const waitingClosed = new Promise<void>((r) => waiting.socket.once('close', () => r()));
     const closed = new Promise<void>((r) => server.close(() => r()));
     admission.detach();
