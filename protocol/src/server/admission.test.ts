@@ -181,6 +181,15 @@ describe('ConnectionAdmission', () => {
     expect(silent.received()).toBe('');
   });
 
+  it('forgets connections that close before they are handed over (a TCP health check)', async () => {
+    const { admission, port } = await serve({ maxOpening: 1, holdMs: 60_000 });
+    for (let i = 0; i < 3; i++) (await connect(port)).socket.end();
+    await until(() => admission.unreadCount === 0);
+    const plain = await connect(port);
+    expect(await plain.request('/after')).toContain('{"path":"/after"}');
+    expect(admission.unreadCount).toBe(0);
+  });
+
   it('detach drops the upgrades still waiting, so a closing server is not held open by them', async () => {
     const { admission, server, port } = await serveUpgrades({ maxOpening: 1, holdMs: 60_000 });
     const { first, second: waiting } = await openingAndWaiting(port, admission);

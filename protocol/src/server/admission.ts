@@ -69,6 +69,8 @@ export class ConnectionAdmission {
   private readonly onConnection = (socket: Socket) => {
     // not the HTTP server's yet, it can still fail (a reset): without a listener that would be an uncaught error
     socket.on('error', destroyUnread);
+    // gone before it was handed over (a TCP health check, a client that gave up): forgotten
+    socket.once('close', () => this.forget(socket));
     this.unread.set(socket, null);
     this.fresh.push(socket);
     this.nextTurn();
@@ -99,6 +101,11 @@ export class ConnectionAdmission {
   /** Upgrades waiting for their turn. */
   get queued(): number {
     return this.waiting.length - this.head;
+  }
+
+  /** Connections accepted and not handed over yet (unread, being read, or waiting). */
+  get unreadCount(): number {
+    return this.unread.size;
   }
 
   /** Upgrades handed over and still opening. */
@@ -150,6 +157,12 @@ export class ConnectionAdmission {
     clearTimeout(timer);
     this.opening.delete(socket);
     this.admitWhileRoom();
+  }
+
+  private forget(socket: Socket): void {
+    const timer = this.unread.get(socket);
+    if (timer) clearTimeout(timer);
+    this.unread.delete(socket);
   }
 
   private nextTurn(): void {
