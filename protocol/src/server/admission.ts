@@ -69,8 +69,12 @@ export class ConnectionAdmission {
   private readonly onConnection = (socket: Socket) => {
     // not the HTTP server's yet, it can still fail (a reset): without a listener that would be an uncaught error
     socket.on('error', destroyUnread);
-    // gone before it was handed over (a TCP health check, a client that gave up): forgotten
-    socket.once('close', () => this.forget(socket));
+    // gone before it was handed over (a TCP health check, a client that gave up): forgotten; an
+    // upgrade closing while it opens frees its slot
+    socket.once('close', () => {
+      this.forget(socket);
+      this.opened(socket);
+    });
     this.unread.set(socket, null);
     this.fresh.push(socket);
     this.nextTurn();
@@ -188,7 +192,6 @@ export class ConnectionAdmission {
       const timer = setTimeout(() => this.opened(socket), this.limits.holdMs);
       timer.unref();
       this.opening.set(socket, timer);
-      socket.once('close', () => this.opened(socket));
       this.handOver(socket);
     }
   }
