@@ -3,12 +3,28 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { UniqueViolation, bindParams, type Migration, type Row, type SqlDriver } from './driver.ts';
+import { WalCheckpointer } from './wal-checkpointer.ts';
+
+export interface SqliteDriverOptions {
+  /**
+   * WAL file size from which checkpoints move to a thread of their own (WalCheckpointer): a
+   * database written this much is busy enough for the main connection's automatic checkpoints
+   * to stall its event loop, while an idle or test cloud never starts the thread (default 4 MiB,
+   * SQLite's own 1,000-page checkpoint threshold)
+   */
+  checkpointThreadFromBytes?: number;
+  /** how often the WAL file's size is looked at until then */
+  walProbeMs?: number;
+  /** the thread's checkpoint interval */
+  checkpointEveryMs?: number;
+}
 
 /**
  * The embedded engine: one better-sqlite3 connection on a file in the data dir, WAL, foreign
  * keys on. A connection has one transaction, so transactions run one after the other, and a
  * query from outside an open transaction waits for it to end (it would otherwise land inside
- * it and be rolled back with it).
+ * it and be rolled back with it). Once the file is busy, its WAL is checkpointed by a thread of
+ * its own (WalCheckpointer) instead of by the commits on the event loop.
  */
 export class SqliteDriver implements SqlDriver {
   readonly dialect = 'sqlite' as const;
@@ -19,9 +35,22 @@ export class SqliteDriver implements SqlDriver {
   /** set while a transaction is open; resolves when it ends */
   private openTransaction: Promise<void> | null = null;
   private readonly inTransaction = new AsyncLocalStorage<true>();
+  private readonly options: Required<SqliteDriverOptions>;
+  private checkpointer: WalCheckpointer | null = null;
+  private walProbe: NodeJS.Timeout | null = null;
 
-  constructor(file: string) {
+  constructor(file: string, options: SqliteDriverOptions = {}) {
     this.file = file;
+    this.options = {
+      checkpointThreadFromBytes: options.checkpointThreadFromBytes ?? 4 * 1024 * 1024,
+      walProbeMs: options.walProbeMs ?? 1000,
+      checkpointEveryMs: options.checkpointEveryMs ?? 200,
+    };
+  }
+
+  /** whether the WAL is checkpointed by its own thread (for tests) */
+  get checkpointThread(): boolean {
+    return this.checkpointer?.running ?? false;
   }
 
   async open(): Promise<void> {
@@ -40,6 +69,41 @@ export class SqliteDriver implements SqlDriver {
     }
     this.sqlite = sqlite;
     this.statements = new Map();
+    this.probeWal();
+  }
+
+  /** Looks at the WAL's size now and then until the file is busy enough for the checkpoint thread. */
+  private probeWal(): void {
+    let probing = false;
+    this.walProbe = setInterval(() => {
+      if (probing) return;
+      probing = true;
+      fs.promises
+        .stat(`${this.file}-wal`)
+        .then((st) => {
+          if (st.size >= this.options.checkpointThreadFromBytes && this.walProbe) this.checkpointOnThread();
+        })
+        .catch(() => {}) // no WAL file yet
+        .finally(() => (probing = false));
+    }, this.options.walProbeMs);
+    this.walProbe.unref();
+  }
+
+  private checkpointOnThread(): void {
+    if (this.walProbe) clearInterval(this.walProbe);
+    this.walProbe = null;
+    const checkpointer = new WalCheckpointer(
+      this.file,
+      (err) => {
+        // the thread is gone: the commits checkpoint again, as SQLite does by default
+        this.sqlite?.pragma('wal_autocheckpoint = 1000');
+        process.emitWarning(`SQLite checkpoint thread failed, checkpoints back on the main thread: ${err.message}`);
+      },
+      this.options.checkpointEveryMs,
+    );
+    checkpointer.start();
+    this.checkpointer = checkpointer;
+    this.raw.pragma('wal_autocheckpoint = 0');
   }
 
   private get raw(): Database.Database {
@@ -159,6 +223,11 @@ export class SqliteDriver implements SqlDriver {
 
   async close(): Promise<void> {
     await this.transactionTail;
+    if (this.walProbe) clearInterval(this.walProbe);
+    this.walProbe = null;
+    // the thread's connection closes first: the main one, closing last, checkpoints what is left and removes the WAL
+    await this.checkpointer?.stop();
+    this.checkpointer = null;
     this.sqlite?.close();
     this.sqlite = null;
     this.statements = new Map();
