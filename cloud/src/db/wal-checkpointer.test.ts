@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
+import { until } from '../testing/until.ts';
 import { SqliteDriver } from './sqlite-driver.ts';
 import { WalCheckpointer } from './wal-checkpointer.ts';
 
@@ -34,14 +35,6 @@ async function write(driver: SqliteDriver, kib: number): Promise<void> {
 
 const autocheckpoint = async (driver: SqliteDriver) =>
   (await driver.query('PRAGMA wal_autocheckpoint', []))[0]!.wal_autocheckpoint;
-
-async function until(cond: () => boolean, ms = 5000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 describe('SQLite WAL checkpoints', () => {
   it('leave a quiet database to SQLite: no thread, the commits checkpoint', async () => {

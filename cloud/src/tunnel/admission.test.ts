@@ -5,6 +5,7 @@ import { tunnel } from '@smarthome/protocol';
 import { ConnectionAdmission } from '@smarthome/protocol/server';
 import { startTestCloud, type TestCloud } from '../testing/harness.ts';
 import { helloFrame, mirrorHub, serveHub } from '../testing/tunnel-hub.ts';
+import { until } from '../testing/until.ts';
 import { sampleSnapshot, twoEdges } from '../testing/fixtures.ts';
 
 let t: TestCloud;
@@ -54,8 +55,7 @@ describe('the tunnel under admission at accept (#19)', () => {
     const b = tunnelTo('b');
     let bOpen = false;
     b.ws.once('open', () => (bOpen = true));
-    const deadline = Date.now() + 2000;
-    while (admission.queued < 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+    await until(() => admission.queued >= 1, 2000);
     await new Promise((r) => setTimeout(r, 100));
     expect([admission.queued, bOpen]).toEqual([1, false]);
     // a resumes (its mirror is at seq 5): welcomed, it has opened, and b is read
@@ -66,8 +66,7 @@ describe('the tunnel under admission at accept (#19)', () => {
     // b has no mirror: welcomed with acked_seq null (a snapshot asked for), which opens it too
     b.hello(null);
     expect(await b.first('welcome')).toMatchObject({ type: 'welcome', edge_id: edgeB, acked_seq: null });
-    const deadline2 = Date.now() + 2000;
-    while (admission.openingCount > 0 && Date.now() < deadline2) await new Promise((r) => setTimeout(r, 5));
+    await until(() => admission.openingCount === 0, 2000);
     expect(admission.openingCount).toBe(0);
     a.ws.close();
     b.ws.close();

@@ -7,6 +7,7 @@ import { UpgradeDispatcher } from '@smarthome/protocol/server';
 import { createLogger } from '../log.ts';
 import type { StateChanged, TunnelHub } from '../tunnel/hub.ts';
 import { AppSocketServer, APP_SOCKET_PATH, type AppApi, type Visibility } from './app-socket.ts';
+import { until } from '../testing/until.ts';
 import { SessionRegistry } from './sessions.ts';
 
 /**
@@ -89,14 +90,6 @@ async function setup(opts: { visibilityTtlMs?: number } = {}) {
     c.events.some((e) => e.entity_id === entityId && e.state === state);
 
   return { grants, loads, registry, connect, change, got };
-}
-
-async function until(ok: () => boolean, ms = 5000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!ok()) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 5));
-  }
 }
 
 // every user sees edge 0 (the marker's), so every client gets the marker
