@@ -130,23 +130,25 @@ export function atOnce(batches: readonly DeltaBatch[]): boolean {
  * group, and finds the old states by a join on the primary key instead of an OR of key pairs.
  * Columns are named: a prepared `SELECT *` breaks when a migration adds one.
  */
-const STATES_AT_ONCE_SQL = `WITH k AS (
+const STATE_ROWS = `k AS (
     SELECT * FROM unnest(CAST(? AS BIGINT[]), CAST(? AS TEXT[]), CAST(? AS TEXT[]), CAST(? AS TEXT[]), CAST(? AS TEXT[]),
       CAST(? AS TEXT[]), CAST(? AS TEXT[]), CAST(? AS TEXT[]), CAST(? AS TEXT[]))
-      AS k (edge_id, entity_id, name, domain, platform, state, attributes, last_changed, last_updated)),
-  old AS (
+      AS k (edge_id, entity_id, name, domain, platform, state, attributes, last_changed, last_updated))`;
+const OLD_STATES = `old AS (
     SELECT m.edge_id, m.entity_id, m.name, m.domain, m.platform, m.state, m.attributes, m.last_changed, m.last_updated
-    FROM mirror_entities m JOIN k ON m.edge_id = k.edge_id AND m.entity_id = k.entity_id WHERE m.disabled_by IS NULL),
-  s AS (
-    INSERT INTO mirror_entities (edge_id, entity_id, name, domain, platform, registered, state, attributes, last_changed, last_updated)
+    FROM mirror_entities m JOIN k ON m.edge_id = k.edge_id AND m.entity_id = k.entity_id WHERE m.disabled_by IS NULL)`;
+const UPSERT_STATES = `INSERT INTO mirror_entities (edge_id, entity_id, name, domain, platform, registered, state, attributes, last_changed, last_updated)
     SELECT edge_id, entity_id, name, domain, platform, 0, state, attributes, last_changed, last_updated FROM k
     ON CONFLICT (edge_id, entity_id) DO UPDATE SET state = excluded.state, attributes = excluded.attributes,
-      last_changed = excluded.last_changed, last_updated = excluded.last_updated),
-  q AS (
-    INSERT INTO mirror_sync (edge_id, seq, snapshot_at, updated_at, version)
+      last_changed = excluded.last_changed, last_updated = excluded.last_updated`;
+const UPSERT_SEQS = `INSERT INTO mirror_sync (edge_id, seq, snapshot_at, updated_at, version)
     SELECT edge_id, seq, NULL, ?, 1 FROM unnest(CAST(? AS BIGINT[]), CAST(? AS BIGINT[])) AS q (edge_id, seq)
     ON CONFLICT (edge_id) DO UPDATE SET seq = COALESCE(excluded.seq, mirror_sync.seq), updated_at = excluded.updated_at,
-      version = mirror_sync.version + 1)
+      version = mirror_sync.version + 1`;
+const STATES_AT_ONCE_SQL = `WITH ${STATE_ROWS},
+  ${OLD_STATES},
+  s AS (${UPSERT_STATES}),
+  q AS (${UPSERT_SEQS})
   SELECT edge_id, entity_id, name, domain, platform, state, attributes, last_changed, last_updated FROM old`;
 
 export async function writeStatesAtOnce(
