@@ -124,7 +124,7 @@ export function buildParts(
     authenticateEdge: (token) => tunnelBatches.authenticate(token),
     lastSeq: (edgeId) => tunnelBatches.lastSeq(edgeId),
     applySnapshot: async (edgeId, seq, snapshot) => mirror.replaceSnapshot(edgeId, snapshot, seq),
-    applyDeltas: (edgeId, lastSeq, deltas) => mirrorWriter.applyDeltas(edgeId, deltas, lastSeq),
+    applyDeltas: (edgeId, lastSeq, deltas, oldStates) => mirrorWriter.applyDeltas(edgeId, deltas, lastSeq, oldStates),
     announce: (edgeId, settled) => mirror.announced.add(edgeId, settled),
     // Scale-out: claim the edge's ownership key before marking it online; mark it offline only
     // while the key was still ours (the edge may already have said hello on another replica).

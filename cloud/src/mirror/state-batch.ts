@@ -10,6 +10,11 @@ export interface DeltaBatch {
   edgeId: number;
   deltas: readonly Delta[];
   lastSeq: number | null;
+  /**
+   * false: the caller has no use for the states these changes replace (the tunnel announced each
+   * with the old state its edge sent), so they are not read: every oldState answered is null
+   */
+  oldStates?: boolean;
 }
 export type BatchResult = { oldState: EntityState | null }[];
 
@@ -50,21 +55,27 @@ const bumpVersions = (batches: readonly DeltaBatch[]) =>
 interface ChunkState {
   edgeId: number;
   state: EntityState;
+  oldStates: boolean;
 }
 
 function chunkStates(batches: readonly DeltaBatch[]): ChunkState[] {
   const states: ChunkState[] = [];
   for (const b of batches)
-    for (const d of b.deltas) if (d.kind === 'state') states.push({ edgeId: b.edgeId, state: d.state });
+    for (const d of b.deltas)
+      if (d.kind === 'state') states.push({ edgeId: b.edgeId, state: d.state, oldStates: b.oldStates !== false });
   return states;
 }
+
+/** the states whose old states are read: those of the batches that want them */
+const wanted = (states: readonly ChunkState[]) => states.filter((s) => s.oldStates);
 
 function results(batches: readonly DeltaBatch[], rows: readonly Row[]): BatchResult[] {
   const old = new Map<string, EntityState>();
   for (const r of rows) old.set(key(Number(r.edge_id), r.entity_id as string), toEntityState(r));
   return batches.map((b) =>
     b.deltas.map((d) => ({
-      oldState: d.kind === 'state' ? (old.get(key(b.edgeId, d.state.entity_id)) ?? null) : null,
+      oldState:
+        d.kind === 'state' && b.oldStates !== false ? (old.get(key(b.edgeId, d.state.entity_id)) ?? null) : null,
     })),
   );
 }
@@ -82,10 +93,12 @@ export async function writeStateChunk(database: CloudDatabase, batches: readonly
   const states = chunkStates(batches);
   let rows: Row[] = [];
   if (states.length > 0) {
-    rows = await database.query<Row>(
-      selectOld(states),
-      states.flatMap((s) => [s.edgeId, s.state.entity_id]),
-    );
+    const reads = wanted(states);
+    if (reads.length > 0)
+      rows = await database.query<Row>(
+        selectOld(reads),
+        reads.flatMap((s) => [s.edgeId, s.state.entity_id]),
+      );
     await database.execute(upsertStates(states), stateParams(states));
   }
   const at = new Date().toISOString();
@@ -150,6 +163,10 @@ const STATES_AT_ONCE_SQL = `WITH ${STATE_ROWS},
   s AS (${UPSERT_STATES}),
   q AS (${UPSERT_SEQS})
   SELECT edge_id, entity_id, name, domain, platform, state, attributes, last_changed, last_updated FROM old`;
+/** the same when no batch wants the old states: the join is not made (same parameters) */
+const STATES_AT_ONCE_NO_OLD_SQL = `WITH ${STATE_ROWS},
+  s AS (${UPSERT_STATES})
+  ${UPSERT_SEQS}`;
 
 export async function writeStatesAtOnce(
   database: CloudDatabase,
@@ -159,5 +176,9 @@ export async function writeStatesAtOnce(
   const columns = Array.from({ length: 9 }, (_, i) => rows.map((r) => r[i]));
   // a batch without a sequence keeps the one recorded (COALESCE) and only bumps the version
   const sequences = [new Date().toISOString(), batches.map((b) => b.edgeId), batches.map((b) => b.lastSeq)];
-  return results(batches, await database.query<Row>(STATES_AT_ONCE_SQL, [...columns, ...sequences]));
+  const params = [...columns, ...sequences];
+  if (batches.some((b) => b.oldStates !== false))
+    return results(batches, await database.query<Row>(STATES_AT_ONCE_SQL, params));
+  await database.execute(STATES_AT_ONCE_NO_OLD_SQL, params);
+  return results(batches, []);
 }

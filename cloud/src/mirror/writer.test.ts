@@ -125,6 +125,48 @@ describe('MirrorWriter: state changes of several edges', () => {
     expect((await mirror.versions([edgeB])).get(edgeB)).toBe(versionB + 1);
   });
 
+  it('announced with their old states (oldStates false): the old states are not read, the new ones are written', async () => {
+    const writer = new MirrorWriter(t.cloud.database, mirror, { budgetMs: Infinity });
+    const db = t.cloud.database;
+    const before = await mirror.state([edgeB], 'light.lamp_1');
+    const statements: string[] = [];
+    const { query, execute } = db;
+    db.query = (sql, params) => (statements.push(sql), query.call(db, sql, params)) as never;
+    db.execute = (sql, params) => (statements.push(sql), execute.call(db, sql, params));
+    const readsOld = () => statements.filter((s) => /FROM mirror_entities/.test(s)).length;
+    try {
+      // one batch that wants its old state beside one that does not: only the first is read
+      const [a, b] = await Promise.all([
+        writer.applyDeltas(edgeA, [stateDelta('warm')], 50, false),
+        writer.applyDeltas(edgeB, [stateDelta('cold')], 51),
+      ]);
+      expect(a.map((o) => o.oldState)).toEqual([null]);
+      expect(b.map((o) => o.oldState)).toEqual([before]);
+      expect(readsOld()).toBe(1);
+      // none wants them: no read at all, on either engine
+      statements.length = 0;
+      const [c, d] = await Promise.all([
+        writer.applyDeltas(edgeA, [stateDelta('cool')], 52, false),
+        writer.applyDeltas(edgeB, [stateDelta('hot')], 53, false),
+      ]);
+      expect([...c, ...d].map((o) => o.oldState)).toEqual([null, null]);
+      expect(statements.length).toBeGreaterThan(0);
+      expect(readsOld()).toBe(0);
+      // MirrorStore.applyDeltas (a batch with other changes, one retried alone) skips it too
+      statements.length = 0;
+      const [e] = await mirror.applyDeltas(edgeA, [stateDelta('dark')], 54, false);
+      expect(e!.oldState).toBeNull();
+      expect(readsOld()).toBe(0);
+    } finally {
+      db.query = query;
+      db.execute = execute;
+    }
+    expect((await mirror.state([edgeA], 'light.lamp_1'))?.state).toBe('dark');
+    expect((await mirror.state([edgeB], 'light.lamp_1'))?.state).toBe('hot');
+    expect(await mirror.lastSeq(edgeA)).toBe(54);
+    expect(await mirror.lastSeq(edgeB)).toBe(53);
+  });
+
   it('keep every text as sent: quotes, backslashes, braces, commas, "NULL", unicode and null values', async () => {
     const writer = new MirrorWriter(t.cloud.database, mirror, { budgetMs: Infinity });
     const odd: EntityState = {

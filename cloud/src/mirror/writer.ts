@@ -11,6 +11,7 @@ interface Item {
   edgeId: number;
   deltas: readonly tunnel.Delta[];
   lastSeq: number | null;
+  oldStates: boolean;
   resolve: (out: Result) => void;
   reject: (err: unknown) => void;
 }
@@ -66,9 +67,14 @@ export class MirrorWriter extends EventEmitter {
   }
 
   /** Like MirrorStore.applyDeltas, but committed with the other edges' work of the same tick. */
-  applyDeltas(edgeId: number, deltas: readonly tunnel.Delta[], lastSeq: number | null = null): Promise<Result> {
+  applyDeltas(
+    edgeId: number,
+    deltas: readonly tunnel.Delta[],
+    lastSeq: number | null = null,
+    oldStates = true,
+  ): Promise<Result> {
     return new Promise<Result>((resolve, reject) => {
-      this.queue.push({ edgeId, deltas, lastSeq, resolve, reject });
+      this.queue.push({ edgeId, deltas, lastSeq, oldStates, resolve, reject });
       this.schedule();
     });
   }
@@ -144,7 +150,7 @@ export class MirrorWriter extends EventEmitter {
   private async alone(items: Item[]): Promise<void> {
     for (const item of items) {
       try {
-        const out = await this.mirror.applyDeltas(item.edgeId, item.deltas, item.lastSeq);
+        const out = await this.mirror.applyDeltas(item.edgeId, item.deltas, item.lastSeq, item.oldStates);
         this.commits += 1;
         this.emit('commit', [item.edgeId]);
         this.registryWritten(item);

@@ -158,16 +158,18 @@ export abstract class MirrorWrites {
 
   /**
    * Applies consecutive changes of one edge in one unit (a burst costs one commit, not one per
-   * change) and records `lastSeq`, the sequence of the last one, when given.
+   * change) and records `lastSeq`, the sequence of the last one, when given. `oldStates` false:
+   * the states that state changes replace are not read (answered null; see DeltaBatch).
    */
   async applyDeltas(
     edgeId: number,
     deltas: readonly Delta[],
     lastSeq: number | null = null,
+    oldStates = true,
   ): Promise<{ oldState: EntityState | null }[]> {
     return this.database.atomic(async () => {
       const out: { oldState: EntityState | null }[] = [];
-      for (const delta of deltas) out.push({ oldState: await this.applyOne(edgeId, delta) });
+      for (const delta of deltas) out.push({ oldState: await this.applyOne(edgeId, delta, oldStates) });
       if (lastSeq !== null) await this.run(SQL.setSeq, [edgeId, lastSeq, null, new Date().toISOString()]);
       else await this.run(SQL.bumpVersion, [edgeId, new Date().toISOString()]);
       return out;
@@ -196,7 +198,7 @@ export abstract class MirrorWrites {
         const keys = stateKeys(b);
         if (!keys) {
           await flush();
-          out.push(await this.applyDeltas(b.edgeId, b.deltas, b.lastSeq));
+          out.push(await this.applyDeltas(b.edgeId, b.deltas, b.lastSeq, b.oldStates !== false));
           continue;
         }
         const edge = `edge ${b.edgeId}`;
@@ -212,11 +214,13 @@ export abstract class MirrorWrites {
     });
   }
 
-  private async applyOne(edgeId: number, delta: Delta): Promise<EntityState | null> {
+  private async applyOne(edgeId: number, delta: Delta, oldStates: boolean): Promise<EntityState | null> {
     // a state change replaces the old state; disabling an entity removes it
     const oldState =
       delta.kind === 'state'
-        ? await this.storedState([edgeId], delta.state.entity_id)
+        ? oldStates
+          ? await this.storedState([edgeId], delta.state.entity_id)
+          : null
         : delta.kind === 'entity_upsert' && delta.entity.disabled_by
           ? await this.storedState([edgeId], delta.entity.entity_id)
           : null;

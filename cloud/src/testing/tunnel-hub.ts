@@ -19,7 +19,7 @@ export function mirrorHub(mirror: MirrorStore, tokens: Record<string, number>, o
     authenticateEdge: async (token) => (tokens[token] ? { id: tokens[token] } : null),
     lastSeq: (edgeId) => mirror.lastSeq(edgeId),
     applySnapshot: (edgeId, seq, snapshot) => mirror.replaceSnapshot(edgeId, snapshot, seq),
-    applyDeltas: (edgeId, lastSeq, deltas) => mirror.applyDeltas(edgeId, deltas, lastSeq),
+    applyDeltas: (edgeId, lastSeq, deltas, oldStates) => mirror.applyDeltas(edgeId, deltas, lastSeq, oldStates),
     markOnline: async () => {},
     markOffline: async () => {},
     ...overrides,

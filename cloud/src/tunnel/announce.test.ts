@@ -20,6 +20,8 @@ let gate: Promise<void> | null = null;
 let failNext = false;
 const events: string[] = [];
 const changes: StateChanged[] = [];
+/** per delta write, whether the hub asked for the old states (not when its edge sent them) */
+const oldStatesAsked: boolean[] = [];
 
 beforeAll(async () => {
   t = await startTestCloud();
@@ -29,13 +31,14 @@ beforeAll(async () => {
     mirror,
     { a: edgeA, b: edgeB },
     {
-      applyDeltas: async (edgeId, lastSeq, deltas) => {
+      applyDeltas: async (edgeId, lastSeq, deltas, oldStates) => {
+        oldStatesAsked.push(oldStates);
         if (gate) await gate;
         if (failNext) {
           failNext = false;
           throw new Error('database away');
         }
-        const out = await mirror.applyDeltas(edgeId, deltas, lastSeq);
+        const out = await mirror.applyDeltas(edgeId, deltas, lastSeq, oldStates);
         events.push(`commit ${lastSeq}`);
         return out;
       },
@@ -93,9 +96,12 @@ describe('a change announced before its commit', () => {
     const a = await edge('a');
     events.length = 0;
     changes.length = 0;
+    oldStatesAsked.length = 0;
     const release = gated();
     a.send(change(1, 'on', 'off'));
     await expect.poll(() => events).toEqual(['state_changed on']);
+    // the edge sent the old state: the mirror is not asked to read it
+    expect(oldStatesAsked).toEqual([false]);
     expect(changes[0]).toEqual({
       edgeId: edgeA,
       entity_id: 'light.lamp_1',
@@ -128,10 +134,12 @@ describe('a change announced before its commit', () => {
     const a = await edge('a');
     events.length = 0;
     changes.length = 0;
+    oldStatesAsked.length = 0;
     const release = gated();
     a.send(change(1, 'on', undefined));
     await new Promise((r) => setTimeout(r, 50));
     expect(events).toEqual([]);
+    expect(oldStatesAsked).toEqual([true]);
     release();
     await expect.poll(() => a.acks).toEqual([0, 1]);
     expect(events.filter((e) => !e.startsWith('ack'))).toEqual(['commit 1', 'state_changed on', 'state_committed on']);

@@ -6,12 +6,14 @@ import type { StateChanged } from './hub-types.ts';
 export interface DeltaDeps {
   /**
    * Applies consecutive deltas of one edge as one unit, `lastSeq` being the last one's; returns,
-   * per delta, the entity's previous state for state deltas (for state_changed fan-out).
+   * per delta, the entity's previous state for state deltas (for state_changed fan-out), unless
+   * `oldStates` is false (every change was announced with the old state its edge sent: not read).
    */
   applyDeltas(
     edgeId: number,
     lastSeq: number,
     deltas: tunnel.Delta[],
+    oldStates: boolean,
   ): Promise<({ oldState?: EntityState | null } | void)[]>;
   /**
    * A change of the edge was announced (`state_changed`) before its write: `settled` resolves
@@ -103,6 +105,7 @@ export class TunnelDeltas {
       edgeId,
       last,
       messages.map((m) => m.delta),
+      batch.late, // only changes announced after the commit need the mirror's old states
     );
     conn.send({ type: 'ack', seq: last });
     messages.forEach((msg, i) => {

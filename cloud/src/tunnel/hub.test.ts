@@ -23,7 +23,7 @@ beforeAll(async () => {
   const tokens: Record<string, number> = { a: edgeA, b: edgeB };
   // the cloud's own mirror and database behind a hub of the test's, so the writer can be watched
   hub = mirrorHub(mirror, tokens, {
-    applyDeltas: (edgeId, lastSeq, deltas) => writer.applyDeltas(edgeId, deltas, lastSeq),
+    applyDeltas: (edgeId, lastSeq, deltas, oldStates) => writer.applyDeltas(edgeId, deltas, lastSeq, oldStates),
   });
   ({ url, close: closeHub } = await serveHub(hub));
 });
