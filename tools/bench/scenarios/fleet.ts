@@ -7,6 +7,7 @@ import { REPO_ROOT } from '@smarthome/cloud/testing/process';
 import { buildCloud } from '../../src/build-cloud/build.ts';
 import { CloudProcess } from '../lib/fleet-cloud.ts';
 import { api, pool, sleep, stallProbe } from '../lib/fleet-http.ts';
+import { bareRun, type BareResult } from '../lib/fleet-baseline.ts';
 import { SimulatedFleet, type FleetStats } from '../lib/fleet-processes.ts';
 import { postgresCpu, postgresCpuSince } from '../lib/proc-cpu.ts';
 import type { BenchOptions, BenchResult, BenchScenario } from '../lib/types.ts';
@@ -32,7 +33,11 @@ import type { BenchOptions, BenchResult, BenchScenario } from '../lib/types.ts';
  * sets variables for the replica only (GLIBC_TUNABLES=…). FLEET_CLOUD_LOG=<file>
  * keeps the replica's log. No wait is unbounded: a wait for the fleet ends once its online and
  * synced counts have not moved for FLEET_STALLED_S (default 120), and then lists the edges not
- * synced, grouped by state and last close code, refusal or error.
+ * synced, grouped by state and last close code, refusal or error. The same-run baseline, per N
+ * before the replica's run: the steady state against a bare relay (lib/fleet-bare.ts: the same
+ * edges, app sockets and window, `ws` and JSON.parse only), its CPU per 1,000 deltas, delta→event
+ * p50 / p99 and longest loop delay: what this machine and harness give with no work of the
+ * replica's own (FLEET_BARE=0 skips it).
  */
 /** entities per home (FLEET_ENTITIES): larger snapshots weigh on the first sync */
 const ENTITIES = Number(process.env.FLEET_ENTITIES ?? 100);
@@ -288,6 +293,24 @@ export const scenario: BenchScenario = {
       const rows: (string | number)[][] = [];
       let ok = true;
       for (const n of sizes) {
+        let bare: BareResult | null = null;
+        if (process.env.FLEET_BARE !== '0') {
+          const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fleet-bare-'));
+          try {
+            bare = await bareRun(dir, {
+              n,
+              entities: ENTITIES,
+              perProcess: EDGES_PER_PROCESS,
+              everyMs: DELTA_EVERY_MS,
+              windowMs: quick ? 10_000 : 30_000,
+            });
+          } finally {
+            fs.rmSync(dir, { recursive: true, force: true });
+          }
+          log(
+            `${n} edges, bare relay: ${bare.cpuPer1000.toFixed(0)} ms CPU / 1,000 deltas, delta→event p50 / p99 ${bare.eventP50.toFixed(1)} / ${bare.eventP99.toFixed(1)} ms, loop delay ${bare.loopMs.toFixed(0)} ms`,
+          );
+        }
         const r = await fleetRun(n, bundle, quick, log);
         const f = (x: number, d = 1) => (Number.isFinite(x) ? x.toFixed(d) : 'not reached');
         rows.push([
@@ -303,6 +326,9 @@ export const scenario: BenchScenario = {
           `${f(r.stormStall, 0)} / ${f(r.stormLoop, 0)} / ${f(r.stormEdgesLoop, 0)}`,
           r.handshakeTimeouts,
           `${f(r.steadyStarved * 100, 0)} / ${f(r.stormStarved * 100, 0)}`,
+          bare
+            ? `${f(bare.cpuPer1000, 0)}; ${f(bare.eventP50)} / ${f(bare.eventP99)}; ${f(bare.loopMs, 0)}`
+            : 'not run',
         ]);
         if (n >= 10_000 && r.rssAfterSnapshots > TARGETS.rssMb10k) ok = false;
         if (
@@ -329,6 +355,7 @@ export const scenario: BenchScenario = {
           "storm: longest /healthz / loop delay / simulated edges' loop delay ms",
           'handshake timeouts',
           'replica waiting for a core, % of the time: steady / storm',
+          'same run, bare relay (baseline): CPU ms / 1,000 deltas; delta→event ms p50 / p99; loop delay ms',
         ],
         rows,
         summary: `targets (#19): 10,000 edges ≤ ${TARGETS.rssMb10k} MB; delta→event p99 ≤ ${TARGETS.p99EventMs} ms; storm settled ≤ ${TARGETS.stormS} s with no handshake timeout and no stall > ${TARGETS.stallMs} ms`,
