@@ -3,7 +3,7 @@ import readline from 'node:readline';
 import path from 'node:path';
 import WebSocket from 'ws';
 import { NODE, REPO_ROOT } from '@smarthome/cloud/testing/process';
-import { pool, sleep } from './fleet-http.ts';
+import { pct, pool, sleep } from './fleet-http.ts';
 import { SimulatedFleet } from './fleet-processes.ts';
 import { processCpuMs } from './proc-cpu.ts';
 
@@ -15,9 +15,6 @@ export interface BareResult {
   /** the bare relay's longest event-loop delay in the steady state (ms) */
   loopMs: number;
 }
-
-const pct = (xs: number[], p: number) =>
-  xs.length ? [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]! : NaN;
 
 /**
  * The fleet's steady state against the bare relay (fleet-bare.ts) instead of the replica, in the

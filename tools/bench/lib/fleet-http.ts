@@ -2,6 +2,10 @@
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** The `p` quantile (0..1) of `xs`; NaN when there is none. */
+export const pct = (xs: number[], p: number) =>
+  xs.length ? [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]! : NaN;
+
 /** Runs `fn` over `items` with at most `limit` in flight. */
 export async function pool<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
   const out: R[] = new Array(items.length);

@@ -6,7 +6,7 @@ import { createTestSchema, type TestSchema } from '@smarthome/cloud/testing/data
 import { REPO_ROOT } from '@smarthome/cloud/testing/process';
 import { buildCloud } from '../../src/build-cloud/build.ts';
 import { CloudProcess } from '../lib/fleet-cloud.ts';
-import { api, pool, sleep, stallProbe } from '../lib/fleet-http.ts';
+import { api, pct, pool, sleep, stallProbe } from '../lib/fleet-http.ts';
 import { bareRun, type BareResult } from '../lib/fleet-baseline.ts';
 import { SimulatedFleet, type FleetStats } from '../lib/fleet-processes.ts';
 import { postgresCpu, postgresCpuSince } from '../lib/proc-cpu.ts';
@@ -51,9 +51,6 @@ const STALLED_MS = Number(process.env.FLEET_STALLED_S ?? 120) * 1000;
  * handshake timeouts, and each still stalled ~2.8 s).
  */
 const EDGES_PER_PROCESS = Number(process.env.FLEET_EDGES_PER_PROCESS) || Infinity;
-
-const pct = (xs: number[], p: number) =>
-  xs.length ? [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))] : NaN;
 
 async function fleetRun(
   n: number,
