@@ -14,7 +14,7 @@ export interface DeltaBatch {
    * false: the caller has no use for the states these changes replace (the tunnel announced each
    * with the old state its edge sent), so they are not read: every oldState answered is null
    */
-  oldStates?: boolean;
+  oldStates: boolean;
 }
 export type BatchResult = { oldState: EntityState | null }[];
 
@@ -55,27 +55,21 @@ const bumpVersions = (batches: readonly DeltaBatch[]) =>
 interface ChunkState {
   edgeId: number;
   state: EntityState;
-  oldStates: boolean;
 }
 
 function chunkStates(batches: readonly DeltaBatch[]): ChunkState[] {
   const states: ChunkState[] = [];
   for (const b of batches)
-    for (const d of b.deltas)
-      if (d.kind === 'state') states.push({ edgeId: b.edgeId, state: d.state, oldStates: b.oldStates !== false });
+    for (const d of b.deltas) if (d.kind === 'state') states.push({ edgeId: b.edgeId, state: d.state });
   return states;
 }
-
-/** the states whose old states are read: those of the batches that want them */
-const wanted = (states: readonly ChunkState[]) => states.filter((s) => s.oldStates);
 
 function results(batches: readonly DeltaBatch[], rows: readonly Row[]): BatchResult[] {
   const old = new Map<string, EntityState>();
   for (const r of rows) old.set(key(Number(r.edge_id), r.entity_id as string), toEntityState(r));
   return batches.map((b) =>
     b.deltas.map((d) => ({
-      oldState:
-        d.kind === 'state' && b.oldStates !== false ? (old.get(key(b.edgeId, d.state.entity_id)) ?? null) : null,
+      oldState: d.kind === 'state' && b.oldStates ? (old.get(key(b.edgeId, d.state.entity_id)) ?? null) : null,
     })),
   );
 }
@@ -93,7 +87,7 @@ export async function writeStateChunk(database: CloudDatabase, batches: readonly
   const states = chunkStates(batches);
   let rows: Row[] = [];
   if (states.length > 0) {
-    const reads = wanted(states);
+    const reads = chunkStates(batches.filter((b) => b.oldStates));
     if (reads.length > 0)
       rows = await database.query<Row>(
         selectOld(reads),
@@ -177,8 +171,7 @@ export async function writeStatesAtOnce(
   // a batch without a sequence keeps the one recorded (COALESCE) and only bumps the version
   const sequences = [new Date().toISOString(), batches.map((b) => b.edgeId), batches.map((b) => b.lastSeq)];
   const params = [...columns, ...sequences];
-  if (batches.some((b) => b.oldStates !== false))
-    return results(batches, await database.query<Row>(STATES_AT_ONCE_SQL, params));
+  if (batches.some((b) => b.oldStates)) return results(batches, await database.query<Row>(STATES_AT_ONCE_SQL, params));
   await database.execute(STATES_AT_ONCE_NO_OLD_SQL, params);
   return results(batches, []);
 }

@@ -198,7 +198,7 @@ export abstract class MirrorWrites {
         const keys = stateKeys(b);
         if (!keys) {
           await flush();
-          out.push(await this.applyDeltas(b.edgeId, b.deltas, b.lastSeq, b.oldStates !== false));
+          out.push(await this.applyDeltas(b.edgeId, b.deltas, b.lastSeq, b.oldStates));
           continue;
         }
         const edge = `edge ${b.edgeId}`;
