@@ -24,6 +24,19 @@ function record(writer: MirrorWriter): string[] {
   return events;
 }
 
+/** Records the SQL of every query and execute on `db` until `restore()`. */
+function recordStatements(db: TestCloud['cloud']['database']) {
+  const statements: string[] = [];
+  const { query, execute } = db;
+  db.query = (sql, params) => (statements.push(sql), query.call(db, sql, params)) as never;
+  db.execute = (sql, params) => (statements.push(sql), execute.call(db, sql, params));
+  const restore = () => {
+    db.query = query;
+    db.execute = execute;
+  };
+  return { statements, restore };
+}
+
 describe('MirrorWriter', () => {
   it("commits two edges' deltas of one tick in one transaction, and resolves each only after it", async () => {
     // no time budget here: a loaded machine's pause must not split the transaction
@@ -98,10 +111,7 @@ describe('MirrorWriter: state changes of several edges', () => {
     const before = { a: await mirror.state([edgeA], 'light.lamp_1'), b: await mirror.state([edgeB], 'light.lamp_1') };
     const versionB = (await mirror.versions([edgeB])).get(edgeB)!;
     const fresh: EntityState = { ...lamp('on'), entity_id: 'light.fresh_1', name: 'Fresh 1' };
-    const statements: string[] = [];
-    const { query, execute } = db;
-    db.query = (sql, params) => (statements.push(sql), query.call(db, sql, params)) as never;
-    db.execute = (sql, params) => (statements.push(sql), execute.call(db, sql, params));
+    const { statements, restore } = recordStatements(db);
     try {
       const [a, b] = await Promise.all([
         writer.applyDeltas(edgeA, [stateDelta('dim'), { kind: 'state', state: fresh }], 30),
@@ -110,8 +120,7 @@ describe('MirrorWriter: state changes of several edges', () => {
       expect(a.map((o) => o.oldState)).toEqual([before.a, null]);
       expect(b.map((o) => o.oldState)).toEqual([before.b]);
     } finally {
-      db.query = query;
-      db.execute = execute;
+      restore();
     }
     // PostgreSQL: one statement (data-modifying WITH, no transaction); SQLite: one SELECT, one
     // upsert of the three states, one of A's sequence, one of B's version
@@ -129,10 +138,7 @@ describe('MirrorWriter: state changes of several edges', () => {
     const writer = new MirrorWriter(t.cloud.database, mirror, { budgetMs: Infinity });
     const db = t.cloud.database;
     const before = await mirror.state([edgeB], 'light.lamp_1');
-    const statements: string[] = [];
-    const { query, execute } = db;
-    db.query = (sql, params) => (statements.push(sql), query.call(db, sql, params)) as never;
-    db.execute = (sql, params) => (statements.push(sql), execute.call(db, sql, params));
+    const { statements, restore } = recordStatements(db);
     const readsOld = () => statements.filter((s) => /FROM mirror_entities/.test(s)).length;
     try {
       // one batch that wants its old state beside one that does not: only the first is read
@@ -158,8 +164,7 @@ describe('MirrorWriter: state changes of several edges', () => {
       expect(e!.oldState).toBeNull();
       expect(readsOld()).toBe(0);
     } finally {
-      db.query = query;
-      db.execute = execute;
+      restore();
     }
     expect((await mirror.state([edgeA], 'light.lamp_1'))?.state).toBe('dark');
     expect((await mirror.state([edgeB], 'light.lamp_1'))?.state).toBe('hot');
