@@ -84,13 +84,15 @@ function tunnelOf(edge: number, ws: WebSocket): void {
       case 'hello': {
         const last = lastSeq.get(edge);
         const acked = msg.resume_from != null && last !== undefined && last >= msg.resume_from ? last : null;
-        const welcome = {
-          type: 'welcome',
-          protocol: tunnel.TUNNEL_PROTOCOL_VERSION,
-          edge_id: edge + 1,
-          acked_seq: acked,
-        };
-        ws.send(JSON.stringify({ ...welcome, heartbeat_ms: HEARTBEAT_MS }));
+        ws.send(
+          JSON.stringify({
+            type: 'welcome',
+            protocol: tunnel.TUNNEL_PROTOCOL_VERSION,
+            edge_id: edge + 1,
+            acked_seq: acked,
+            heartbeat_ms: HEARTBEAT_MS,
+          }),
+        );
         return;
       }
       case 'snapshot':

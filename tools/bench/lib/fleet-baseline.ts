@@ -1,9 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import readline from 'node:readline';
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import WebSocket from 'ws';
-import { NODE, REPO_ROOT } from '@smarthome/cloud/testing/process';
-import { pct, pool, sleep } from './fleet-http.ts';
+import { spawnReady } from '@smarthome/cloud/testing/process';
+import { eventLatencyMs, pct, pool, sleep } from './fleet-http.ts';
 import { SimulatedFleet } from './fleet-processes.ts';
 import { processCpuMs } from './proc-cpu.ts';
 
@@ -22,30 +22,27 @@ export interface BareResult {
  * socket per 10 homes, the same warm-up and window. Its delta→event and CPU per delta are what
  * the machine and the harness give before any work of the replica's own.
  */
-export async function bareRun(
-  dir: string,
-  opts: { n: number; entities: number; perProcess: number; everyMs: number; windowMs: number },
-): Promise<BareResult> {
-  const child: ChildProcess = spawn(NODE, [path.join(REPO_ROOT, 'tools/bench/lib/fleet-bare.ts')], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+export async function bareRun(opts: {
+  n: number;
+  entities: number;
+  perProcess: number;
+  everyMs: number;
+  windowMs: number;
+}): Promise<BareResult> {
+  const relay = await spawnReady('tools/bench/lib/fleet-bare.ts', []);
+  const { child } = relay;
+  const port = relay.ready.http!;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fleet-bare-'));
   let fleet: SimulatedFleet | null = null;
   const apps: WebSocket[] = [];
   try {
-    const port = await new Promise<number>((resolve, reject) => {
-      readline.createInterface({ input: child.stdout! }).on('line', (line) => {
-        const m = /^ready (\{.*\})$/.exec(line);
-        if (m) resolve((JSON.parse(m[1]!) as { http: number }).http);
-      });
-      child.once('exit', (code) => reject(new Error(`the bare relay exited ${code} before ready`)));
-    });
     const url = `http://127.0.0.1:${port}`;
     const tokens = Array.from({ length: opts.n }, (_, i) => `bare-${i}`);
     fleet = new SimulatedFleet(dir, { cloudUrl: url, tokens, entities: opts.entities, perProcess: opts.perProcess });
     await fleet.start();
     const end = Date.now() + 600_000;
     while ((await fleet.stats()).synced < opts.n) {
-      if (Date.now() > end) throw new Error('the fleet did not sync with the bare relay');
+      if (Date.now() > end) throw new Error(`the fleet did not sync with the bare relay: ${relay.stderr()}`);
       await sleep(100);
     }
     const latencies: number[] = [];
@@ -61,9 +58,8 @@ export async function bareRun(
           ws.once('error', reject);
           ws.on('message', (raw) => {
             if (!measuring) return;
-            const m = JSON.parse(raw.toString()) as any;
-            const sentAt = m.event?.data?.new_state?.attributes?.sent_at;
-            if (typeof sentAt === 'number' && sentAt > 0) latencies.push(Date.now() - sentAt);
+            const ms = eventLatencyMs(JSON.parse(raw.toString()));
+            if (ms !== null) latencies.push(ms);
           });
         }),
     );
@@ -88,9 +84,9 @@ export async function bareRun(
     for (const ws of apps) ws.terminate();
     await fleet?.stop();
     if (child.exitCode === null) {
-      const exited = new Promise((r) => child.once('exit', r));
       child.kill('SIGTERM');
-      await exited;
+      await relay.exit;
     }
+    fs.rmSync(dir, { recursive: true, force: true });
   }
 }

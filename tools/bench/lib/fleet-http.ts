@@ -2,6 +2,12 @@
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** delta→event ms of an app socket's message: an event whose new state carries the edge's `sent_at` stamp; null otherwise */
+export function eventLatencyMs(message: any): number | null {
+  const sentAt = message.event?.data?.new_state?.attributes?.sent_at;
+  return typeof sentAt === 'number' && sentAt > 0 ? Date.now() - sentAt : null;
+}
+
 /** The `p` quantile (0..1) of `xs`; NaN when there is none. */
 export const pct = (xs: number[], p: number) =>
   xs.length ? [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]! : NaN;

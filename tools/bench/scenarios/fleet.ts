@@ -6,7 +6,7 @@ import { createTestSchema, type TestSchema } from '@smarthome/cloud/testing/data
 import { REPO_ROOT } from '@smarthome/cloud/testing/process';
 import { buildCloud } from '../../src/build-cloud/build.ts';
 import { CloudProcess } from '../lib/fleet-cloud.ts';
-import { api, pct, pool, sleep, stallProbe } from '../lib/fleet-http.ts';
+import { api, eventLatencyMs, pct, pool, sleep, stallProbe } from '../lib/fleet-http.ts';
 import { bareRun, type BareResult } from '../lib/fleet-baseline.ts';
 import { SimulatedFleet, type FleetStats } from '../lib/fleet-processes.ts';
 import { postgresCpu, postgresCpuSince } from '../lib/proc-cpu.ts';
@@ -165,8 +165,8 @@ async function fleetRun(
             clearTimeout(timer);
             resolve();
           } else if (m.type === 'event' && measuring) {
-            const sentAt = m.event?.data?.new_state?.attributes?.sent_at;
-            if (typeof sentAt === 'number' && sentAt > 0) latencies.push(Date.now() - sentAt);
+            const ms = eventLatencyMs(m);
+            if (ms !== null) latencies.push(ms);
           }
         });
       });
@@ -292,18 +292,13 @@ export const scenario: BenchScenario = {
       for (const n of sizes) {
         let bare: BareResult | null = null;
         if (process.env.FLEET_BARE !== '0') {
-          const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fleet-bare-'));
-          try {
-            bare = await bareRun(dir, {
-              n,
-              entities: ENTITIES,
-              perProcess: EDGES_PER_PROCESS,
-              everyMs: DELTA_EVERY_MS,
-              windowMs: quick ? 10_000 : 30_000,
-            });
-          } finally {
-            fs.rmSync(dir, { recursive: true, force: true });
-          }
+          bare = await bareRun({
+            n,
+            entities: ENTITIES,
+            perProcess: EDGES_PER_PROCESS,
+            everyMs: DELTA_EVERY_MS,
+            windowMs: quick ? 10_000 : 30_000,
+          });
           log(
             `${n} edges, bare relay: ${bare.cpuPer1000.toFixed(0)} ms CPU / 1,000 deltas, delta→event p50 / p99 ${bare.eventP50.toFixed(1)} / ${bare.eventP99.toFixed(1)} ms, loop delay ${bare.loopMs.toFixed(0)} ms`,
           );
