@@ -3,11 +3,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { UniqueViolation, bindParams, type Migration, type Row, type SqlDriver } from './driver.ts';
-import { WalCheckpointer } from './wal-checkpointer.ts';
+import { SqliteThread } from './sqlite-thread.ts';
 
 export interface SqliteDriverOptions {
   /**
-   * WAL file size from which checkpoints move to a thread of their own (WalCheckpointer): a
+   * WAL file size from which checkpoints move to a thread of their own (SqliteThread): a
    * database written this much is busy enough for the main connection's automatic checkpoints
    * to stall its event loop, while an idle or test cloud never starts the thread (default 4 MiB,
    * SQLite's own 1,000-page checkpoint threshold)
@@ -24,7 +24,7 @@ export interface SqliteDriverOptions {
  * keys on. A connection has one transaction, so transactions run one after the other, and a
  * query from outside an open transaction waits for it to end (it would otherwise land inside
  * it and be rolled back with it). Once the file is busy, its WAL is checkpointed by a thread of
- * its own (WalCheckpointer) instead of by the commits on the event loop.
+ * its own (SqliteThread) instead of by the commits on the event loop.
  */
 export class SqliteDriver implements SqlDriver {
   readonly dialect = 'sqlite' as const;
@@ -36,7 +36,7 @@ export class SqliteDriver implements SqlDriver {
   private openTransaction: Promise<void> | null = null;
   private readonly inTransaction = new AsyncLocalStorage<true>();
   private readonly options: Required<SqliteDriverOptions>;
-  private checkpointer: WalCheckpointer | null = null;
+  private thread: SqliteThread | null = null;
   private walProbe: NodeJS.Timeout | null = null;
 
   constructor(file: string, options: SqliteDriverOptions = {}) {
@@ -50,7 +50,7 @@ export class SqliteDriver implements SqlDriver {
 
   /** whether the WAL is checkpointed by its own thread (for tests) */
   get checkpointThread(): boolean {
-    return this.checkpointer?.running ?? false;
+    return this.thread?.running ?? false;
   }
 
   async open(): Promise<void> {
@@ -89,7 +89,7 @@ export class SqliteDriver implements SqlDriver {
 
   private checkpointOnThread(): void {
     this.stopProbe();
-    const checkpointer = new WalCheckpointer(
+    const thread = new SqliteThread(
       this.file,
       (err) => {
         // the thread is gone: the commits checkpoint again, as SQLite does by default
@@ -98,8 +98,8 @@ export class SqliteDriver implements SqlDriver {
       },
       this.options.checkpointEveryMs,
     );
-    checkpointer.start();
-    this.checkpointer = checkpointer;
+    thread.start();
+    this.thread = thread;
     this.raw.pragma('wal_autocheckpoint = 0');
   }
 
@@ -222,8 +222,8 @@ export class SqliteDriver implements SqlDriver {
     await this.transactionTail;
     this.stopProbe();
     // the thread's connection closes first: the main one, closing last, checkpoints what is left and removes the WAL
-    await this.checkpointer?.stop();
-    this.checkpointer = null;
+    await this.thread?.stop();
+    this.thread = null;
     this.sqlite?.close();
     this.sqlite = null;
     this.statements = new Map();

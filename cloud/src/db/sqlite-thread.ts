@@ -30,12 +30,12 @@ parentPort.on('message', (m) => {
 `;
 
 /**
- * Checkpoints an SQLite file's WAL on a thread of its own. With SQLite's automatic checkpoint
+ * The SQLite file's own thread, with a connection of its own. It checkpoints the WAL. With SQLite's automatic checkpoint
  * the commit that crosses 1,000 WAL pages copies them back into the file and syncs it, on the
  * event loop: 20–57 ms turns every second or two in the fleet bench's steady state at 1,000
  * deltas/s (#19). The main connection then runs with `wal_autocheckpoint = 0` (SqliteDriver).
  */
-export class WalCheckpointer {
+export class SqliteThread {
   private readonly file: string;
   private readonly everyMs: number;
   private readonly onError: (err: Error) => void;

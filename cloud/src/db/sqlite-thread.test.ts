@@ -5,7 +5,7 @@ import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { until } from '../testing/until.ts';
 import { SqliteDriver } from './sqlite-driver.ts';
-import { WalCheckpointer } from './wal-checkpointer.ts';
+import { SqliteThread } from './sqlite-thread.ts';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -76,7 +76,7 @@ describe('SQLite WAL checkpoints', () => {
 
   it('report a thread that failed, which has then exited', async () => {
     const errors: Error[] = [];
-    const checkpointer = new WalCheckpointer(path.join(tempFile(), 'missing-dir', 'c.db'), (err) => errors.push(err));
+    const checkpointer = new SqliteThread(path.join(tempFile(), 'missing-dir', 'c.db'), (err) => errors.push(err));
     checkpointer.start();
     await until(() => errors.length > 0);
     expect(errors[0]!.message).toMatch(/directory does not exist|unable to open/);
