@@ -161,6 +161,25 @@ describe(`CloudDatabase on ${testDatabaseUrl() ? 'PostgreSQL' : 'SQLite'}`, () =
     expect(await names(db)).toEqual(['x', 'y']);
   });
 
+  it('batch() commits all or nothing, booleans as 0/1, and tells the write listeners once committed', async () => {
+    const db = await open();
+    const told: string[] = [];
+    db.onWrite((table) => told.push(table));
+    await expect(
+      db.batch([
+        { sql: 'INSERT INTO t (name) VALUES (?)', params: ['half'] },
+        { sql: 'INSERT INTO t (name) VALUES (?)', params: ['half'] },
+      ]),
+    ).rejects.toBeInstanceOf(UniqueViolation);
+    expect(told).toEqual([]);
+    await db.batch([
+      { sql: 'INSERT INTO t (name, flag) VALUES (?, ?)', params: ['x', true] },
+      { sql: 'UPDATE t SET n = ? WHERE name = ?', params: [3, 'x'] },
+    ]);
+    expect(await db.query('SELECT name, n, flag FROM t')).toEqual([{ name: 'x', n: 3, flag: 1 }]);
+    expect(told).toEqual(['t', 't']);
+  });
+
   it('keeps a query from outside an open transaction out of it (not rolled back with it)', async () => {
     const db = await open();
     let release!: () => void;

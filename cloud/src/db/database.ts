@@ -1,10 +1,10 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { drizzle, type SqliteRemoteDatabase } from 'drizzle-orm/sqlite-proxy';
-import type { Dialect, Migration, Row, SqlDriver } from './driver.ts';
+import type { Dialect, Migration, Row, SqlDriver, SqlStatement } from './driver.ts';
 import { PostgresDriver } from './postgres-driver.ts';
-import { SqliteDriver } from './sqlite-driver.ts';
+import { SqliteDriver, type SqliteDriverOptions } from './sqlite-driver.ts';
 
-export type { Migration, Row } from './driver.ts';
+export type { Migration, Row, SqlStatement } from './driver.ts';
 export { DatabaseUnavailable, UniqueViolation } from './driver.ts';
 
 /**
@@ -37,8 +37,9 @@ export class CloudDatabase {
   /** set inside unnoticed(): writes that tell no write listener */
   private readonly quiet = new AsyncLocalStorage<true>();
 
-  constructor(location: string, migrations: Migration[]) {
-    this.driver = isPostgresUrl(location) ? new PostgresDriver(location) : new SqliteDriver(location);
+  /** options.sqlite: for a SQLite file (when its thread starts: tests) */
+  constructor(location: string, migrations: Migration[], options: { sqlite?: SqliteDriverOptions } = {}) {
+    this.driver = isPostgresUrl(location) ? new PostgresDriver(location) : new SqliteDriver(location, options.sqlite);
     this.dialect = this.driver.dialect;
     this.migrations = migrations;
   }
@@ -78,18 +79,21 @@ export class CloudDatabase {
 
   private async wrote<T>(sql: string, pending: Promise<T>): Promise<T> {
     const out = await pending;
-    if (this.writeListeners.length && !this.quiet.getStore()) {
-      const c = sql.charCodeAt(sql.search(/\S/));
-      // i, u, d (either case): only then is it worth the regex
-      if (c === 105 || c === 73 || c === 117 || c === 85 || c === 100 || c === 68) {
-        const table = WRITE.exec(sql)?.[1];
-        if (table) {
-          this.transactionWrites.getStore()?.add(table);
-          for (const l of this.writeListeners) l(table);
-        }
+    if (this.writeListeners.length && !this.quiet.getStore()) this.tell(sql);
+    return out;
+  }
+
+  /** Tells the write listeners of the table `sql` writes, if it writes one. */
+  private tell(sql: string): void {
+    const c = sql.charCodeAt(sql.search(/\S/));
+    // i, u, d (either case): only then is it worth the regex
+    if (c === 105 || c === 73 || c === 117 || c === 85 || c === 100 || c === 68) {
+      const table = WRITE.exec(sql)?.[1];
+      if (table) {
+        this.transactionWrites.getStore()?.add(table);
+        for (const l of this.writeListeners) l(table);
       }
     }
-    return out;
   }
 
   get db(): Db {
@@ -132,6 +136,16 @@ export class CloudDatabase {
    */
   atomic<T>(fn: () => Promise<T>): Promise<T> {
     return this.driver.atomic(fn);
+  }
+
+  /**
+   * Write statements as one unit, off the event loop where the engine can (SqlDriver.batch: on
+   * SQLite the file's own thread once it is busy); the write listeners hear of each table once
+   * committed. Not inside a transaction.
+   */
+  async batch(statements: readonly SqlStatement[]): Promise<void> {
+    await this.driver.batch(statements);
+    if (this.writeListeners.length && !this.quiet.getStore()) for (const s of statements) this.tell(s.sql);
   }
 
   /**

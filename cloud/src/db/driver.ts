@@ -26,11 +26,24 @@ export interface SqlDriver {
    * writes whose order the caller already guarantees (the mirror: one edge's changes in order).
    */
   atomic<T>(fn: () => Promise<T>): Promise<T>;
+  /**
+   * Runs write statements as one unit (all or nothing, like atomic()), off the event loop where
+   * the engine has a way to (SQLite's file thread once the file is busy): for a large share of
+   * the writes whose only answer is done or failed (the mirror's state changes). Not inside a
+   * transaction: it would not join it.
+   */
+  batch(statements: readonly SqlStatement[]): Promise<void>;
   /** Applies the migrations not yet recorded, under a lock other processes wait on. */
   migrate(migrations: readonly Migration[]): Promise<void>;
   /** Resolves when the engine answers a trivial query; rejects (DatabaseUnavailable) otherwise. */
   ping(): Promise<void>;
   close(): Promise<void>;
+}
+
+/** One statement of a batch: portable SQL with `?` placeholders. */
+export interface SqlStatement {
+  sql: string;
+  params: readonly unknown[];
 }
 
 /** Booleans are stored as 0/1 integers on both engines (drizzle maps its boolean columns already; raw SQL may pass true/false). */

@@ -8,6 +8,7 @@ import {
   type Migration,
   type Row,
   type SqlDriver,
+  type SqlStatement,
 } from './driver.ts';
 import { FILL_ID_FUNCTION, toPostgresDdl } from './postgres-sql.ts';
 import { PostgresStatements } from './postgres-statements.ts';
@@ -113,6 +114,13 @@ export class PostgresDriver implements SqlDriver {
   async atomic<T>(fn: () => Promise<T>): Promise<T> {
     if (this.transactionClient.getStore()) return fn();
     return this.track(this.runTransaction(fn, 'BEGIN'));
+  }
+
+  /** Its statements are round trips that do not hold the event loop: atomic() on a pool client. */
+  async batch(statements: readonly SqlStatement[]): Promise<void> {
+    await this.atomic(async () => {
+      for (const s of statements) await this.execute(s.sql, s.params);
+    });
   }
 
   private async track<T>(run: Promise<T>): Promise<T> {

@@ -2,15 +2,15 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { UniqueViolation, bindParams, type Migration, type Row, type SqlDriver } from './driver.ts';
+import { UniqueViolation, bindParams, type Migration, type Row, type SqlDriver, type SqlStatement } from './driver.ts';
 import { SqliteThread } from './sqlite-thread.ts';
 
 export interface SqliteDriverOptions {
   /**
-   * WAL file size from which checkpoints move to a thread of their own (SqliteThread): a
-   * database written this much is busy enough for the main connection's automatic checkpoints
-   * to stall its event loop, while an idle or test cloud never starts the thread (default 4 MiB,
-   * SQLite's own 1,000-page checkpoint threshold)
+   * WAL file size from which checkpoints and batches (SqlDriver.batch) move to a thread of their
+   * own (SqliteThread): a database written this much is busy enough for the main connection's
+   * automatic checkpoints and writes to stall its event loop, while an idle or test cloud never
+   * starts the thread (default 4 MiB, SQLite's own 1,000-page checkpoint threshold; 0: at open)
    */
   checkpointThreadFromBytes?: number;
   /** how often the WAL file's size is looked at until then */
@@ -24,7 +24,10 @@ export interface SqliteDriverOptions {
  * keys on. A connection has one transaction, so transactions run one after the other, and a
  * query from outside an open transaction waits for it to end (it would otherwise land inside
  * it and be rolled back with it). Once the file is busy, its WAL is checkpointed by a thread of
- * its own (SqliteThread) instead of by the commits on the event loop.
+ * its own (SqliteThread) instead of by the commits on the event loop, and batches run there too:
+ * each takes its turn among the transactions, and a write of the main connection from outside a
+ * transaction waits for the batch in flight (both connections writing at once would leave the
+ * loser sleeping in SQLite's busy handler, on the event loop). Reads never wait for it (WAL).
  */
 export class SqliteDriver implements SqlDriver {
   readonly dialect = 'sqlite' as const;
@@ -34,6 +37,8 @@ export class SqliteDriver implements SqlDriver {
   private transactionTail: Promise<void> = Promise.resolve();
   /** set while a transaction is open; resolves when it ends */
   private openTransaction: Promise<void> | null = null;
+  /** set while a batch runs on the thread; resolves when it has ended */
+  private threadBatch: Promise<void> | null = null;
   private readonly inTransaction = new AsyncLocalStorage<true>();
   private readonly options: Required<SqliteDriverOptions>;
   private thread: SqliteThread | null = null;
@@ -48,7 +53,7 @@ export class SqliteDriver implements SqlDriver {
     };
   }
 
-  /** whether the WAL is checkpointed by its own thread (for tests) */
+  /** whether the WAL is checkpointed, and batches written, by the file's own thread (for tests) */
   get checkpointThread(): boolean {
     return this.thread?.running ?? false;
   }
@@ -69,7 +74,8 @@ export class SqliteDriver implements SqlDriver {
     }
     this.sqlite = sqlite;
     this.statements = new Map();
-    this.probeWal();
+    if (this.options.checkpointThreadFromBytes === 0) this.checkpointOnThread();
+    else this.probeWal();
   }
 
   /** Looks at the WAL's size now and then until the file is busy enough for the checkpoint thread. */
@@ -94,7 +100,7 @@ export class SqliteDriver implements SqlDriver {
       (err) => {
         // the thread is gone: the commits checkpoint again, as SQLite does by default
         this.sqlite?.pragma('wal_autocheckpoint = 1000');
-        process.emitWarning(`SQLite checkpoint thread failed, checkpoints back on the main thread: ${err.message}`);
+        process.emitWarning(`SQLite thread failed, checkpoints and batches back on the main thread: ${err.message}`);
       },
       this.options.checkpointEveryMs,
     );
@@ -129,9 +135,16 @@ export class SqliteDriver implements SqlDriver {
     while (this.openTransaction && !this.inTransaction.getStore()) await this.openTransaction;
   }
 
+  /** A statement that writes, once no batch is in flight on the thread (see the class). */
+  private async afterBatch(sql: string): Promise<Database.Statement> {
+    while (this.threadBatch !== null) await this.threadBatch;
+    return this.statement(sql);
+  }
+
   async query(sql: string, params: readonly unknown[]): Promise<Row[]> {
     if (this.openTransaction) await this.ready();
-    const stmt = this.statement(sql);
+    let stmt = this.statement(sql);
+    if (this.threadBatch && !stmt.readonly) stmt = await this.afterBatch(sql);
     return translate(() =>
       stmt.reader ? (stmt.all(...bindParams(params)) as Row[]) : (stmt.run(...bindParams(params)), []),
     );
@@ -139,7 +152,8 @@ export class SqliteDriver implements SqlDriver {
 
   async queryArrays(sql: string, params: readonly unknown[]): Promise<unknown[][]> {
     if (this.openTransaction) await this.ready();
-    const stmt = this.statement(sql);
+    let stmt = this.statement(sql);
+    if (this.threadBatch && !stmt.readonly) stmt = await this.afterBatch(sql);
     return translate(() =>
       stmt.reader ? (stmt.raw(true).all(...bindParams(params)) as unknown[][]) : (stmt.run(...bindParams(params)), []),
     );
@@ -147,7 +161,8 @@ export class SqliteDriver implements SqlDriver {
 
   async execute(sql: string, params: readonly unknown[]): Promise<number> {
     if (this.openTransaction) await this.ready();
-    const stmt = this.statement(sql);
+    let stmt = this.statement(sql);
+    if (this.threadBatch && !stmt.readonly) stmt = await this.afterBatch(sql);
     return translate(() => stmt.run(...bindParams(params)).changes);
   }
 
@@ -159,6 +174,41 @@ export class SqliteDriver implements SqlDriver {
       () => undefined,
     );
     return run;
+  }
+
+  /**
+   * On the file's own thread once it runs (off the event loop), in its turn among the
+   * transactions; on the main connection as transaction() before that, or when the thread failed.
+   */
+  async batch(statements: readonly SqlStatement[]): Promise<void> {
+    if (this.inTransaction.getStore()) throw new Error('batch() inside a transaction: it would not join it');
+    const run = this.transactionTail.then(() => this.onThread(statements));
+    this.transactionTail = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    return run;
+  }
+
+  private async onThread(statements: readonly SqlStatement[]): Promise<void> {
+    const thread = this.thread;
+    // (this is the batch's turn among the transactions: runTransaction, not transaction())
+    if (!thread?.running)
+      return this.runTransaction(async () => {
+        for (const s of statements) await this.execute(s.sql, s.params);
+      });
+    let end!: () => void;
+    this.threadBatch = new Promise((resolve) => {
+      end = resolve;
+    });
+    try {
+      await thread.run(statements.map((s) => [s.sql, bindParams(s.params)] as const));
+    } catch (err) {
+      throw translateError(err);
+    } finally {
+      this.threadBatch = null;
+      end();
+    }
   }
 
   /** An embedded file: there when the process is. */
@@ -234,11 +284,15 @@ function translate<T>(fn: () => T): T {
   try {
     return fn();
   } catch (err) {
-    const code = (err as { code?: string }).code;
-    if (code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY')
-      throw new UniqueViolation((err as Error).message, { cause: err });
-    throw err;
+    throw translateError(err);
   }
+}
+
+function translateError(err: unknown): unknown {
+  const code = (err as { code?: string }).code;
+  if (code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY')
+    return new UniqueViolation((err as Error).message, { cause: err });
+  return err;
 }
 
 /** Runs fn again while SQLite answers "database is locked" (another process holds the file), for up to `ms`. */

@@ -4,6 +4,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { until } from '../testing/until.ts';
+import { UniqueViolation } from './driver.ts';
 import { SqliteDriver } from './sqlite-driver.ts';
 import { SqliteThread } from './sqlite-thread.ts';
 
@@ -82,5 +83,96 @@ describe('SQLite WAL checkpoints', () => {
     expect(errors[0]!.message).toMatch(/directory does not exist|unable to open/);
     expect(checkpointer.running).toBe(false);
     await checkpointer.stop();
+  });
+});
+
+/** A statement that keeps SQLite busy for a while: `n` rows of 16 random bytes in one INSERT. */
+const manyRows = (n: number) => ({
+  sql: 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < ?) INSERT INTO b (data) SELECT randomblob(16) FROM c',
+  params: [n],
+});
+
+/** Turns of the event loop (setImmediate rounds) while `work` runs. */
+async function turnsDuring(work: Promise<unknown>): Promise<number> {
+  let turns = 0;
+  let done = false;
+  const spin = () => {
+    if (done) return;
+    turns += 1;
+    setImmediate(spin);
+  };
+  setImmediate(spin);
+  await work;
+  done = true;
+  return turns;
+}
+
+const count = async (driver: SqliteDriver) => Number((await driver.query('SELECT count(*) AS n FROM b', []))[0]!.n);
+
+describe('SQLite batches', () => {
+  it("run on the file's thread once it runs, off the event loop, and commit as one unit", async () => {
+    const threaded = await openDriver(tempFile(), { checkpointThreadFromBytes: 0 });
+    expect(threaded.checkpointThread).toBe(true);
+    const onThread = await turnsDuring(threaded.batch([manyRows(200_000), manyRows(1)]));
+    expect(await count(threaded)).toBe(200_001);
+    // the same batch on the main connection (a quiet file: no thread) holds the loop throughout
+    const quiet = await openDriver(tempFile(), { checkpointThreadFromBytes: 1 << 30 });
+    expect(quiet.checkpointThread).toBe(false);
+    const onLoop = await turnsDuring(quiet.batch([manyRows(200_000), manyRows(1)]));
+    expect(await count(quiet)).toBe(200_001);
+    expect(onLoop).toBeLessThanOrEqual(2);
+    expect(onThread).toBeGreaterThan(onLoop + 5);
+  });
+
+  it('roll back whole on an error, which keeps its code (a unique violation is UniqueViolation)', async () => {
+    const driver = await openDriver(tempFile(), { checkpointThreadFromBytes: 0 });
+    await driver.execute("INSERT INTO b (id, data) VALUES (1, x'00')", []);
+    const failing = driver.batch([
+      { sql: 'INSERT INTO b (id, data) VALUES (?, ?)', params: [2, Buffer.from('a')] },
+      { sql: 'INSERT INTO b (id, data) VALUES (?, ?)', params: [1, Buffer.from('b')] },
+    ]);
+    await expect(failing).rejects.toBeInstanceOf(UniqueViolation);
+    await expect(driver.batch([{ sql: 'INSERT INTO nowhere VALUES (1)', params: [] }])).rejects.toMatchObject({
+      code: 'SQLITE_ERROR',
+    });
+    expect(await count(driver)).toBe(1);
+    // the thread still takes batches
+    await driver.batch([{ sql: 'INSERT INTO b (id, data) VALUES (?, ?)', params: [3, Buffer.from('c')] }]);
+    expect(await count(driver)).toBe(2);
+  });
+
+  it("take their turn among transactions; the main connection's writes wait for one in flight, its reads do not", async () => {
+    const driver = await openDriver(tempFile(), { checkpointThreadFromBytes: 0 });
+    await driver.execute("INSERT INTO b (id, data) VALUES (1, x'00')", []);
+    const order: string[] = [];
+    const batch = driver.batch([manyRows(200_000)]).then(() => order.push('batch'));
+    await new Promise((resolve) => setImmediate(resolve)); // posted to the thread by now
+    const write = driver.execute("INSERT INTO b (data) VALUES (x'01')", []).then(() => order.push('write'));
+    const read = count(driver).then((n) => order.push(`read ${n}`));
+    const transaction = driver
+      .transaction(async () => driver.execute("INSERT INTO b (data) VALUES (x'02')", []))
+      .then(() => order.push('transaction'));
+    // it waits for the batch without holding the loop (not in SQLite's busy handler)
+    expect(await turnsDuring(write)).toBeGreaterThan(5);
+    await Promise.all([batch, read, transaction]);
+    // the read saw the file before the batch committed; both writes ran after it (their ids follow
+    // the batch's rows), and neither failed busy
+    expect(order[0]).toBe('read 1');
+    const idOf = async (data: string) =>
+      Number((await driver.query('SELECT id FROM b WHERE hex(data) = ?', [data]))[0]!.id);
+    expect(await idOf('01')).toBeGreaterThan(200_001);
+    expect(await idOf('02')).toBeGreaterThan(200_001);
+    expect(await count(driver)).toBe(200_003);
+  });
+
+  it('are all committed before close() ends: it waits for those in flight', async () => {
+    const file = tempFile();
+    const driver = await openDriver(file, { checkpointThreadFromBytes: 0 });
+    const batches = [driver.batch([manyRows(50_000)]), driver.batch([manyRows(50_000)])];
+    await driver.close();
+    await Promise.all(batches);
+    const check = new Database(file, { readonly: true });
+    expect(check.prepare('SELECT count(*) AS n FROM b').get()).toEqual({ n: 100_000 });
+    check.close();
   });
 });
