@@ -1,5 +1,5 @@
 import type { EntityState, tunnel } from '@smarthome/protocol';
-import type { CloudDatabase } from '../db/database.ts';
+import type { CloudDatabase, SqlStatement } from '../db/database.ts';
 import { stateRow, toEntityState } from './rows.ts';
 
 type Delta = tunnel.Delta;
@@ -84,31 +84,29 @@ function results(batches: readonly DeltaBatch[], rows: readonly Row[]): BatchRes
  * them: `stateKeys`). Must run inside the caller's transaction.
  */
 export async function writeStateChunk(database: CloudDatabase, batches: readonly DeltaBatch[]): Promise<BatchResult[]> {
-  const states = chunkStates(batches);
   let rows: Row[] = [];
-  if (states.length > 0) {
-    const reads = chunkStates(batches.filter((b) => b.oldStates));
-    if (reads.length > 0)
-      rows = await database.query<Row>(
-        selectOld(reads),
-        reads.flatMap((s) => [s.edgeId, s.state.entity_id]),
-      );
-    await database.execute(upsertStates(states), stateParams(states));
-  }
+  const reads = chunkStates(batches.filter((b) => b.oldStates));
+  if (reads.length > 0)
+    rows = await database.query<Row>(
+      selectOld(reads),
+      reads.flatMap((s) => [s.edgeId, s.state.entity_id]),
+    );
+  for (const { sql, params } of chunkWrites(batches)) await database.execute(sql, params);
+  return results(batches, rows);
+}
+
+/** writeStateChunk's writes: the states upserted, then the sequences (or versions) */
+function chunkWrites(batches: readonly DeltaBatch[]): SqlStatement[] {
+  const writes: SqlStatement[] = [];
+  const states = chunkStates(batches);
+  if (states.length > 0) writes.push({ sql: upsertStates(states), params: stateParams(states) });
   const at = new Date().toISOString();
   const withSeq = batches.filter((b) => b.lastSeq !== null);
   const without = batches.filter((b) => b.lastSeq === null);
   if (withSeq.length > 0)
-    await database.execute(
-      upsertSeqs(withSeq),
-      withSeq.flatMap((b) => [b.edgeId, b.lastSeq, at]),
-    );
-  if (without.length > 0)
-    await database.execute(
-      bumpVersions(without),
-      without.flatMap((b) => [b.edgeId, at]),
-    );
-  return results(batches, rows);
+    writes.push({ sql: upsertSeqs(withSeq), params: withSeq.flatMap((b) => [b.edgeId, b.lastSeq, at]) });
+  if (without.length > 0) writes.push({ sql: bumpVersions(without), params: without.flatMap((b) => [b.edgeId, at]) });
+  return writes;
 }
 
 /** Whether writeStatesAtOnce can take these batches: each has state changes only, no edge or entity twice, one chunk. */
