@@ -1,9 +1,13 @@
-import { describe, expect, it } from 'vitest';
+import path from 'node:path';
+import { describe, expect, it, vi } from 'vitest';
 import type { EntityState, tunnel } from '@smarthome/protocol';
+import { CloudDatabase } from '../db/database.ts';
+import { migrations } from '../modules.ts';
+import { testDatabaseUrl } from '../testing/database.ts';
 import type { TestCloud } from '../testing/harness.ts';
 import { lampState } from '../testing/fixtures.ts';
 import { useMirrorCloud } from '../testing/mirror-cloud.ts';
-import type { MirrorStore } from './store.ts';
+import { MirrorStore } from './store.ts';
 import { MirrorWriter } from './writer.ts';
 
 let t: TestCloud;
@@ -25,14 +29,16 @@ function record(writer: MirrorWriter): string[] {
 }
 
 /** Records the SQL of every query and execute on `db` until `restore()`. */
-function recordStatements(db: TestCloud['cloud']['database']) {
+function recordStatements(db: CloudDatabase) {
   const statements: string[] = [];
-  const { query, execute } = db;
+  const { query, execute, batch } = db;
   db.query = (sql, params) => (statements.push(sql), query.call(db, sql, params)) as never;
   db.execute = (sql, params) => (statements.push(sql), execute.call(db, sql, params));
+  db.batch = (batched) => (statements.push(...batched.map((s) => s.sql)), batch.call(db, batched));
   const restore = () => {
     db.query = query;
     db.execute = execute;
+    db.batch = batch;
   };
   return { statements, restore };
 }
@@ -201,3 +207,43 @@ describe('MirrorWriter: state changes of several edges', () => {
     expect(next!.oldState).toMatchObject({ state: odd.state, attributes: odd.attributes });
   });
 });
+
+describe.skipIf(!!testDatabaseUrl())(
+  "MirrorWriter on SQLite: changes announced on arrival, on the file's thread",
+  () => {
+    it('are written there as one batch per tick, and read back like any other', async () => {
+      // a second connection to the test cloud's file (as a replica on the same file), its thread at open
+      const database = new CloudDatabase(path.join(t.dataDir, 'cloud.db'), migrations, {
+        sqlite: { checkpointThreadFromBytes: 0 },
+      });
+      await database.start();
+      try {
+        const threaded = new MirrorStore(database);
+        const writer = new MirrorWriter(database, threaded, { budgetMs: Infinity });
+        const events = record(writer);
+        const { statements, restore } = recordStatements(database);
+        const batch = vi.spyOn(database, 'batch');
+        try {
+          const [a, b] = await Promise.all([
+            writer.applyDeltas(edgeA, [stateDelta('thread on')], 60, false),
+            writer.applyDeltas(edgeB, [stateDelta('thread off')], 61, false),
+          ]);
+          expect([...a, ...b].map((o) => o.oldState)).toEqual([null, null]);
+        } finally {
+          restore();
+        }
+        expect(events).toEqual(['commit A,B']);
+        expect(batch).toHaveBeenCalledTimes(1);
+        // no old state read, the states and sequences in one batch
+        expect(statements.filter((s) => /FROM mirror_entities/.test(s))).toEqual([]);
+        // committed for every connection: the test cloud's own reads see it
+        expect((await mirror.state([edgeA], 'light.lamp_1'))?.state).toBe('thread on');
+        expect((await mirror.state([edgeB], 'light.lamp_1'))?.state).toBe('thread off');
+        expect(await mirror.lastSeq(edgeA)).toBe(60);
+        expect(await mirror.lastSeq(edgeB)).toBe(61);
+      } finally {
+        await database.stop();
+      }
+    });
+  },
+);

@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import type { EntityState, tunnel } from '@smarthome/protocol';
 import type { CloudDatabase } from '../db/database.ts';
 import { DatabaseUnavailable } from '../db/driver.ts';
-import { STATE_CHUNK, atOnce, writeStatesAtOnce } from './state-batch.ts';
+import { STATE_CHUNK, atOnce, writeStatesAtOnce, writeStatesInBatch } from './state-batch.ts';
 import type { MirrorStore } from './store.ts';
 
 type Result = { oldState: EntityState | null }[];
@@ -33,7 +33,8 @@ export interface MirrorWriterOptions {
 /**
  * Group commit of the edges' deltas: the batches handed in by every edge during one turn of the
  * event loop are written in one transaction (on PostgreSQL, state changes only: one statement,
- * `writeStatesAtOnce`), and each caller's promise resolves only after that commit (the tunnel
+ * `writeStatesAtOnce`; on SQLite, state changes announced on arrival: a batch that the file's own
+ * thread writes once the file is busy, `writeStatesInBatch`), and each caller's promise resolves only after that commit (the tunnel
  * acknowledges then: acknowledged means durable). Few transactions are in flight
  * at a time (one on SQLite), so work arriving meanwhile joins the next one; a transaction stops taking work after
  * `budgetMs` (SQLite runs it without yielding: its length is an event-loop stall). An edge hands in
@@ -111,6 +112,10 @@ export class MirrorWriter extends EventEmitter {
       if (this.database.dialect === 'postgres' && atOnce(taken)) {
         // the common case: state changes only, one statement, no transaction (one round trip, not five)
         outs = await writeStatesAtOnce(this.database, taken);
+      } else if (this.database.dialect === 'sqlite' && atOnce(taken) && !taken.some((item) => item.oldStates)) {
+        // the common case on SQLite: state changes announced on arrival, written off the event loop
+        // once the file is busy (CloudDatabase.batch); one group, since the loop is not held
+        outs = await writeStatesInBatch(this.database, taken);
       } else {
         outs = await this.database.atomic(async () => {
           const started = performance.now();
