@@ -6,7 +6,7 @@
  * Edge k's lights are light.e<k>_lamp_<i> (k counts from the process's `offset` in the fleet).
  *   parent → { cmd: 'deltas', everyMs } | { cmd: 'quiet' } | { cmd: 'stats' } | { cmd: 'lagging' }
  *            | { cmd: 'resetLoop' } | { cmd: 'stop' }
- *   child  → { type: 'started' } | { type: 'stats', online, synced, deltas, rpcs, handshakeTimeouts, errors, loopMaxMs }
+ *   child  → { type: 'started' } | { type: 'stats', online, synced, deltas, rpcs, handshakeTimeouts, errors, closes, loopMaxMs }
  *            | { type: 'lagging', groups: [{ state, count, edges }] } (the edges not synced, and why)
  * Each delta carries `attributes.sent_at` (epoch ms) so the app side can measure delta → event.
  */
@@ -21,6 +21,8 @@ let deltas = 0;
 let rpcs = 0;
 let handshakeTimeouts = 0;
 let errors = 0;
+/** tunnel closes by code and reason: a tunnel that closes while nothing should close it says why */
+const closes: Record<string, number> = {};
 /** this process's own stalls: while its loop is blocked, its edges' due reconnects and frames wait, then leave together */
 const loop = monitorEventLoopDelay({ resolution: 5 });
 loop.enable();
@@ -115,6 +117,7 @@ const edges: FleetEdge[] = config.tokens.map((token, index) => {
     },
     onDisconnect: ({ code, reason }) => {
       edge.last.close = reason ? `${code} ${reason}` : String(code);
+      closes[edge.last.close] = (closes[edge.last.close] ?? 0) + 1;
     },
     handleRequest: async (req) => {
       rpcs += 1;
@@ -172,7 +175,17 @@ function stats(): FleetStats {
     if (e.client.welcomed) online += 1;
     if (e.client.synced) synced += 1;
   }
-  return { type: 'stats', online, synced, deltas, rpcs, handshakeTimeouts, errors, loopMaxMs: loop.max / 1e6 };
+  return {
+    type: 'stats',
+    online,
+    synced,
+    deltas,
+    rpcs,
+    handshakeTimeouts,
+    errors,
+    closes: { ...closes },
+    loopMaxMs: loop.max / 1e6,
+  };
 }
 
 /**

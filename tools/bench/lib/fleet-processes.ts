@@ -28,8 +28,27 @@ export interface FleetStats {
   rpcs: number;
   handshakeTimeouts: number;
   errors: number;
+  /** tunnels that closed, by close code and reason (e.g. "1006", "4000 replaced by a new connection") */
+  closes: Record<string, number>;
   /** the longest event-loop delay of the simulating process since the last `resetLoop` */
   loopMaxMs: number;
+}
+
+/** Counts by key, added up. */
+export function addCounts(counts: readonly Record<string, number>[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const c of counts) for (const [k, n] of Object.entries(c)) out[k] = (out[k] ?? 0) + n;
+  return out;
+}
+
+/** What `after` counts more than `before`, as "n × key" parts, most first ('none' when nothing). */
+export function countsSince(before: Record<string, number>, after: Record<string, number>): string {
+  const parts = Object.entries(after)
+    .map(([k, n]) => [k, n - (before[k] ?? 0)] as const)
+    .filter(([, n]) => n > 0)
+    .sort((a, b) => b[1] - a[1])
+    .map(([k, n]) => `${n} × ${k}`);
+  return parts.length ? parts.join(', ') : 'none';
 }
 
 export interface LaggingGroup {
@@ -95,6 +114,7 @@ export class SimulatedFleet {
       rpcs: sum('rpcs'),
       handshakeTimeouts: sum('handshakeTimeouts'),
       errors: sum('errors'),
+      closes: addCounts(all.map((s) => s.closes)),
       loopMaxMs: Math.max(...all.map((s) => s.loopMaxMs)),
     };
   }

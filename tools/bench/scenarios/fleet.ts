@@ -8,7 +8,7 @@ import { buildCloud } from '../../src/build-cloud/build.ts';
 import { CloudProcess } from '../lib/fleet-cloud.ts';
 import { api, eventLatencyMs, pct, pool, sleep, stallProbe } from '../lib/fleet-http.ts';
 import { bareRun, type BareResult } from '../lib/fleet-baseline.ts';
-import { SimulatedFleet, type FleetStats } from '../lib/fleet-processes.ts';
+import { SimulatedFleet, countsSince, type FleetStats } from '../lib/fleet-processes.ts';
 import { postgresCpu, postgresCpuSince } from '../lib/proc-cpu.ts';
 import type { BenchOptions, BenchResult, BenchScenario } from '../lib/types.ts';
 
@@ -182,11 +182,17 @@ async function fleetRun(
     // the replica's CPU, and the other two processes' that share its cores
     const cpus = () => [cloud.cpuMs(), edges.cpuMs()];
     const dbBefore = schema ? postgresCpu() : null;
-    const before = { cpu: cpus(), deltas: (await ask()).deltas };
+    const atStart = await ask();
+    const before = { cpu: cpus(), deltas: atStart.deltas };
     const steadyStarvation = cloud.starvationWindow();
     await sleep(quick ? 10_000 : 30_000);
     const steadyStarved = steadyStarvation();
-    const after = { cpu: cpus(), deltas: (await ask()).deltas };
+    const atEnd = await ask();
+    const after = { cpu: cpus(), deltas: atEnd.deltas };
+    // in a steady state no tunnel closes: one that does (a heartbeat missed, a replaced tunnel) says why
+    log(
+      `${n} edges: tunnels closed after the first sync, before the steady window: ${countsSince(connected.closes, atStart.closes)}; in it: ${countsSince(atStart.closes, atEnd.closes)}`,
+    );
     const dbCpu = dbBefore ? postgresCpuSince(dbBefore) : NaN;
     measuring = false;
     const steadyStall = await probe.stop();
