@@ -1,4 +1,5 @@
 import { once } from 'node:events';
+import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { tunnel } from '@smarthome/protocol';
@@ -70,5 +71,40 @@ describe('the tunnel under admission at accept (#19)', () => {
     expect(admission.openingCount).toBe(0);
     a.ws.close();
     b.ws.close();
+  });
+
+  it("keeps the edge's tunnel when an attempt it gave up on is handed over later; a tunnel that says hello replaces it", async () => {
+    // the attempt given up on: accepted first, its request read late (under a storm: accepted late
+    // after a full listen queue, or read after newer ones), after the edge's reconnection was welcomed
+    const { port, pathname } = new URL(url);
+    const stale = net.connect(Number(port), '127.0.0.1');
+    await once(stale, 'connect');
+    const staleBytes: Buffer[] = [];
+    stale.on('data', (chunk: Buffer) => staleBytes.push(chunk));
+    const fresh = tunnelTo('a');
+    await once(fresh.ws, 'open');
+    fresh.hello(5);
+    expect(await fresh.first('welcome')).toMatchObject({ type: 'welcome', edge_id: edgeA });
+    let freshClosed: number | null = null;
+    fresh.ws.once('close', (code) => (freshClosed = code));
+    stale.write(
+      `GET ${pathname} HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
+        'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\nAuthorization: Bearer a\r\n\r\n',
+    );
+    // switched, but it says no hello: the edge's tunnel is still the reconnection's, open and served
+    await until(() => Buffer.concat(staleBytes).toString('latin1').startsWith('HTTP/1.1 101 '), 5000);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(freshClosed).toBeNull();
+    expect(fresh.ws.readyState).toBe(WebSocket.OPEN);
+    stale.destroy();
+
+    // a reconnection that says hello does replace the tunnel it finds (a stale one, after a NAT drop)
+    const next = tunnelTo('a');
+    await once(next.ws, 'open');
+    next.hello(5);
+    expect(await next.first('welcome')).toMatchObject({ type: 'welcome', edge_id: edgeA });
+    await until(() => freshClosed !== null, 2000);
+    expect(freshClosed).toBe(4000);
+    next.ws.close();
   });
 });

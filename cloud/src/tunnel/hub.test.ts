@@ -4,8 +4,9 @@ import { tunnel } from '@smarthome/protocol';
 import { createLogger } from '../log.ts';
 import { MirrorWriter } from '../mirror/writer.ts';
 import { startTestCloud, type TestCloud } from '../testing/harness.ts';
-import { mirrorHub, rawEdge, serveHub } from '../testing/tunnel-hub.ts';
+import { helloFrame, mirrorHub, rawEdge, serveHub } from '../testing/tunnel-hub.ts';
 import { sampleSnapshot, twoEdges } from '../testing/fixtures.ts';
+import { until } from '../testing/until.ts';
 import { TunnelHub } from './hub.ts';
 
 let t: TestCloud;
@@ -107,6 +108,17 @@ describe('TunnelHub with the mirror writer', () => {
     b.close();
   });
 
+  it('closes a tunnel that has not said hello yet when its edge is revoked, and never counts it online', async () => {
+    hub.disconnect(edgeB, 'revoked'); // the earlier tests' tunnels of edge B
+    await until(() => !hub.isOnline(edgeB));
+    const silent = new WebSocket(url, { headers: { authorization: 'Bearer b' } });
+    await new Promise((r) => silent.once('open', r));
+    const closed = new Promise<number>((r) => silent.once('close', (code) => r(code)));
+    expect(hub.isOnline(edgeB)).toBe(false);
+    hub.disconnect(edgeB, 'revoked');
+    expect(await closed).toBe(4003);
+  });
+
   it('a snapshot with a bad item is refused with a protocol error naming the item; the mirror keeps what it had', async () => {
     const mirror = t.cloud.services.mirror;
     const before = await mirror.lastSeq(edgeA);
@@ -157,6 +169,10 @@ describe('TunnelHub stopping', () => {
     const connect = () => new WebSocket(served.url, { headers: { authorization: 'Bearer a' } });
     const first = connect();
     await new Promise((r) => first.once('open', r));
+    // connected: welcomed after its hello (an upgrade that never says hello is not the edge's tunnel yet)
+    const welcomed = new Promise((r) => first.once('message', r));
+    first.send(helloFrame(null));
+    await welcomed;
     const closed = new Promise<number>((r) => first.once('close', (code) => r(code)));
     const stopped = stopping.stop();
     expect(await closed).toBe(1001);

@@ -73,6 +73,8 @@ export class TunnelHub extends EventEmitter {
   private readonly limits: ConnectionLimits;
   private readonly wss = new WebSocketServer({ noServer: true, maxPayload: 16 * 1024 * 1024 });
   private readonly connections = new Map<number, EdgeConnection>();
+  /** tunnels attached that have not said hello yet (see adopt), by edge */
+  private readonly greeting = new Map<number, Set<EdgeConnection>>();
   private readonly deltas: TunnelDeltas;
   /** every tunnel's heavy parsing and validation, a bounded amount per turn of the loop */
   private readonly slices = new LoopSlices();
@@ -109,7 +111,8 @@ export class TunnelHub extends EventEmitter {
     // (503), not that the tunnel does not exist (404, had the path been unregistered first): on
     // PostgreSQL the edges' markOffline below take a while, and its edges come back within it (#19).
     this.stopping = true;
-    for (const conn of this.connections.values()) conn.close(1001, 'cloud shutting down');
+    for (const conn of [...this.connections.values(), ...[...this.greeting.values()].flatMap((w) => [...w])])
+      conn.close(1001, 'cloud shutting down');
     await Promise.allSettled([...this.queues.values()]);
     this.upgrades?.unregister(TUNNEL_PATH);
     this.connections.clear();
@@ -150,6 +153,7 @@ export class TunnelHub extends EventEmitter {
   /** Drops the edge's tunnel if this process holds it. */
   disconnectLocal(edgeId: number, reason = 'revoked', code = 4003): void {
     this.connections.get(edgeId)?.close(code, reason);
+    for (const conn of this.greeting.get(edgeId) ?? []) conn.close(code, reason);
   }
 
   async request(
@@ -202,8 +206,6 @@ export class TunnelHub extends EventEmitter {
   }
 
   private attach(edgeId: number, ws: WebSocket, wire: Duplex, opened: () => void): void {
-    // A reconnecting edge replaces its stale tunnel.
-    this.connections.get(edgeId)?.close(4000, 'replaced by a new connection');
     const conn = new EdgeConnection(edgeId, ws, this.limits, this.slices, this.backlog, wire);
     const session: Session = { greeted: false, closing: new AbortController(), turn: null, late: 0, opened };
     conn.onProtocolError = (reason) => {
@@ -240,6 +242,7 @@ export class TunnelHub extends EventEmitter {
         conn.close(4002, 'hello expected');
         return;
       }
+      if (msg.type === 'hello') this.adopt(edgeId, conn);
       // an edge asked for a snapshot that sends something else first has no snapshot coming
       if (msg.type !== 'snapshot') giveTurnBack(session);
       if (msg.type === 'delta') {
@@ -265,13 +268,37 @@ export class TunnelHub extends EventEmitter {
     conn.onClose = () => {
       session.closing.abort();
       giveTurnBack(session);
+      this.unadopted(edgeId, conn, false);
       if (this.connections.get(edgeId) !== conn) return;
       this.connections.delete(edgeId);
       this.enqueue(edgeId, () => this.deps.markOffline(edgeId));
       this.emit('edge_offline', edgeId);
     };
-    this.connections.set(edgeId, conn);
+    this.unadopted(edgeId, conn, true);
     conn.start();
+  }
+
+  /**
+   * The edge's tunnel from its hello on: a reconnecting edge replaces its stale tunnel then, not
+   * once its upgrade is handed over. An attempt its edge gave up on (its handshake timed out while
+   * the connection waited to be accepted or read: a first sync of 10,000 edges had 500–1,000) is
+   * handed over late, and would cut the tunnel of the edge's reconnection; it never says hello.
+   */
+  private adopt(edgeId: number, conn: EdgeConnection): void {
+    const current = this.connections.get(edgeId);
+    if (current === conn) return;
+    this.unadopted(edgeId, conn, false);
+    current?.close(4000, 'replaced by a new connection');
+    this.connections.set(edgeId, conn);
+  }
+
+  /** Keeps (or forgets) a tunnel that has not said hello yet, so that a revocation or a stop closes it too. */
+  private unadopted(edgeId: number, conn: EdgeConnection, keep: boolean): void {
+    const waiting = this.greeting.get(edgeId) ?? new Set<EdgeConnection>();
+    if (keep) waiting.add(conn);
+    else waiting.delete(conn);
+    if (waiting.size > 0) this.greeting.set(edgeId, waiting);
+    else this.greeting.delete(edgeId);
   }
 
   private enqueue(edgeId: number, work: () => Promise<void>): void {
