@@ -26,6 +26,16 @@ import { CloudHaBackend } from './ha-api/backend.ts';
 import { CloudHaSocketServer } from './ha-api/socket.ts';
 import type { ScaleOut } from './scale/wiring.ts';
 
+/**
+ * How often open sockets reload their visibility when no grant-change notice came: the bound for
+ * a notice lost. Every write to a table grants derive from tells the access cache, which tells
+ * every session (linkSessions), so one process misses none: its reload only guards against a
+ * grant derived from something else (none is known). Between replicas a notice crosses Redis's
+ * pub/sub, which delivers at most once: a replica that was cut from Redis for a moment missed it.
+ * The reload was a tenth of a replica's main thread with 1,000 app sockets (#19).
+ */
+const VISIBILITY_TTL_MS = { replica: 5_000, alone: 60_000 };
+
 /** Webhook flood control, the same as on the edge: 10 requests/s, burst 20 per webhook_id. */
 const WEBHOOK_RATE = { perSecond: 10, burst: 20 };
 
@@ -165,10 +175,12 @@ export function buildParts(
   // visibility whenever grants change, on any replica.
   const sessions = new SessionRegistry();
   linkSessions(sessions, { auth, accessCache, cluster: scale?.cluster ?? null, log });
+  const visibilityTtlMs = scale ? VISIBILITY_TTL_MS.replica : VISIBILITY_TTL_MS.alone;
   const appSocket = new AppSocketServer({
     hub: tunnel,
     log,
     sessions,
+    visibilityTtlMs,
     api: {
       authenticate: (token) => auth.authenticate(token),
       visibility: (userId) => access.visibility(userId),
@@ -177,7 +189,7 @@ export function buildParts(
         access.callService(userId, domain, service, parseOr400(ServiceCallBody, data, ''), null),
     },
   });
-  const haBackend = new CloudHaBackend(parts);
+  const haBackend = new CloudHaBackend({ ...parts, visibilityTtlMs });
   const haSocket = new CloudHaSocketServer({ backend: haBackend, hub: tunnel, log, sessions });
   // Scale-out: state_changed and events from tunnels on other replicas reach this replica's sockets.
   scale?.fanOutTo([

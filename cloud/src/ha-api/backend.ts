@@ -67,6 +67,8 @@ export interface CloudHaBackendDeps {
   database: CloudDatabase;
   mirror: MirrorStore;
   log: Logger;
+  /** the background reload of a listener's scope that no notice reported (HaEventListeners' ttlMs) */
+  visibilityTtlMs?: number;
 }
 
 const toList = (v: unknown): string[] =>
@@ -91,7 +93,12 @@ export class CloudHaBackend implements HaBackend<CloudHaPrincipal> {
 
   constructor(services: CloudHaBackendDeps) {
     this.s = services;
-    this.events = new HaEventListeners({ scope: (p) => this.scope(p), since: this.since, log: services.log });
+    this.events = new HaEventListeners({
+      scope: (p) => this.scope(p),
+      since: this.since,
+      log: services.log,
+      ttlMs: services.visibilityTtlMs,
+    });
     this.relay = new HaRelay({
       relay: (...args) => services.access.relay(...args),
       scope: (p) => this.scope(p),
