@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import readline from 'node:readline';
 import WebSocket from 'ws';
 import { NODE } from '@smarthome/cloud/testing/process';
-import { processCpuMs, runQueueWaitMs } from './proc-cpu.ts';
+import { processCpuMs, runQueueWaitMs, threadCpu } from './proc-cpu.ts';
 
 /**
  * The fleet bench's cloud replica: the bundle in a child process with an inspector (for a forced
@@ -72,6 +72,11 @@ export class CloudProcess {
   /** user + system CPU ms so far */
   cpuMs(): number {
     return processCpuMs(this.child.pid!);
+  }
+
+  /** CPU ms so far by thread name (threadCpu): the main thread's share of cpuMs, and the rest's */
+  threadCpu(): Map<string, number> {
+    return threadCpu(this.child.pid!);
   }
 
   /**

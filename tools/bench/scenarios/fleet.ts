@@ -9,7 +9,7 @@ import { CloudProcess } from '../lib/fleet-cloud.ts';
 import { api, eventLatencyMs, pct, pool, sleep, stallProbe } from '../lib/fleet-http.ts';
 import { bareRun, type BareResult } from '../lib/fleet-baseline.ts';
 import { SimulatedFleet, countsSince, type FleetStats } from '../lib/fleet-processes.ts';
-import { postgresCpu, postgresCpuSince } from '../lib/proc-cpu.ts';
+import { postgresCpu, postgresCpuSince, threadCpuSince } from '../lib/proc-cpu.ts';
 import type { BenchOptions, BenchResult, BenchScenario } from '../lib/types.ts';
 
 /**
@@ -183,12 +183,16 @@ async function fleetRun(
     const cpus = () => [cloud.cpuMs(), edges.cpuMs()];
     const dbBefore = schema ? postgresCpu() : null;
     const atStart = await ask();
+    const threadsBefore = cloud.threadCpu();
     const before = { cpu: cpus(), deltas: atStart.deltas };
     const steadyStarvation = cloud.starvationWindow();
     await sleep(quick ? 10_000 : 30_000);
     const steadyStarved = steadyStarvation();
     const atEnd = await ask();
     const after = { cpu: cpus(), deltas: atEnd.deltas };
+    log(
+      `${n} edges: the replica's CPU by thread in the steady window, ms per 1,000 deltas: ${threadCpuSince(threadsBefore, cloud.threadCpu(), 1000 / (atEnd.deltas - atStart.deltas))}`,
+    );
     // in a steady state no tunnel closes: one that does (a heartbeat missed, a replaced tunnel) says why
     log(
       `${n} edges: tunnels closed after the first sync, before the steady window: ${countsSince(connected.closes, atStart.closes)}; in it: ${countsSince(atStart.closes, atEnd.closes)}`,
