@@ -135,34 +135,37 @@ export class SqliteDriver implements SqlDriver {
     while (this.openTransaction && !this.inTransaction.getStore()) await this.openTransaction;
   }
 
-  /** A statement that writes, once no batch is in flight on the thread (see the class). */
-  private async afterBatch(sql: string): Promise<Database.Statement> {
-    while (this.threadBatch !== null) await this.threadBatch;
-    return this.statement(sql);
+  /**
+   * The statement for `sql` once it may run: after the transaction open elsewhere (ready()) and,
+   * for one that writes, once no batch is in flight on the thread (see the class). Callers come
+   * here only when either is set, so the common case takes statement() without waiting.
+   */
+  private async waitedStatement(sql: string): Promise<Database.Statement> {
+    if (this.openTransaction) await this.ready();
+    let stmt = this.statement(sql);
+    if (this.threadBatch && !stmt.readonly) {
+      while (this.threadBatch !== null) await this.threadBatch;
+      stmt = this.statement(sql);
+    }
+    return stmt;
   }
 
   async query(sql: string, params: readonly unknown[]): Promise<Row[]> {
-    if (this.openTransaction) await this.ready();
-    let stmt = this.statement(sql);
-    if (this.threadBatch && !stmt.readonly) stmt = await this.afterBatch(sql);
+    const stmt = this.openTransaction || this.threadBatch ? await this.waitedStatement(sql) : this.statement(sql);
     return translate(() =>
       stmt.reader ? (stmt.all(...bindParams(params)) as Row[]) : (stmt.run(...bindParams(params)), []),
     );
   }
 
   async queryArrays(sql: string, params: readonly unknown[]): Promise<unknown[][]> {
-    if (this.openTransaction) await this.ready();
-    let stmt = this.statement(sql);
-    if (this.threadBatch && !stmt.readonly) stmt = await this.afterBatch(sql);
+    const stmt = this.openTransaction || this.threadBatch ? await this.waitedStatement(sql) : this.statement(sql);
     return translate(() =>
       stmt.reader ? (stmt.raw(true).all(...bindParams(params)) as unknown[][]) : (stmt.run(...bindParams(params)), []),
     );
   }
 
   async execute(sql: string, params: readonly unknown[]): Promise<number> {
-    if (this.openTransaction) await this.ready();
-    let stmt = this.statement(sql);
-    if (this.threadBatch && !stmt.readonly) stmt = await this.afterBatch(sql);
+    const stmt = this.openTransaction || this.threadBatch ? await this.waitedStatement(sql) : this.statement(sql);
     return translate(() => stmt.run(...bindParams(params)).changes);
   }
 
