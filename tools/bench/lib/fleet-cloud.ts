@@ -75,7 +75,7 @@ export class CloudProcess {
   }
 
   /** CPU ms so far by thread name (threadCpu): the main thread's share of cpuMs, and the rest's */
-  threadCpu(): Map<string, number> {
+  threadCpu(): Record<string, number> {
     return threadCpu(this.child.pid!);
   }
 

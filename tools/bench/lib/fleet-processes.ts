@@ -41,13 +41,17 @@ export function addCounts(counts: readonly Record<string, number>[]): Record<str
   return out;
 }
 
-/** What `after` counts more than `before`, as "n × key" parts, most first ('none' when nothing). */
-export function countsSince(before: Record<string, number>, after: Record<string, number>): string {
-  const parts = Object.entries(after)
-    .map(([k, n]) => [k, n - (before[k] ?? 0)] as const)
+/** What grew from `before` to `after`, by key, most first (keys that did not grow are left out). */
+export function grownSince(before: Record<string, number>, after: Record<string, number>): [string, number][] {
+  return Object.entries(after)
+    .map(([k, n]): [string, number] => [k, n - (before[k] ?? 0)])
     .filter(([, n]) => n > 0)
-    .sort((a, b) => b[1] - a[1])
-    .map(([k, n]) => `${n} × ${k}`);
+    .sort((a, b) => b[1] - a[1]);
+}
+
+/** What `after` counts more than `before`, as "n × key" parts ('none' when nothing). */
+export function countsSince(before: Record<string, number>, after: Record<string, number>): string {
+  const parts = grownSince(before, after).map(([k, n]) => `${n} × ${k}`);
   return parts.length ? parts.join(', ') : 'none';
 }
 

@@ -25,8 +25,8 @@ export function processCpuMs(pid: number): number {
  * MainThread, V8Worker for V8's helpers (the GC's among them), WorkerThread for worker_threads,
  * libuv-worker for libuv's pool); empty once the process is gone.
  */
-export function threadCpu(pid: number): Map<string, number> {
-  const out = new Map<string, number>();
+export function threadCpu(pid: number): Record<string, number> {
+  const out: Record<string, number> = {};
   let tids: string[] = [];
   try {
     tids = fs.readdirSync(`/proc/${pid}/task`);
@@ -36,22 +36,12 @@ export function threadCpu(pid: number): Map<string, number> {
   for (const tid of tids) {
     try {
       const name = fs.readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim();
-      out.set(name, (out.get(name) ?? 0) + statCpuMs(`/proc/${pid}/task/${tid}/stat`));
+      out[name] = (out[name] ?? 0) + statCpuMs(`/proc/${pid}/task/${tid}/stat`);
     } catch {
       // the thread ended meanwhile
     }
   }
   return out;
-}
-
-/** Each thread name's CPU ms since `before` (threadCpu), scaled by `scale`, as "name ms" parts, most first. */
-export function threadCpuSince(before: Map<string, number>, after: Map<string, number>, scale = 1): string {
-  return [...after]
-    .map(([name, ms]) => [name, (ms - (before.get(name) ?? 0)) * scale] as const)
-    .filter(([, ms]) => ms > 0)
-    .sort((a, b) => b[1] - a[1])
-    .map(([name, ms]) => `${name} ${ms.toFixed(0)}`)
-    .join(', ');
 }
 
 /** CPU ms so far of each PostgreSQL server process on this machine (the postmaster, its backends, the WAL writer, the checkpointer). */

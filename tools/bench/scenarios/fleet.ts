@@ -8,8 +8,8 @@ import { buildCloud } from '../../src/build-cloud/build.ts';
 import { CloudProcess } from '../lib/fleet-cloud.ts';
 import { api, eventLatencyMs, pct, pool, sleep, stallProbe } from '../lib/fleet-http.ts';
 import { bareRun, type BareResult } from '../lib/fleet-baseline.ts';
-import { SimulatedFleet, countsSince, type FleetStats } from '../lib/fleet-processes.ts';
-import { postgresCpu, postgresCpuSince, threadCpuSince } from '../lib/proc-cpu.ts';
+import { SimulatedFleet, countsSince, grownSince, type FleetStats } from '../lib/fleet-processes.ts';
+import { postgresCpu, postgresCpuSince } from '../lib/proc-cpu.ts';
 import type { BenchOptions, BenchResult, BenchScenario } from '../lib/types.ts';
 
 /**
@@ -190,9 +190,11 @@ async function fleetRun(
     const steadyStarved = steadyStarvation();
     const atEnd = await ask();
     const after = { cpu: cpus(), deltas: atEnd.deltas };
-    log(
-      `${n} edges: the replica's CPU by thread in the steady window, ms per 1,000 deltas: ${threadCpuSince(threadsBefore, cloud.threadCpu(), 1000 / (atEnd.deltas - atStart.deltas))}`,
+    const perThousand = 1000 / (atEnd.deltas - atStart.deltas);
+    const byThread = grownSince(threadsBefore, cloud.threadCpu()).map(
+      ([name, ms]) => `${name} ${(ms * perThousand).toFixed(0)}`,
     );
+    log(`${n} edges: the replica's CPU by thread in the steady window, ms per 1,000 deltas: ${byThread.join(', ')}`);
     // in a steady state no tunnel closes: one that does (a heartbeat missed, a replaced tunnel) says why
     log(
       `${n} edges: tunnels closed after the first sync, before the steady window: ${countsSince(connected.closes, atStart.closes)}; in it: ${countsSince(atStart.closes, atEnd.closes)}`,
